@@ -1,0 +1,88 @@
+"""lean_memory: durable, token-lean Markdown memory for coding agents.
+
+Names are loaded on first use, so ``import lean_memory`` costs almost nothing and a
+hook that only needs the scanner never pays for the store.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BM25",
+    "CompactionReport",
+    "ConfigError",
+    "Entry",
+    "Finding",
+    "Hit",
+    "InvalidEntry",
+    "LeanMemoryError",
+    "Memory",
+    "NotInitialized",
+    "QueryError",
+    "Retriever",
+    "SecretFound",
+    "ShardError",
+    "Status",
+    "UnknownShard",
+    "estimate_tokens",
+    "open",
+    "scan_text",
+]
+
+_WHERE = {
+    "BM25": "bm25",
+    "CompactionReport": "compaction",
+    "ConfigError": "errors",
+    "Entry": "format",
+    "Finding": "secrets",
+    "Hit": "search",
+    "InvalidEntry": "errors",
+    "LeanMemoryError": "errors",
+    "Memory": "store",
+    "NotInitialized": "errors",
+    "QueryError": "errors",
+    "Retriever": "search",
+    "SecretFound": "errors",
+    "ShardError": "errors",
+    "Status": "store",
+    "UnknownShard": "errors",
+    "estimate_tokens": "tokens",
+    "open": "store",
+    "scan_text": "secrets",
+}
+
+if TYPE_CHECKING:
+    from .bm25 import BM25
+    from .compaction import CompactionReport
+    from .errors import (
+        ConfigError,
+        InvalidEntry,
+        LeanMemoryError,
+        NotInitialized,
+        QueryError,
+        SecretFound,
+        ShardError,
+        UnknownShard,
+    )
+    from .format import Entry
+    from .search import Hit, Retriever
+    from .secrets import Finding, scan_text
+    from .store import Memory, Status, open
+    from .tokens import estimate_tokens
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'lean_memory' has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

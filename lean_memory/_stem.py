@@ -1,0 +1,129 @@
+"""The Porter (1980) English stemmer, as published by M. F. Porter, in plain Python.
+
+Hand-written so that lean_memory keeps zero run-time dependencies. Input must be a lowercase
+ASCII word; anything else is the caller's business (``bm25.tokenize`` only stems such words).
+"""
+
+from __future__ import annotations
+
+_VOWELS = frozenset("aeiou")
+
+
+def _is_consonant(word: str, i: int) -> bool:
+    ch = word[i]
+    if ch in _VOWELS:
+        return False
+    if ch == "y":
+        # 'y' is a vowel after a consonant ("fly"), a consonant at the start or after a vowel.
+        return i == 0 or not _is_consonant(word, i - 1)
+    return True
+
+
+def _measure(stem: str) -> int:
+    """m in [C](VC)^m[V]: the number of vowel-consonant sequences."""
+    m = 0
+    prev_vowel = False
+    for i in range(len(stem)):
+        cons = _is_consonant(stem, i)
+        if cons and prev_vowel:
+            m += 1
+        prev_vowel = not cons
+    return m
+
+
+def _has_vowel(stem: str) -> bool:
+    return any(not _is_consonant(stem, i) for i in range(len(stem)))
+
+
+def _ends_double_consonant(word: str) -> bool:
+    return len(word) >= 2 and word[-1] == word[-2] and _is_consonant(word, len(word) - 1)
+
+
+def _ends_cvc(word: str) -> bool:
+    """*o: consonant-vowel-consonant, the last not w, x or y ("hop", not "snow")."""
+    n = len(word)
+    return (
+        n >= 3
+        and _is_consonant(word, n - 3)
+        and not _is_consonant(word, n - 2)
+        and _is_consonant(word, n - 1)
+        and word[-1] not in "wxy"
+    )
+
+
+_STEP2 = (
+    ("ational", "ate"), ("tional", "tion"), ("enci", "ence"), ("anci", "ance"),
+    ("izer", "ize"), ("abli", "able"), ("alli", "al"), ("entli", "ent"), ("eli", "e"),
+    ("ousli", "ous"), ("ization", "ize"), ("ation", "ate"), ("ator", "ate"),
+    ("alism", "al"), ("iveness", "ive"), ("fulness", "ful"), ("ousness", "ous"),
+    ("aliti", "al"), ("iviti", "ive"), ("biliti", "ble"),
+)  # fmt: skip
+_STEP3 = (
+    ("icate", "ic"), ("ative", ""), ("alize", "al"), ("iciti", "ic"), ("ical", "ic"),
+    ("ful", ""), ("ness", ""),
+)  # fmt: skip
+_STEP4 = (
+    "al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent",
+    "ion", "ou", "ism", "ate", "iti", "ous", "ive", "ize",
+)  # fmt: skip
+
+# The paper applies the longest matching suffix of a step, and only that one.
+_STEP2_BY_LEN = sorted(_STEP2, key=lambda r: -len(r[0]))
+_STEP3_BY_LEN = sorted(_STEP3, key=lambda r: -len(r[0]))
+_STEP4_BY_LEN = sorted(_STEP4, key=lambda s: -len(s))
+
+
+def _replace_if_m(word: str, rules: list[tuple[str, str]], min_m: int) -> str:
+    for suffix, repl in rules:
+        if word.endswith(suffix):
+            stem = word[: -len(suffix)]
+            return stem + repl if _measure(stem) > min_m else word
+    return word
+
+
+def _step1ab(word: str) -> str:
+    if word.endswith("sses") or word.endswith("ies"):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+
+    if word.endswith("eed"):
+        if _measure(word[:-3]) > 0:
+            word = word[:-1]
+        return word
+    for suffix in ("ed", "ing"):
+        if word.endswith(suffix) and _has_vowel(word[: -len(suffix)]):
+            word = word[: -len(suffix)]
+            if word.endswith(("at", "bl", "iz")):
+                return word + "e"
+            if _ends_double_consonant(word) and word[-1] not in "lsz":
+                return word[:-1]
+            if _measure(word) == 1 and _ends_cvc(word):
+                return word + "e"
+            return word
+    return word
+
+
+def stem(word: str) -> str:
+    """Return the Porter stem of a lowercase ASCII word ("connections" -> "connect")."""
+    if len(word) <= 2:
+        return word
+    word = _step1ab(word)
+    if word.endswith("y") and _has_vowel(word[:-1]):
+        word = word[:-1] + "i"
+    word = _replace_if_m(word, _STEP2_BY_LEN, 0)
+    word = _replace_if_m(word, _STEP3_BY_LEN, 0)
+    for suffix in _STEP4_BY_LEN:
+        if word.endswith(suffix):
+            stem_ = word[: -len(suffix)]
+            if _measure(stem_) > 1 and (suffix != "ion" or stem_.endswith(("s", "t"))):
+                word = stem_
+            break
+    if word.endswith("e"):
+        base = word[:-1]
+        m = _measure(base)
+        if m > 1 or (m == 1 and not _ends_cvc(base)):
+            word = base
+    if word.endswith("ll") and _measure(word) > 1:
+        word = word[:-1]
+    return word

@@ -1,0 +1,356 @@
+"""Tokenizer and Okapi BM25 (Lucene variant) over an inverted index, in plain Python.
+
+The whole algorithm lives here, in the spirit of ``rank_bm25``: a tokenizer tuned for what coding
+agents remember, an index that stores a precomputed BM25 impact per posting (so a query is a few
+list walks and additions), and a compact state of builtins that loads in a few milliseconds.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+import unicodedata
+from collections.abc import Callable, Container, Iterable, Sequence
+from typing import Any, Protocol
+
+from ._stem import stem as _porter_stem
+
+__all__ = [
+    "BM25",
+    "STOP_WORDS",
+    "BM25Index",
+    "EntryLike",
+    "simple_tokenize",
+    "tokenize",
+]
+
+# -- tokenizer ---------------------------------------------------------------------------------
+
+# Lucene's English stop set; the data README's "simple" tokenizer uses exactly this set.
+LUCENE_STOP_WORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their then"
+    " there these they this to was will with".split()
+)
+
+# Queries are the prompt an agent is about to answer, so besides Lucene's set we drop the
+# pronouns, auxiliaries and question words of conversational English: they match nearly every
+# note and only add noise. Negations and words that carry meaning in code notes
+# ("not", "no", "off", "up", "all", "before", "after", "new") stay searchable.
+STOP_WORDS = (LUCENE_STOP_WORDS - {"not", "no"}) | frozenset(
+    """
+    i me my mine myself we us our ours ourselves you your yours yourself yourselves he him his
+    himself she her hers herself its itself them theirs themselves what which who whom whose
+    when where why how am been being have has had having do does did doing would should could
+    can may might must shall was were than too very so just also only own same some any each
+    both few more most other from about against between through during above below over under
+    again further once here those s t d ll m o re ve y
+    im ive id youre youve youll youd hes shes weve were theyre theyve dont doesnt didnt isnt
+    arent wasnt werent cant couldnt wont wouldnt shouldnt hasnt havent hadnt lets thats whats
+    theres heres
+    """.split()
+)
+
+# A chunk is a run of word characters, possibly joined by the connectors of paths, dotted names,
+# kebab-case, URLs and e-mail addresses; a connector only counts between two word characters,
+# so sentence punctuation ("see digest.js.") stays outside.
+_CHUNK = re.compile(r"\w+(?:[./\\:@+#-]+\w+)*")
+# Possessive 's is dropped and other in-word apostrophes are removed ("don't" -> "dont"),
+# as Lucene's English analyzer does, so "Caroline's" finds "Caroline".
+_POSSESSIVE = re.compile(r"(?<=\w)['\u2019\u02bc][sS]\b")
+_APOSTROPHE = re.compile(r"(?<=\w)['\u2019\u02bc](?=\w)")
+_ALNUM = re.compile(r"[^\W_]+")
+# Path-like separators; the pieces between them may be compounds themselves ("digest.js").
+_SEGMENT = re.compile(r"[^/\\:@]+")
+# Case-style boundaries: parseConfig, HTTPServer, HTTP2Server; but not IPv6 or E0502.
+_CASE_SPLIT = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z]{2})(?=[A-Z][a-z])|(?<=\d)(?=[A-Z][a-z])")
+_ASCII_WORD = re.compile(r"[a-z]+")
+
+_stem_cache: dict[str, str] = {}
+
+
+def _norm_word(word: str) -> str:
+    """Stem a lowercase plain word (memoised: the same words recur all over a memory)."""
+    stemmed = _stem_cache.get(word)
+    if stemmed is None:
+        stemmed = _porter_stem(word) if _ASCII_WORD.fullmatch(word) else word
+        if len(_stem_cache) < 200_000:
+            _stem_cache[word] = stemmed
+    return stemmed
+
+
+def _add_words(part: str, out: list[str]) -> None:
+    """Emit one token per case-style word of an alphanumeric run ("parseConfig" -> parse, config)."""
+    words = _CASE_SPLIT.split(part)
+    if len(words) > 1:
+        whole = part.lower()
+        if whole not in STOP_WORDS:
+            out.append(whole)
+    for word in words:
+        word = word.lower()
+        if word not in STOP_WORDS and (len(word) > 1 or word.isdigit()):
+            out.append(_norm_word(word))
+
+
+def tokenize(text: str) -> list[str]:
+    """Split text into lowercase search tokens: stemmed words, whole identifiers and their parts.
+
+    A compound such as ``lib/vault/digest.js``, ``os.path.join``, ``parse_config``,
+    ``parse-config``, ``HTTPServerError`` or ``3.11.7`` yields itself (lowercased, unstemmed)
+    and then every part, so both the whole name and its words are findable.
+    """
+    text = unicodedata.normalize("NFKC", text)
+    text = _APOSTROPHE.sub("", _POSSESSIVE.sub("", text))
+    out: list[str] = []
+    for chunk in _CHUNK.findall(text):
+        parts = _ALNUM.findall(chunk)
+        if len(parts) == 1 and len(parts[0]) == len(chunk):
+            _add_words(chunk, out)
+            continue
+        out.append(chunk.lower())
+        for segment in _SEGMENT.findall(chunk):
+            # Path components that are compounds themselves ("digest.js") are findable whole.
+            if segment != chunk and not _ALNUM.fullmatch(segment):
+                out.append(segment.lower())
+        for part in parts:
+            _add_words(part, out)
+    return out
+
+
+
+def simple_tokenize(text: str) -> list[str]:
+    """The data README's "simple" tokenizer: lowercase letter/digit runs minus Lucene stop words."""
+    return [t for t in _ALNUM.findall(text.lower()) if t not in LUCENE_STOP_WORDS]
+
+
+# -- index -------------------------------------------------------------------------------------
+
+_STATE_FORMAT = "lean_memory.bm25/1"
+
+
+class BM25Index:
+    """Inverted index over documents, each with a title and a body (title weighs more).
+
+    Title and body are combined the BM25F way: a term's frequency is
+    ``title_weight * tf_title + tf_body`` and the document length is
+    ``title_weight * len_title + len_body``, then one BM25 saturation is applied. With an
+    integer weight this equals repeating the title that many times.
+    """
+
+    __slots__ = ("_docs", "_offsets", "_terms", "_weights", "avgdl", "b", "k1", "n_docs",
+                 "title_weight", "tokenizer")  # fmt: skip
+
+    def __init__(
+        self,
+        *,
+        k1: float,
+        b: float,
+        title_weight: float,
+        n_docs: int,
+        avgdl: float,
+        terms: dict[str, int],
+        offsets: list[int],
+        docs: list[int],
+        weights: list[float],
+        tokenizer: Callable[[str], list[str]] = tokenize,
+    ) -> None:
+        self.k1 = k1
+        self.b = b
+        self.title_weight = title_weight
+        self.n_docs = n_docs
+        self.avgdl = avgdl
+        # Postings of term t: docs[offsets[i]:offsets[i+1]] with the matching BM25 impacts in
+        # weights[...], where i = terms[t]; doc numbers ascend within a term.
+        self._terms = terms
+        self._offsets = offsets
+        self._docs = docs
+        self._weights = weights
+        self.tokenizer = tokenizer
+
+    @classmethod
+    def build(
+        cls,
+        docs: Iterable[tuple[str, str]],
+        *,
+        k1: float = 1.2,
+        b: float = 0.75,
+        title_weight: float = 2.0,
+        tokenizer: Callable[[str], list[str]] = tokenize,
+    ) -> BM25Index:
+        """Index ``(title, body)`` pairs; a document's number is its position in ``docs``."""
+        if not (k1 >= 0 and 0 <= b <= 1 and title_weight >= 0):
+            raise ValueError("BM25 needs k1 >= 0, 0 <= b <= 1 and title_weight >= 0")
+        postings: dict[str, list[tuple[int, float]]] = {}
+        lengths: list[float] = []
+        for number, (title, body) in enumerate(docs):
+            tf: dict[str, float] = {}
+            title_tokens = tokenizer(title) if title and title_weight else []
+            for token in title_tokens:
+                tf[token] = tf.get(token, 0.0) + title_weight
+            body_tokens = tokenizer(body)
+            for token in body_tokens:
+                tf[token] = tf.get(token, 0.0) + 1.0
+            lengths.append(title_weight * len(title_tokens) + len(body_tokens))
+            for token, freq in tf.items():
+                if token in postings:
+                    postings[token].append((number, freq))
+                else:
+                    postings[token] = [(number, freq)]
+
+        n_docs = len(lengths)
+        avgdl = math.fsum(lengths) / n_docs if n_docs else 0.0
+        # Per-document part of the saturation denominator, computed once.
+        norms = [k1 * (1.0 - b + b * dl / avgdl) if avgdl else k1 for dl in lengths]
+        terms: dict[str, int] = {}
+        offsets = [0]
+        flat_docs: list[int] = []
+        weights: list[float] = []
+        for token in sorted(postings):
+            plist = postings[token]
+            df = len(plist)
+            idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+            terms[token] = len(terms)
+            for number, freq in plist:
+                flat_docs.append(number)
+                weights.append(idf * freq / (freq + norms[number]))
+            offsets.append(len(flat_docs))
+        return cls(k1=k1, b=b, title_weight=title_weight, n_docs=n_docs, avgdl=avgdl,
+                   terms=terms, offsets=offsets, docs=flat_docs, weights=weights,
+                   tokenizer=tokenizer)  # fmt: skip
+
+    def __len__(self) -> int:
+        return self.n_docs
+
+    def score(self, query: str) -> dict[int, float]:
+        """BM25 score of every document that matches the query (all scores are > 0).
+
+        A query term repeated n times counts n times, as in Lucene and the reference libraries.
+        """
+        counts: dict[str, int] = {}
+        for token in self.tokenizer(query):
+            counts[token] = counts.get(token, 0) + 1
+        scores: dict[int, float] = {}
+        get = scores.get
+        for token, qtf in counts.items():
+            i = self._terms.get(token)
+            if i is None:
+                continue
+            start, end = self._offsets[i], self._offsets[i + 1]
+            docs = self._docs[start:end]
+            weights = self._weights[start:end]
+            if qtf == 1:
+                for doc, w in zip(docs, weights, strict=True):
+                    scores[doc] = get(doc, 0.0) + w
+            else:
+                for doc, w in zip(docs, weights, strict=True):
+                    scores[doc] = get(doc, 0.0) + qtf * w
+        return scores
+
+    def top(
+        self, query: str, k: int, *, allowed: Container[int] | None = None
+    ) -> list[tuple[int, float]]:
+        """The k best ``(doc number, score)``: score descending, ties by lower doc number."""
+        if k <= 0:
+            return []
+        items: Iterable[tuple[int, float]] = self.score(query).items()
+        if allowed is not None:
+            items = [item for item in items if item[0] in allowed]
+        return heapq.nsmallest(k, items, key=_rank_key)
+
+    def to_state(self) -> dict[str, Any]:
+        """The index as plain builtins (str, int, float, list, dict), for ``marshal`` or ``json``."""
+        return {
+            "format": _STATE_FORMAT,
+            "k1": self.k1,
+            "b": self.b,
+            "title_weight": self.title_weight,
+            "n_docs": self.n_docs,
+            "avgdl": self.avgdl,
+            "terms": self._terms,
+            "offsets": self._offsets,
+            "docs": self._docs,
+            "weights": self._weights,
+        }
+
+    @classmethod
+    def from_state(
+        cls, state: dict[str, Any], *, tokenizer: Callable[[str], list[str]] = tokenize
+    ) -> BM25Index:
+        """Rebuild an index from ``to_state()``; raises ValueError if the state is not one.
+
+        Nothing is copied or converted, so loading costs only what deserialising did.
+        The tokenizer must be the one the index was built with.
+        """
+        try:
+            if state["format"] != _STATE_FORMAT:
+                raise ValueError(f"unsupported BM25 index format: {state['format']!r}")
+            index = cls(
+                k1=float(state["k1"]), b=float(state["b"]),
+                title_weight=float(state["title_weight"]), n_docs=int(state["n_docs"]),
+                avgdl=float(state["avgdl"]), terms=state["terms"], offsets=state["offsets"],
+                docs=state["docs"], weights=state["weights"], tokenizer=tokenizer,
+            )  # fmt: skip
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"not a BM25 index state: {exc}") from None
+        if not (
+            isinstance(index._terms, dict)
+            and isinstance(index._offsets, list)
+            and len(index._offsets) == len(index._terms) + 1
+            and isinstance(index._docs, list)
+            and isinstance(index._weights, list)
+            and len(index._docs) == len(index._weights) == index._offsets[-1]
+        ):
+            raise ValueError("not a BM25 index state: inconsistent postings")
+        return index
+
+
+def _rank_key(item: tuple[int, float]) -> tuple[float, int]:
+    return (-item[1], item[0])
+
+
+# -- retriever ---------------------------------------------------------------------------------
+
+
+class EntryLike(Protocol):
+    """What a retriever needs of an entry (lean_memory's ``Entry`` has more)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+
+
+class BM25:
+    """The default retriever: BM25 over entry titles and texts.
+
+    Ties go to the newer entry (by its ``date``, when entries have one), then to the earlier one
+    in the given order. The index of the last entry list is kept, so ranking the same entries
+    again only costs the query.
+    """
+
+    name = "bm25"
+
+    def __init__(self, k1: float = 1.2, b: float = 0.75, title_weight: float = 2.0) -> None:
+        self.k1 = k1
+        self.b = b
+        self.title_weight = title_weight
+        self._cache_key: tuple[tuple[str, str, str, str], ...] | None = None
+        self._cache: tuple[BM25Index, list[str]] | None = None
+
+    def rank(self, query: str, entries: Sequence[EntryLike], k: int) -> list[tuple[str, float]]:
+        """The top-k ``(entry id, score)`` for the query, best first; only entries that match."""
+        key = tuple((e.id, e.title, e.text, str(getattr(e, "date", None) or "")) for e in entries)
+        if self._cache is None or key != self._cache_key:
+            # Newest first, file order among equals (sorted() is stable with reverse=True too);
+            # BM25Index then breaks score ties by this position.
+            order = sorted(range(len(key)), key=lambda i: key[i][3], reverse=True)
+            index = BM25Index.build(
+                ((key[i][1], key[i][2]) for i in order),
+                k1=self.k1, b=self.b, title_weight=self.title_weight,
+            )  # fmt: skip
+            self._cache_key = key
+            self._cache = (index, [key[i][0] for i in order])
+        index, ids = self._cache
+        return [(ids[doc], score) for doc, score in index.top(query, k)]

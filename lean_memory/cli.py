@@ -1,0 +1,361 @@
+"""The command line: a thin layer over the library API.
+
+Exit codes: 0 success, 1 a secret was found or refused, 2 bad usage or bad input.
+Errors are one line on stderr; no traceback ever reaches the user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+
+from .errors import LeanMemoryError, SecretFound
+
+if TYPE_CHECKING:
+    from .format import Entry
+    from .store import Memory
+
+PROG = "lean-memory"
+
+
+class UsageError(LeanMemoryError):
+    """Bad command-line usage."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+def _memory(args: argparse.Namespace) -> Memory:
+    from .store import Memory
+
+    return Memory(args.root)
+
+
+def entry_json(entry: Entry) -> dict[str, Any]:
+    """The stable ``--json`` shape of an entry."""
+    return {
+        "id": entry.id,
+        "shard": entry.shard,
+        "title": entry.title,
+        "date": entry.date,
+        "tags": list(entry.tags),
+        "supersedes": entry.supersedes,
+        "meta": dict(entry.meta),
+        "text": entry.text,
+    }
+
+
+def _dump(data: Any, out: TextIO) -> None:
+    json.dump(data, out, ensure_ascii=False, indent=2)
+    out.write("\n")
+
+
+# -- commands -----------------------------------------------------------------
+
+
+def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
+    mem = _memory(args)
+    created = mem.init()
+    for path in created:
+        out.write(f"created {os.path.relpath(path, mem.root)}\n")
+    if args.git_hook:
+        from .githook import install_git_hook
+
+        out.write(install_git_hook(mem.root) + "\n")
+    if args.agent:
+        from .agents import setup_agent
+
+        for line in setup_agent(mem, args.agent):
+            out.write(line + "\n")
+    if not created and not args.git_hook and not args.agent:
+        out.write(f"memory already initialised at {os.path.relpath(mem.dir, mem.root)}\n")
+    return 0
+
+
+def _read_stdin() -> str:
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError("standard input is not valid UTF-8") from None
+
+
+def cmd_put(args: argparse.Namespace, out: TextIO) -> int:
+    if args.text == "-" or (args.text is None and not sys.stdin.isatty()):
+        text = _read_stdin()
+    elif args.text is None:
+        raise UsageError("put needs the entry text (an argument, or '-' to read standard input)")
+    else:
+        text = args.text
+    mem = _memory(args)
+    entry = mem.put_entry(args.shard, text, title=args.title, tags=args.tag or (),
+                          date=args.date, supersedes=args.supersedes, new=args.new)
+    if args.json:
+        _dump(entry_json(entry), out)
+    elif entry.get("said_again") and not args.new:
+        out.write(f"said again: {entry.id} in {entry.shard}: {entry.title} "
+                  f"(x{int(entry.get('said_again') or 0) + 1})\n")
+    else:
+        out.write(f"added {entry.id} to {entry.shard}: {entry.title}\n")
+    return 0
+
+
+def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
+    mem = _memory(args)
+    if args.k < 1:
+        raise UsageError("-k must be at least 1")
+    if args.digest is not None:
+        out.write(mem.digest(args.digest))
+        return 0
+    if args.query is not None:
+        shards = (args.shard,) if args.shard else None
+        hits = mem.search(args.query, k=args.k, shards=shards, include_archive=args.archive)
+        if args.json:
+            _dump([{**entry_json(h.entry), "score": round(h.score, 6), "archived": h.archived}
+                   for h in hits], out)
+        else:
+            from .search import render_hits
+
+            out.write(render_hits(hits))
+        return 0
+    if args.shard is None:
+        if args.json:
+            _dump(status_json(mem), out)
+        else:
+            out.write(mem.get_memory())
+        return 0
+    if args.json:
+        _dump([entry_json(e) for e in mem.entries(args.shard, archive=args.archive)], out)
+    elif args.archive:
+        mem.shard_path(args.shard)  # validates the name
+        out.write(mem._read_text(mem.shard_path(args.shard, archive=True)))
+    else:
+        out.write(mem.get_memory(args.shard))
+    return 0
+
+
+def cmd_index(args: argparse.Namespace, out: TextIO) -> int:
+    mem = _memory(args)
+    before = mem.index_path.read_bytes() if mem.index_path.exists() else b""
+    text = mem.index()
+    changed = text.encode("utf-8") != before
+    out.write(f"{os.path.relpath(mem.index_path, mem.root)}: "
+              f"{'updated' if changed else 'unchanged'}\n")
+    return 0
+
+
+def status_json(mem: Memory) -> dict[str, Any]:
+    st = mem.status()
+    return {
+        "shards": [{"name": s.name, "entries": s.entries, "superseded": s.superseded,
+                    "tokens": s.tokens, "description": s.description} for s in st.shards],
+        "total_tokens": st.total_tokens,
+        "token_budget": st.token_budget,
+        "compact_threshold": st.compact_threshold,
+        "compaction_due": st.compaction_due,
+    }
+
+
+def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
+    mem = _memory(args)
+    if args.json:
+        _dump(status_json(mem), out)
+        return 0
+    st = mem.status()
+    width = max(len("shard"), *(len(s.name) for s in st.shards))
+    out.write(f"{'shard':<{width}}  {'entries':>7}  {'superseded':>10}  {'tokens':>7}\n")
+    for s in st.shards:
+        out.write(f"{s.name:<{width}}  {s.entries:>7}  {s.superseded:>10}  {s.tokens:>7,}\n")
+    pct = 100 * st.total_tokens // max(st.token_budget, 1)
+    due = "due" if st.compaction_due else "not due"
+    out.write(f"total ~{st.total_tokens:,} of {st.token_budget:,} tokens ({pct}%); "
+              f"compaction {due} (threshold {st.compact_threshold:,})\n")
+    return 0
+
+
+def cmd_compact(args: argparse.Namespace, out: TextIO) -> int:
+    mem = _memory(args)
+    report = mem.compact(dry_run=args.dry_run)
+    if args.json:
+        _dump(report.to_json(), out)
+    else:
+        out.write(report.describe())
+    return 0
+
+
+def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
+    from .secrets import format_finding, scan_paths, scan_staged
+    from .store import Memory, find_root
+
+    allow = None
+    try:
+        allow = Memory(args.root or find_root()).allowlist
+    except LeanMemoryError:
+        allow = None  # a broken config must not stop a commit check from running
+    if args.staged:
+        if args.paths:
+            raise UsageError("scan: give paths or --staged, not both")
+        result = scan_staged(".", allow=allow)
+    else:
+        result = scan_paths(args.paths or ["."], allow=allow)
+    if args.json:
+        _dump({"findings": [{"path": f.path, "line": f.line, "rule": f.rule,
+                             "preview": f.preview, "fingerprint": f.fingerprint}
+                            for f in result.findings],
+               "skipped": [{"path": p, "reason": r} for p, r in result.skipped]}, out)
+    else:
+        for f in result.findings:
+            out.write(format_finding(f) + "\n")
+        for path, reason in result.skipped:
+            sys.stderr.write(f"{PROG}: note: skipped {path}: {reason}\n")
+    if result.findings:
+        sys.stderr.write(f"{PROG}: {len(result.findings)} possible secret(s) found; remove them, "
+                         "or allowlist a false positive with `lean-memory: allow`\n")
+        return 1
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    from .demo import run_demo
+
+    return run_demo(out)
+
+
+def cmd_hook(args: argparse.Namespace, out: TextIO) -> int:
+    from .agents import run_hook
+
+    return run_hook(args.event, args.root, sys.stdin, out)
+
+
+def cmd_merge_driver(args: argparse.Namespace, out: TextIO) -> int:
+    from .merge import merge_driver
+
+    return merge_driver(args.base, args.ours, args.theirs, args.path)
+
+
+# -- parser -------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog=PROG, description="Durable, token-lean Markdown memory for coding agents.")
+    p.add_argument("--root", help="project root (default: LEAN_MEMORY_ROOT, the nearest folder "
+                                  "with .agents/memory, the git top level, or the cwd)")
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    s = sub.add_parser("init", help="create .agents/memory (idempotent)")
+    s.add_argument("--git-hook", action="store_true",
+                   help="also install a git pre-commit hook that scans staged files for secrets")
+    s.add_argument("--agent", choices=("claude", "codex"),
+                   help="also set up the hooks and instructions for this agent")
+    s.set_defaults(func=cmd_init)
+
+    s = sub.add_parser("put", help="add an entry to a shard")
+    s.add_argument("shard")
+    s.add_argument("text", nargs="?", help="the entry text, or '-' for standard input")
+    s.add_argument("--title")
+    s.add_argument("--tag", action="append", metavar="TAG")
+    s.add_argument("--date", metavar="YYYY-MM-DD")
+    s.add_argument("--supersedes", metavar="ID")
+    s.add_argument("--new", action="store_true",
+                   help="add a separate entry even when it repeats an existing one")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_put)
+
+    s = sub.add_parser("get", help="print INDEX.md, a shard, or the entries matching a query")
+    s.add_argument("shard", nargs="?")
+    s.add_argument("--query", "-q", metavar="Q")
+    s.add_argument("-k", type=int, default=5, metavar="N", help="how many entries (default 5)")
+    s.add_argument("--digest", metavar="PROMPT",
+                   help="the block to inject before PROMPT (index, rules, best matches)")
+    s.add_argument("--json", action="store_true")
+    s.add_argument("--archive", action="store_true", help="include the archive")
+    s.set_defaults(func=cmd_get)
+
+    s = sub.add_parser("index", help="regenerate INDEX.md")
+    s.set_defaults(func=cmd_index)
+
+    s = sub.add_parser("status", help="per-shard counts, tokens, budget")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_status)
+
+    s = sub.add_parser("compact", help="fold the oldest entries when over budget")
+    s.add_argument("--dry-run", action="store_true")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_compact)
+
+    s = sub.add_parser("scan", help="check files (or the staged changes) for secrets")
+    s.add_argument("paths", nargs="*", metavar="PATH")
+    s.add_argument("--staged", action="store_true", help="scan what git has staged")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_scan)
+
+    s = sub.add_parser("demo", help="a guided run in a temporary directory")
+    s.set_defaults(func=cmd_demo)
+
+    s = sub.add_parser("hook", help="agent hook: read the event JSON on stdin, print context")
+    s.add_argument("event", choices=("session-start", "user-prompt-submit"))
+    s.set_defaults(func=cmd_hook)
+
+    s = sub.add_parser("merge-driver", help="git merge driver for shards (%%O %%A %%B %%P)")
+    s.add_argument("base")
+    s.add_argument("ours")
+    s.add_argument("theirs")
+    s.add_argument("path", nargs="?", default="")
+    s.set_defaults(func=cmd_merge_driver)
+    return p
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+def _say_error(message: str) -> None:
+    sys.stderr.write(f"{PROG}: error: {' '.join(message.split())}\n")
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command is None:
+            build_parser().print_help(out)
+            return 2
+        code: int = args.func(args, out)
+        out.flush()
+        return code
+    except SecretFound as exc:
+        _say_error(str(exc))
+        from .secrets import format_finding
+
+        for f in exc.findings:
+            sys.stderr.write(f"  {format_finding(f)}\n")
+        return 1
+    except LeanMemoryError as exc:
+        _say_error(str(exc))
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader went away (`| head`); nothing to report.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except OSError as exc:
+        _say_error(f"{exc.strerror or type(exc).__name__}"
+                   f"{': ' + str(exc.filename) if exc.filename else ''}")
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the promise is: never a traceback
+        if os.environ.get("LEAN_MEMORY_DEBUG"):
+            raise
+        # Only the type: a message could quote the input, and the input may hold a secret.
+        _say_error(f"internal error ({type(exc).__name__}); "
+                   "rerun with LEAN_MEMORY_DEBUG=1 for details and report it")
+        return 2

@@ -1,0 +1,120 @@
+"""`.agents/config.toml`: the `[memory]` and `[secrets]` tables, validated key by key."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+DEFAULT_SHARDS = ("seed", "failures", "corrections", "insights", "conventions", "quirks")
+SHARD_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
+RESERVED = frozenset({"index", "archive", "readme"})
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings from the `[memory]` table (plus the secrets allowlist)."""
+
+    token_budget: int = 8000
+    compact_at_percent: int = 80
+    keep_recent: int = 5
+    shards: tuple[str, ...] = DEFAULT_SHARDS
+    retrievers: tuple[str, ...] = ("bm25",)
+    retriever_timeout_ms: int = 400
+    max_entry_tokens: int = 1500
+    max_index_tokens: int = 600
+    auto_compact: bool = False
+    bm25_k1: float = 1.2
+    bm25_b: float = 0.75
+    allow_rules: tuple[str, ...] = field(default=())
+    allow_paths: tuple[str, ...] = field(default=())
+    allow_fingerprints: tuple[str, ...] = field(default=())
+
+    @property
+    def compact_threshold(self) -> int:
+        return self.token_budget * self.compact_at_percent // 100
+
+
+_SECRETS_KEYS = {"allow_rules", "allow_paths", "allow_fingerprints"}
+_RANGES: dict[str, tuple[float, float]] = {
+    "token_budget": (100, 10_000_000),
+    "compact_at_percent": (1, 100),
+    "keep_recent": (0, 10_000),
+    "retriever_timeout_ms": (1, 600_000),
+    "max_entry_tokens": (10, 1_000_000),
+    "max_index_tokens": (100, 100_000),
+    "bm25_k1": (0.0, 100.0),
+    "bm25_b": (0.0, 1.0),
+}
+
+
+def _check(key: str, value: Any, default: Any) -> Any:
+    where = f"[secrets] {key}" if key in _SECRETS_KEYS else f"[memory] {key}"
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"config: {where} must be true or false, got {value!r}")
+        return value
+    if isinstance(default, int | float):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        if isinstance(default, float):
+            ok = ok or isinstance(value, float)
+        if not ok:
+            kind = "a number" if isinstance(default, float) else "an integer"
+            raise ConfigError(f"config: {where} must be {kind}, got {value!r}")
+        low, high = _RANGES[key]
+        if not low <= value <= high:
+            raise ConfigError(f"config: {where} must be between {low:g} and {high:g}, got {value}")
+        return float(value) if isinstance(default, float) else value
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"config: {where} must be a list of strings")
+    if key == "shards":
+        if not value:
+            raise ConfigError("config: [memory] shards must name at least one shard")
+        for name in value:
+            if not SHARD_NAME.fullmatch(name) or name in RESERVED:
+                raise ConfigError(
+                    f"config: [memory] shards: {name!r} is not a valid shard name "
+                    "(lowercase letters, digits, '-' and '_', starting with a letter)"
+                )
+        if len(set(value)) != len(value):
+            raise ConfigError("config: [memory] shards lists a shard twice")
+    if key == "retrievers" and not value:
+        raise ConfigError("config: [memory] retrievers must name at least one retriever")
+    return tuple(value)
+
+
+def parse_config(data: dict[str, Any]) -> Config:
+    """Validate a parsed TOML document."""
+    defaults = {f.name: f.default for f in fields(Config)}
+    values: dict[str, Any] = {}
+    for table, allowed in (("memory", set(defaults) - _SECRETS_KEYS), ("secrets", _SECRETS_KEYS)):
+        section = data.get(table, {})
+        if not isinstance(section, dict):
+            raise ConfigError(f"config: [{table}] must be a table")
+        for key, value in section.items():
+            if key not in allowed:
+                raise ConfigError(f"config: unknown key {key!r} in [{table}]")
+            values[key] = _check(key, value, defaults[key])
+    return Config(**values)
+
+
+def load_config(path: Path) -> Config:
+    """Read the config file; a missing file means the defaults."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Config()
+    except OSError as exc:
+        raise ConfigError(f"config: cannot read {path.name}: {exc.strerror}") from None
+    import tomllib  # only paid for when a config exists
+
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"config: {path.name} is not UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config: {path.name} is not valid TOML: {exc}") from None
+    return parse_config(data)

@@ -1,0 +1,52 @@
+"""The error hierarchy. Every message is one line and never contains a secret."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .secrets import Finding
+
+
+class LeanMemoryError(Exception):
+    """Base class of every error lean_memory raises on purpose."""
+
+    exit_code = 2
+
+
+class UnknownShard(LeanMemoryError):
+    """The shard name is not one of the configured shards."""
+
+
+class InvalidEntry(LeanMemoryError):
+    """The entry (text, title, date, tags, supersedes, size) cannot be stored."""
+
+
+class ConfigError(LeanMemoryError):
+    """`.agents/config.toml` is unreadable or has an invalid key."""
+
+
+class ShardError(LeanMemoryError):
+    """A shard file cannot be read (not UTF-8, unreadable, unsafe to rewrite)."""
+
+
+class NotInitialized(LeanMemoryError):
+    """No `.agents/memory/` where one was needed."""
+
+
+class QueryError(LeanMemoryError):
+    """The query has nothing to search for."""
+
+
+class SecretFound(LeanMemoryError):
+    """The text contains a credential; nothing was written."""
+
+    exit_code = 1
+
+    def __init__(self, findings: Sequence[Finding], where: str = "entry") -> None:
+        self.findings = tuple(findings)
+        rules = ", ".join(sorted({f.rule for f in self.findings}))
+        super().__init__(
+            f"refused: {where} contains {len(self.findings)} secret(s) ({rules}); nothing was written"
+        )

@@ -1,0 +1,287 @@
+"""The shard file format: lossless parsing and rendering of Markdown entries.
+
+A shard is a preamble followed by entries. An entry starts at a ``## `` line at
+column 0 outside fenced code; its metadata lives in one HTML comment on the next
+line (invisible on GitHub)::
+
+    ## Title of the entry
+    <!-- lean-memory: id=3fa9c2d1; date=2026-11-30; tags=ci, windows -->
+
+    The body, byte for byte.
+
+Every entry keeps the exact source text it was parsed from, so rendering a
+parsed shard gives back the same bytes whatever the input (ADR 0002).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field, replace
+
+META_PREFIX = "<!-- lean-memory: "
+META_SUFFIX = " -->"
+HEADING = "## "
+_SPECIAL = r"(?:## | {0,3}(?:`{3,}|~{3,}))"
+_ESCAPED = re.compile(r"\\+" + _SPECIAL)
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+_META_LINE = re.compile(r"<!-- lean-memory: (.*) -->\r?\n?")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+# Percent-escaping keeps a metadata value on one line and away from `;`, `=` and `-->`.
+_META_UNSAFE = re.compile(r"[%;=>\r\n,]")
+_KNOWN_KEYS = ("id", "date", "tags", "supersedes")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One memory entry. ``text`` is the body exactly as it was given."""
+
+    id: str
+    shard: str
+    title: str
+    text: str
+    date: str | None = None
+    tags: tuple[str, ...] = ()
+    supersedes: str | None = None
+    meta: tuple[tuple[str, str], ...] = ()  # unknown keys, in file order
+    line: int = 0  # 1-based line of the heading in its file
+    raw: str = field(default="", repr=False, compare=False)
+    has_meta: bool = field(default=False, repr=False, compare=False)
+
+    def get(self, key: str) -> str | None:
+        """The value of an unknown metadata key, or None."""
+        return dict(self.meta).get(key)
+
+
+@dataclass(frozen=True)
+class Shard:
+    """A parsed shard file: preamble plus entries, each carrying its raw text."""
+
+    name: str
+    preamble: str
+    entries: tuple[Entry, ...]
+
+    def render(self) -> str:
+        return self.preamble + "".join(e.raw for e in self.entries)
+
+    @property
+    def description(self) -> str:
+        """The first prose line of the preamble (what belongs in this shard)."""
+        for line in self.preamble.splitlines():
+            line = line.strip()
+            if line and not line.startswith(("#", "<!--")):
+                return line
+        return ""
+
+
+def _fence_closes(opener: str, line: str) -> bool:
+    m = _FENCE.fullmatch(line.rstrip("\r\n"))
+    return bool(m and m.group(1)[0] == opener[0] and len(m.group(1)) >= len(opener)
+                and not m.group(2).strip())
+
+
+def _opens_fence(line: str) -> str | None:
+    m = _FENCE.fullmatch(line.rstrip("\r\n"))
+    if m is None or (m.group(1)[0] == "`" and "`" in m.group(2)):
+        return None
+    return m.group(1)
+
+
+def _heading_lines(lines: list[str]) -> list[int]:
+    """Indexes of entry headings: ``## `` at column 0, outside fenced code."""
+    found: list[int] = []
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        if fence is not None:
+            if _fence_closes(fence, line):
+                fence = None
+        elif line.startswith(HEADING):
+            found.append(i)
+        else:
+            fence = _opens_fence(line)
+    return found
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on ``\\n`` only, keeping line ends, so ``\\r`` stays part of a line."""
+    lines = text.split("\n")
+    out = [line + "\n" for line in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1])
+    return out
+
+
+def escape_body(body: str) -> str:
+    """Make a body safe to embed: no line of it can start an entry or leave a fence open.
+
+    Lines that would be read as a heading, and fence openers that never close, get a
+    leading backslash (Markdown's own escape, so they still read right on GitHub);
+    lines that already start with backslashes before such a pattern get one more, which
+    keeps :func:`unescape_body` an exact inverse.
+    """
+    lines = split_lines(body)
+    needs: set[int] = set()
+    fence: str | None = None
+    opened_at = -1
+    for i, line in enumerate(lines):
+        if _ESCAPED.match(line):
+            needs.add(i)
+        elif fence is not None:
+            if _fence_closes(fence, line):
+                fence = None
+        elif line.startswith(HEADING):
+            needs.add(i)
+        else:
+            fence = _opens_fence(line)
+            opened_at = i
+    if fence is not None:
+        # An unclosed fence would swallow every entry after this one. Escape the opener
+        # and scan again: what it enclosed is now ordinary text and may need escapes too.
+        lines[opened_at] = "\\" + lines[opened_at]
+        rest = escape_body("".join(lines[opened_at + 1:]))
+        head = [("\\" + ln if i in needs else ln) for i, ln in enumerate(lines[:opened_at])]
+        return "".join(head) + lines[opened_at] + rest
+    return "".join(("\\" + ln if i in needs else ln) for i, ln in enumerate(lines))
+
+
+def unescape_body(text: str) -> str:
+    lines = split_lines(text)
+    return "".join(ln[1:] if _ESCAPED.match(ln) else ln for ln in lines)
+
+
+def meta_escape(value: str) -> str:
+    return _META_UNSAFE.sub(lambda m: f"%{ord(m.group()):02X}", value)
+
+
+def _meta_unescape(value: str) -> str:
+    return re.sub(r"%([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), value)
+
+
+def format_meta(pairs: list[tuple[str, str]]) -> str:
+    body = "; ".join(f"{k}={v}" for k, v in pairs)
+    return f"{META_PREFIX}{body}{META_SUFFIX}"
+
+
+def parse_meta(line: str) -> list[tuple[str, str]] | None:
+    """Key/value pairs of a metadata line, or None if the line is not one."""
+    m = _META_LINE.fullmatch(line)
+    if m is None:
+        return None
+    pairs: list[tuple[str, str]] = []
+    for part in m.group(1).split(";"):
+        key, sep, value = part.strip().partition("=")
+        if sep and key:
+            pairs.append((key, value.strip()))
+    return pairs
+
+
+def _strip_body(region: str, exact: bool) -> str:
+    """The body inside an entry's region (what follows the heading and metadata)."""
+    if region.startswith("\n"):
+        region = region[1:]
+    elif region.startswith("\r\n"):
+        region = region[2:]
+    for end in ("\n\n", "\r\n\r\n", "\r\n", "\n"):
+        if region.endswith(end):
+            region = region[: -len(end)]
+            break
+    return unescape_body(region if exact else region.strip("\r\n"))
+
+
+def derived_id(shard: str, title: str, nth: int) -> str:
+    """Deterministic id of an entry written by hand (no metadata yet)."""
+    seed = f"{shard}\0{title.strip()}\0{nth}".encode()
+    return "h" + hashlib.sha256(seed).hexdigest()[:7]
+
+
+def new_id(shard: str, title: str, text: str, date: str, taken: set[str]) -> str:
+    """A short id from the entry's content; deterministic, unique among ``taken``."""
+    n = 0
+    while True:
+        seed = f"{shard}\0{date}\0{title}\0{text}\0{n}".encode()
+        candidate = hashlib.sha256(seed).hexdigest()[:8]
+        if candidate not in taken:
+            return candidate
+        n += 1
+
+
+def _parse_entry(shard: str, raw: str, line_no: int, nth_title: int) -> Entry:
+    lines = split_lines(raw)
+    title = lines[0][len(HEADING):].rstrip("\r\n").strip()
+    pairs = parse_meta(lines[1]) if len(lines) > 1 else None
+    has_meta = pairs is not None
+    region = "".join(lines[2:] if has_meta else lines[1:])
+    text = _strip_body(region, exact=has_meta)
+    known: dict[str, str] = {}
+    extra: list[tuple[str, str]] = []
+    for key, value in pairs or []:
+        if key in _KNOWN_KEYS and key not in known:
+            known[key] = value
+        else:
+            extra.append((key, _meta_unescape(value)))
+    date = _meta_unescape(known.get("date", "")) or None
+    if date is not None and not _DATE.fullmatch(date):
+        extra.append(("date", date))  # kept, but the entry counts as undated
+        date = None
+    tags = tuple(t for t in (_meta_unescape(x.strip()) for x in known.get("tags", "").split(","))
+                 if t)
+    return Entry(
+        id=_meta_unescape(known.get("id", "")) or derived_id(shard, title, nth_title),
+        shard=shard,
+        title=title,
+        text=text,
+        date=date,
+        tags=tags,
+        supersedes=_meta_unescape(known.get("supersedes", "")) or None,
+        meta=tuple(extra),
+        line=line_no,
+        raw=raw,
+        has_meta=has_meta,
+    )
+
+
+def parse(text: str, name: str = "") -> Shard:
+    """Parse a shard. ``parse(t).render() == t`` for every string ``t``."""
+    lines = split_lines(text)
+    heads = _heading_lines(lines)
+    if not heads:
+        return Shard(name, text, ())
+    preamble = "".join(lines[: heads[0]])
+    entries: list[Entry] = []
+    seen_titles: dict[str, int] = {}
+    for n, start in enumerate(heads):
+        end = heads[n + 1] if n + 1 < len(heads) else len(lines)
+        raw = "".join(lines[start:end])
+        title = lines[start][len(HEADING):].rstrip("\r\n").strip()
+        nth = seen_titles.get(title, 0)
+        seen_titles[title] = nth + 1
+        entries.append(_parse_entry(name, raw, start + 1, nth))
+    return Shard(name, preamble, tuple(entries))
+
+
+def render_entry(entry: Entry, newline: str = "\n") -> str:
+    """The raw text of an entry written by lean_memory (ends with a blank line)."""
+    pairs: list[tuple[str, str]] = [("id", meta_escape(entry.id))]
+    if entry.date:
+        pairs.append(("date", entry.date))
+    if entry.tags:
+        pairs.append(("tags", ", ".join(meta_escape(t) for t in entry.tags)))
+    if entry.supersedes:
+        pairs.append(("supersedes", meta_escape(entry.supersedes)))
+    pairs.extend((k, meta_escape(v)) for k, v in entry.meta)
+    return (f"{HEADING}{entry.title}{newline}{format_meta(pairs)}{newline}{newline}"
+            f"{escape_body(entry.text)}\n\n")
+
+
+def with_raw(entry: Entry) -> Entry:
+    """The entry with its raw text regenerated from its fields."""
+    return replace(entry, raw=render_entry(entry), has_meta=True)
+
+
+def ensure_separated(text: str) -> str:
+    """Text that a new entry can follow: it ends with a blank line (or is empty)."""
+    if not text or text.endswith("\n\n") or text.endswith("\r\n\r\n"):
+        return text
+    if text.endswith("\n"):
+        return text + "\n"
+    return text + "\n\n"

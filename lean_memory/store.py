@@ -1,0 +1,438 @@
+"""The memory store: shards on disk, the API that reads and writes them."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import format as fmt
+from .config import RESERVED, SHARD_NAME, Config, load_config
+from .errors import InvalidEntry, NotInitialized, ShardError, UnknownShard
+from .fsutil import atomic_write, file_lock
+from .tokens import estimate_tokens
+
+if TYPE_CHECKING:
+    from .secrets import Allowlist
+
+Entry = fmt.Entry
+
+DESCRIPTIONS = {
+    "seed": "What to know before touching this project: purpose, layout, how to build and test.",
+    "failures": "What broke, why, and the fix that worked.",
+    "corrections": "Things that were believed or done wrong, and what is right instead.",
+    "insights": "Lessons and patterns worth reusing.",
+    "conventions": "Standing rules of this project (style, naming, process): follow them.",
+    "quirks": "Surprises of tools, platforms and dependencies, with their workarounds.",
+}
+MAX_ENTRY_BYTES = 1_000_000  # checked before anything else, so a huge paste costs nothing
+MAX_TITLE_CHARS = 120
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class ShardStatus:
+    name: str
+    description: str
+    entries: int  # live entries
+    superseded: int
+    tokens: int
+
+
+@dataclass(frozen=True)
+class Status:
+    shards: tuple[ShardStatus, ...]
+    total_tokens: int
+    token_budget: int
+    compact_threshold: int
+
+    @property
+    def compaction_due(self) -> bool:
+        return self.total_tokens > self.compact_threshold
+
+    @property
+    def entries(self) -> int:
+        return sum(s.entries for s in self.shards)
+
+
+def find_root(start: Path | None = None) -> Path:
+    """``LEAN_MEMORY_ROOT``, else the nearest ancestor with ``.agents/memory``, else the
+    git top level, else the working directory."""
+    env = os.environ.get("LEAN_MEMORY_ROOT")
+    if env:
+        return Path(env)
+    here = (start or Path.cwd()).resolve()
+    chain = (here, *here.parents)
+    for folder in chain:
+        if (folder / ".agents" / "memory").is_dir():
+            return folder
+    for folder in chain:
+        if (folder / ".git").exists():
+            return folder
+    return here
+
+
+def today() -> str:
+    import datetime
+
+    return datetime.date.today().isoformat()
+
+
+def check_date(date: str) -> str:
+    import datetime
+
+    if not isinstance(date, str) or not _DATE.fullmatch(date):
+        raise InvalidEntry(f"invalid date {date!r}: expected an absolute date YYYY-MM-DD")
+    try:
+        datetime.date.fromisoformat(date)
+    except ValueError:
+        raise InvalidEntry(f"invalid date {date!r}: no such day") from None
+    return date
+
+
+def default_title(text: str) -> str:
+    """The first non-empty line of the text, without Markdown markers, cut at a word."""
+    for line in text.splitlines():
+        line = line.strip().lstrip("#>*-+ \t").strip().strip("`")
+        if line:
+            break
+    else:
+        line = "Untitled"
+    line = " ".join(line.split())
+    if len(line) > 80:
+        cut = line[:80].rsplit(" ", 1)[0] or line[:80]
+        line = cut.rstrip(" ,;:.") + "…"
+    return line
+
+
+def normalize(text: str) -> str:
+    """Case- and whitespace-insensitive form used to spot an entry said again."""
+    return " ".join(text.casefold().split())
+
+
+class Memory:
+    """A memory rooted at ``root``: ``<root>/.agents/memory`` and its config."""
+
+    def __init__(self, root: str | os.PathLike[str] | None = None, *,
+                 retrievers: Sequence[Any] | None = None) -> None:
+        self.root = Path(root) if root is not None else find_root()
+        self.agents_dir = self.root / ".agents"
+        self.dir = self.agents_dir / "memory"
+        self.archive_dir = self.dir / "archive"
+        self.cache_dir = self.dir / ".cache"
+        self.index_path = self.dir / "INDEX.md"
+        self._retrievers = list(retrievers) if retrievers is not None else None
+
+    def __repr__(self) -> str:
+        return f"Memory({str(self.root)!r})"
+
+    # -- configuration and paths -------------------------------------------------
+
+    @cached_property
+    def config(self) -> Config:
+        return load_config(self.agents_dir / "config.toml")
+
+    @property
+    def shards(self) -> tuple[str, ...]:
+        return self.config.shards
+
+    def shard_path(self, shard: str, *, archive: bool = False) -> Path:
+        self._check_shard(shard)
+        return (self.archive_dir if archive else self.dir) / f"{shard}.md"
+
+    def _check_shard(self, shard: str) -> None:
+        if not isinstance(shard, str) or not SHARD_NAME.fullmatch(shard) or shard in RESERVED:
+            raise UnknownShard(f"invalid shard name {shard!r}: expected one of "
+                               f"{', '.join(self.shards)}")
+        if shard not in self.shards:
+            raise UnknownShard(f"unknown shard {shard!r}: expected one of {', '.join(self.shards)}")
+
+    def _require_init(self) -> None:
+        if not self.dir.is_dir():
+            raise NotInitialized(f"no memory at {self.dir}: run `lean-memory init` first")
+
+    @property
+    def allowlist(self) -> Allowlist:
+        from .secrets import Allowlist
+
+        c = self.config
+        return Allowlist(rules=frozenset(c.allow_rules), paths=c.allow_paths,
+                         fingerprints=frozenset(c.allow_fingerprints))
+
+    # -- reading ------------------------------------------------------------------
+
+    def _read_text(self, path: Path) -> str:
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return ""
+        except OSError as exc:
+            raise ShardError(f"cannot read {path}: {exc.strerror}") from None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ShardError(f"{path} is not valid UTF-8 (byte {exc.start}); "
+                             "fix or convert the file, lean_memory will not rewrite it") from None
+
+    def read_shard(self, shard: str, *, archive: bool = False) -> fmt.Shard:
+        return fmt.parse(self._read_text(self.shard_path(shard, archive=archive)), shard)
+
+    def entries(self, shard: str | None = None, *, archive: bool = False) -> list[Entry]:
+        """Entries in file order (all shards in config order when ``shard`` is None)."""
+        self._require_init()
+        names = (shard,) if shard is not None else self.shards
+        out: list[Entry] = []
+        for name in names:
+            out.extend(self.read_shard(name, archive=archive).entries)
+        return out
+
+    def superseded_ids(self, entries: Iterable[Entry] | None = None) -> set[str]:
+        """Ids named by a live entry's ``supersedes`` (unless the named one is newer)."""
+        pool = list(self.entries() if entries is None else entries)
+        dates = {e.id: e.date or "" for e in pool}
+        hidden: set[str] = set()
+        for e in pool:
+            target = e.supersedes
+            if target and target in dates and not dates[target] > (e.date or ""):
+                hidden.add(target)
+        return hidden
+
+    def get_memory(self, shard: str | None = None, *, query: str | None = None,
+                   k: int = 5) -> str:
+        """INDEX.md, a whole shard, or the top-``k`` entries for ``query``, as Markdown."""
+        self._require_init()
+        if query is not None:
+            from .search import render_hits
+
+            return render_hits(self.search(query, k=k, shards=(shard,) if shard else None))
+        if shard is not None:
+            return self._read_text(self.shard_path(shard))
+        text = self._read_text(self.index_path)
+        return text or self.index()
+
+    def search(self, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
+               include_archive: bool = False) -> list[Any]:
+        """The ``k`` live entries that best match ``query`` (see :mod:`lean_memory.search`)."""
+        from .search import search
+
+        return search(self, query, k=k, shards=shards, include_archive=include_archive)
+
+    def status(self) -> Status:
+        self._require_init()
+        return self._status({})
+
+    def _status(self, fresh: dict[str, str]) -> Status:
+        """Status from the shards, reusing ``fresh`` texts already in hand."""
+        texts = {name: fresh[name] if name in fresh else self._read_text(self.shard_path(name))
+                 for name in self.shards}
+        parsed = {name: fmt.parse(text, name) for name, text in texts.items()}
+        hidden = self.superseded_ids(e for s in parsed.values() for e in s.entries)
+        rows = []
+        for name in self.shards:
+            shard = parsed[name]
+            gone = sum(1 for e in shard.entries if e.id in hidden)
+            rows.append(ShardStatus(name, shard.description or DESCRIPTIONS.get(name, ""),
+                                    len(shard.entries) - gone, gone,
+                                    estimate_tokens(texts[name])))
+        c = self.config
+        return Status(tuple(rows), sum(r.tokens for r in rows), c.token_budget,
+                      c.compact_threshold)
+
+    # -- writing ------------------------------------------------------------------
+
+    def init(self) -> list[Path]:
+        """Create the memory folder, default shards, INDEX.md and .gitignore; idempotent."""
+        created: list[Path] = []
+        for folder in (self.dir, self.archive_dir):
+            if not folder.is_dir():
+                folder.mkdir(parents=True, exist_ok=True)
+                created.append(folder)
+        gitignore = self.dir / ".gitignore"
+        if not gitignore.exists():
+            atomic_write(gitignore, ".cache/\n")
+            created.append(gitignore)
+        with self._lock():
+            for name in self.shards:
+                path = self.shard_path(name)
+                if not path.exists():
+                    atomic_write(path, self._preamble(name))
+                    created.append(path)
+            existed = self.index_path.exists()
+            self._write_index({})
+            if not existed:
+                created.append(self.index_path)
+        return created
+
+    @staticmethod
+    def _preamble(name: str) -> str:
+        title = name.replace("-", " ").replace("_", " ").capitalize()
+        what = DESCRIPTIONS.get(name, f"Entries about {title.lower()}.")
+        return f"# {title}\n\n{what}\n\n"
+
+    def _lock(self) -> Any:
+        return file_lock(self.cache_dir / "lock")
+
+    def put_entry(self, shard: str, text: str, *, title: str | None = None,
+                  tags: Iterable[str] = (), date: str | None = None,
+                  supersedes: str | None = None, new: bool = False) -> Entry:
+        """Add an entry and return it; an entry said again is updated, not copied
+        (unless ``new``). Everything is validated and scanned before anything is written.
+        """
+        self._check_shard(shard)
+        text, title, tag_tuple, date = self._validate(text, title, tags, date)
+        self._scan(title, text, tag_tuple)
+        self._require_init()
+        with self._lock():
+            path = self.shard_path(shard)
+            current = self._read_text(path)
+            parsed = fmt.parse(current, shard)
+            everything = {n: (current if n == shard else self._read_text(self.shard_path(n)))
+                          for n in self.shards}
+            all_entries = [e for n, t in everything.items() for e in
+                           (parsed.entries if n == shard else fmt.parse(t, n).entries)]
+            if supersedes is not None and supersedes not in {e.id for e in all_entries}:
+                raise InvalidEntry(f"supersedes {supersedes!r}: no entry has that id")
+            hidden = self.superseded_ids(all_entries)
+            key = normalize(text)
+            twin = next((e for e in parsed.entries
+                         if e.id not in hidden and normalize(e.text) == key), None)
+            if twin is not None and supersedes is None and not new:
+                entry = self._said_again(twin, date)
+                new_text = self._replace_entries(parsed, {twin.id: entry}, date)
+            else:
+                taken = {e.id for e in all_entries}
+                entry = Entry(id=fmt.new_id(shard, title, text, date, taken), shard=shard,
+                              title=title, text=text, date=date, tags=tag_tuple,
+                              supersedes=supersedes)
+                entry = fmt.with_raw(entry)
+                base = self._replace_entries(parsed, {}, date)
+                new_text = fmt.ensure_separated(base) + entry.raw
+            stored = self._verify(shard, new_text, entry, exact=twin is None)
+            atomic_write(path, new_text)
+            everything[shard] = new_text
+            self._write_index(everything)
+        return stored
+
+    def _validate(self, text: str, title: str | None, tags: Iterable[str],
+                  date: str | None) -> tuple[str, str, tuple[str, ...], str]:
+        if not isinstance(text, str):
+            raise InvalidEntry("entry text must be a string")
+        if len(text) > MAX_ENTRY_BYTES or len(text.encode("utf-8", "surrogatepass")) > \
+                MAX_ENTRY_BYTES:
+            raise InvalidEntry(
+                f"entry is {len(text.encode('utf-8', 'surrogatepass')):,} bytes, far over the "
+                f"limit; keep large reference material in the repository's docs and store a "
+                f"pointer to it")
+        if not text.strip():
+            raise InvalidEntry("entry text is empty")
+        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in text if ord(ch) >= 0xD800):
+            raise InvalidEntry("entry text is not valid unicode (lone surrogate)")
+        size = estimate_tokens(text)
+        limit = self.config.max_entry_tokens
+        if size > limit:
+            raise InvalidEntry(
+                f"entry is ~{size:,} tokens, over max_entry_tokens={limit:,}; split it, or keep "
+                "large reference material in the repository's docs and store a pointer to it")
+        if title is None:
+            title = default_title(text)
+        else:
+            if not isinstance(title, str) or _CONTROL.search(title) or not title.strip():
+                raise InvalidEntry("title must be one non-empty line without control characters")
+            title = " ".join(title.split())
+            if len(title) > MAX_TITLE_CHARS:
+                raise InvalidEntry(f"title is {len(title)} characters; keep it under "
+                                   f"{MAX_TITLE_CHARS}")
+        clean: list[str] = []
+        for tag in [tags] if isinstance(tags, str) else tags:
+            if not isinstance(tag, str) or _CONTROL.search(tag) or not tag.strip():
+                raise InvalidEntry(f"invalid tag {tag!r}: expected a non-empty word")
+            tag = " ".join(tag.split())
+            if tag not in clean:
+                clean.append(tag)
+        date = today() if date is None else check_date(date)
+        return text, title, tuple(clean), date
+
+    def _scan(self, title: str, text: str, tags: tuple[str, ...]) -> None:
+        """The one place a write is checked for secrets; raises SecretFound."""
+        from .errors import SecretFound
+        from .secrets import scan_text
+
+        allow = self.allowlist
+        findings = [*scan_text(title, allow=allow, path="title"),
+                    *scan_text(text, allow=allow, path="text"),
+                    *scan_text("\n".join(tags), allow=allow, path="tags")]
+        if findings:
+            raise SecretFound(findings)
+
+    @staticmethod
+    def _said_again(entry: Entry, date: str) -> Entry:
+        meta = dict(entry.meta)
+        count = int(meta["said_again"]) + 1 if meta.get("said_again", "").isdigit() else 1
+        meta["said_again"] = str(count)
+        latest = meta.get("last_said", "")
+        meta["last_said"] = max(latest, date) if _DATE.fullmatch(latest) else date
+        return replace(entry, meta=tuple(meta.items()))
+
+    def _replace_entries(self, shard: fmt.Shard, updates: dict[str, Entry], date: str) -> str:
+        """Render ``shard`` with ``updates`` applied; give hand-written entries an id and
+        a date (inserting one metadata line, touching nothing else)."""
+        parts = [shard.preamble]
+        for e in shard.entries:
+            if e.id in updates:
+                new = updates[e.id]
+                parts.append(self._restamp(e, new) if e.has_meta else
+                             self._stamp(e, [("id", e.id), ("date", date), *new.meta]))
+            elif not e.has_meta:
+                parts.append(self._stamp(e, [("id", e.id), ("date", date)]))
+            else:
+                parts.append(e.raw)
+        return "".join(parts)
+
+    @staticmethod
+    def _stamp(entry: Entry, pairs: list[tuple[str, str]]) -> str:
+        head, sep, rest = entry.raw.partition("\n")
+        newline = "\r\n" if head.endswith("\r") else "\n"
+        meta = fmt.format_meta([(k, fmt.meta_escape(v)) for k, v in pairs])
+        return f"{head}{sep or newline}{meta}{newline}{rest}"
+
+    @staticmethod
+    def _restamp(old: Entry, new: Entry) -> str:
+        """Swap only the metadata line of ``old`` for the fields of ``new``."""
+        lines = fmt.split_lines(old.raw)
+        fresh = fmt.split_lines(fmt.render_entry(new))[1].rstrip("\n")
+        end = lines[1][len(lines[1].rstrip("\r\n")):]
+        lines[1] = fresh + end
+        return "".join(lines)
+
+    @staticmethod
+    def _verify(shard: str, new_text: str, entry: Entry, exact: bool) -> Entry:
+        """Parse what is about to be written and check the entry comes back intact."""
+        for e in fmt.parse(new_text, shard).entries:
+            if e.id == entry.id and e.title == entry.title and (e.text == entry.text or not exact):
+                return e
+        raise ShardError(f"shard {shard!r} has an unclosed code fence before the end; close it "
+                         "by hand, then retry (nothing was written)")
+
+    def index(self) -> str:
+        """Regenerate INDEX.md and return its text."""
+        self._require_init()
+        with self._lock():
+            return self._write_index({})
+
+    def _write_index(self, fresh: dict[str, str]) -> str:
+        from .indexfile import render_index
+
+        text = render_index(self._status(fresh), self.config.max_index_tokens)
+        if self._read_text(self.index_path) != text:
+            atomic_write(self.index_path, text)
+        return text
+
+
+def open(root: str | os.PathLike[str] | None = None) -> Memory:  # noqa: A001 - the spec's name
+    """The memory at ``root`` (found as the spec says when None)."""
+    return Memory(root)
