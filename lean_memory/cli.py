@@ -134,7 +134,7 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
         _dump([entry_json(e) for e in mem.entries(args.shard, archive=args.archive)], out)
     elif args.archive:
         mem.shard_path(args.shard)  # validates the name
-        out.write(mem._read_text(mem.shard_path(args.shard, archive=True)))
+        out.write(mem.read_text(mem.shard_path(args.shard, archive=True)))
     else:
         out.write(mem.get_memory(args.shard))
     return 0

@@ -17,6 +17,7 @@ from .fsutil import atomic_write, file_lock
 from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
+    from .compaction import CompactionReport
     from .secrets import Allowlist
 
 Entry = fmt.Entry
@@ -127,6 +128,7 @@ class Memory:
         self.cache_dir = self.dir / ".cache"
         self.index_path = self.dir / "INDEX.md"
         self._retrievers = list(retrievers) if retrievers is not None else None
+        self._due = False
 
     def __repr__(self) -> str:
         return f"Memory({str(self.root)!r})"
@@ -166,7 +168,8 @@ class Memory:
 
     # -- reading ------------------------------------------------------------------
 
-    def _read_text(self, path: Path) -> str:
+    def read_text(self, path: Path) -> str:
+        """A memory file as text ('' when missing); refuses what is not UTF-8."""
         try:
             data = path.read_bytes()
         except FileNotFoundError:
@@ -180,7 +183,7 @@ class Memory:
                              "fix or convert the file, lean_memory will not rewrite it") from None
 
     def read_shard(self, shard: str, *, archive: bool = False) -> fmt.Shard:
-        return fmt.parse(self._read_text(self.shard_path(shard, archive=archive)), shard)
+        return fmt.parse(self.read_text(self.shard_path(shard, archive=archive)), shard)
 
     def entries(self, shard: str | None = None, *, archive: bool = False) -> list[Entry]:
         """Entries in file order (all shards in config order when ``shard`` is None)."""
@@ -211,8 +214,8 @@ class Memory:
 
             return render_hits(self.search(query, k=k, shards=(shard,) if shard else None))
         if shard is not None:
-            return self._read_text(self.shard_path(shard))
-        text = self._read_text(self.index_path)
+            return self.read_text(self.shard_path(shard))
+        text = self.read_text(self.index_path)
         return text or self.index()
 
     def search(self, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
@@ -228,7 +231,7 @@ class Memory:
 
     def _status(self, fresh: dict[str, str]) -> Status:
         """Status from the shards, reusing ``fresh`` texts already in hand."""
-        texts = {name: fresh[name] if name in fresh else self._read_text(self.shard_path(name))
+        texts = {name: fresh[name] if name in fresh else self.read_text(self.shard_path(name))
                  for name in self.shards}
         parsed = {name: fmt.parse(text, name) for name, text in texts.items()}
         hidden = self.superseded_ids(e for s in parsed.values() for e in s.entries)
@@ -256,14 +259,14 @@ class Memory:
         if not gitignore.exists():
             atomic_write(gitignore, ".cache/\n")
             created.append(gitignore)
-        with self._lock():
+        with self.lock():
             for name in self.shards:
                 path = self.shard_path(name)
                 if not path.exists():
                     atomic_write(path, self._preamble(name))
                     created.append(path)
             existed = self.index_path.exists()
-            self._write_index({})
+            self.write_index({})
             if not existed:
                 created.append(self.index_path)
         return created
@@ -274,7 +277,8 @@ class Memory:
         what = DESCRIPTIONS.get(name, f"Entries about {title.lower()}.")
         return f"# {title}\n\n{what}\n\n"
 
-    def _lock(self) -> Any:
+    def lock(self) -> Any:
+        """The writers' lock: hold it around every read-modify-write of the memory."""
         return file_lock(self.cache_dir / "lock")
 
     def put_entry(self, shard: str, text: str, *, title: str | None = None,
@@ -287,11 +291,11 @@ class Memory:
         text, title, tag_tuple, date = self._validate(text, title, tags, date)
         self._scan(title, text, tag_tuple)
         self._require_init()
-        with self._lock():
+        with self.lock():
             path = self.shard_path(shard)
-            current = self._read_text(path)
+            current = self.read_text(path)
             parsed = fmt.parse(current, shard)
-            everything = {n: (current if n == shard else self._read_text(self.shard_path(n)))
+            everything = {n: (current if n == shard else self.read_text(self.shard_path(n)))
                           for n in self.shards}
             all_entries = [e for n, t in everything.items() for e in
                            (parsed.entries if n == shard else fmt.parse(t, n).entries)]
@@ -301,6 +305,13 @@ class Memory:
             key = normalize(text)
             twin = next((e for e in parsed.entries
                          if e.id not in hidden and normalize(e.text) == key), None)
+            if twin is None and supersedes is None and not new:
+                from .dedup import add_said_again, find_near_duplicate
+
+                near = find_near_duplicate(
+                    text, [e for e in parsed.entries if e.id not in hidden])
+                if near is not None:
+                    twin = add_said_again(near, text, date)
             if twin is not None and supersedes is None and not new:
                 entry = self._said_again(twin, date)
                 new_text = self._replace_entries(parsed, {twin.id: entry}, date)
@@ -315,7 +326,10 @@ class Memory:
             stored = self._verify(shard, new_text, entry, exact=twin is None)
             atomic_write(path, new_text)
             everything[shard] = new_text
-            self._write_index(everything)
+            self.write_index(everything)
+            due = self._due
+        if due and self.config.auto_compact:
+            self.compact()
         return stored
 
     def _validate(self, text: str, title: str | None, tags: Iterable[str],
@@ -385,6 +399,9 @@ class Memory:
         for e in shard.entries:
             if e.id in updates:
                 new = updates[e.id]
+                if new.text != e.text:  # the body changed: write the entry anew
+                    parts.append(fmt.with_raw(new).raw)
+                    continue
                 parts.append(self._restamp(e, new) if e.has_meta else
                              self._stamp(e, [("id", e.id), ("date", date), *new.meta]))
             elif not e.has_meta:
@@ -418,17 +435,32 @@ class Memory:
         raise ShardError(f"shard {shard!r} has an unclosed code fence before the end; close it "
                          "by hand, then retry (nothing was written)")
 
+    def compact(self, *, dry_run: bool = False) -> CompactionReport:
+        """Fold the oldest entries when over budget (see :mod:`lean_memory.compaction`)."""
+        from .compaction import compact
+
+        return compact(self, dry_run=dry_run)
+
+    def digest(self, prompt: str, *, budget_tokens: int = 1200) -> str:
+        """The block a harness injects before ``prompt`` (see :mod:`lean_memory.agents`)."""
+        from .agents import digest
+
+        return digest(self, prompt, budget_tokens=budget_tokens)
+
     def index(self) -> str:
         """Regenerate INDEX.md and return its text."""
         self._require_init()
-        with self._lock():
-            return self._write_index({})
+        with self.lock():
+            return self.write_index({})
 
-    def _write_index(self, fresh: dict[str, str]) -> str:
+    def write_index(self, fresh: dict[str, str]) -> str:
+        """Rewrite INDEX.md if it changed; ``fresh`` maps shard names to texts in hand."""
         from .indexfile import render_index
 
-        text = render_index(self._status(fresh), self.config.max_index_tokens)
-        if self._read_text(self.index_path) != text:
+        status = self._status(fresh)
+        self._due = status.compaction_due
+        text = render_index(status, self.config.max_index_tokens)
+        if self.read_text(self.index_path) != text:
             atomic_write(self.index_path, text)
         return text
 

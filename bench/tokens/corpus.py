@@ -23,6 +23,7 @@ the source, so no file contributes to both halves.
 from __future__ import annotations
 
 import ast
+import functools
 import gettext
 import hashlib
 import json
@@ -97,6 +98,7 @@ def prose_tech(rng: random.Random) -> Iterator[Entry]:
         yield Entry("prose_tech", f"cranfield:{i // 100}", docs[i]["text"])
 
 
+@functools.cache
 def _stdlib_modules() -> list[Path]:
     out = []
     for p in sorted(STDLIB.rglob("*.py")):
@@ -116,6 +118,7 @@ def docstrings_and_code(rng: random.Random) -> Iterator[Entry]:
         except (SyntaxError, UnicodeDecodeError, ValueError):
             continue
         rel = p.relative_to(STDLIB).as_posix()
+        lines = src.splitlines(keepends=True)
         docs = []
         code = []
         for node in ast.walk(tree):
@@ -124,13 +127,14 @@ def docstrings_and_code(rng: random.Random) -> Iterator[Entry]:
                 if d and len(d) > 200:
                     docs.append(d)
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                seg = ast.get_source_segment(src, node)
-                if seg and 300 <= len(seg) <= 4000:
+                end = node.end_lineno or node.lineno
+                seg = "".join(lines[node.lineno - 1 : end])
+                if 300 <= len(seg) <= 4000:
                     code.append(seg)
-        for d in docs[:3]:
+        for d in docs[:2]:
             yield Entry("docstring", f"stdlib:{rel}", d)
         if code:
-            for seg in rng.sample(code, min(3, len(code))):
+            for seg in rng.sample(code, min(2, len(code))):
                 yield Entry("python", f"stdlib:{rel}", seg)
 
 
@@ -162,7 +166,7 @@ _ROOTS = ["/home/dev/work/app/", "src/", "./", "/srv/api/", "C:\\Users\\dev\\rep
 
 def paths(rng: random.Random) -> Iterator[Entry]:
     files = [p.relative_to(STDLIB).as_posix() for p in sorted(STDLIB.rglob("*")) if p.is_file()]
-    files = [f for f in files if not f.startswith("site-packages")]
+    files = [f for f in files if not f.startswith("site-packages") and "__pycache__" not in f]
     for k in range(120):
         r = random.Random(f"paths{k}")
         root = r.choice(_ROOTS)
@@ -442,7 +446,7 @@ def non_english(rng: random.Random) -> Iterator[Entry]:
             msgs = sorted(v for k, v in cat.items() if isinstance(v, str) and isinstance(k, str) and k and len(v) > 20)
             r = random.Random(f"{lang}{dom}")
             r.shuffle(msgs)
-            for j in range(0, min(len(msgs), 120), 12):
+            for j in range(0, min(len(msgs), 120), 24):
                 text = "\n".join(msgs[j : j + 12])
                 yield Entry(f"nonenglish_{script}", f"mo:{lang}:{dom}", text)
     cdir = STDLIB / "test" / "cjkencodings"

@@ -1,0 +1,71 @@
+"""Retrieval quality: Recall@5, Recall@10, nDCG@10, MRR@10 of lean_memory beside the references.
+
+    python bench/retrieval/quality.py [--ablations] [--store]
+
+Every system is measured in the same run, on the data README's metric rules.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import (  # noqa: E402
+    Metrics,
+    bm25s_ranker,
+    evaluate,
+    lean_ranker,
+    rank_bm25_ranker,
+)
+
+from lean_memory import bm25  # noqa: E402
+
+
+def systems(set_name: str) -> list[tuple[str, str, object]]:
+    simple = bm25.simple_tokenize
+    return [
+        ("rank_bm25 (k1=1.5)", "simple", rank_bm25_ranker(simple)),
+        ("bm25s k1=1.2", "simple", bm25s_ranker(simple, k1=1.2)),
+        ("bm25s k1=1.5", "simple", bm25s_ranker(simple, k1=1.5)),
+        ("bm25s k1=1.2", "bm25s+stem", bm25s_ranker(None, k1=1.2)),
+        ("bm25s k1=1.5", "bm25s+stem", bm25s_ranker(None, k1=1.5)),
+        ("lean_memory k1=1.2", "simple", lean_ranker(simple)),
+        ("lean_memory k1=1.2 (default)", "lean_memory", lean_ranker()),
+    ]
+
+
+def fmt(m: Metrics) -> str:
+    return " | ".join(f"{x:.3f}" for x in m.row())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sets", default="locomo,cranfield")
+    ap.add_argument("--ablations", action="store_true", help="tokenizer/parameter ablations")
+    args = ap.parse_args()
+    print("| set | system | tokens | R@5 | R@10 | nDCG@10 | MRR@10 |")
+    print("|---|---|---|---|---|---|---|")
+    for set_name in args.sets.split(","):
+        rows = systems(set_name)
+        if args.ablations:
+            from ablations import ablation_systems
+
+            rows = rows + ablation_systems()
+        for label, tokens, ranker in rows:
+            t0 = time.perf_counter()
+            res = evaluate(set_name, ranker, split_cat5=set_name == "locomo")  # type: ignore[arg-type]
+            dt = time.perf_counter() - t0
+            print(f"| {set_name} | {label} | {tokens} | {fmt(res['all'])} |", flush=True)
+            if set_name == "locomo":
+                for part in ("cat1-4", "cat5"):
+                    print(f"| {set_name} {part} | {label} | {tokens} | {fmt(res[part])} |")
+            print(f"<!-- {dt:.1f}s -->", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

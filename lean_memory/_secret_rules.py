@@ -1,0 +1,420 @@
+"""The rule table of the secret scanner: one small rule per credential family.
+
+Each rule is data: a stable id (users allowlist by it), the literal keywords that must occur in
+the text before its regex runs at all, and a regex with two named groups: ``s`` is the secret
+value (fingerprinted, never shown) and ``p`` the recognisable, non-secret prefix kept in the
+preview. ``check`` names the validator in ``secrets.py`` that judges the value.
+
+Regexes use only bounded quantifiers, so no rule can backtrack badly even before the line cap.
+Rules with ``ci=True`` run on the lower-cased text (keywords and regex must be lower case):
+that keeps a literal prefix, which ``re`` searches far faster than an ``(?i)`` pattern.
+The order matters: when two rules match the same value, the earlier one wins.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Rule(NamedTuple):
+    id: str
+    keywords: tuple[str, ...]
+    pattern: str
+    check: str = "token"
+    ci: bool = False
+
+
+_B64 = r"A-Za-z0-9+/"
+_URLSAFE = r"A-Za-z0-9_\-"
+# The end of a token: the next character cannot continue the token's alphabet.
+_END = r"(?![A-Za-z0-9_\-])"
+_START = r"(?<![A-Za-z0-9_\-])"
+
+RULES: tuple[Rule, ...] = (
+    # --- private keys (PEM, also inside JSON with escaped newlines) -----------------------
+    # RFC 7468 / OpenSSH PROTOCOL.key / RFC 4880: the header names the kind; demand a body.
+    Rule(
+        "private-key",
+        ("PRIVATE KEY",),
+        r"-----BEGIN (?P<p>[A-Z0-9]{0,12} ?[A-Z0-9]{0,12} ?PRIVATE KEY(?: BLOCK)?)-----"
+        r"(?:\\[rn]|\s){0,8}(?:[A-Za-z][A-Za-z-]{0,30}: ?[^\n\\]{0,200}(?:\\[rn]|\s){1,8}){0,6}"
+        rf"(?P<s>[{_B64}=]{{40,200}})",
+        "pem",
+    ),
+    # PuTTY .ppk files (PuTTY docs, appendix C): the private part follows "Private-Lines".
+    Rule(
+        "private-key",
+        ("Private-Lines",),
+        rf"(?P<p>Private-Lines): ?\d{{1,3}}\s{{1,3}}(?P<s>[{_B64}=]{{40,200}})",
+    ),
+    # age (age-encryption.org/v1): bech32 secret keys.
+    Rule("age-secret-key", ("AGE-SECRET-KEY-1",), r"(?P<s>(?P<p>AGE-SECRET-KEY-1)[0-9A-Z]{58})"),
+    # --- AWS (IAM docs: unique id prefixes) -------------------------------------------
+    Rule(
+        "aws-access-key-id",
+        ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+        r"(?<![A-Z0-9])(?P<s>(?P<p>AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16})(?![A-Z0-9])",
+    ),
+    # STS session tokens are base64 of a protobuf starting with these bytes.
+    Rule(
+        "aws-session-token",
+        ("IQoJb3JpZ2lu", "FwoGZXIvYXdz", "FQoGZXIvYXdz"),
+        rf"(?P<s>(?P<p>IQoJb3JpZ2lu|FwoGZXIvYXdz|FQoGZXIvYXdz)[{_B64}=]{{60,2000}})",
+    ),
+    Rule(
+        "aws-session-token",
+        ("session_token", "sessiontoken", "security_token"),
+        r"(?P<p>aws_session_token|aws_security_token|sessiontoken|security_token)[\"']?\s{0,3}"
+        r"[:=]\s{0,3}[\"']?(?P<s>[a-z0-9+/=]{100,2000})",
+        "token",
+        ci=True,
+    ),
+    # The 40-character secret has no prefix: require an AWS-ish key name next to it.
+    Rule(
+        "aws-secret-access-key",
+        ("secret",),
+        r"(?P<p>(?:aws)?_?secret_?(?:access)?_?key|secretaccesskey|aws_?secret)[\"']?\s{0,3}"
+        r"(?::=|=>|[:=])\s{0,3}[\"']?(?P<s>[a-z0-9/+]{40})(?![a-z0-9/+=])",
+        "aws_secret",
+        ci=True,
+    ),
+    # A bare 40-character secret written right after an access key id (notes, CSV exports).
+    Rule(
+        "aws-secret-access-key",
+        ("AKIA", "ASIA"),
+        r"(?:AKIA|ASIA)[A-Z0-9]{16}(?P<p>)[^A-Za-z0-9/+\n]{1,40}(?:[A-Za-z_ ]{1,40}[:=]\s{0,3})?"
+        r"[\"']?(?P<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+        "aws_secret",
+    ),
+    # --- Google / GCP (cloud.google.com API keys, OAuth client docs) -------------------
+    Rule("google-api-key", ("AIza",), rf"{_START}(?P<s>(?P<p>AIza)[{_URLSAFE}]{{35}}){_END}"),
+    Rule(
+        "google-oauth-client-secret",
+        ("GOCSPX-",),
+        rf"(?P<s>(?P<p>GOCSPX-)[{_URLSAFE}]{{28}}){_END}",
+    ),
+    Rule(
+        "google-oauth-access-token",
+        ("ya29.",),
+        rf"{_START}(?P<s>(?P<p>ya29\.)[{_URLSAFE}]{{30,2000}})",
+    ),
+    Rule(
+        "google-oauth-refresh-token",
+        ("1//0",),
+        rf"{_START}(?P<s>(?P<p>1//0)[{_URLSAFE}]{{40,500}})",
+    ),
+    # --- Azure (Storage, Service Bus, Entra ID client secrets, SAS) ---------------------
+    Rule(
+        "azure-storage-key",
+        ("accountkey=",),
+        r"(?P<p>accountkey=)(?P<s>[a-z0-9+/]{86}==)",
+        ci=True,
+    ),
+    Rule(
+        "azure-connection-string",
+        ("sharedaccesskey=",),
+        r"(?P<p>sharedaccesskey=)(?P<s>[a-z0-9+/=]{20,100})",
+        ci=True,
+    ),
+    # Entra ID client secrets since 2022 carry "Q~" after a 3-char id and a digit.
+    Rule(
+        "azure-ad-client-secret",
+        ("Q~",),
+        r"(?<![A-Za-z0-9_~.\-])(?P<s>(?P<p>)[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})"
+        r"(?![A-Za-z0-9_~.\-])",
+    ),
+    # Service SAS (learn.microsoft.com "Create a service SAS"): the signature is `sig=`.
+    Rule(
+        "azure-sas-token",
+        ("sig=",),
+        r"[?&;\s\"'](?P<p>sig=)(?P<s>[a-z0-9%+/]{30,200}(?:%3d|=){0,2})",
+        "sas",
+        ci=True,
+    ),
+    # --- GitHub (github.blog 2021-04 token format) -------------------------------------
+    Rule("github-pat", ("ghp_",), rf"{_START}(?P<s>(?P<p>ghp_)[A-Za-z0-9]{{36}}){_END}"),
+    Rule(
+        "github-fine-grained-pat",
+        ("github_pat_",),
+        rf"(?P<s>(?P<p>github_pat_)[A-Za-z0-9_]{{50,255}}){_END}",
+    ),
+    Rule("github-oauth-token", ("gho_",), rf"{_START}(?P<s>(?P<p>gho_)[A-Za-z0-9]{{36}}){_END}"),
+    Rule(
+        "github-app-token",
+        ("ghu_", "ghs_"),
+        rf"{_START}(?P<s>(?P<p>gh[us]_)[A-Za-z0-9]{{36}}){_END}",
+    ),
+    Rule(
+        "github-refresh-token",
+        ("ghr_",),
+        rf"{_START}(?P<s>(?P<p>ghr_)[A-Za-z0-9]{{36,76}}){_END}",
+    ),
+    # --- GitLab (docs.gitlab.com "Token prefixes") -------------------------------------
+    Rule("gitlab-pat", ("glpat-",), rf"(?P<s>(?P<p>glpat-)[{_URLSAFE}.]{{20,200}})"),
+    Rule(
+        "gitlab-token",
+        ("gldt-", "glrt-", "glptt-", "glsoat-", "glcbt-", "glimt-", "glagent-", "gloas-", "glft-",
+         "glffct-", "glrtr-", "GR1348941"),
+        r"(?<![A-Za-z0-9])(?P<s>(?P<p>gldt-|glrt-|glrtr-|glptt-|glsoat-|glcbt-|glimt-|glagent-"
+        rf"|gloas-|glft-|glffct-|GR1348941)[{_URLSAFE}.]{{20,200}})",
+    ),
+    # --- Slack (api.slack.com "Token types"; webhooks embed their secret) ---------------
+    Rule(
+        "slack-token",
+        ("xox", "xapp-"),
+        r"(?<![A-Za-z0-9])(?P<s>(?P<p>xox[abposer]-|xoxe\.xox[bp]-|xoxe-|xapp-)"
+        r"[A-Za-z0-9\-]{10,250})",
+    ),
+    Rule(
+        "slack-webhook",
+        ("hooks.slack.com/",),
+        r"(?P<p>hooks\.slack\.com/(?:services|workflows|triggers)/)(?P<s>[A-Za-z0-9+/_\-]{20,200})",
+    ),
+    # --- Discord / Telegram (bot token shapes from their developer docs) ----------------
+    Rule(
+        "discord-webhook",
+        ("/api/webhooks/",),
+        r"(?P<p>discord(?:app)?\.com/api/webhooks/)(?P<s>\d{15,21}/[A-Za-z0-9_\-]{60,80})",
+    ),
+    # base64(user id) . base64(timestamp) . HMAC: the user id starts with 1-9 -> M, N or O.
+    Rule(
+        "discord-bot-token",
+        (".",),
+        r"(?<![A-Za-z0-9_\-.])(?P<s>(?P<p>)[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}"
+        r"\.[A-Za-z0-9_\-]{27,40})(?![A-Za-z0-9_\-.])",
+    ),
+    Rule(
+        "telegram-bot-token",
+        (":AA",),
+        r"(?<![0-9])(?P<s>(?P<p>)\d{8,10}:AA[A-Za-z0-9_\-]{32,33})(?![A-Za-z0-9_\-])",
+    ),
+    # --- payments -------------------------------------------------------------------
+    # Stripe (docs.stripe.com/keys): sk_/rk_ are secret; pk_ is publishable and not flagged.
+    Rule(
+        "stripe-secret-key",
+        ("sk_live_", "sk_test_"),
+        rf"{_START}(?P<s>(?P<p>sk_(?:live|test)_)[A-Za-z0-9]{{16,247}}){_END}",
+    ),
+    Rule(
+        "stripe-restricted-key",
+        ("rk_live_", "rk_test_"),
+        rf"{_START}(?P<s>(?P<p>rk_(?:live|test)_)[A-Za-z0-9]{{16,247}}){_END}",
+    ),
+    Rule(
+        "stripe-webhook-secret",
+        ("whsec_",),
+        rf"{_START}(?P<s>(?P<p>whsec_)[A-Za-z0-9+/=]{{24,100}})",
+    ),
+    # Square (developer.squareup.com): access tokens and OAuth secrets.
+    Rule(
+        "square-token",
+        ("sq0atp-", "sq0csp-", "EAAA"),
+        r"(?<![A-Za-z0-9])(?P<s>(?P<p>sq0atp-|sq0csp-|EAAA)[A-Za-z0-9_\-]{22,60})",
+    ),
+    # Braintree/PayPal access tokens.
+    Rule(
+        "paypal-braintree-token",
+        ("access_token$",),
+        r"(?P<s>(?P<p>access_token\$)(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32})",
+    ),
+    # --- messaging / email ----------------------------------------------------------
+    # Twilio API key SIDs are "SK" + 32 hex; auth tokens are 32 hex next to "twilio".
+    Rule("twilio-api-key", ("SK",), r"(?<![A-Za-z0-9])(?P<s>(?P<p>SK)[0-9a-f]{32})(?![A-Za-z0-9])"),
+    Rule(
+        "twilio-auth-token",
+        ("twilio",),
+        r"(?P<p>twilio[a-z0-9_.\-]{0,20}(?:auth|token|secret)[a-z0-9_]{0,10})[\"']?\s{0,3}"
+        r"(?::=|=>|[:=])\s{0,3}[\"']?(?P<s>[0-9a-f]{32})(?![0-9a-z])",
+        ci=True,
+    ),
+    # SendGrid: "SG." + 22 + "." + 43 (docs.sendgrid.com API keys).
+    Rule(
+        "sendgrid-api-key",
+        ("SG.",),
+        rf"(?<![A-Za-z0-9])(?P<s>(?P<p>SG\.)[{_URLSAFE}]{{22}}\.[{_URLSAFE}]{{43}})",
+    ),
+    # Mailgun: legacy "key-" + 32, current private keys are 32hex-8hex-8hex.
+    Rule(
+        "mailgun-api-key",
+        ("key-",),
+        r"(?<![A-Za-z0-9\-])(?P<s>(?P<p>key-)[0-9a-zA-Z]{32})(?![A-Za-z0-9])",
+    ),
+    Rule(
+        "mailgun-api-key",
+        ("-",),
+        r"(?<![A-Za-z0-9\-])(?P<s>(?P<p>)[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8})(?![A-Za-z0-9\-])",
+    ),
+    # Mailchimp: 32 hex + "-us" + datacenter.
+    Rule(
+        "mailchimp-api-key",
+        ("-us",),
+        r"(?<![A-Za-z0-9])(?P<s>(?P<p>)[0-9a-f]{32}-us\d{1,2})(?![A-Za-z0-9])",
+    ),
+    Rule(
+        "postmark-token",
+        ("postmark",),
+        r"(?P<p>postmark[a-z0-9_.\-]{0,30})[\"']?\s{0,3}(?::=|=>|[:=])\s{0,3}[\"']?"
+        r"(?P<s>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})",
+        ci=True,
+    ),
+    # --- AI providers -----------------------------------------------------------------
+    Rule(
+        "anthropic-api-key",
+        ("sk-ant-",),
+        rf"(?P<s>(?P<p>sk-ant-)[a-z]{{2,8}}\d{{2}}-[{_URLSAFE}]{{32,200}})",
+    ),
+    Rule(
+        "openrouter-api-key",
+        ("sk-or-",),
+        r"(?P<s>(?P<p>sk-or-v\d-)[0-9a-f]{64})",
+    ),
+    # OpenAI (platform.openai.com): project, admin, service-account and legacy user keys.
+    Rule(
+        "openai-api-key",
+        ("sk-",),
+        r"(?<![A-Za-z0-9_\-])(?P<s>(?P<p>sk-(?:proj|admin|svcacct|None)-)[A-Za-z0-9_\-]{40,250})",
+    ),
+    Rule(
+        "openai-api-key",
+        ("T3BlbkFJ",),
+        r"(?<![A-Za-z0-9_\-])(?P<s>(?P<p>sk-)[A-Za-z0-9_\-]{16,150}T3BlbkFJ[A-Za-z0-9_\-]{16,150})",
+    ),
+    # Plain "sk-" keys: legacy OpenAI (48), DeepSeek, Moonshot and other compatible APIs.
+    Rule(
+        "ai-api-key",
+        ("sk-",),
+        r"(?<![A-Za-z0-9_\-])(?P<s>(?P<p>sk-)[A-Za-z0-9]{32,64})(?![A-Za-z0-9_\-])",
+    ),
+    Rule(
+        "huggingface-token",
+        ("hf_", "api_org_"),
+        r"(?<![A-Za-z0-9_])(?P<s>(?P<p>hf_|api_org_)[A-Za-z0-9]{30,40})(?![A-Za-z0-9_])",
+    ),
+    Rule("groq-api-key", ("gsk_",), r"(?<![A-Za-z0-9_])(?P<s>(?P<p>gsk_)[A-Za-z0-9]{48,56})"),
+    Rule("replicate-api-token", ("r8_",), r"(?<![A-Za-z0-9_])(?P<s>(?P<p>r8_)[A-Za-z0-9]{37})"),
+    Rule("perplexity-api-key", ("pplx-",), r"(?P<s>(?P<p>pplx-)[A-Za-z0-9]{40,56})"),
+    Rule("xai-api-key", ("xai-",), r"(?<![A-Za-z0-9_\-])(?P<s>(?P<p>xai-)[A-Za-z0-9]{70,90})"),
+    Rule("fireworks-api-key", ("fw_",), r"(?<![A-Za-z0-9_])(?P<s>(?P<p>fw_)[A-Za-z0-9]{24,40})"),
+    Rule(
+        "langsmith-api-key",
+        ("lsv2_",),
+        r"(?P<s>(?P<p>lsv2_(?:pt|sk)_)[0-9a-f]{32}_[0-9a-f]{10})",
+    ),
+    Rule("pinecone-api-key", ("pcsk_",), r"(?P<s>(?P<p>pcsk_)[A-Za-z0-9_]{40,100})"),
+    # --- package registries -----------------------------------------------------------
+    Rule("npm-token", ("npm_",), r"(?<![A-Za-z0-9_])(?P<s>(?P<p>npm_)[A-Za-z0-9]{36})"),
+    # .npmrc: `//registry/:_authToken=...` (legacy tokens are UUIDs, so no UUID filter here).
+    Rule(
+        "npm-token",
+        ("_authtoken", "_auth=", "_password="),
+        r"(?P<p>:?_authtoken|:?_auth|:?_password)\s{0,3}=\s{0,3}[\"']?(?P<s>[a-z0-9+/=._\-]{16,300})",
+        "npmrc",
+        ci=True,
+    ),
+    Rule("pypi-token", ("pypi-AgE",), rf"(?P<s>(?P<p>pypi-)AgE[{_URLSAFE}]{{50,300}})"),
+    Rule("rubygems-token", ("rubygems_",), r"(?P<s>(?P<p>rubygems_)[0-9a-f]{48})"),
+    Rule("nuget-api-key", ("oy2",), r"(?<![A-Za-z0-9])(?P<s>(?P<p>oy2)[a-z0-9]{43})(?![a-z0-9])"),
+    Rule("docker-hub-token", ("dckr_pat_",), rf"(?P<s>(?P<p>dckr_pat_)[{_URLSAFE}]{{27,40}})"),
+    # --- other developer platforms with fixed prefixes --------------------------------
+    Rule("shopify-token", ("shpat_", "shpca_", "shppa_", "shpss_"),
+         r"(?P<s>(?P<p>shp(?:at|ca|pa|ss)_)[a-fA-F0-9]{32})"),
+    Rule("digitalocean-token", ("dop_v1_", "doo_v1_", "dor_v1_"),
+         r"(?P<s>(?P<p>do[opr]_v1_)[a-f0-9]{64})"),
+    Rule("linear-api-key", ("lin_api_",), r"(?P<s>(?P<p>lin_api_)[A-Za-z0-9]{40})"),
+    Rule("notion-token", ("ntn_", "secret_"),
+         r"(?<![A-Za-z0-9_])(?P<s>(?P<p>ntn_|secret_)[A-Za-z0-9]{43,46})(?![A-Za-z0-9])"),
+    Rule("atlassian-api-token", ("ATATT3",), r"(?P<s>(?P<p>ATATT3)[A-Za-z0-9_=\-]{150,250})"),
+    Rule("hashicorp-vault-token", ("hvs.", "hvb.", "hvr."),
+         r"(?<![A-Za-z0-9])(?P<s>(?P<p>hv[sbr]\.)[A-Za-z0-9_\-]{24,200})"),
+    Rule("terraform-cloud-token", (".atlasv1.",),
+         r"(?P<s>(?P<p>)[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70})"),
+    Rule("databricks-token", ("dapi",), r"(?<![A-Za-z0-9])(?P<s>(?P<p>dapi)[a-f0-9]{32}(?:-\d)?)"),
+    Rule("postman-api-key", ("PMAK-",), r"(?P<s>(?P<p>PMAK-)[a-f0-9]{24}-[a-f0-9]{34})"),
+    Rule("doppler-token", ("dp.pt.", "dp.st.", "dp.sa.", "dp.ct."),
+         r"(?P<s>(?P<p>dp\.(?:pt|st|sa|ct)\.)[A-Za-z0-9]{40,50})"),
+    Rule("grafana-token", ("glc_", "glsa_"),
+         r"(?<![A-Za-z0-9_])(?P<s>(?P<p>glc_|glsa_)[A-Za-z0-9_=+/]{32,200})"),
+    Rule("sentry-token", ("sntrys_", "sntryu_"), r"(?P<s>(?P<p>sntry[su]_)[A-Za-z0-9_=+/]{40,300})"),
+    Rule("newrelic-api-key", ("NRAK-",), r"(?P<s>(?P<p>NRAK-)[A-Z0-9]{27})"),
+    Rule("supabase-token", ("sbp_",), r"(?P<s>(?P<p>sbp_)[a-f0-9]{40})"),
+    Rule("planetscale-token", ("pscale_",),
+         r"(?P<s>(?P<p>pscale_(?:tkn|pw|oauth)_)[A-Za-z0-9_=.\-]{32,64})"),
+    Rule("pulumi-token", ("pul-",), r"(?<![A-Za-z0-9])(?P<s>(?P<p>pul-)[a-f0-9]{40})"),
+    Rule("mapbox-secret-token", ("sk.eyJ",),
+         rf"(?P<s>(?P<p>sk\.eyJ)[{_URLSAFE}]{{20,200}}\.[{_URLSAFE}]{{20,100}})"),
+    Rule("flyio-token", ("fo1_", "fm2_"), rf"(?P<s>(?P<p>fo1_|fm2_)[{_URLSAFE}+/=]{{40,1000}})"),
+    # --- structural: JWTs, URLs with passwords, HTTP auth, CLI flags ----------------------
+    # RFC 7519 compact form: two base64url JSON parts starting with '{"' -> "eyJ", signature.
+    Rule(
+        "jwt",
+        ("eyJ",),
+        rf"(?<![A-Za-z0-9_\-.])(?P<s>(?P<p>eyJ)[{_URLSAFE}]{{10,4000}}\.eyJ[{_URLSAFE}]{{10,4000}}"
+        rf"\.[{_URLSAFE}]{{16,1000}})",
+        "jwt",
+    ),
+    # RFC 3986 userinfo: scheme://user:password@host (DSNs, git remotes, proxies).
+    Rule(
+        "url-password",
+        ("://",),
+        r"(?P<p>[A-Za-z][A-Za-z0-9+.\-]{1,20}://)(?P<u>[^\s:/?#@\"'<>`]{0,100}):"
+        r"(?P<s>[^\s/?#@\"'<>`]{1,200})@[^\s/?#@\"'<>`:]",
+        "url",
+    ),
+    # RFC 7617 / RFC 6750 Authorization headers.
+    Rule(
+        "http-auth-header",
+        ("authorization", "bearer "),
+        r"(?P<p>(?:authorization[\"']?\s{0,3}[:=]\s{0,3}[\"']?)?(?:bearer|basic|token|bot))"
+        r"\s{1,3}(?P<s>[a-z0-9._~+/=\-]{8,2000})",
+        "header",
+        ci=True,
+    ),
+    # curl/wget credentials: `curl -u user:pass`, `--user user:pass`.
+    Rule(
+        "curl-basic-auth",
+        ("-u", "--user"),
+        r"(?:^|\s)(?P<p>-u|--user)(?:\s{1,3}|=)?[\"']?(?P<u>[^\s\"':]{1,100}):"
+        r"(?P<s>[^\s\"']{1,200})",
+        "url",
+    ),
+    # mysql -pPASS (no space), sshpass -p PASS, redis-cli -a PASS.
+    Rule(
+        "cli-password",
+        ("mysql", "mariadb", "sshpass", "redis-cli"),
+        r"(?P<p>(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?\s-p)"
+        r"(?P<s>[^\s\"'\-][^\s\"']{2,100})"
+        r"|(?P<p2>(?:sshpass\s{1,3}-p|redis-cli\b[^\n|;&]{0,200}?\s-a)\s{0,3})[\"']?"
+        r"(?P<s2>[^\s\"']{3,100})",
+        "password",
+    ),
+    # Docker ~/.docker/config.json "auths": base64("user:password").
+    Rule(
+        "docker-auth",
+        ('"auth"',),
+        r"(?P<p>\"auth\")\s{0,3}:\s{0,3}\"(?P<s>[A-Za-z0-9+/=]{8,1000})\"",
+        "basic",
+    ),
+)
+
+# Generic assignments are matched by one regex per keyword (separate literal-prefix regexes
+# measured far faster than one alternation). Keyword -> rule id of what it guards.
+GENERIC_KEYWORDS: dict[str, str] = {
+    "password": "generic-password",
+    "passwd": "generic-password",
+    "passphrase": "generic-password",
+    "pwd": "generic-password",
+    "pass": "generic-password",
+    "secret": "generic-secret",
+    "token": "generic-token",
+    "api_key": "generic-api-key",
+    "apikey": "generic-api-key",
+    "api-key": "generic-api-key",
+    "access_key": "generic-api-key",
+    "accesskey": "generic-api-key",
+    "private_key": "generic-secret",
+    "privatekey": "generic-secret",
+    "signing_key": "generic-secret",
+    "encryption_key": "generic-secret",
+    "master_key": "generic-secret",
+    "credential": "generic-secret",
+}
