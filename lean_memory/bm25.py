@@ -27,28 +27,34 @@ __all__ = [
 
 # -- tokenizer ---------------------------------------------------------------------------------
 
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 # Lucene's English stop set; the data README's "simple" tokenizer uses exactly this set.
-LUCENE_STOP_WORDS = frozenset(
+LUCENE_STOP_WORDS = _words(
     "a an and are as at be but by for if in into is it no not of on or such that the their then"
-    " there these they this to was will with".split()
+    " there these they this to was will with"
 )
 
 # Queries are the prompt an agent is about to answer, so besides Lucene's set we drop the
-# pronouns, auxiliaries and question words of conversational English: they match nearly every
-# note and only add noise. Negations and words that carry meaning in code notes
-# ("not", "no", "off", "up", "all", "before", "after", "new") stay searchable.
-STOP_WORDS = (LUCENE_STOP_WORDS - {"not", "no"}) | frozenset(
+# pronouns, auxiliaries and question words of conversational English (and their contractions,
+# which lose the apostrophe): they match nearly every note and only add noise. Negations and
+# words that carry meaning in code notes ("not", "no", "off", "up", "all", "after", "new", "id")
+# stay searchable.
+STOP_WORDS = (LUCENE_STOP_WORDS - {"not", "no"}) | _words(
     """
     i me my mine myself we us our ours ourselves you your yours yourself yourselves he him his
     himself she her hers herself its itself them theirs themselves what which who whom whose
     when where why how am been being have has had having do does did doing would should could
-    can may might must shall was were than too very so just also only own same some any each
+    can may might must shall were than too very so just also only own same some any each
     both few more most other from about against between through during above below over under
-    again further once here those s t d ll m o re ve y
-    im ive id youre youve youll youd hes shes weve were theyre theyve dont doesnt didnt isnt
+    again further once here those
+    im ive youre youve youll youd hes shes weve theyre theyve dont doesnt didnt isnt
     arent wasnt werent cant couldnt wont wouldnt shouldnt hasnt havent hadnt lets thats whats
     theres heres
-    """.split()
+    """
 )
 
 # A chunk is a run of word characters, possibly joined by the connectors of paths, dotted names,
@@ -60,8 +66,11 @@ _CHUNK = re.compile(r"\w+(?:[./\\:@+#-]+\w+)*")
 _POSSESSIVE = re.compile(r"(?<=\w)['\u2019\u02bc][sS]\b")
 _APOSTROPHE = re.compile(r"(?<=\w)['\u2019\u02bc](?=\w)")
 _ALNUM = re.compile(r"[^\W_]+")
-# Path-like separators; the pieces between them may be compounds themselves ("digest.js").
-_SEGMENT = re.compile(r"[^/\\:@]+")
+# Separators of paths, dotted names and URLs. What they join is a name in its own right
+# ("lib/vault/digest.js", "os.path.join", "3.11.7"), kept whole besides its parts.
+_PATH_SEP = re.compile(r"[./\\:@+#]+")
+# A path component that is itself dotted ("digest.js" in "lib/vault/digest.js").
+_COMPONENT = re.compile(r"[^/\\:@]+\.[^/\\:@]+")
 # Case-style boundaries: parseConfig, HTTPServer, HTTP2Server; but not IPv6 or E0502.
 _CASE_SPLIT = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z]{2})(?=[A-Z][a-z])|(?<=\d)(?=[A-Z][a-z])")
 _ASCII_WORD = re.compile(r"[a-z]+")
@@ -70,7 +79,7 @@ _stem_cache: dict[str, str] = {}
 
 
 def _norm_word(word: str) -> str:
-    """Stem a lowercase plain word (memoised: the same words recur all over a memory)."""
+    """Stem a lowercase word (memoised: the same words recur all over a memory)."""
     stemmed = _stem_cache.get(word)
     if stemmed is None:
         stemmed = _porter_stem(word) if _ASCII_WORD.fullmatch(word) else word
@@ -79,15 +88,16 @@ def _norm_word(word: str) -> str:
     return stemmed
 
 
-def _add_words(part: str, out: list[str]) -> None:
-    """Emit one token per case-style word of an alphanumeric run ("parseConfig" -> parse, config)."""
-    words = _CASE_SPLIT.split(part)
+def _add_identifier(segment: str, out: list[str]) -> None:
+    """Emit the words of an identifier in any case style, and the joined identifier if compound.
+
+    ``parse_config``, ``parse-config``, ``parseConfig`` and ``ParseConfig`` all give the joined
+    token ``parseconfig`` (so each style finds the others) plus ``pars`` and ``config``.
+    """
+    words = [w.lower() for piece in _ALNUM.findall(segment) for w in _CASE_SPLIT.split(piece)]
     if len(words) > 1:
-        whole = part.lower()
-        if whole not in STOP_WORDS:
-            out.append(whole)
+        out.append(_norm_word("".join(words)))
     for word in words:
-        word = word.lower()
         if word not in STOP_WORDS and (len(word) > 1 or word.isdigit()):
             out.append(_norm_word(word))
 
@@ -95,27 +105,23 @@ def _add_words(part: str, out: list[str]) -> None:
 def tokenize(text: str) -> list[str]:
     """Split text into lowercase search tokens: stemmed words, whole identifiers and their parts.
 
-    A compound such as ``lib/vault/digest.js``, ``os.path.join``, ``parse_config``,
-    ``parse-config``, ``HTTPServerError`` or ``3.11.7`` yields itself (lowercased, unstemmed)
-    and then every part, so both the whole name and its words are findable.
+    A name such as ``lib/vault/digest.js``, ``os.path.join`` or ``3.11.7`` yields itself
+    (lowercased), its dotted path components, then its identifiers and words; see
+    ``_add_identifier`` for ``snake_case``, ``kebab-case`` and ``camelCase``.
     """
     text = unicodedata.normalize("NFKC", text)
     text = _APOSTROPHE.sub("", _POSSESSIVE.sub("", text))
     out: list[str] = []
     for chunk in _CHUNK.findall(text):
-        parts = _ALNUM.findall(chunk)
-        if len(parts) == 1 and len(parts[0]) == len(chunk):
-            _add_words(chunk, out)
-            continue
-        out.append(chunk.lower())
-        for segment in _SEGMENT.findall(chunk):
-            # Path components that are compounds themselves ("digest.js") are findable whole.
-            if segment != chunk and not _ALNUM.fullmatch(segment):
-                out.append(segment.lower())
-        for part in parts:
-            _add_words(part, out)
+        segments = _PATH_SEP.split(chunk)
+        if len(segments) > 1:
+            out.append(chunk.lower())
+            components = _COMPONENT.findall(chunk)
+            if len(components) > 1 or (components and components[0] != chunk):
+                out.extend(c.lower() for c in components)
+        for segment in segments:
+            _add_identifier(segment, out)
     return out
-
 
 
 def simple_tokenize(text: str) -> list[str]:
@@ -258,7 +264,7 @@ class BM25Index:
         return heapq.nsmallest(k, items, key=_rank_key)
 
     def to_state(self) -> dict[str, Any]:
-        """The index as plain builtins (str, int, float, list, dict), for ``marshal`` or ``json``."""
+        """The index as plain builtins (str, int, float, list, dict) for ``marshal`` or ``json``."""
         return {
             "format": _STATE_FORMAT,
             "k1": self.k1,

@@ -71,8 +71,7 @@ def ablation_systems() -> list[tuple[str, str, Any]]:
         variant("S-stemmer", _porter_stem=s_stem),
         variant("Lucene-33 stop set", STOP_WORDS=bm25.LUCENE_STOP_WORDS),
         variant("no stop words", STOP_WORDS=frozenset()),
-        ("lean_memory parts only (no whole compounds)", "ablation",
-         lean_ranker(no_compounds)),
+        ("lean_memory parts only (no whole compounds)", "ablation", lean_ranker(no_compounds)),
         ("lean_memory k1=1.5", "lean_memory", lean_ranker(k1=1.5)),
         ("lean_memory k1=0.9 b=0.4", "lean_memory", lean_ranker(k1=0.9, b=0.4)),
     ]

@@ -90,15 +90,17 @@ def evaluate(name: str, ranker: Ranker, split_cat5: bool = False) -> dict[str, M
 # -- rankers -----------------------------------------------------------------------------------
 
 
-def lean_ranker(tokenizer: Callable[[str], list[str]] | None = None, *, k1: float = 1.2,
-                b: float = 0.75) -> Ranker:
+def lean_ranker(
+    tokenizer: Callable[[str], list[str]] | None = None, *, k1: float = 1.2, b: float = 0.75
+) -> Ranker:
     from lean_memory.bm25 import BM25Index, tokenize
 
     tok = tokenizer or tokenize
 
     def make(corpus: Corpus) -> Callable[[str], list[int]]:
-        index = BM25Index.build((("", d["text"]) for d in corpus.docs), k1=k1, b=b,
-                                title_weight=1.0, tokenizer=tok)
+        index = BM25Index.build(
+            (("", d["text"]) for d in corpus.docs), k1=k1, b=b, title_weight=1.0, tokenizer=tok
+        )
         return lambda q: [doc for doc, _ in index.top(q, 10)]
 
     return make
@@ -114,8 +116,9 @@ def rank_bm25_ranker(tokenizer: Callable[[str], list[str]]) -> Ranker:
     return make
 
 
-def bm25s_ranker(tokenizer: Callable[[str], list[str]] | None, *, k1: float = 1.2,
-                 b: float = 0.75) -> Ranker:
+def bm25s_ranker(
+    tokenizer: Callable[[str], list[str]] | None, *, k1: float = 1.2, b: float = 0.75
+) -> Ranker:
     """bm25s "lucene"; tokenizer None = bm25s's own with English stop words + Snowball stemmer."""
     import bm25s
 
@@ -125,8 +128,9 @@ def bm25s_ranker(tokenizer: Callable[[str], list[str]] | None, *, k1: float = 1.
         stemmer = Stemmer.Stemmer("english")
 
         def tokenizer(text: str) -> list[str]:
-            return bm25s.tokenize([text], stopwords="en", stemmer=stemmer, return_ids=False,
-                                  show_progress=False)[0]
+            return bm25s.tokenize(
+                [text], stopwords="en", stemmer=stemmer, return_ids=False, show_progress=False
+            )[0]
 
     tok = tokenizer
 
@@ -146,8 +150,9 @@ def bm25s_ranker(tokenizer: Callable[[str], list[str]] | None, *, k1: float = 1.
     return make
 
 
-def bm25s_scores(corpus: Corpus, tok: Callable[[str], list[str]], k1: float, b: float
-                 ) -> Iterator[tuple[dict, list[float]]]:
+def bm25s_scores(
+    corpus: Corpus, tok: Callable[[str], list[str]], k1: float, b: float
+) -> Iterator[tuple[dict, list[float]]]:
     """(query, bm25s score of every doc) for each query of the corpus, for parity checks."""
     import bm25s
 

@@ -15,7 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import (  # noqa: E402
+from common import (
     Metrics,
     bm25s_ranker,
     evaluate,
@@ -23,7 +23,7 @@ from common import (  # noqa: E402
     rank_bm25_ranker,
 )
 
-from lean_memory import bm25  # noqa: E402
+from lean_memory import bm25
 
 
 def systems(set_name: str) -> list[tuple[str, str, object]]:

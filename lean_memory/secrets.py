@@ -1,0 +1,871 @@
+"""Secret scanning: find credentials in text, files and git's index before they are stored.
+
+Design notes (why, not what):
+
+* Vendor tokens with fixed prefixes give most of the recall at almost no false positives, so
+  every rule first checks cheap literal keywords and only then runs its own small regex.
+* Generic ``password = …`` assignments are judged by their *value*: placeholders, references,
+  identifiers, hashes and masked text are rejected by named filters; entropy alone never flags.
+* Lines are capped (long lines are cut into overlapping windows) and every quantifier is
+  bounded, so no input can make a regex backtrack for long.
+* A :class:`Finding` carries only a recognisable prefix and a SHA-256 fingerprint of the value;
+  the secret itself is never stored, printed or raised.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import LeanMemoryError
+
+__all__ = [
+    "Allowlist",
+    "Finding",
+    "ScanResult",
+    "format_finding",
+    "is_encrypted_blob",
+    "is_hash",
+    "is_identifier",
+    "is_masked",
+    "is_placeholder",
+    "is_public_material",
+    "is_reference",
+    "is_template",
+    "is_uuid",
+    "scan_paths",
+    "scan_staged",
+    "scan_text",
+]
+
+ELLIPSIS = "\u2026"
+MAX_LINE = 4096  # longer lines are scanned in overlapping windows of this size
+_OVERLAP = 512  # longer than any single token we look for, so none is cut in two everywhere
+_ALLOW_MARKERS = ("lean-memory: allow", "pragma: allowlist secret")
+_ALLOW_NEXT_MARKERS = ("lean-memory: allow-next-line", "pragma: allowlist nextline secret")
+_SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", ".cache", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One detected secret, already redacted."""
+
+    rule: str
+    line: int
+    preview: str
+    fingerprint: str
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class Allowlist:
+    """What to ignore: rule ids, path globs (posix, fnmatch) and value fingerprints."""
+
+    rules: frozenset[str] = frozenset()
+    paths: tuple[str, ...] = ()
+    fingerprints: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """Findings of a file scan, and the files that were not scanned with the reason."""
+
+    findings: tuple[Finding, ...]
+    skipped: tuple[tuple[str, str], ...]
+
+
+def format_finding(f: Finding) -> str:
+    """``path:line: rule-id: preview``, the one-line form used by the CLI."""
+    return f"{f.path if f.path is not None else '<text>'}:{f.line}: {f.rule}: {f.preview}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Named false-positive filters. Each takes a candidate value (already unquoted).
+
+_UUID_RE = re.compile(
+    r"\{?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}?"
+)
+_HEX_RE = re.compile(r"[0-9a-fA-F]+")
+_HASH_PREFIX_RE = re.compile(
+    r"(?i)(?:sha1|sha224|sha256|sha384|sha512|md5|blake2[bs]?|xxh\d*|h1)[:\-=]"
+)
+_TEMPLATE_RE = re.compile(
+    r"\$\{[^}]*\}?|\{\{.*\}\}|\{%.*%\}|\$\([^)]*\)?|<%=?.*%>|#\{[^}]*\}|%\([A-Za-z_]\w*\)s"
+    r"|%[A-Za-z_][A-Za-z0-9_]*%|@[A-Za-z_][A-Za-z0-9_]*@|^\$[A-Za-z_][A-Za-z0-9_]*$"
+    r"|^__[A-Za-z0-9_]+__$|^\{[A-Za-z_][A-Za-z0-9_.]*\}$|^%s$|^\{\}$|^\?$"
+)
+_REFERENCE_HINTS = (
+    "os.environ", "os.getenv", "getenv(", "process.env", "env(", "env[", "env.", "settings.",
+    "config.", "conf.", "cfg.", "self.", "this.", "secrets.", "vars.", "params.", "options.",
+    "args.", "context.", "ctx.", "request.", "keyring.", "vault:", "vault(", "ref+", "op://",
+    "arn:aws:secretsmanager", "arn:aws:ssm", "@microsoft.keyvault", "keyvault", "/secrets/",
+    "secretkeyref", "valuefrom", "secretref", "sm://", "awssm://", "gcp:secretmanager",
+)
+_PLACEHOLDER_WORDS = (
+    "example", "changeme", "change_me", "change-me", "changeit", "placeholder", "your_",
+    "your-", "yourpass", "yoursecret", "yourtoken", "yourkey", "xxxx", "redacted", "dummy",
+    "replace", "insert", "todo", "fixme", "sample", "notreal", "not-real", "not_real",
+    "fake", "lorem", "foobar", "secret_here", "here>", "<your", "xxxxx",
+)
+_WEAK_WORDS = frozenset(
+    {
+        "password", "passwd", "passw", "passphrase", "pass", "pwd", "secret", "secrets", "token",
+        "apikey", "key", "admin", "administrator", "root", "test", "tests", "testing", "tester",
+        "default", "none", "null", "nil", "true", "false", "yes", "no", "on", "off",
+        "undefined", "empty", "hidden", "masked", "string", "str", "value", "values", "example",
+        "sample", "dummy", "fake", "foo", "bar", "baz", "foobar", "qux", "changeme", "changeit",
+        "letmein", "qwerty", "welcome", "guest", "user", "username", "login", "postgres",
+        "postgresql", "mysql", "mariadb", "redis", "mongo", "mongodb", "rabbitmq", "oracle",
+        "sa", "demo", "dev", "development", "local", "localhost", "required", "optional",
+        "mypassword", "mysecret", "mytoken", "secretpassword", "supersecret", "abc", "abcdef",
+        "xyz", "todo", "tbd", "na", "unknown", "unset", "dbpassword", "pw", "hunter",
+        "your", "yourpassword", "insecure", "django", "blah", "asdf", "qwer", "abcd",
+    }
+)
+_LEET = str.maketrans({"@": "a", "0": "o", "1": "i", "3": "e", "$": "s", "5": "s", "4": "a"})
+_ENCRYPTED_PREFIXES = (
+    "$ansible_vault", "enc[", "enc(", "!vault", "vault:v", "-----begin pgp message",
+    "-----begin age encrypted", "age-encryption.org", "gaaaaa", "!secret", "!encrypted",
+)
+_PUBLIC_PREFIXES = (
+    "ssh-rsa ", "ssh-ed25519 ", "ssh-dss ", "ecdsa-sha2-", "sk-ssh-", "sk-ecdsa-",
+    "-----begin public key", "-----begin rsa public key", "-----begin certificate",
+    "-----begin pgp public", "-----begin openssh public", "pk_live_", "pk_test_", "pk.eyj",
+    "npub1", "age1",
+)
+_MASK_CHARS = ("\u2026", "***", "\u2022", "###", "...")
+_IDENT_RE = re.compile(
+    r"[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z]+)+|[A-Z][A-Z_]*|[A-Za-z_]\w*(?:(?:\.|->|::)[A-Za-z_]\w*)+"
+)
+_VERSION_RE = re.compile(r"v?\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.]+)?")
+_NUMBER_RE = re.compile(r"[-+]?\d+(?:[.,_]\d+)*(?:[eE][-+]?\d+)?[a-zA-Z%]{0,3}")
+_DATE_RE = re.compile(r"\d{4}-\d\d-\d\d(?:[T ][0-9:.+\-Z]*)?")
+_EXAMPLE_VALUES = frozenset(
+    {
+        # Documented example keys (AWS, Stripe docs, jwt.io), kept as fingerprints so the repo
+        # itself does not contain them in full.
+        "2cafc0970149a84f3b9e62eaf169f36f59907a3b3e31f7b82e68c69cd27f7326",  # Stripe docs test key
+    }
+)
+
+
+def is_uuid(value: str) -> bool:
+    """A UUID (object and request ids, not secrets)."""
+    return len(value) in (36, 38) and _UUID_RE.fullmatch(value) is not None
+
+
+def is_hash(value: str) -> bool:
+    """A digest: ``sha256:…``/``sha512-…`` (lock files, SRI) or bare hex of a digest length."""
+    if _HASH_PREFIX_RE.match(value):
+        return True
+    return len(value) in (32, 40, 56, 64, 96, 128) and _HEX_RE.fullmatch(value) is not None
+
+
+def is_git_sha(value: str) -> bool:
+    """A full or abbreviated git object id."""
+    return 7 <= len(value) <= 40 and value.islower() and _HEX_RE.fullmatch(value) is not None
+
+
+def is_template(value: str) -> bool:
+    """An interpolation that a tool fills in later: ``${TOKEN}``, ``{{ secret }}``, ``$VAR``."""
+    return _TEMPLATE_RE.search(value) is not None
+
+
+def is_reference(value: str) -> bool:
+    """Code or config that points at a secret instead of containing it."""
+    low = value.lower()
+    if any(h in low for h in _REFERENCE_HINTS):
+        return True
+    return "(" in value or value.startswith(("[", "{", "@", "&", "*", "!", "%"))
+
+
+def is_masked(value: str) -> bool:
+    """An already redacted preview, including lean_memory's own ``prefix…`` output."""
+    low = value.lower()
+    return any(c in value for c in _MASK_CHARS) or "xxx" in low or "[filtered]" in low
+
+
+def is_placeholder(value: str) -> bool:
+    """Text a human writes in place of a secret: ``<YOUR_KEY>``, ``changeme``, ``xxxx``."""
+    low = value.lower()
+    if any(w in low for w in _PLACEHOLDER_WORDS):
+        return True
+    if value[:1] in "<[" and value[-1:] in ">]":
+        return True
+    core = re.sub(r"[^a-z]", "", low.translate(_LEET))
+    if core in _WEAK_WORDS or low in _WEAK_WORDS:
+        return True
+    return len(set(low)) <= 2 or _is_sequence(low)
+
+
+def is_encrypted_blob(value: str) -> bool:
+    """Ciphertext meant to be committed: ansible-vault, SOPS ``ENC[…]``, sealed secrets."""
+    low = value.lower()
+    if low.startswith(_ENCRYPTED_PREFIXES):
+        return True
+    # Bitnami sealed secrets: long base64 that starts with the version byte "Ag".
+    return len(value) >= 300 and value.startswith("Ag") and "=" not in value[:-3]
+
+
+def is_public_material(value: str) -> bool:
+    """Public keys, certificates and publishable keys."""
+    return value.lower().startswith(_PUBLIC_PREFIXES)
+
+
+def is_identifier(value: str) -> bool:
+    """A variable, attribute or constant name rather than a literal secret."""
+    return _IDENT_RE.fullmatch(value) is not None
+
+
+def _is_sequence(low: str) -> bool:
+    if len(low) < 6:
+        return False
+    steps = sum(1 for a, b in zip(low, low[1:], strict=False) if ord(b) - ord(a) in (0, 1))
+    return steps >= 0.6 * (len(low) - 1)
+
+
+def _entropy(value: str) -> float:
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def _classes(value: str) -> int:
+    return (
+        any(c.islower() for c in value)
+        + any(c.isupper() for c in value)
+        + any(c.isdigit() for c in value)
+        + any(not c.isalnum() for c in value)
+    )
+
+
+def _fingerprint(value: str) -> str:
+    import hashlib  # lazily: hashlib costs milliseconds at import time
+
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _is_example(value: str) -> bool:
+    return "EXAMPLE" in value.upper() or _fingerprint(value) in _EXAMPLE_VALUES
+
+
+def _rejected_common(value: str) -> bool:
+    """Filters that apply to every free-form value (passwords, tokens, URL passwords)."""
+    return (
+        is_masked(value)
+        or is_template(value)
+        or is_placeholder(value)
+        or is_encrypted_blob(value)
+        or is_public_material(value)
+        or _is_example(value)
+    )
+
+
+def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
+    """Judge a value assigned to a secret-looking name."""
+    min_len = {"password": 6, "secret": 8}.get(kind, 12)
+    if len(value) < min_len or len(value) > 300 or any(c.isspace() for c in value):
+        return False
+    if _rejected_common(value) or is_reference(value) or is_hash(value) and kind == "token":
+        return False
+    if is_uuid(value):
+        return kind in ("api", "secret", "password")
+    low = value.lower()
+    if (
+        _NUMBER_RE.fullmatch(value)
+        or _DATE_RE.fullmatch(value)
+        or _VERSION_RE.fullmatch(value)
+        or low.startswith(("http://", "https://", "/", "./", "../", "~/", "file:"))
+        or re.fullmatch(r"[\w.+\-]+@[\w\-]+\.[\w.\-]+", value)
+        or re.fullmatch(r"[\w\-./]+\.(?:txt|json|ya?ml|pem|key|env|ini|cfg|conf|toml|crt|p12)", low)
+    ):
+        return False
+    if is_identifier(value) and (not quoted or not any(c.isdigit() for c in value)):
+        return False
+    if value.isalpha():
+        # Plain words are prose or names; only long random-looking letters count.
+        return len(value) >= 16 and _entropy(value) >= 3.5 and not value.islower()
+    has_letter = any(c.isalpha() for c in value)
+    return has_letter and _classes(value) >= 2 and (len(value) < 16 or _entropy(value) >= 2.8)
+
+
+def _vendor_ok(value: str, prefix: str) -> bool:
+    """Tokens with a fixed prefix: reject only obvious placeholders and documented examples."""
+    body = value[len(prefix) :] if value.startswith(prefix) else value
+    low = body.lower()
+    if _is_example(value) or any(w in low for w in _PLACEHOLDER_WORDS) or is_masked(body):
+        return False
+    distinct = len(set(low))
+    return distinct >= min(8, len(body) // 3) and not _is_sequence(low)
+
+
+# ---------------------------------------------------------------------------------------------
+# Validators named by the rules' ``check`` field. Each returns whether the match is a secret.
+
+_Validator = Callable[["re.Match[str]", str, str, str], bool]
+
+
+def _check_token(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    return _vendor_ok(value, prefix)
+
+
+def _check_pem(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    return _vendor_ok(value, "") and not is_masked(value)
+
+
+def _check_aws_secret(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    return (
+        _classes(value) >= 3
+        and not _is_example(value)
+        and _vendor_ok(value, "")
+        and not is_hash(value)
+    )
+
+
+def _check_sas(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    start = max(0, text.rfind("\n", 0, m.start()) + 1, m.start() - 1000)
+    before = text[start : m.start()].lower()
+    return any(k in before for k in ("sv=", "se=", "sp=", "srt=", "sr=")) and _vendor_ok(value, "")
+
+
+def _check_url(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    user = m.group("u") or ""
+    if value == user or len(value) < 3 or value.isdigit() and len(value) <= 5:
+        return False
+    return not (_rejected_common(value) or is_reference(value) or value.startswith("$"))
+
+
+def _check_header(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    scheme = prefix.lower().rsplit(None, 1)[-1].rsplit('"', 1)[-1]
+    if scheme.endswith("basic"):
+        decoded = _b64decode(value)
+        if decoded is not None and ":" in decoded:
+            user, _, pw = decoded.partition(":")
+            return bool(pw) and pw != user and len(pw) >= 3 and not _rejected_common(pw)
+    return len(value) >= 16 and _looks_secret(value, "token", quoted=True)
+
+
+def _check_basic(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    decoded = _b64decode(value)
+    if decoded is None or ":" not in decoded:
+        return False
+    user, _, pw = decoded.partition(":")
+    return bool(pw) and pw != user and len(pw) >= 3 and not _rejected_common(pw)
+
+
+def _check_npmrc(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    return not _rejected_common(value) and _classes(value) >= 2
+
+
+def _check_jwt(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    if not _vendor_ok(value, "eyJ"):
+        return False
+    payload = _b64decode(value.split(".")[1])
+    # Supabase "anon" keys are public by design; jwt.io's sample names John Doe.
+    return payload is None or ('"anon"' not in payload and '"John Doe"' not in payload)
+
+
+def _check_password(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    return _looks_secret(value, "password", quoted=True)
+
+
+_VALIDATORS: dict[str, _Validator] = {
+    "token": _check_token,
+    "pem": _check_pem,
+    "aws_secret": _check_aws_secret,
+    "sas": _check_sas,
+    "url": _check_url,
+    "header": _check_header,
+    "basic": _check_basic,
+    "npmrc": _check_npmrc,
+    "jwt": _check_jwt,
+    "password": _check_password,
+}
+
+
+def _b64decode(value: str) -> str | None:
+    import base64
+    import binascii
+
+    raw = value.strip().replace("-", "+").replace("_", "/")
+    try:
+        data = base64.b64decode(raw + "=" * (-len(raw) % 4), validate=True)
+        return data.decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Generic `name = value` assignments and credentials stated in a sentence.
+
+_NON_SECRET_LAST = frozenset(
+    {
+        "id", "ids", "url", "urls", "uri", "uris", "endpoint", "host", "hostname", "port",
+        "path", "paths", "file", "files", "filename", "dir", "directory", "name", "names",
+        "field", "fields", "type", "types", "count", "counts", "len", "length", "size",
+        "limit", "limits", "max", "min", "tokens", "header", "headers", "env", "var", "vars",
+        "variable", "prefix", "suffix", "regex", "re", "pattern", "policy", "policies",
+        "expiry", "expires", "expiration", "expire", "ttl", "timeout", "lifetime", "age",
+        "version", "hint", "help", "label", "placeholder", "text", "message", "msg",
+        "prompt", "enabled", "enable", "disabled", "required", "mode", "format", "kind",
+        "style", "class", "provider", "manager", "store", "backend", "source", "location",
+        "ref", "reference", "arn", "index", "idx", "hash", "hashed", "digest", "sha", "sha1",
+        "sha256", "sha512", "md5", "checksum", "fingerprint", "rotation", "created", "updated",
+        "at", "date", "time", "strength", "rules", "validator", "validation", "check", "link",
+        "service", "usage", "used", "budget", "rate", "user", "username", "login", "email",
+        "flag", "option", "options", "param", "params", "schema", "method", "algorithm", "alg",
+        "counter", "number", "num", "spec", "cache", "table", "column", "col", "attr",
+        "attribute", "property", "prop", "type_", "names", "list", "dict", "map", "set",
+        "input", "output", "widget", "form", "button", "char", "chars", "box", "dialog",
+        "location", "endpoint", "scope", "scopes", "audience", "issuer", "uid", "bits",
+        "cost", "rounds", "iterations", "salt_length", "mgr", "handler", "generator",
+        "factory", "builder", "reader", "writer", "loader", "parser", "class_", "cls",
+        "keyword", "keywords", "callback", "fn", "func", "function", "reset", "changed",
+        "confirmation", "confirm", "policy", "complexity", "visible", "visibility", "toggle",
+        "length_", "error", "errors", "exception", "status", "state", "doc", "docs", "info",
+        "description", "desc", "comment", "note", "notes", "example", "examples", "test",
+        "tests", "sample", "samples", "template", "default_", "module", "modules", "key_id",
+    }
+)
+_NON_SECRET_ANY = frozenset(
+    {"public", "publishable", "pub", "tokenizer", "tokenize", "tokenizers", "example", "sample"}
+)
+_TOKEN_NON_SECRET = frozenset(
+    {
+        "csrf", "xsrf", "next", "page", "pagination", "continuation", "cursor", "sync",
+        "cancel", "cancellation", "idempotency", "request", "max", "num", "total", "input",
+        "output", "prompt", "completion", "completions", "eos", "bos", "pad", "unk", "sep",
+        "cls", "mask", "special", "start", "end", "stop", "lexer", "parse", "parser", "ast",
+        "syntax", "type", "kind", "token", "bucket", "reasoning", "cached", "cache", "image",
+        "audio", "text", "word", "char", "count", "verification", "lookahead", "current",
+        "last", "first", "prev", "previous", "peek",
+    }
+)
+_WORD_RE = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
+
+
+def _generic_pattern(kw: str) -> str:
+    kw_re = re.escape(kw)
+    return (
+        kw_re + r"(?P<rest>[a-z0-9_.\-]{0,30})(?P<q>[\"'`]?\]?\)?)"
+        r"(?P<for>\s(?:for|of|on|to|in)\s[^\n.:=;,\"'`]{1,40}?)?"
+        r"(?P<sep>\s{0,3}(?::=|=>|->|=(?!=)|:(?!:)|>)\s{0,3}"
+        r"|\s{1,3}(?:is|was|are|will be|set to|changed to)\s{1,3}(?:now\s|still\s)?:?\s{0,2}"
+        r"|\s{1,3})"
+        r"(?P<v>\"[^\"\n]{1,300}\"|'[^'\n]{1,300}'|`[^`\n]{1,300}`|[^\s\"'`,;<]{1,300})"
+    )
+
+
+def _kind_of(rule_id: str) -> str:
+    return {
+        "generic-password": "password",
+        "generic-secret": "secret",
+        "generic-api-key": "api",
+    }.get(rule_id, "token")
+
+
+def _judge_generic(
+    kw: str, rule_id: str, m: re.Match[str], text: str
+) -> tuple[str, str, int, int] | None:
+    """Return (key, value, start, end) of a real secret assignment, or None."""
+    kstart, kend = m.start(), m.start() + len(kw)
+    after = text[kend : kend + 1]
+    if after.islower():
+        return None  # the keyword is the start of a longer word: "tokenizer", "passage"
+    b = kstart
+    while b > 0 and text[b - 1] in _KEY_CHARS and kstart - b < 60:
+        b -= 1
+    if kw in ("pass", "pwd") and b < kstart and text[kstart - 1].isalpha():
+        return None  # "bypass", "compass"
+    key = text[b : m.end("rest")]
+    sep = m.group("sep")
+    if m.group("for") and not any(w in sep for w in ("is", "was", "are", "set", "changed")):
+        return None
+    if sep.strip() == "" and not key.startswith("-") and "is" not in sep:
+        return None  # bare whitespace only separates a CLI flag from its value
+    if sep.strip() == ">" and not text[b - 1 : b] == "<":
+        return None
+    words = [w.lower() for w in _WORD_RE.findall(key.lstrip("$@-"))]
+    if not words or words[-1] in _NON_SECRET_LAST or _NON_SECRET_ANY.intersection(words):
+        return None
+    kind = _kind_of(rule_id)
+    if kind == "token" and _TOKEN_NON_SECRET.intersection(words[:-1]):
+        return None
+    if kind == "token" and words[-1] not in ("token", "tokens") and not words[-1].endswith("token"):
+        return None  # "token" in the middle: token_endpoint_auth_method, token_type_hint
+    raw = m.group("v")
+    vstart, vend = m.start("v"), m.end("v")
+    quoted = raw[:1] in "\"'`" and raw[-1:] == raw[:1] and len(raw) >= 2
+    if quoted:
+        value, vstart, vend = raw[1:-1], vstart + 1, vend - 1
+    else:
+        value = raw
+        prose = "is" in sep or "was" in sep or "are" in sep or m.group("for")
+        trail = ".,:)]}" if prose else ")]}"
+        while value and value[-1] in trail and not _balanced(value):
+            value, vend = value[:-1], vend - 1
+        if prose:
+            value, vend = value.rstrip(".,:"), vstart + len(value.rstrip(".,:"))
+    if "{" in value and quoted and raw[:1] in "\"'" and text[m.start("v") - 1 : m.start("v")] in "fr":
+        return None
+    if not _looks_secret(value, kind, quoted=quoted):
+        return None
+    return key, value, vstart, vend
+
+
+def _balanced(value: str) -> bool:
+    closing = value[-1]
+    opening = {")": "(", "]": "[", "}": "{"}.get(closing)
+    return opening is not None and value.count(opening) >= value.count(closing)
+
+
+# ---------------------------------------------------------------------------------------------
+# Kubernetes Secret manifests: `data:` values are base64, so judge the decoded value.
+
+_K8S_KIND_RE = re.compile(r"^\s*[\"']?kind[\"']?\s*:\s*[\"']?Secret[\"']?\s*,?\s*$", re.M)
+_K8S_BLOCK_RE = re.compile(r"^(\s*)(data|stringData)\s*:\s*$")
+_K8S_ITEM_RE = re.compile(r"^(\s+)[\"']?([\w.\-]{1,100})[\"']?\s*:\s*[\"']?([^\s\"']{1,4000})[\"']?\s*$")
+_K8S_PLAIN_KEYS = frozenset(
+    {"username", "user", "host", "hostname", "port", "database", "db", "name", "namespace",
+     "url", "uri", "endpoint", "region", "email", "ca.crt", "tls.crt", "service"}
+)
+
+
+def _scan_k8s(text: str) -> Iterator[tuple[str, int, int, str, str]]:
+    """Yield (rule, start, end, value, preview) for secret values in `kind: Secret` documents."""
+    offset = 0
+    for doc in re.split(r"(?m)^---[^\n]*\n", text):
+        start_of_doc = text.find(doc, offset) if doc else offset
+        offset = start_of_doc + len(doc)
+        if not _K8S_KIND_RE.search(doc):
+            continue
+        block: str | None = None
+        indent = -1
+        pos = start_of_doc
+        for line in doc.split("\n"):
+            line_start = pos
+            pos += len(line) + 1
+            head = _K8S_BLOCK_RE.match(line)
+            if head:
+                block, indent = head.group(2), len(head.group(1))
+                continue
+            item = _K8S_ITEM_RE.match(line)
+            if block is None or item is None or len(item.group(1)) <= indent:
+                if line.strip() and (len(line) - len(line.lstrip())) <= indent:
+                    block = None
+                continue
+            key, raw = item.group(2), item.group(3)
+            if key.lower() in _K8S_PLAIN_KEYS:
+                continue
+            value = _b64decode(raw) if block == "data" else raw
+            if value is None:
+                continue
+            value = value.strip()
+            if key.endswith(".dockerconfigjson") or "PRIVATE KEY" in value:
+                ok = True
+            else:
+                ok = _looks_secret(value, "password", quoted=True)
+            if ok:
+                vstart = line_start + item.start(3)
+                yield "kubernetes-secret", vstart, vstart + len(raw), raw, f"{key}: {ELLIPSIS}"
+
+
+# ---------------------------------------------------------------------------------------------
+# The engine.
+
+
+class _Compiled:
+    """Rules compiled on first use, so importing the package stays cheap."""
+
+    def __init__(self) -> None:
+        from ._secret_rules import GENERIC_KEYWORDS, RULES
+
+        self.rules = [
+            (r.id, r.keywords, re.compile(r.pattern), _VALIDATORS[r.check], r.ci) for r in RULES
+        ]
+        self.generic = [
+            (kw, rid, re.compile(_generic_pattern(kw))) for kw, rid in GENERIC_KEYWORDS.items()
+        ]
+
+
+_COMPILED: _Compiled | None = None
+
+
+def _compiled() -> _Compiled:
+    global _COMPILED
+    if _COMPILED is None:
+        _COMPILED = _Compiled()
+    return _COMPILED
+
+
+def _prepare(text: str) -> tuple[str, list[int] | None]:
+    """Cut lines longer than MAX_LINE into overlapping windows; map new lines to original."""
+    if len(text) <= MAX_LINE:
+        return text, None
+    lines = text.split("\n")
+    if max(map(len, lines)) <= MAX_LINE:
+        return text, None
+    out: list[str] = []
+    line_map: list[int] = []
+    step = MAX_LINE - _OVERLAP
+    for number, line in enumerate(lines, 1):
+        if len(line) <= MAX_LINE:
+            out.append(line)
+            line_map.append(number)
+            continue
+        for i in range(0, len(line) - _OVERLAP, step):
+            out.append(line[i : i + MAX_LINE])
+            line_map.append(number)
+    return "\n".join(out), line_map
+
+
+def _raw_matches(text: str) -> Iterator[tuple[str, int, int, str, str]]:
+    """Yield (rule, start, end, value, preview) candidates, in rule priority order."""
+    comp = _compiled()
+    lower = text.lower()
+    if len(lower) != len(text):  # a character whose lower case is longer: keep offsets aligned
+        lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    for rule_id, keywords, regex, validator, ci in comp.rules:
+        hay = lower if ci else text
+        if not any(k in hay for k in keywords):
+            continue
+        for m in regex.finditer(hay):
+            sgroup = "s" if m.group("s") is not None else "s2"
+            pgroup = "p" if sgroup == "s" else "p2"
+            start, end = m.span(sgroup)
+            value = text[start:end]
+            prefix = text[m.start(pgroup) : m.end(pgroup)]
+            if validator(m, value, prefix, text):
+                yield rule_id, start, end, value, _preview(prefix)
+    for kw, rule_id, regex in comp.generic:
+        if kw not in lower:
+            continue
+        for m in regex.finditer(lower):
+            judged = _judge_generic(kw, rule_id, _Shifted(m, text), text)
+            if judged is not None:
+                key, value, start, end = judged
+                yield rule_id, start, end, value, _preview(key + "=")
+    if "Secret" in text and "kind" in text:
+        yield from _scan_k8s(text)
+
+
+class _Shifted:
+    """A match on the lower-cased text that reads its groups from the original text."""
+
+    def __init__(self, m: re.Match[str], text: str) -> None:
+        self._m = m
+        self._text = text
+
+    def group(self, name: str) -> Any:
+        s, e = self._m.span(name)
+        return None if s < 0 else self._text[s:e]
+
+    def start(self, name: str | int = 0) -> int:
+        return self._m.start(name)
+
+    def end(self, name: str | int = 0) -> int:
+        return self._m.end(name)
+
+    def span(self, name: str | int = 0) -> tuple[int, int]:
+        return self._m.span(name)
+
+
+def _preview(prefix: str) -> str:
+    prefix = prefix.strip()
+    if len(prefix) > 40:
+        prefix = prefix[:40]
+    return prefix + ELLIPSIS
+
+
+def _line_bounds(text: str, pos: int) -> tuple[int, int]:
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return start, len(text) if end < 0 else end
+
+
+def _inline_allowed(text: str, pos: int) -> bool:
+    start, end = _line_bounds(text, pos)
+    line = text[start:end]
+    if any(mk in line for mk in _ALLOW_MARKERS) and not any(
+        mk in line for mk in _ALLOW_NEXT_MARKERS
+    ):
+        return True
+    if start == 0:
+        return False
+    pstart, _ = _line_bounds(text, start - 1)
+    prev = text[pstart : start - 1]
+    return any(mk in prev for mk in _ALLOW_NEXT_MARKERS)
+
+
+def _path_allowed(path: str, allow: Allowlist) -> bool:
+    from fnmatch import fnmatchcase
+
+    posix = path.replace(os.sep, "/")
+    while posix.startswith("./"):
+        posix = posix[2:]
+    return any(fnmatchcase(posix, g) or fnmatchcase(posix, g.rstrip("/") + "/*") for g in allow.paths)
+
+
+def scan_text(text: str, *, allow: Allowlist | None = None, path: str | None = None) -> list[Finding]:
+    """Find secrets in ``text``; each finding is redacted and carries a 1-based line number."""
+    if not text:
+        return []
+    if allow is not None and path is not None and allow.paths and _path_allowed(path, allow):
+        return []
+    scanned, line_map = _prepare(text)
+    starts: list[int] = []  # claimed value spans, sorted by start, to drop overlapping matches
+    ends: list[int] = []
+    raw: list[tuple[int, str, str, str]] = []
+    for rule_id, start, end, value, preview in _raw_matches(scanned):
+        if allow is not None and rule_id in allow.rules:
+            continue
+        i = bisect_right(starts, start)
+        if (i > 0 and ends[i - 1] > start) or (i < len(starts) and starts[i] < end):
+            continue
+        starts.insert(i, start)
+        ends.insert(i, end)
+        raw.append((start, rule_id, value, preview))
+    if not raw:
+        return []
+    raw.sort()
+    findings: list[Finding] = []
+    seen: set[tuple[str, int, str]] = set()
+    line_no, last = 1, 0
+    for start, rule_id, value, preview in raw:
+        line_no += scanned.count("\n", last, start)
+        last = start
+        if _inline_allowed(scanned, start):
+            continue
+        fp = _fingerprint(value)
+        if allow is not None and fp in allow.fingerprints:
+            continue
+        line = line_map[line_no - 1] if line_map is not None else line_no
+        if (rule_id, line, fp) in seen:
+            continue  # the same value seen twice through overlapping windows
+        seen.add((rule_id, line, fp))
+        findings.append(Finding(rule_id, line, preview, fp, path))
+    return findings
+
+
+# ---------------------------------------------------------------------------------------------
+# Files and git's index.
+
+
+def _looks_binary(data: bytes) -> bool:
+    return b"\0" in data[:8192]
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def _iter_files(paths: Sequence[str | os.PathLike[str]]) -> Iterator[str]:
+    for p in paths:
+        p = os.fspath(p)  # noqa: PLW2901
+        if os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
+                for name in sorted(files):
+                    yield os.path.join(root, name)
+        else:
+            yield p
+
+
+def scan_paths(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    allow: Allowlist | None = None,
+    max_bytes: int = 2_000_000,
+) -> ScanResult:
+    """Scan files and folders (recursively; VCS and cache folders, binaries, huge files skipped)."""
+    findings: list[Finding] = []
+    skipped: list[tuple[str, str]] = []
+    for path in _iter_files(paths):
+        shown = path.replace(os.sep, "/")
+        if allow is not None and allow.paths and _path_allowed(shown, allow):
+            continue
+        try:
+            size = os.path.getsize(path)
+            if size > max_bytes:
+                skipped.append((shown, f"too large ({size} bytes > {max_bytes})"))
+                continue
+            with open(path, "rb") as fh:
+                data = fh.read(max_bytes + 1)
+        except OSError as exc:
+            skipped.append((shown, f"unreadable ({exc.strerror or type(exc).__name__})"))
+            continue
+        if _looks_binary(data):
+            skipped.append((shown, "binary"))
+            continue
+        findings.extend(scan_text(_decode(data), allow=allow, path=shown))
+    return ScanResult(tuple(findings), tuple(skipped))
+
+
+def _git(args: Sequence[str], cwd: str, stdin: bytes | None = None) -> bytes:
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            ["git", *args], cwd=cwd, input=stdin, capture_output=True, check=False
+        )
+    except OSError as exc:
+        raise LeanMemoryError(f"cannot run git: {exc.strerror or exc}") from None
+    if proc.returncode != 0:
+        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise LeanMemoryError(f"git {args[0]} failed: {msg[0] if msg else 'unknown error'}")
+    return proc.stdout
+
+
+def scan_staged(
+    cwd: str | os.PathLike[str] = ".", *, allow: Allowlist | None = None, max_bytes: int = 2_000_000
+) -> ScanResult:
+    """Scan the blobs staged in git's index (what the next commit will contain)."""
+    where = os.fspath(cwd)
+    try:
+        top = _git(["rev-parse", "--show-toplevel"], where).decode("utf-8", "replace").strip()
+    except LeanMemoryError:
+        raise LeanMemoryError(f"not a git repository: {where}") from None
+    names = _git(["diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR"], top)
+    paths = [n.decode("utf-8", "surrogateescape") for n in names.split(b"\0") if n]
+    if not paths:
+        return ScanResult((), ())
+    # One `ls-files -s` and one `cat-file --batch` for all files, instead of a process per file.
+    staged = _git(["ls-files", "-s", "-z", "--", *paths], top)
+    entries: list[tuple[str, str]] = []
+    for rec in staged.split(b"\0"):
+        if not rec:
+            continue
+        meta, _, name = rec.partition(b"\t")
+        mode, oid, _stage = meta.decode().split()
+        if mode == "160000":
+            continue  # a submodule: its content is in another repository
+        entries.append((name.decode("utf-8", "surrogateescape"), oid))
+    findings: list[Finding] = []
+    skipped: list[tuple[str, str]] = []
+    blobs = _git(["cat-file", "--batch"], top, "".join(o + "\n" for _, o in entries).encode())
+    pos = 0
+    for name, _oid in entries:
+        header_end = blobs.index(b"\n", pos)
+        header = blobs[pos:header_end].split()
+        size = int(header[2]) if len(header) >= 3 else 0
+        data = blobs[header_end + 1 : header_end + 1 + size]
+        pos = header_end + 1 + size + 1
+        if allow is not None and allow.paths and _path_allowed(name, allow):
+            continue
+        if size > max_bytes:
+            skipped.append((name, f"too large ({size} bytes > {max_bytes})"))
+        elif _looks_binary(data):
+            skipped.append((name, "binary"))
+        else:
+            findings.extend(scan_text(_decode(data), allow=allow, path=name))
+    return ScanResult(tuple(findings), tuple(skipped))

@@ -1,0 +1,101 @@
+"""The shard format: lossless round trips, escaping, hand-written entries."""
+
+from __future__ import annotations
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from lean_memory import format as fmt
+
+# Text biased towards the characters that matter to the format: headings, fences,
+# backslashes, comment markers, CR and LF, plus arbitrary unicode.
+_PIECES = ["## ", "\n", "\r\n", "\r", "```", "~~~", "\\", "   ", "#", "<!-- lean-memory: ",
+           " -->", "id=x; date=2026-01-01", "`", "~", "title", ";", "=", "%"]
+markdownish = st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=5)),
+                       max_size=40).map("".join)
+
+
+@settings(max_examples=400)
+@given(st.one_of(markdownish, st.text()))
+@example("## a\n```\n## b\n")
+@example("pre\r\n## x\r\n<!-- lean-memory: id=1 -->\r\n\r\nbody")
+def test_render_parse_is_lossless(text: str) -> None:
+    assert fmt.parse(text, "s").render() == text
+
+
+@settings(max_examples=400)
+@given(st.one_of(markdownish, st.text()))
+@example("## x\n```\nfoo")
+@example("\\## y\n")
+@example("```\n## in fence\n```\n## out")
+@example("~~~\n```\n## x")
+@example("a\r\nb\r\n\r\n")
+@example("\n\nlead and trail\n\n\n")
+def test_escape_is_inverted_by_unescape(body: str) -> None:
+    assert fmt.unescape_body(fmt.escape_body(body)) == body
+
+
+@settings(max_examples=400)
+@given(body=st.one_of(markdownish, st.text()).filter(lambda s: s.strip() != ""),
+       title=st.text(st.characters(blacklist_categories=("Cc", "Cs")), min_size=1, max_size=30)
+       .filter(lambda s: s.strip() != ""),
+       tags=st.lists(st.text(st.characters(blacklist_categories=("Cc", "Cs")), min_size=1,
+                             max_size=8).filter(lambda s: s.strip() == s and s != ""),
+                     max_size=3, unique=True))
+def test_rendered_entry_parses_back_exactly(body: str, title: str, tags: list[str]) -> None:
+    title = " ".join(title.split())
+    entry = fmt.Entry(id="abc12345", shard="s", title=title, text=body, date="2026-01-02",
+                      tags=tuple(tags), supersedes="x;y", meta=(("said_again", "2"),))
+    before = "# Shard\n\nWhat goes here.\n\n## Hand written\nsome text\n"
+    text = fmt.ensure_separated(before) + fmt.render_entry(entry) + "## After\nmore\n"
+    parsed = fmt.parse(text, "s")
+    assert parsed.render() == text
+    assert [e.title for e in parsed.entries] == ["Hand written", title, "After"]
+    got = parsed.entries[1]
+    assert (got.id, got.text, got.date, got.tags, got.supersedes, got.meta) == (
+        entry.id, body, entry.date, entry.tags, entry.supersedes, entry.meta)
+    assert parsed.entries[0].text == "some text"
+
+
+def test_hand_written_entries_have_deterministic_ids() -> None:
+    text = "# Notes\n\nPreamble line.\n\n## First\n\nA paragraph.\n\n## First\nAgain.\n"
+    a = fmt.parse(text, "insights")
+    b = fmt.parse(text, "insights")
+    assert [e.id for e in a.entries] == [e.id for e in b.entries]
+    assert len({e.id for e in a.entries}) == 2
+    assert a.preamble == "# Notes\n\nPreamble line.\n\n"
+    assert [e.text for e in a.entries] == ["A paragraph.", "Again."]
+    assert a.description == "Preamble line."
+    # an edit of the body does not change the id of a hand-written entry
+    edited = fmt.parse(text.replace("A paragraph.", "Another."), "insights")
+    assert edited.entries[0].id == a.entries[0].id
+
+
+def test_headings_inside_fences_are_not_entries() -> None:
+    text = "## Real\n```md\n## not an entry\n```\n~~~~\n## nor this\n~~~~\n## Second\n"
+    assert [e.title for e in fmt.parse(text).entries] == ["Real", "Second"]
+
+
+def test_unknown_metadata_is_kept_and_bad_date_is_not_trusted() -> None:
+    text = "## T\n<!-- lean-memory: id=a1; date=yesterday; owner=ci%3Bbot; tags=x%2Cy, z -->\n\nb\n"
+    e = fmt.parse(text).entries[0]
+    assert e.date is None
+    assert e.tags == ("x,y", "z")
+    assert e.get("owner") == "ci;bot"
+    assert e.get("date") == "yesterday"
+
+
+def test_metadata_cannot_break_out_of_its_comment() -> None:
+    entry = fmt.Entry(id="i", shard="s", title="T", text="b", tags=("a -->", "b;c=d"),
+                      meta=(("k", "v\n## x"),))
+    raw = fmt.render_entry(entry)
+    assert raw.count("\n") == 5 and "-->" in raw.splitlines()[1]
+    back = fmt.parse(raw).entries[0]
+    assert back.tags == entry.tags and back.meta == entry.meta
+
+
+def test_new_id_is_deterministic_and_avoids_taken_ids() -> None:
+    first = fmt.new_id("s", "t", "x", "2026-01-01", set())
+    assert first == fmt.new_id("s", "t", "x", "2026-01-01", set())
+    second = fmt.new_id("s", "t", "x", "2026-01-01", {first})
+    assert second != first and len(second) == 8
