@@ -208,8 +208,8 @@ RULES: tuple[Rule, ...] = (
     # Square (developer.squareup.com): access tokens and OAuth secrets.
     Rule(
         "square-token",
-        ("sq0atp-", "sq0csp-", "EAAA"),
-        r"(?<![A-Za-z0-9])(?P<s>(?P<p>sq0atp-|sq0csp-|EAAA)[A-Za-z0-9_\-]{22,60})",
+        ("sq0atp-", "sq0csp-"),
+        r"(?<![A-Za-z0-9])(?P<s>(?P<p>sq0atp-|sq0csp-)[A-Za-z0-9_\-]{22,60})",
     ),
     # Braintree/PayPal access tokens.
     Rule(
@@ -357,7 +357,7 @@ RULES: tuple[Rule, ...] = (
         "url-password",
         ("://",),
         r"(?P<p>[A-Za-z][A-Za-z0-9+.\-]{1,20}://)(?P<u>[^\s:/?#@\"'<>`]{0,100}):"
-        r"(?P<s>[^\s/?#@\"'<>`]{1,200})@[^\s/?#@\"'<>`:]",
+        r"(?P<s>[^\s/@\"'<>`]{1,200})@[^\s/?#@\"'<>`:]",
         "url",
     ),
     # RFC 7617 / RFC 6750 Authorization headers.
@@ -386,6 +386,16 @@ RULES: tuple[Rule, ...] = (
         r"|(?P<p2>(?:sshpass\s{1,3}-p|redis-cli\b[^\n|;&]{0,200}?\s-a)\s{0,3})[\"']?"
         r"(?P<s2>[^\s\"']{3,100})",
         "password",
+    ),
+    # Kubernetes/compose env lists: `- name: DB_PASSWORD` then `value: …` on the next line.
+    Rule(
+        "generic-secret",
+        ("name:",),
+        r"name:\s{0,3}[\"']?(?P<p>[a-z0-9_]{0,40}(?:password|passwd|secret|token|api_?key)"
+        r"[a-z0-9_]{0,20})[\"']?[ \t]{0,5}\r?\n[ \t]{0,40}value:[ \t]{0,3}[\"']?"
+        r"(?P<s>[^\s\"']{6,300})",
+        "password",
+        ci=True,
     ),
     # Docker ~/.docker/config.json "auths": base64("user:password").
     Rule(
@@ -417,4 +427,5 @@ GENERIC_KEYWORDS: dict[str, str] = {
     "encryption_key": "generic-secret",
     "master_key": "generic-secret",
     "credential": "generic-secret",
+    "api key": "generic-api-key",
 }

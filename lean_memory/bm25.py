@@ -10,7 +10,10 @@ from __future__ import annotations
 import heapq
 import math
 import re
+import sys
 import unicodedata
+from array import array
+from collections import Counter
 from collections.abc import Callable, Container, Iterable, Sequence
 from typing import Any, Protocol
 
@@ -75,16 +78,25 @@ _COMPONENT = re.compile(r"[^/\\:@]+\.[^/\\:@]+")
 _CASE_SPLIT = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z]{2})(?=[A-Z][a-z])|(?<=\d)(?=[A-Z][a-z])")
 _ASCII_WORD = re.compile(r"[a-z]+")
 
+# Prefixes split off by a hyphen ("re-entry", "non-linear") are not words: the joined token
+# ("reentry") carries the meaning, the fragment would only match unrelated words.
+_BOUND_PREFIXES = _words("anti bi co de multi non post pre pseudo quasi re semi sub un")
+
+# Memoised per distinct word and per distinct chunk: notes repeat the same words and names over
+# and over, so most chunks cost one dict lookup. Both are bounded (cleared when full).
+_CACHE_LIMIT = 200_000
 _stem_cache: dict[str, str] = {}
+_chunk_cache: dict[str, tuple[str, ...]] = {}
 
 
 def _norm_word(word: str) -> str:
-    """Stem a lowercase word (memoised: the same words recur all over a memory)."""
+    """Stem a lowercase word."""
     stemmed = _stem_cache.get(word)
     if stemmed is None:
         stemmed = _porter_stem(word) if _ASCII_WORD.fullmatch(word) else word
-        if len(_stem_cache) < 200_000:
-            _stem_cache[word] = stemmed
+        if len(_stem_cache) >= _CACHE_LIMIT:
+            _stem_cache.clear()
+        _stem_cache[word] = stemmed
     return stemmed
 
 
@@ -97,9 +109,23 @@ def _add_identifier(segment: str, out: list[str]) -> None:
     words = [w.lower() for piece in _ALNUM.findall(segment) for w in _CASE_SPLIT.split(piece)]
     if len(words) > 1:
         out.append(_norm_word("".join(words)))
+        words = [w for w in words if w not in _BOUND_PREFIXES]
     for word in words:
         if word not in STOP_WORDS and (len(word) > 1 or word.isdigit()):
             out.append(_norm_word(word))
+
+
+def _chunk_tokens(chunk: str) -> tuple[str, ...]:
+    out: list[str] = []
+    segments = _PATH_SEP.split(chunk)
+    if len(segments) > 1:
+        out.append(chunk.lower())
+        components = _COMPONENT.findall(chunk)
+        if len(components) > 1 or (components and components[0] != chunk):
+            out.extend(c.lower() for c in components)
+    for segment in segments:
+        _add_identifier(segment, out)
+    return tuple(out)
 
 
 def tokenize(text: str) -> list[str]:
@@ -109,18 +135,21 @@ def tokenize(text: str) -> list[str]:
     (lowercased), its dotted path components, then its identifiers and words; see
     ``_add_identifier`` for ``snake_case``, ``kebab-case`` and ``camelCase``.
     """
-    text = unicodedata.normalize("NFKC", text)
-    text = _APOSTROPHE.sub("", _POSSESSIVE.sub("", text))
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+        text = _APOSTROPHE.sub("", _POSSESSIVE.sub("", text))
+    elif "'" in text:
+        text = _APOSTROPHE.sub("", _POSSESSIVE.sub("", text))
     out: list[str] = []
+    cache = _chunk_cache
     for chunk in _CHUNK.findall(text):
-        segments = _PATH_SEP.split(chunk)
-        if len(segments) > 1:
-            out.append(chunk.lower())
-            components = _COMPONENT.findall(chunk)
-            if len(components) > 1 or (components and components[0] != chunk):
-                out.extend(c.lower() for c in components)
-        for segment in segments:
-            _add_identifier(segment, out)
+        tokens = cache.get(chunk)
+        if tokens is None:
+            tokens = _chunk_tokens(chunk)
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            cache[chunk] = tokens
+        out.extend(tokens)
     return out
 
 
@@ -132,6 +161,9 @@ def simple_tokenize(text: str) -> list[str]:
 # -- index -------------------------------------------------------------------------------------
 
 _STATE_FORMAT = "lean_memory.bm25/1"
+# Bump whenever ``tokenize`` changes its output: cached indexes built with another version are
+# refused by ``from_state`` and get rebuilt.
+TOKENIZER_VERSION = "lean_memory.tokenize/1"
 
 
 class BM25Index:
@@ -155,9 +187,9 @@ class BM25Index:
         n_docs: int,
         avgdl: float,
         terms: dict[str, int],
-        offsets: list[int],
-        docs: list[int],
-        weights: list[float],
+        offsets: Sequence[int],
+        docs: Sequence[int],
+        weights: Sequence[float],
         tokenizer: Callable[[str], list[str]] = tokenize,
     ) -> None:
         self.k1 = k1
@@ -186,39 +218,41 @@ class BM25Index:
         """Index ``(title, body)`` pairs; a document's number is its position in ``docs``."""
         if not (k1 >= 0 and 0 <= b <= 1 and title_weight >= 0):
             raise ValueError("BM25 needs k1 >= 0, 0 <= b <= 1 and title_weight >= 0")
-        postings: dict[str, list[tuple[int, float]]] = {}
+        postings: dict[str, tuple[list[int], list[float]]] = {}
         lengths: list[float] = []
         for number, (title, body) in enumerate(docs):
-            tf: dict[str, float] = {}
-            title_tokens = tokenizer(title) if title and title_weight else []
-            for token in title_tokens:
-                tf[token] = tf.get(token, 0.0) + title_weight
             body_tokens = tokenizer(body)
-            for token in body_tokens:
-                tf[token] = tf.get(token, 0.0) + 1.0
-            lengths.append(title_weight * len(title_tokens) + len(body_tokens))
+            tf: Counter[str] = Counter(body_tokens)
+            length: float = len(body_tokens)
+            if title and title_weight:
+                title_tokens = tokenizer(title)
+                for token in title_tokens:
+                    tf[token] += title_weight  # type: ignore[assignment]
+                length += title_weight * len(title_tokens)
+            lengths.append(length)
             for token, freq in tf.items():
-                if token in postings:
-                    postings[token].append((number, freq))
+                plist = postings.get(token)
+                if plist is None:
+                    postings[token] = ([number], [freq])
                 else:
-                    postings[token] = [(number, freq)]
+                    plist[0].append(number)
+                    plist[1].append(freq)
 
         n_docs = len(lengths)
         avgdl = math.fsum(lengths) / n_docs if n_docs else 0.0
         # Per-document part of the saturation denominator, computed once.
         norms = [k1 * (1.0 - b + b * dl / avgdl) if avgdl else k1 for dl in lengths]
         terms: dict[str, int] = {}
-        offsets = [0]
-        flat_docs: list[int] = []
-        weights: list[float] = []
+        offsets = array("i", [0])
+        flat_docs = array("i")
+        weights = array("d")
         for token in sorted(postings):
-            plist = postings[token]
-            df = len(plist)
+            numbers, freqs = postings[token]
+            df = len(numbers)
             idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
             terms[token] = len(terms)
-            for number, freq in plist:
-                flat_docs.append(number)
-                weights.append(idf * freq / (freq + norms[number]))
+            flat_docs.extend(numbers)
+            weights.extend([idf * f / (f + norms[d]) for d, f in zip(numbers, freqs, strict=True)])
             offsets.append(len(flat_docs))
         return cls(k1=k1, b=b, title_weight=title_weight, n_docs=n_docs, avgdl=avgdl,
                    terms=terms, offsets=offsets, docs=flat_docs, weights=weights,
@@ -263,20 +297,34 @@ class BM25Index:
             items = [item for item in items if item[0] in allowed]
         return heapq.nsmallest(k, items, key=_rank_key)
 
-    def to_state(self) -> dict[str, Any]:
-        """The index as plain builtins (str, int, float, list, dict) for ``marshal`` or ``json``."""
-        return {
+    def to_state(self, *, binary: bool = True) -> dict[str, Any]:
+        """The index as builtins for ``marshal`` (or ``json`` with ``binary=False``).
+
+        Postings are three flat arrays: as little-endian bytes by default, which ``marshal``
+        loads as one block each (10k entries: a few ms), or as lists of int and float.
+        """
+        tokenizer = self.tokenizer
+        state: dict[str, Any] = {
             "format": _STATE_FORMAT,
+            "tokenizer": TOKENIZER_VERSION if tokenizer is tokenize else _qualname(tokenizer),
             "k1": self.k1,
             "b": self.b,
             "title_weight": self.title_weight,
             "n_docs": self.n_docs,
             "avgdl": self.avgdl,
             "terms": self._terms,
-            "offsets": self._offsets,
-            "docs": self._docs,
-            "weights": self._weights,
         }
+        for key, typecode, values in (("offsets", "i", self._offsets), ("docs", "i", self._docs),
+                                      ("weights", "d", self._weights)):  # fmt: skip
+            if binary:
+                packed = values if isinstance(values, array) else array(typecode, values)
+                if sys.byteorder == "big":
+                    packed = array(typecode, packed)
+                    packed.byteswap()
+                state[key] = packed.tobytes()
+            else:
+                state[key] = list(values)
+        return state
 
     @classmethod
     def from_state(
@@ -284,30 +332,54 @@ class BM25Index:
     ) -> BM25Index:
         """Rebuild an index from ``to_state()``; raises ValueError if the state is not one.
 
-        Nothing is copied or converted, so loading costs only what deserialising did.
-        The tokenizer must be the one the index was built with.
+        ``tokenizer`` must be the one the index was built with; a state built by another
+        version of ``tokenize`` is refused, so a stale cache gets rebuilt.
         """
         try:
             if state["format"] != _STATE_FORMAT:
                 raise ValueError(f"unsupported BM25 index format: {state['format']!r}")
+            expected = TOKENIZER_VERSION if tokenizer is tokenize else _qualname(tokenizer)
+            if state["tokenizer"] != expected:
+                raise ValueError(f"index built with tokenizer {state['tokenizer']!r}")
+            arrays = [
+                _unpack(state[key], code)
+                for key, code in (("offsets", "i"), ("docs", "i"), ("weights", "d"))
+            ]
             index = cls(
                 k1=float(state["k1"]), b=float(state["b"]),
                 title_weight=float(state["title_weight"]), n_docs=int(state["n_docs"]),
-                avgdl=float(state["avgdl"]), terms=state["terms"], offsets=state["offsets"],
-                docs=state["docs"], weights=state["weights"], tokenizer=tokenizer,
+                avgdl=float(state["avgdl"]), terms=state["terms"], offsets=arrays[0],
+                docs=arrays[1], weights=arrays[2], tokenizer=tokenizer,
             )  # fmt: skip
-        except (KeyError, TypeError) as exc:
-            raise ValueError(f"not a BM25 index state: {exc}") from None
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"not a BM25 index state: {exc!r}") from None
+        offsets = index._offsets
         if not (
             isinstance(index._terms, dict)
-            and isinstance(index._offsets, list)
-            and len(index._offsets) == len(index._terms) + 1
-            and isinstance(index._docs, list)
-            and isinstance(index._weights, list)
-            and len(index._docs) == len(index._weights) == index._offsets[-1]
+            and len(offsets) == len(index._terms) + 1
+            and len(index._docs) == len(index._weights) == offsets[-1]
         ):
             raise ValueError("not a BM25 index state: inconsistent postings")
         return index
+
+
+def _unpack(value: Any, typecode: str) -> Sequence[Any]:
+    if isinstance(value, list):
+        return value
+    if not isinstance(value, bytes | bytearray | memoryview):
+        raise TypeError(f"postings must be bytes or a list, not {type(value).__name__}")
+    packed = array(typecode)
+    try:
+        packed.frombytes(value)
+    except ValueError as exc:
+        raise TypeError(str(exc)) from None
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return packed
+
+
+def _qualname(fn: Callable[..., Any]) -> str:
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
 
 
 def _rank_key(item: tuple[int, float]) -> tuple[float, int]:

@@ -352,7 +352,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         _say_error(f"{exc.strerror or type(exc).__name__}"
                    f"{': ' + str(exc.filename) if exc.filename else ''}")
         return 2
-    except Exception as exc:  # noqa: BLE001 - the promise is: never a traceback
+    except Exception as exc:
         if os.environ.get("LEAN_MEMORY_DEBUG"):
             raise
         # Only the type: a message could quote the input, and the input may hold a secret.

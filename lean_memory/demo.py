@@ -25,7 +25,8 @@ ENTRIES = [
 ]
 FILLER = [
     ("failures", f"Nightly build {n} failed: the runner ran out of disk while unpacking the "
-                 f"Docker layer cache; prune images before the build step.", f"2026-0{1 + n % 5}-1{n}")
+                 f"Docker layer cache; prune images before the build step.",
+     f"2026-0{1 + n % 5}-1{n}")
     for n in range(8)
 ]
 
@@ -38,8 +39,9 @@ def _fake_token() -> str:
 def run_demo(out: TextIO) -> int:
     from .cli import main
 
-    def step(title: str, *argv: str, stdin_text: str | None = None) -> int:
-        out.write(f"\n== {title}\n$ lean-memory {shlex.join(argv)}\n")
+    def step(title: str, *argv: str) -> int:
+        shown = shlex.join(argv).replace(_fake_token(), _fake_token()[:4] + "…")
+        out.write(f"\n== {title}\n$ lean-memory {shown}\n")
         with contextlib.redirect_stderr(out):
             code = main(["--root", str(root), *argv], out=out)
         if code:

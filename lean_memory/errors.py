@@ -48,5 +48,6 @@ class SecretFound(LeanMemoryError):
         self.findings = tuple(findings)
         rules = ", ".join(sorted({f.rule for f in self.findings}))
         super().__init__(
-            f"refused: {where} contains {len(self.findings)} secret(s) ({rules}); nothing was written"
+            f"refused: {where} contains {len(self.findings)} secret(s) ({rules}); "
+            "nothing was written"
         )

@@ -24,6 +24,12 @@ META_SUFFIX = " -->"
 HEADING = "## "
 _SPECIAL = r"(?:## | {0,3}(?:`{3,}|~{3,}))"
 _ESCAPED = re.compile(r"\\+" + _SPECIAL)
+_UNESCAPE = re.compile(r"^\\(?=\\*" + _SPECIAL + ")", re.MULTILINE)
+# A line start (a newline; offset 0 is checked apart) followed by a heading or a fence
+# marker. A literal first character lets the regex engine skip ahead at C speed.
+_STRUCTURE = re.compile(r"\n(?=" + _SPECIAL + ")")
+_STRUCTURE_AT_0 = re.compile(_SPECIAL)
+_PERCENT = re.compile(r"%([0-9A-F]{2})")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _META_LINE = re.compile(r"<!-- lean-memory: (.*) -->\r?\n?")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -87,19 +93,35 @@ def _opens_fence(line: str) -> str | None:
     return m.group(1)
 
 
-def _heading_lines(lines: list[str]) -> list[int]:
-    """Indexes of entry headings: ``## `` at column 0, outside fenced code."""
+def _structure(text: str) -> tuple[list[int], bool]:
+    """Offsets of entry headings (``## `` at column 0, outside fenced code), and whether
+    a fence is still open at the end.
+
+    Only lines that could matter (headings and fence markers) are looked at, which keeps
+    parsing a multi-megabyte shard in C-speed regex scans rather than a loop over lines.
+    """
     found: list[int] = []
     fence: str | None = None
-    for i, line in enumerate(lines):
+    starts = [m.end() for m in _STRUCTURE.finditer(text)]
+    if _STRUCTURE_AT_0.match(text):
+        starts.insert(0, 0)
+    for start in starts:
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
         if fence is not None:
             if _fence_closes(fence, line):
                 fence = None
         elif line.startswith(HEADING):
-            found.append(i)
+            found.append(start)
         else:
             fence = _opens_fence(line)
-    return found
+    return found, fence is not None
+
+
+def open_fence_at_end(text: str) -> bool:
+    """True when ``text`` ends inside a fenced code block (a heading after it would be
+    swallowed)."""
+    return _structure(text)[1]
 
 
 def split_lines(text: str) -> list[str]:
@@ -145,8 +167,8 @@ def escape_body(body: str) -> str:
 
 
 def unescape_body(text: str) -> str:
-    lines = split_lines(text)
-    return "".join(ln[1:] if _ESCAPED.match(ln) else ln for ln in lines)
+    """Inverse of :func:`escape_body`: drop one backslash where one was added."""
+    return _UNESCAPE.sub("", text) if "\\" in text else text
 
 
 def meta_escape(value: str) -> str:
@@ -154,7 +176,9 @@ def meta_escape(value: str) -> str:
 
 
 def _meta_unescape(value: str) -> str:
-    return re.sub(r"%([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), value)
+    if "%" not in value:
+        return value
+    return _PERCENT.sub(lambda m: chr(int(m.group(1), 16)), value)
 
 
 def format_meta(pairs: list[tuple[str, str]]) -> str:
@@ -206,12 +230,20 @@ def new_id(shard: str, title: str, text: str, date: str, taken: set[str]) -> str
 
 
 def _parse_entry(shard: str, raw: str, line_no: int, nth_title: int) -> Entry:
-    lines = split_lines(raw)
-    title = lines[0][len(HEADING):].rstrip("\r\n").strip()
-    pairs = parse_meta(lines[1]) if len(lines) > 1 else None
+    nl = raw.find("\n")
+    if nl < 0:
+        nl = len(raw)
+    title = raw[len(HEADING):nl].rstrip("\r").strip()
+    pairs = None
+    body_start = nl + 1
+    if raw.startswith(META_PREFIX, body_start):
+        nl2 = raw.find("\n", body_start)
+        end = len(raw) if nl2 < 0 else nl2 + 1
+        pairs = parse_meta(raw[body_start:end])
+        if pairs is not None:
+            body_start = end
     has_meta = pairs is not None
-    region = "".join(lines[2:] if has_meta else lines[1:])
-    text = _strip_body(region, exact=has_meta)
+    text = _strip_body(raw[body_start:], exact=has_meta)
     known: dict[str, str] = {}
     extra: list[tuple[str, str]] = []
     for key, value in pairs or []:
@@ -242,21 +274,23 @@ def _parse_entry(shard: str, raw: str, line_no: int, nth_title: int) -> Entry:
 
 def parse(text: str, name: str = "") -> Shard:
     """Parse a shard. ``parse(t).render() == t`` for every string ``t``."""
-    lines = split_lines(text)
-    heads = _heading_lines(lines)
+    heads = _structure(text)[0]
     if not heads:
         return Shard(name, text, ())
-    preamble = "".join(lines[: heads[0]])
     entries: list[Entry] = []
     seen_titles: dict[str, int] = {}
+    line_no = text.count("\n", 0, heads[0]) + 1
     for n, start in enumerate(heads):
-        end = heads[n + 1] if n + 1 < len(heads) else len(lines)
-        raw = "".join(lines[start:end])
-        title = lines[start][len(HEADING):].rstrip("\r\n").strip()
-        nth = seen_titles.get(title, 0)
-        seen_titles[title] = nth + 1
-        entries.append(_parse_entry(name, raw, start + 1, nth))
-    return Shard(name, preamble, tuple(entries))
+        end = heads[n + 1] if n + 1 < len(heads) else len(text)
+        raw = text[start:end]
+        entry = _parse_entry(name, raw, line_no, 0)
+        nth = seen_titles.get(entry.title, 0)
+        seen_titles[entry.title] = nth + 1
+        if nth and entry.id == derived_id(name, entry.title, 0):
+            entry = replace(entry, id=derived_id(name, entry.title, nth))
+        entries.append(entry)
+        line_no += raw.count("\n")
+    return Shard(name, text[: heads[0]], tuple(entries))
 
 
 def render_entry(entry: Entry, newline: str = "\n") -> str:

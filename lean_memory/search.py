@@ -181,7 +181,7 @@ def configured_retrievers(mem: Memory) -> list[Any]:
         try:
             obj = ep.load()
             out.append(obj() if isinstance(obj, type) else obj)
-        except Exception as exc:  # noqa: BLE001 - a broken plugin must not break search
+        except Exception as exc:
             log.debug("retriever %r failed to load: %s", name, exc)
     return out or [BM25(k1=c.bm25_k1, b=c.bm25_b)]
 
@@ -194,7 +194,7 @@ def _call_with_timeout(retriever: Any, query: str, entries: Sequence[fmt.Entry],
     def run() -> None:
         try:
             box.append(list(retriever.rank(query, entries, k)))
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             box.append(exc)
 
     worker = threading.Thread(target=run, daemon=True, name=f"retriever-{retriever.name}")

@@ -98,7 +98,7 @@ _HASH_PREFIX_RE = re.compile(
 )
 _TEMPLATE_RE = re.compile(
     r"\$\{[^}]*\}?|\{\{.*\}\}|\{%.*%\}|\$\([^)]*\)?|<%=?.*%>|#\{[^}]*\}|%\([A-Za-z_]\w*\)s"
-    r"|%[A-Za-z_][A-Za-z0-9_]*%|@[A-Za-z_][A-Za-z0-9_]*@|^\$[A-Za-z_][A-Za-z0-9_]*$"
+    r"|(?<![A-Za-z0-9])%[A-Za-z_][A-Za-z0-9_]*%(?![A-Za-z0-9])|^@[A-Za-z_][A-Za-z0-9_]*@|^\$[A-Za-z_][A-Za-z0-9_]*$"
     r"|^__[A-Za-z0-9_]+__$|^\{[A-Za-z_][A-Za-z0-9_.]*\}$|^%s$|^\{\}$|^\?$"
 )
 _REFERENCE_HINTS = (
@@ -108,12 +108,19 @@ _REFERENCE_HINTS = (
     "arn:aws:secretsmanager", "arn:aws:ssm", "@microsoft.keyvault", "keyvault", "/secrets/",
     "secretkeyref", "valuefrom", "secretref", "sm://", "awssm://", "gcp:secretmanager",
 )
+_CALL_RE = re.compile(r"[A-Za-z_][\w.:\->]*[(\[]")
+# YAML aliases, CloudFormation/ansible tags, `@var`: a sigil before a name.
+_SIGIL_REF_RE = re.compile(r"[*&!@%][A-Za-z_][A-Za-z_.\-]*(?:\([^)]*\))?")
 _PLACEHOLDER_WORDS = (
     "example", "changeme", "change_me", "change-me", "changeit", "placeholder", "your_",
     "your-", "yourpass", "yoursecret", "yourtoken", "yourkey", "xxxx", "redacted", "dummy",
     "replace", "insert", "todo", "fixme", "sample", "notreal", "not-real", "not_real",
-    "fake", "lorem", "foobar", "secret_here", "here>", "<your", "xxxxx",
+    "fake", "lorem", "foobar", "secret_here", "here>", "<your",
 )
+# Short words turn up by chance inside long random tokens; only long ones mark a placeholder.
+_VENDOR_PLACEHOLDER_WORDS = tuple(w for w in _PLACEHOLDER_WORDS if len(w) >= 6)
+# Random tokens contain "xxx" often enough; a placeholder has a longer run.
+_X_RUN_RE = re.compile(r"(?i)x{5,}|(.)\1{7,}|1234567|abcdef(?:gh|12)")
 _WEAK_WORDS = frozenset(
     {
         "password", "passwd", "passw", "passphrase", "pass", "pwd", "secret", "secrets", "token",
@@ -183,24 +190,32 @@ def is_reference(value: str) -> bool:
     low = value.lower()
     if any(h in low for h in _REFERENCE_HINTS):
         return True
-    return "(" in value or value.startswith(("[", "{", "@", "&", "*", "!", "%"))
+    if _CALL_RE.match(value):
+        return True
+    return value.startswith(("[", "{")) or _SIGIL_REF_RE.fullmatch(value) is not None
 
 
 def is_masked(value: str) -> bool:
     """An already redacted preview, including lean_memory's own ``prefix…`` output."""
     low = value.lower()
-    return any(c in value for c in _MASK_CHARS) or "xxx" in low or "[filtered]" in low
+    return (
+        any(c in value for c in _MASK_CHARS)
+        or "xxxx" in low
+        or "[filtered]" in low
+        or value.count("*") >= 3
+    )
 
 
 def is_placeholder(value: str) -> bool:
     """Text a human writes in place of a secret: ``<YOUR_KEY>``, ``changeme``, ``xxxx``."""
     low = value.lower()
-    if any(w in low for w in _PLACEHOLDER_WORDS):
+    if any(w in low for w in _PLACEHOLDER_WORDS) or _X_RUN_RE.search(value):
         return True
     if value[:1] in "<[" and value[-1:] in ">]":
         return True
-    core = re.sub(r"[^a-z]", "", low.translate(_LEET))
-    if core in _WEAK_WORDS or low in _WEAK_WORDS:
+    letters = re.sub(r"[^a-z]", "", low)
+    leet = re.sub(r"[^a-z]", "", low.translate(_LEET))
+    if letters in _WEAK_WORDS or leet in _WEAK_WORDS or low in _WEAK_WORDS:
         return True
     return len(set(low)) <= 2 or _is_sequence(low)
 
@@ -221,7 +236,10 @@ def is_public_material(value: str) -> bool:
 
 def is_identifier(value: str) -> bool:
     """A variable, attribute or constant name rather than a literal secret."""
-    return _IDENT_RE.fullmatch(value) is not None
+    if _IDENT_RE.fullmatch(value) is None:
+        return False
+    # Names carry few digits; a digit-dense lowercase string is a random value.
+    return sum(c.isdigit() for c in value) < 3 or _entropy(value) < 3.0
 
 
 def _is_sequence(low: str) -> bool:
@@ -275,7 +293,7 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
     min_len = {"password": 6, "secret": 8}.get(kind, 12)
     if len(value) < min_len or len(value) > 300 or any(c.isspace() for c in value):
         return False
-    if _rejected_common(value) or is_reference(value) or is_hash(value) and kind == "token":
+    if _rejected_common(value) or is_reference(value) or _HASH_PREFIX_RE.match(value):
         return False
     if is_uuid(value):
         return kind in ("api", "secret", "password")
@@ -302,7 +320,14 @@ def _vendor_ok(value: str, prefix: str) -> bool:
     """Tokens with a fixed prefix: reject only obvious placeholders and documented examples."""
     body = value[len(prefix) :] if value.startswith(prefix) else value
     low = body.lower()
-    if _is_example(value) or any(w in low for w in _PLACEHOLDER_WORDS) or is_masked(body):
+    if (
+        _is_example(value)
+        or any(w in low for w in _VENDOR_PLACEHOLDER_WORDS)
+        or low.startswith(("your", "fake", "dummy", "test", "todo", "abc"))
+        or _X_RUN_RE.search(body)
+    ):
+        return False
+    if any(c in body for c in _MASK_CHARS):
         return False
     distinct = len(set(low))
     return distinct >= min(8, len(body) // 3) and not _is_sequence(low)
@@ -339,9 +364,12 @@ def _check_sas(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
 
 def _check_url(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
     user = m.group("u") or ""
+    host = text[m.end() - 1 : m.end() + 40].lower()
+    if host.startswith(("example.", "host", "server")) or ".example" in host.split("/")[0]:
+        return False  # RFC 2606 documentation hosts
     if value == user or len(value) < 3 or value.isdigit() and len(value) <= 5:
         return False
-    return not (_rejected_common(value) or is_reference(value) or value.startswith("$"))
+    return not (_rejected_common(value) or value.startswith("$"))
 
 
 def _check_header(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
@@ -351,7 +379,7 @@ def _check_header(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
         if decoded is not None and ":" in decoded:
             user, _, pw = decoded.partition(":")
             return bool(pw) and pw != user and len(pw) >= 3 and not _rejected_common(pw)
-    return len(value) >= 16 and _looks_secret(value, "token", quoted=True)
+    return len(value) >= 16 and _looks_secret(value, "api", quoted=True)
 
 
 def _check_basic(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
@@ -458,10 +486,10 @@ def _generic_pattern(kw: str) -> str:
     kw_re = re.escape(kw)
     return (
         kw_re + r"(?P<rest>[a-z0-9_.\-]{0,30})(?P<q>[\"'`]?\]?\)?)"
-        r"(?P<for>\s(?:for|of|on|to|in)\s[^\n.:=;,\"'`]{1,40}?)?"
+        r"(?P<for>\s(?:for|of|on|in)\s[^\n.:=;,\"'`]{1,40}?)?"
         r"(?P<sep>\s{0,3}(?::=|=>|->|=(?!=)|:(?!:)|>)\s{0,3}"
-        r"|\s{1,3}(?:is|was|are|will be|set to|changed to)\s{1,3}(?:now\s|still\s)?:?\s{0,2}"
-        r"|\s{1,3})"
+        r"|\s{1,3}(?:is|was|are|will be|set to|changed to|to)\s{1,3}(?:now\s|still\s)?:?\s{0,2}"
+        r"|(?(for)(?!)|\s{1,3}))"
         r"(?P<v>\"[^\"\n]{1,300}\"|'[^'\n]{1,300}'|`[^`\n]{1,300}`|[^\s\"'`,;<]{1,300})"
     )
 
@@ -485,8 +513,10 @@ def _judge_generic(
     b = kstart
     while b > 0 and text[b - 1] in _KEY_CHARS and kstart - b < 60:
         b -= 1
-    if kw in ("pass", "pwd") and b < kstart and text[kstart - 1].isalpha():
-        return None  # "bypass", "compass"
+    if kw in ("pass", "pwd") and (
+        b < kstart and text[kstart - 1].isalpha() or m.group("rest") or after.isalpha()
+    ):
+        return None  # "bypass", "pass_fds", "PASSTHROUGH": only a whole-word name
     key = text[b : m.end("rest")]
     sep = m.group("sep")
     if m.group("for") and not any(w in sep for w in ("is", "was", "are", "set", "changed")):
@@ -510,12 +540,10 @@ def _judge_generic(
         value, vstart, vend = raw[1:-1], vstart + 1, vend - 1
     else:
         value = raw
-        prose = "is" in sep or "was" in sep or "are" in sep or m.group("for")
-        trail = ".,:)]}" if prose else ")]}"
-        while value and value[-1] in trail and not _balanced(value):
+        while value and value[-1] in ")]}" and not _balanced(value):
             value, vend = value[:-1], vend - 1
-        if prose:
-            value, vend = value.rstrip(".,:"), vstart + len(value.rstrip(".,:"))
+        # Sentence punctuation is not part of the value.
+        value, vend = value.rstrip(".,:;"), vstart + len(value.rstrip(".,:;"))
     if "{" in value and quoted and raw[:1] in "\"'" and text[m.start("v") - 1 : m.start("v")] in "fr":
         return None
     if not _looks_secret(value, kind, quoted=quoted):

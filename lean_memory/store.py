@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import format as fmt
 from .config import RESERVED, SHARD_NAME, Config, load_config
@@ -33,6 +34,7 @@ DESCRIPTIONS = {
 MAX_ENTRY_BYTES = 1_000_000  # checked before anything else, so a huge paste costs nothing
 MAX_TITLE_CHARS = 120
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_CLAUSE_END = re.compile(r"[.:;!?](?=\s)")
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 
@@ -97,7 +99,7 @@ def check_date(date: str) -> str:
 
 
 def default_title(text: str) -> str:
-    """The first non-empty line of the text, without Markdown markers, cut at a word."""
+    """The first clause of the first non-empty line, without Markdown markers, cut at a word."""
     for line in text.splitlines():
         line = line.strip().lstrip("#>*-+ \t").strip().strip("`")
         if line:
@@ -105,6 +107,9 @@ def default_title(text: str) -> str:
     else:
         line = "Untitled"
     line = " ".join(line.split())
+    clause = _CLAUSE_END.search(line, 16)
+    if clause is not None and clause.start() <= 80:
+        line = line[: clause.start()]
     if len(line) > 80:
         cut = line[:80].rsplit(" ", 1)[0] or line[:80]
         line = cut.rstrip(" ,;:.") + "…"
@@ -114,6 +119,51 @@ def default_title(text: str) -> str:
 def normalize(text: str) -> str:
     """Case- and whitespace-insensitive form used to spot an entry said again."""
     return " ".join(text.casefold().split())
+
+
+_STATS_VERSION = "lean_memory.stats/1"
+
+
+class Summary(NamedTuple):
+    """What INDEX.md, status and put need of a shard, cached by file signature."""
+
+    description: str
+    tokens: int
+    links: tuple[tuple[str, str, str], ...]  # (id, date, supersedes) per entry, "" if none
+
+    @classmethod
+    def of(cls, shard: fmt.Shard) -> Summary:
+        return cls(shard.description, estimate_tokens(shard.render()),
+                   tuple((e.id, e.date or "", e.supersedes or "") for e in shard.entries))
+
+
+def hidden_ids(links: Iterable[tuple[str, str, str]]) -> set[str]:
+    """Ids superseded by another entry; when two conflict, the newest dated wins."""
+    pool = list(links)
+    dates = {entry_id: date for entry_id, date, _ in pool}
+    return {target for _, date, target in pool
+            if target and target in dates and not dates[target] > date}
+
+
+def file_signature(path: Path) -> tuple[int, int, int]:
+    """(size, mtime_ns, inode): changes on every write, atomic replace included."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return (-1, 0, 0)
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def save_cache(path: Path, data: bytes) -> None:
+    """Write a derived file with temp-and-rename; failure only costs speed."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 class Memory:
@@ -195,15 +245,40 @@ class Memory:
         return out
 
     def superseded_ids(self, entries: Iterable[Entry] | None = None) -> set[str]:
-        """Ids named by a live entry's ``supersedes`` (unless the named one is newer)."""
-        pool = list(self.entries() if entries is None else entries)
-        dates = {e.id: e.date or "" for e in pool}
-        hidden: set[str] = set()
-        for e in pool:
-            target = e.supersedes
-            if target and target in dates and not dates[target] > (e.date or ""):
-                hidden.add(target)
-        return hidden
+        """Ids named by an entry's ``supersedes`` (unless the named entry is newer)."""
+        if entries is None:
+            return hidden_ids(link for s in self._summaries({}).values() for link in s.links)
+        return hidden_ids((e.id, e.date or "", e.supersedes or "") for e in entries)
+
+    def _summaries(self, fresh: dict[str, fmt.Shard]) -> dict[str, Summary]:
+        """Per-shard summaries, from ``fresh`` shards in hand, else from the stats cache
+        when the file's (size, mtime, inode) still match, else parsed anew."""
+        import marshal
+
+        cache_path = self.cache_dir / "stats.marshal"
+        try:
+            cached = marshal.loads(cache_path.read_bytes())
+            if not isinstance(cached, dict) or cached.get("v") != _STATS_VERSION:
+                cached = {"v": _STATS_VERSION}
+        except (OSError, EOFError, ValueError, TypeError):
+            cached = {"v": _STATS_VERSION}
+        out: dict[str, Summary] = {}
+        dirty = False
+        for name in self.shards:
+            path = self.shard_path(name)
+            sig = file_signature(path)  # before reading: a later change then shows as stale
+            hit = cached.get(name)
+            if name not in fresh and hit is not None and hit[0] == sig:
+                out[name] = Summary(*hit[1])
+                continue
+            shard = fresh[name] if name in fresh else fmt.parse(self.read_text(path), name)
+            summary = Summary.of(shard)
+            out[name] = summary
+            cached[name] = (sig, tuple(summary))
+            dirty = True
+        if dirty:
+            save_cache(cache_path, marshal.dumps(cached))
+        return out
 
     def get_memory(self, shard: str | None = None, *, query: str | None = None,
                    k: int = 5) -> str:
@@ -229,19 +304,15 @@ class Memory:
         self._require_init()
         return self._status({})
 
-    def _status(self, fresh: dict[str, str]) -> Status:
-        """Status from the shards, reusing ``fresh`` texts already in hand."""
-        texts = {name: fresh[name] if name in fresh else self.read_text(self.shard_path(name))
-                 for name in self.shards}
-        parsed = {name: fmt.parse(text, name) for name, text in texts.items()}
-        hidden = self.superseded_ids(e for s in parsed.values() for e in s.entries)
+    def _status(self, fresh: dict[str, fmt.Shard]) -> Status:
+        """Status from the shards, reusing ``fresh`` shards already in hand."""
+        summaries = self._summaries(fresh)
+        hidden = hidden_ids(link for s in summaries.values() for link in s.links)
         rows = []
-        for name in self.shards:
-            shard = parsed[name]
-            gone = sum(1 for e in shard.entries if e.id in hidden)
-            rows.append(ShardStatus(name, shard.description or DESCRIPTIONS.get(name, ""),
-                                    len(shard.entries) - gone, gone,
-                                    estimate_tokens(texts[name])))
+        for name, s in summaries.items():
+            gone = sum(1 for link in s.links if link[0] in hidden)
+            rows.append(ShardStatus(name, s.description or DESCRIPTIONS.get(name, ""),
+                                    len(s.links) - gone, gone, s.tokens))
         c = self.config
         return Status(tuple(rows), sum(r.tokens for r in rows), c.token_budget,
                       c.compact_threshold)
@@ -295,13 +366,12 @@ class Memory:
             path = self.shard_path(shard)
             current = self.read_text(path)
             parsed = fmt.parse(current, shard)
-            everything = {n: (current if n == shard else self.read_text(self.shard_path(n)))
-                          for n in self.shards}
-            all_entries = [e for n, t in everything.items() for e in
-                           (parsed.entries if n == shard else fmt.parse(t, n).entries)]
-            if supersedes is not None and supersedes not in {e.id for e in all_entries}:
+            summaries = self._summaries({shard: parsed})
+            links = [link for s in summaries.values() for link in s.links]
+            taken = {link[0] for link in links}
+            if supersedes is not None and supersedes not in taken:
                 raise InvalidEntry(f"supersedes {supersedes!r}: no entry has that id")
-            hidden = self.superseded_ids(all_entries)
+            hidden = hidden_ids(links)
             key = normalize(text)
             twin = next((e for e in parsed.entries
                          if e.id not in hidden and normalize(e.text) == key), None)
@@ -313,20 +383,19 @@ class Memory:
                 if near is not None:
                     twin = add_said_again(near, text, date)
             if twin is not None and supersedes is None and not new:
-                entry = self._said_again(twin, date)
-                new_text = self._replace_entries(parsed, {twin.id: entry}, date)
+                stored = self._said_again(twin, date)
+                result = fmt.Shard(shard, parsed.preamble,
+                                   self._updated(parsed, {twin.id: stored}, date))
+                stored = next(e for e in result.entries if e.id == stored.id)
             else:
-                taken = {e.id for e in all_entries}
-                entry = Entry(id=fmt.new_id(shard, title, text, date, taken), shard=shard,
-                              title=title, text=text, date=date, tags=tag_tuple,
-                              supersedes=supersedes)
-                entry = fmt.with_raw(entry)
-                base = self._replace_entries(parsed, {}, date)
-                new_text = fmt.ensure_separated(base) + entry.raw
-            stored = self._verify(shard, new_text, entry, exact=twin is None)
-            atomic_write(path, new_text)
-            everything[shard] = new_text
-            self.write_index(everything)
+                stored = self._append(parsed, Entry(
+                    id=fmt.new_id(shard, title, text, date, taken), shard=shard, title=title,
+                    text=text, date=date, tags=tag_tuple, supersedes=supersedes), date)
+                result = fmt.Shard(shard, *_appended(parsed, self._updated(parsed, {}, date),
+                                                     stored))
+                stored = result.entries[-1]
+            atomic_write(path, result.render())
+            self.write_index({shard: result})
             due = self._due
         if due and self.config.auto_compact:
             self.compact()
@@ -392,48 +461,37 @@ class Memory:
         meta["last_said"] = max(latest, date) if _DATE.fullmatch(latest) else date
         return replace(entry, meta=tuple(meta.items()))
 
-    def _replace_entries(self, shard: fmt.Shard, updates: dict[str, Entry], date: str) -> str:
-        """Render ``shard`` with ``updates`` applied; give hand-written entries an id and
-        a date (inserting one metadata line, touching nothing else)."""
-        parts = [shard.preamble]
+    def _updated(self, shard: fmt.Shard, updates: dict[str, Entry], date: str) -> list[Entry]:
+        """The entries of ``shard`` with ``updates`` applied; hand-written entries get an id
+        and a date (one metadata line inserted under the heading, nothing else touched)."""
+        out = []
         for e in shard.entries:
-            if e.id in updates:
-                new = updates[e.id]
-                if new.text != e.text:  # the body changed: write the entry anew
-                    parts.append(fmt.with_raw(new).raw)
-                    continue
-                parts.append(self._restamp(e, new) if e.has_meta else
-                             self._stamp(e, [("id", e.id), ("date", date), *new.meta]))
+            new = updates.get(e.id)
+            if new is not None and new.text != e.text:  # the body changed: write it anew
+                out.append(fmt.with_raw(new))
+            elif new is not None:
+                raw = (_restamp(e, new) if e.has_meta else
+                       _stamp(e, [("id", e.id), ("date", date), *new.meta]))
+                out.append(replace(new, raw=raw, has_meta=True))
             elif not e.has_meta:
-                parts.append(self._stamp(e, [("id", e.id), ("date", date)]))
+                raw = _stamp(e, [("id", e.id), ("date", date)])
+                out.append(replace(e, raw=raw, date=date, has_meta=True))
             else:
-                parts.append(e.raw)
-        return "".join(parts)
+                out.append(e)
+        return out
 
     @staticmethod
-    def _stamp(entry: Entry, pairs: list[tuple[str, str]]) -> str:
-        head, sep, rest = entry.raw.partition("\n")
-        newline = "\r\n" if head.endswith("\r") else "\n"
-        meta = fmt.format_meta([(k, fmt.meta_escape(v)) for k, v in pairs])
-        return f"{head}{sep or newline}{meta}{newline}{rest}"
-
-    @staticmethod
-    def _restamp(old: Entry, new: Entry) -> str:
-        """Swap only the metadata line of ``old`` for the fields of ``new``."""
-        lines = fmt.split_lines(old.raw)
-        fresh = fmt.split_lines(fmt.render_entry(new))[1].rstrip("\n")
-        end = lines[1][len(lines[1].rstrip("\r\n")):]
-        lines[1] = fresh + end
-        return "".join(lines)
-
-    @staticmethod
-    def _verify(shard: str, new_text: str, entry: Entry, exact: bool) -> Entry:
-        """Parse what is about to be written and check the entry comes back intact."""
-        for e in fmt.parse(new_text, shard).entries:
-            if e.id == entry.id and e.title == entry.title and (e.text == entry.text or not exact):
-                return e
-        raise ShardError(f"shard {shard!r} has an unclosed code fence before the end; close it "
-                         "by hand, then retry (nothing was written)")
+    def _append(shard: fmt.Shard, entry: Entry, date: str) -> Entry:
+        """The new entry with its raw text, checked to parse back exactly."""
+        entry = fmt.with_raw(entry)
+        back = fmt.parse(entry.raw, shard.name).entries
+        if len(back) != 1 or back[0].text != entry.text or back[0].id != entry.id:
+            raise InvalidEntry("the entry cannot be stored losslessly")  # a bug if ever seen
+        if fmt.open_fence_at_end(shard.render()):
+            raise ShardError(f"shard {shard.name!r} leaves a code fence open at its end, which "
+                             "would swallow new entries; close it by hand, then retry "
+                             "(nothing was written)")
+        return back[0]
 
     def compact(self, *, dry_run: bool = False) -> CompactionReport:
         """Fold the oldest entries when over budget (see :mod:`lean_memory.compaction`)."""
@@ -445,7 +503,8 @@ class Memory:
         """The block a harness injects before ``prompt`` (see :mod:`lean_memory.agents`)."""
         from .agents import digest
 
-        return digest(self, prompt, budget_tokens=budget_tokens)
+        text: str = digest(self, prompt, budget_tokens=budget_tokens)
+        return text
 
     def index(self) -> str:
         """Regenerate INDEX.md and return its text."""
@@ -453,11 +512,12 @@ class Memory:
         with self.lock():
             return self.write_index({})
 
-    def write_index(self, fresh: dict[str, str]) -> str:
-        """Rewrite INDEX.md if it changed; ``fresh`` maps shard names to texts in hand."""
+    def write_index(self, fresh: Mapping[str, fmt.Shard | str]) -> str:
+        """Rewrite INDEX.md if it changed; ``fresh`` maps shard names to shards in hand."""
         from .indexfile import render_index
 
-        status = self._status(fresh)
+        status = self._status({name: fmt.parse(s, name) if isinstance(s, str) else s
+                               for name, s in fresh.items()})
         self._due = status.compaction_due
         text = render_index(status, self.config.max_index_tokens)
         if self.read_text(self.index_path) != text:
@@ -465,6 +525,34 @@ class Memory:
         return text
 
 
-def open(root: str | os.PathLike[str] | None = None) -> Memory:  # noqa: A001 - the spec's name
+def _appended(shard: fmt.Shard, entries: list[Entry],
+              entry: Entry) -> tuple[str, tuple[Entry, ...]]:
+    """(preamble, entries) of ``shard`` with ``entry`` added after a blank line."""
+    preamble = shard.preamble
+    if entries:
+        last = entries[-1]
+        entries[-1] = replace(last, raw=fmt.ensure_separated(last.raw))
+    else:
+        preamble = fmt.ensure_separated(preamble)
+    line = (preamble + "".join(e.raw for e in entries)).count("\n") + 1
+    return preamble, (*entries, replace(entry, line=line))
+
+
+def _stamp(entry: Entry, pairs: list[tuple[str, str]]) -> str:
+    head, sep, rest = entry.raw.partition("\n")
+    newline = "\r\n" if head.endswith("\r") else "\n"
+    meta = fmt.format_meta([(k, fmt.meta_escape(v)) for k, v in pairs])
+    return f"{head}{sep or newline}{meta}{newline}{rest}"
+
+
+def _restamp(old: Entry, new: Entry) -> str:
+    """Swap only the metadata line of ``old`` for the fields of ``new``."""
+    lines = fmt.split_lines(old.raw)
+    fresh = fmt.split_lines(fmt.render_entry(new))[1].rstrip("\n")
+    lines[1] = fresh + lines[1][len(lines[1].rstrip("\r\n")):]
+    return "".join(lines)
+
+
+def open(root: str | os.PathLike[str] | None = None) -> Memory:
     """The memory at ``root`` (found as the spec says when None)."""
     return Memory(root)

@@ -215,18 +215,39 @@ def test_state_round_trip_gives_identical_scores(codec: str) -> None:
     if codec == "marshal":
         loaded = BM25Index.from_state(marshal.loads(marshal.dumps(state)))
     else:
-        loaded = BM25Index.from_state(json.loads(json.dumps(state)))
+        loaded = BM25Index.from_state(json.loads(json.dumps(index.to_state(binary=False))))
     for q in QUERIES:
         assert index.score(q)
         assert loaded.score(q) == index.score(q)
         assert loaded.top(q, 3) == index.top(q, 3)
 
 
-def test_from_state_rejects_garbage() -> None:
+def test_state_is_marshal_ready_builtins() -> None:
     state = BM25Index.build(CORPUS).to_state()
-    for bad in ({}, {**state, "format": "other/1"}, {**state, "docs": state["docs"][:-1]}):
+    assert {type(v) for v in state.values()} <= {str, int, float, bytes, dict}
+    assert marshal.loads(marshal.dumps(state)) == state
+    assert {type(v) for v in BM25Index.build(CORPUS).to_state(binary=False).values()} <= {
+        str, int, float, list, dict}  # fmt: skip
+
+
+def test_from_state_rejects_garbage_and_other_tokenizers() -> None:
+    state = BM25Index.build(CORPUS).to_state()
+    listed = BM25Index.build(CORPUS).to_state(binary=False)
+    for bad in (
+        {},
+        {**state, "format": "other/1"},
+        {**state, "tokenizer": "lean_memory.tokenize/0"},
+        {**state, "docs": state["docs"][:-4]},
+        {**state, "weights": state["weights"][:-3]},
+        {**listed, "docs": listed["docs"][:-1]},
+        {**state, "docs": 3},
+    ):
         with pytest.raises(ValueError):
             BM25Index.from_state(bad)
+    with pytest.raises(ValueError):
+        BM25Index.from_state(state, tokenizer=simple_tokenize)
+    simple = BM25Index.build(CORPUS, tokenizer=simple_tokenize).to_state()
+    assert BM25Index.from_state(simple, tokenizer=simple_tokenize).top("E0502", 1)[0][0] == 4
 
 
 def test_search_finds_agent_memory_by_identifier_parts_and_whole() -> None:

@@ -191,9 +191,10 @@ def test_hand_edits_survive_and_get_an_id(mem: Memory) -> None:
 
 def test_preamble_is_kept_verbatim(mem: Memory) -> None:
     path = mem.shard_path("seed")
-    path.write_text("# Seed\n\nCustom words   with  spacing.\n<!-- a comment -->")
+    preamble = "# Seed\n\nCustom words   with  spacing.\n<!-- a comment -->"
+    path.write_text(preamble)
     mem.put_entry("seed", "fact")
-    assert path.read_text().startswith("# Seed\n\nCustom words   with  spacing.\n<!-- a comment -->")
+    assert path.read_text().startswith(preamble)
 
 
 def test_index_is_deterministic_small_and_regenerated(mem: Memory) -> None:

@@ -21,12 +21,14 @@ def patched(**attrs: Any) -> Iterator[None]:
     for k, v in attrs.items():
         setattr(bm25, k, v)
     bm25._stem_cache.clear()
+    bm25._chunk_cache.clear()
     try:
         yield
     finally:
         for k, v in old.items():
             setattr(bm25, k, v)
         bm25._stem_cache.clear()
+        bm25._chunk_cache.clear()
 
 
 def s_stem(word: str) -> str:

@@ -1,6 +1,9 @@
 """Retrieval quality: Recall@5, Recall@10, nDCG@10, MRR@10 of lean_memory beside the references.
 
-    python bench/retrieval/quality.py [--ablations] [--store]
+    python bench/retrieval/quality.py [--ablations] [--titles] [--store] [--sets locomo,cranfield]
+
+--ablations adds tokenizer/parameter variants; --titles measures the title weight on Cranfield
+(whose documents have real titles); --store adds lean_memory's public ``Memory.search`` API.
 
 Every system is measured in the same run, on the data README's metric rules.
 """
@@ -39,6 +42,21 @@ def systems(set_name: str) -> list[tuple[str, str, object]]:
     ]
 
 
+def titled_ranker(weight: float) -> object:
+    """Cranfield documents are "title . abstract": index the title as the title."""
+    from lean_memory.bm25 import BM25Index
+
+    def make(corpus: Corpus) -> object:
+        docs = []
+        for d in corpus.docs:
+            title, _, body = d["text"].partition(" . ")
+            docs.append((title, body))
+        index = BM25Index.build(docs, title_weight=weight)
+        return lambda q: [doc for doc, _ in index.top(q, 10)]
+
+    return make
+
+
 def fmt(m: Metrics) -> str:
     return " | ".join(f"{x:.3f}" for x in m.row())
 
@@ -47,15 +65,29 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", default="locomo,cranfield")
     ap.add_argument("--ablations", action="store_true", help="tokenizer/parameter ablations")
+    ap.add_argument("--titles", action="store_true", help="title weights on Cranfield")
+    ap.add_argument("--store", action="store_true", help="also through Memory.search")
+    ap.add_argument("--only-lean", action="store_true", help="skip the reference systems")
     args = ap.parse_args()
     print("| set | system | tokens | R@5 | R@10 | nDCG@10 | MRR@10 |")
     print("|---|---|---|---|---|---|---|")
     for set_name in args.sets.split(","):
         rows = systems(set_name)
+        if args.only_lean:
+            rows = [r for r in rows if r[1] == "lean_memory"]
         if args.ablations:
             from ablations import ablation_systems
 
             rows = rows + ablation_systems()
+        if args.titles and set_name == "cranfield":
+            rows = rows + [
+                (f"lean_memory title_weight={w}", "lean_memory, title split", titled_ranker(w))
+                for w in (1.0, 1.5, 2.0, 3.0, 4.0, 5.0)
+            ]
+        if args.store:
+            from store_mode import STATS, store_ranker
+
+            rows.append(("lean_memory Memory.search", "lean_memory", store_ranker()))
         for label, tokens, ranker in rows:
             t0 = time.perf_counter()
             res = evaluate(set_name, ranker, split_cat5=set_name == "locomo")  # type: ignore[arg-type]
@@ -65,6 +97,8 @@ def main() -> None:
                 for part in ("cat1-4", "cat5"):
                     print(f"| {set_name} {part} | {label} | {tokens} | {fmt(res[part])} |")
             print(f"<!-- {dt:.1f}s -->", file=sys.stderr)
+        if args.store:
+            print(f"<!-- store: {STATS} -->", file=sys.stderr)
 
 
 if __name__ == "__main__":

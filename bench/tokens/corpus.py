@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (long lines are text templates: the corpus is data)
 """Build a deterministic, mixed corpus of what coding agents store, for the token-estimate bench.
 
 Nothing here is copied into the repository: texts are read at run time from
@@ -179,7 +180,9 @@ def paths(rng: random.Random) -> Iterator[Entry]:
             elif style == 1:
                 lines.append(f"{p}:{r.randint(1, 2400)}:{r.randint(1, 80)}")
             elif style == 2:
-                lines.append(f"- `{p}` — {r.choice(['entry point', 'tests', 'config', 'helper', 'do not edit', 'generated'])}")
+                lines.append(
+                    f"- `{p}` — {r.choice(['entry point', 'tests', 'config', 'helper', 'do not edit', 'generated'])}"
+                )
             else:
                 lines.append(f"M  {p}" if r.random() < 0.5 else f"?? {p}")
         yield Entry("paths", f"gen:paths:{k % 40}", "\n".join(lines))
@@ -188,7 +191,7 @@ def paths(rng: random.Random) -> Iterator[Entry]:
 _CMDS = [
     "git log --oneline -n {n} -- {f}",
     "git diff HEAD~{k} -- {f}",
-    "git commit -m \"fix: {w} in {m}\"",
+    'git commit -m "fix: {w} in {m}"',
     "python -m pytest tests/test_{m}.py -x -q -k {w}",
     "python3 -m mypy --strict {f}",
     "ruff check {f} --fix",
@@ -203,7 +206,7 @@ _CMDS = [
     "export PYTHONPATH=$PWD/src:$PYTHONPATH && python -c 'import {m}; print({m}.__file__)'",
     "tar -czf backup-{n}.tar.gz {d} && ls -lh backup-{n}.tar.gz",
     "kubectl -n {w} logs deploy/{m} --since=1h | grep -i error",
-    "for f in {d}/*.py; do wc -l \"$f\"; done | sort -n | tail -{k}",
+    'for f in {d}/*.py; do wc -l "$f"; done | sort -n | tail -{k}',
 ]
 
 
@@ -217,11 +220,20 @@ def shell(rng: random.Random) -> Iterator[Entry]:
         for _ in range(r.randint(3, 15)):
             tpl = r.choice(_CMDS)
             d = os.path.dirname(r.choice(files)) or "."
-            lines.append(("$ " if r.random() < 0.4 else "")
-                         + tpl.format(n=r.randint(1, 200), n2=r.randint(200, 400), k=r.randint(1, 12),
-                                      f=r.choice(files), d=d, m=r.choice(mods), w=r.choice(words),
-                                      v=f"{r.randint(0, 9)}.{r.randint(0, 30)}.{r.randint(0, 9)}",
-                                      port=r.choice([8000, 8080, 5432, 3000])))
+            lines.append(
+                ("$ " if r.random() < 0.4 else "")
+                + tpl.format(
+                    n=r.randint(1, 200),
+                    n2=r.randint(200, 400),
+                    k=r.randint(1, 12),
+                    f=r.choice(files),
+                    d=d,
+                    m=r.choice(mods),
+                    w=r.choice(words),
+                    v=f"{r.randint(0, 9)}.{r.randint(0, 30)}.{r.randint(0, 9)}",
+                    port=r.choice([8000, 8080, 5432, 3000]),
+                )
+            )
         yield Entry("shell", f"gen:shell:{k % 40}", "\n".join(lines))
 
 
@@ -251,22 +263,32 @@ def logs(rng: random.Random) -> Iterator[Entry]:
         for _ in range(r.randint(5, 30)):
             t += r.randint(0, 90)
             msg = r.choice(_LOG_MSGS).format(
-                id=r.randint(1, 99999), status=r.choice([200, 201, 404, 500, 503]), ms=r.randint(1, 3000),
-                ip=f"10.{r.randint(0, 255)}.{r.randint(0, 255)}.{r.randint(1, 254)}", port=r.choice([5432, 6379, 443]),
-                n=r.randint(1, 64), rows=r.randint(1, 100000), sec=r.random() * 30,
-                uuid="%08x-%04x-4%03x-%04x-%012x" % (r.getrandbits(32), r.getrandbits(16), r.getrandbits(12),
-                                                     r.getrandbits(16), r.getrandbits(48)),
-                st=r.choice(["ok", "failed", "cancelled"]), mb=r.randint(50, 4000),
-                email=f"{r.choice(['ana', 'bob', 'li.wei', 'j.smith'])}@example.com")
+                id=r.randint(1, 99999),
+                status=r.choice([200, 201, 404, 500, 503]),
+                ms=r.randint(1, 3000),
+                ip=f"10.{r.randint(0, 255)}.{r.randint(0, 255)}.{r.randint(1, 254)}",
+                port=r.choice([5432, 6379, 443]),
+                n=r.randint(1, 64),
+                rows=r.randint(1, 100000),
+                sec=r.random() * 30,
+                uuid=f"{r.getrandbits(32):08x}-{r.getrandbits(16):04x}-4{r.getrandbits(12):03x}-{r.getrandbits(16):04x}-{r.getrandbits(48):012x}",
+                st=r.choice(["ok", "failed", "cancelled"]),
+                mb=r.randint(50, 4000),
+                email=f"{r.choice(['ana', 'bob', 'li.wei', 'j.smith'])}@example.com",
+            )
             lvl = r.choice(["INFO", "INFO", "INFO", "DEBUG", "WARNING", "ERROR"])
             ts = f"2025-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}T{t // 3600 % 24:02d}:{t // 60 % 60:02d}:{t % 60:02d}.{r.randint(0, 999):03d}Z"
             mod = r.choice(["app.api", "app.db.pool", "worker", "scheduler", "auth.session"])
             if style == 0:
                 lines.append(f"{ts} {lvl:<7} [{mod}] {msg}")
             elif style == 1:
-                lines.append(json.dumps({"ts": ts, "level": lvl.lower(), "logger": mod, "msg": msg}))
+                lines.append(
+                    json.dumps({"ts": ts, "level": lvl.lower(), "logger": mod, "msg": msg})
+                )
             else:
-                lines.append(f"[{lvl[0]} {ts[5:10]} {ts[11:23]} {r.randint(1000, 32000)} {mod}:{r.randint(10, 900)}] {msg}")
+                lines.append(
+                    f"[{lvl[0]} {ts[5:10]} {ts[11:23]} {r.randint(1000, 32000)} {mod}:{r.randint(10, 900)}] {msg}"
+                )
         yield Entry("logs", f"gen:logs:{k % 40}", "\n".join(lines))
 
 
@@ -285,7 +307,7 @@ def _py_failures() -> list[Callable[[], object]]:
     return [
         lambda: json.loads('{"a": 1, "b": [1, 2,, 3]}'),
         lambda: int("12a"),
-        lambda: open("/nonexistent/dir/config.toml"),  # noqa: SIM115
+        lambda: open("/nonexistent/dir/config.toml"),
         lambda: {"alpha": 1}["beta"],
         lambda: re.compile("(unclosed[group"),
         lambda: ast.literal_eval("__import__('os')"),
@@ -318,36 +340,73 @@ def tracebacks(rng: random.Random) -> Iterator[Entry]:
 
         try:
             call(depth)
-        except Exception:  # noqa: BLE001
+        except Exception:
             tb = traceback.format_exc()
         tb = tb.replace(str(HERE), "/home/dev/work/app/tools")
         if r.random() < 0.3:
-            tb = f"FAILED tests/test_{r.choice(['api', 'store', 'cli'])}.py::test_{r.choice(['load', 'save', 'parse'])}_{k} - " \
-                 + tb.strip().splitlines()[-1] + "\n" + tb
+            tb = (
+                f"FAILED tests/test_{r.choice(['api', 'store', 'cli'])}.py::test_{r.choice(['load', 'save', 'parse'])}_{k} - "
+                + tb.strip().splitlines()[-1]
+                + "\n"
+                + tb
+            )
         yield Entry("traceback", f"py-traceback:{k % len(fails)}", tb)
     for k in range(40):
         r = random.Random(f"jstb{k}")
-        err = r.choice(["TypeError: Cannot read properties of undefined (reading 'map')",
-                        "ReferenceError: fetchUser is not defined",
-                        "Error: ENOENT: no such file or directory, open '/app/config/local.json'"])
+        err = r.choice(
+            [
+                "TypeError: Cannot read properties of undefined (reading 'map')",
+                "ReferenceError: fetchUser is not defined",
+                "Error: ENOENT: no such file or directory, open '/app/config/local.json'",
+            ]
+        )
         frames = []
         for _ in range(r.randint(3, 10)):
-            fn = r.choice(["processTicksAndRejections", "Object.<anonymous>", "UserService.load", "Module._compile",
-                           "async Promise.all (index 0)", "renderWithHooks", "Router.handle"])
-            file = r.choice(["/app/src/services/user.ts", "node:internal/process/task_queues",
-                             "/app/node_modules/express/lib/router/index.js", "webpack-internal:///./src/App.tsx"])
+            fn = r.choice(
+                [
+                    "processTicksAndRejections",
+                    "Object.<anonymous>",
+                    "UserService.load",
+                    "Module._compile",
+                    "async Promise.all (index 0)",
+                    "renderWithHooks",
+                    "Router.handle",
+                ]
+            )
+            file = r.choice(
+                [
+                    "/app/src/services/user.ts",
+                    "node:internal/process/task_queues",
+                    "/app/node_modules/express/lib/router/index.js",
+                    "webpack-internal:///./src/App.tsx",
+                ]
+            )
             frames.append(f"    at {fn} ({file}:{r.randint(1, 900)}:{r.randint(1, 60)})")
         if r.random() < 0.5:
             yield Entry("traceback", f"gen:jstrace:{k % 20}", err + "\n" + "\n".join(frames))
         else:
-            rs = [f"thread 'main' panicked at src/{r.choice(['main', 'lib', 'parser'])}.rs:{r.randint(1, 500)}:{r.randint(1, 40)}:",
-                  r.choice(["called `Result::unwrap()` on an `Err` value: ParseIntError { kind: InvalidDigit }",
-                            "index out of bounds: the len is 3 but the index is 7"]),
-                  "stack backtrace:"]
+            rs = [
+                f"thread 'main' panicked at src/{r.choice(['main', 'lib', 'parser'])}.rs:{r.randint(1, 500)}:{r.randint(1, 40)}:",
+                r.choice(
+                    [
+                        "called `Result::unwrap()` on an `Err` value: ParseIntError { kind: InvalidDigit }",
+                        "index out of bounds: the len is 3 but the index is 7",
+                    ]
+                ),
+                "stack backtrace:",
+            ]
             for i in range(r.randint(3, 12)):
-                fn = r.choice(["core::panicking::panic_fmt", "myapp::parser::Parser::next_token",
-                               "std::rt::lang_start::{{closure}}", "myapp::main"])
-                rs.append(f"  {i:>2}: {fn}\n             at ./src/parser.rs:{r.randint(1, 900)}:{r.randint(1, 50)}")
+                fn = r.choice(
+                    [
+                        "core::panicking::panic_fmt",
+                        "myapp::parser::Parser::next_token",
+                        "std::rt::lang_start::{{closure}}",
+                        "myapp::main",
+                    ]
+                )
+                rs.append(
+                    f"  {i:>2}: {fn}\n             at ./src/parser.rs:{r.randint(1, 900)}:{r.randint(1, 50)}"
+                )
             yield Entry("traceback", f"gen:rstrace:{k % 20}", "\n".join(rs))
 
 
@@ -367,9 +426,17 @@ def data_formats(rng: random.Random) -> Iterator[Entry]:
                 for j in range(0, min(len(conv["queries"]), 120), 30):
                     qs = conv["queries"][j : j + rng.randint(2, 8)]
                     indent = [None, 2, 4][(n + j) % 3]
-                    yield Entry("json", f"json:locomo:{n}", json.dumps({"conv": conv["conv"], "queries": qs},
-                                                                       indent=indent, ensure_ascii=False))
-    for p in [Path("/usr/lib/node_modules/npm/package.json"), *sorted(Path("/usr/lib/node_modules/npm/node_modules").glob("*/package.json"))[:60]]:
+                    yield Entry(
+                        "json",
+                        f"json:locomo:{n}",
+                        json.dumps(
+                            {"conv": conv["conv"], "queries": qs}, indent=indent, ensure_ascii=False
+                        ),
+                    )
+    for p in [
+        Path("/usr/lib/node_modules/npm/package.json"),
+        *sorted(Path("/usr/lib/node_modules/npm/node_modules").glob("*/package.json"))[:60],
+    ]:
         if p.exists():
             yield Entry("json", f"json:{p}", p.read_text(encoding="utf-8")[:3000])
     # YAML / TOML generated from templates (CI workflows, compose files, pyproject)
@@ -377,17 +444,21 @@ def data_formats(rng: random.Random) -> Iterator[Entry]:
         r = random.Random(f"yaml{k}")
         svc = r.choice(["api", "worker", "db", "redis", "web"])
         if k % 2:
-            text = (f"name: CI\non:\n  push:\n    branches: [main]\n  pull_request:\njobs:\n  test:\n"
-                    f"    runs-on: ubuntu-latest\n    strategy:\n      matrix:\n        python: ['3.11', '3.12', '3.13']\n"
-                    f"    steps:\n      - uses: actions/checkout@v4\n      - uses: actions/setup-python@v5\n"
-                    f"        with:\n          python-version: ${{{{ matrix.python }}}}\n"
-                    f"      - run: pip install -e '.[test]'\n      - run: pytest -q --timeout={r.randint(30, 300)}\n")
+            text = (
+                f"name: CI\non:\n  push:\n    branches: [main]\n  pull_request:\njobs:\n  test:\n"
+                f"    runs-on: ubuntu-latest\n    strategy:\n      matrix:\n        python: ['3.11', '3.12', '3.13']\n"
+                f"    steps:\n      - uses: actions/checkout@v4\n      - uses: actions/setup-python@v5\n"
+                f"        with:\n          python-version: ${{{{ matrix.python }}}}\n"
+                f"      - run: pip install -e '.[test]'\n      - run: pytest -q --timeout={r.randint(30, 300)}\n"
+            )
         else:
-            text = (f"services:\n  {svc}:\n    image: {svc}:{r.randint(1, 9)}.{r.randint(0, 20)}\n    ports:\n"
-                    f"      - \"{r.randint(3000, 9000)}:{r.randint(80, 9000)}\"\n    environment:\n"
-                    f"      DATABASE_URL: postgres://app:app@db:5432/app_{k}\n      LOG_LEVEL: debug\n"
-                    f"    depends_on: [db]\n    healthcheck:\n      test: [\"CMD\", \"curl\", \"-f\", \"http://localhost/health\"]\n"
-                    f"      interval: {r.randint(5, 60)}s\n")
+            text = (
+                f"services:\n  {svc}:\n    image: {svc}:{r.randint(1, 9)}.{r.randint(0, 20)}\n    ports:\n"
+                f'      - "{r.randint(3000, 9000)}:{r.randint(80, 9000)}"\n    environment:\n'
+                f"      DATABASE_URL: postgres://app:app@db:5432/app_{k}\n      LOG_LEVEL: debug\n"
+                f'    depends_on: [db]\n    healthcheck:\n      test: ["CMD", "curl", "-f", "http://localhost/health"]\n'
+                f"      interval: {r.randint(5, 60)}s\n"
+            )
         yield Entry("toml_yaml", f"gen:yaml:{k % 10}", text)
     gdir = Path("/usr/lib/google-cloud-sdk/lib/googlecloudsdk/schemas")
     if gdir.is_dir():
@@ -399,7 +470,11 @@ def data_formats(rng: random.Random) -> Iterator[Entry]:
 # ---------------------------------------------------------------- markdown
 def markdown(rng: random.Random) -> Iterator[Entry]:
     cands: list[Path] = []
-    for root in [Path.home() / ".pyenv", Path("/usr/lib/node_modules/npm"), STDLIB / "site-packages"]:
+    for root in [
+        Path.home() / ".pyenv",
+        Path("/usr/lib/node_modules/npm"),
+        STDLIB / "site-packages",
+    ]:
         if root.is_dir():
             cands += sorted(p for p in root.rglob("*.md") if p.stat().st_size > 1500)
     rng.shuffle(cands)
@@ -415,21 +490,49 @@ def markdown(rng: random.Random) -> Iterator[Entry]:
     for k in range(60):
         r = random.Random(f"md{k}")
         t = r.choice(topics)
-        lines = [f"## {t.title()} — decision {k}", "",
-                 f"- **Context**: the {t} step failed on `main` after commit `{r.getrandbits(28):07x}`.",
-                 f"- **Decision**: pin `{r.choice(['requests', 'pydantic', 'sqlalchemy'])}<{r.randint(1, 3)}` and retry with backoff.",
-                 f"- **Why**: see issue #{r.randint(10, 999)}; the flaky test is `tests/test_{t.split()[0]}.py::test_{r.choice(['roundtrip', 'timeout'])}`.",
-                 "", "```bash", f"pytest -q tests/test_{t.split()[0]}.py -k {r.choice(['slow', 'retry'])}", "```", "",
-                 f"1. Run `make {r.choice(['lint', 'test', 'bench'])}` first.",
-                 f"2. Then check `{r.choice(['logs/app.log', '.env.example', 'docs/adr/0003-cache.md'])}`.",
-                 "", "> Note: do not store secrets here."]
+        lines = [
+            f"## {t.title()} — decision {k}",
+            "",
+            f"- **Context**: the {t} step failed on `main` after commit `{r.getrandbits(28):07x}`.",
+            f"- **Decision**: pin `{r.choice(['requests', 'pydantic', 'sqlalchemy'])}<{r.randint(1, 3)}` and retry with backoff.",
+            f"- **Why**: see issue #{r.randint(10, 999)}; the flaky test is `tests/test_{t.split()[0]}.py::test_{r.choice(['roundtrip', 'timeout'])}`.",
+            "",
+            "```bash",
+            f"pytest -q tests/test_{t.split()[0]}.py -k {r.choice(['slow', 'retry'])}",
+            "```",
+            "",
+            f"1. Run `make {r.choice(['lint', 'test', 'bench'])}` first.",
+            f"2. Then check `{r.choice(['logs/app.log', '.env.example', 'docs/adr/0003-cache.md'])}`.",
+            "",
+            "> Note: do not store secrets here.",
+        ]
         yield Entry("markdown", f"gen:md:{k % 20}", "\n".join(lines))
 
 
 # ---------------------------------------------------------------- non-English
-_LANGS = {"de": "latin", "fr": "latin", "es": "latin", "it": "latin", "pt_BR": "latin",
-          "ru": "cyrillic", "uk": "cyrillic", "ja": "cjk", "zh_CN": "cjk", "ko": "cjk"}
-_DOMAINS = ["apt", "coreutils", "grep", "dpkg", "bash", "findutils", "diffutils", "glib20", "gnupg2"]
+_LANGS = {
+    "de": "latin",
+    "fr": "latin",
+    "es": "latin",
+    "it": "latin",
+    "pt_BR": "latin",
+    "ru": "cyrillic",
+    "uk": "cyrillic",
+    "ja": "cjk",
+    "zh_CN": "cjk",
+    "ko": "cjk",
+}
+_DOMAINS = [
+    "apt",
+    "coreutils",
+    "grep",
+    "dpkg",
+    "bash",
+    "findutils",
+    "diffutils",
+    "glib20",
+    "gnupg2",
+]
 
 
 def non_english(rng: random.Random) -> Iterator[Entry]:
@@ -443,7 +546,11 @@ def non_english(rng: random.Random) -> Iterator[Entry]:
                     cat = gettext.GNUTranslations(fh)._catalog  # type: ignore[attr-defined]
                 except (OSError, UnicodeDecodeError):
                     continue
-            msgs = sorted(v for k, v in cat.items() if isinstance(v, str) and isinstance(k, str) and k and len(v) > 20)
+            msgs = sorted(
+                v
+                for k, v in cat.items()
+                if isinstance(v, str) and isinstance(k, str) and k and len(v) > 20
+            )
             r = random.Random(f"{lang}{dom}")
             r.shuffle(msgs)
             for j in range(0, min(len(msgs), 120), 24):
@@ -462,8 +569,19 @@ def non_english(rng: random.Random) -> Iterator[Entry]:
             yield Entry("nonenglish_cjk", f"cjk:{p.name}", text)
 
 
-GENERATORS = [prose_chat, prose_tech, docstrings_and_code, other_code, paths, shell, logs, tracebacks,
-              data_formats, markdown, non_english]
+GENERATORS = [
+    prose_chat,
+    prose_tech,
+    docstrings_and_code,
+    other_code,
+    paths,
+    shell,
+    logs,
+    tracebacks,
+    data_formats,
+    markdown,
+    non_english,
+]
 
 
 def build() -> list[Entry]:
@@ -497,7 +615,15 @@ def make_shards(entries: list[Entry], n: int, seed: str) -> list[tuple[str, str]
         while size < target:
             kind = r.choices(kinds, weights)[0]
             e = r.choice(by_kind[kind])
-            fence = kind in ("python", "code_other", "shell", "logs", "traceback", "json", "toml_yaml")
+            fence = kind in (
+                "python",
+                "code_other",
+                "shell",
+                "logs",
+                "traceback",
+                "json",
+                "toml_yaml",
+            )
             body = f"```\n{e.text.strip()}\n```" if fence else e.text.strip()
             part = f"\n## {2025}-{r.randint(1, 12):02d}-{r.randint(1, 28):02d} {kind}\n\n{body}\n"
             parts.append(part)

@@ -1,9 +1,10 @@
-"""Fit the weights of ``lean_memory.tokens`` on the TRAIN half of the corpus (standard library only).
+"""Fit the weights of ``lean_memory.tokens`` on the TRAIN half of the corpus (stdlib only).
 
-Least squares on the relative error: for every training text, ``sum(w_i * f_i) / target ~ 1``, where
-the target is the geometric mean of the ``o200k_base`` and ``cl100k_base`` counts (so the estimate sits
-between the two encodings), and each kind of text (and the training shards, as one more kind) weighs
-the same in total, whatever its number of entries. Prints the weights to paste into ``_WEIGHTS``.
+Least squares on the relative error: for every training text, ``sum(w_i * f_i) / target ~ 1``,
+where the target is the geometric mean of the ``o200k_base`` and ``cl100k_base`` counts (so the
+estimate sits between the two encodings), and each kind of text (and the training shards, as one
+more kind) weighs the same in total, whatever its number of entries. Prints the weights to paste
+into ``_WEIGHTS``.
 
     python bench/tokens/fit.py
 """
@@ -27,7 +28,7 @@ from lean_memory import tokens  # noqa: E402
 def solve(a: list[list[float]], b: list[float]) -> list[float]:
     """Solve the square system a x = b by Gaussian elimination with partial pivoting."""
     n = len(b)
-    m = [row[:] + [bi] for row, bi in zip(a, b, strict=True)]
+    m = [[*row, bi] for row, bi in zip(a, b, strict=True)]
     for col in range(n):
         piv = max(range(col, n), key=lambda r: abs(m[r][col]))
         m[col], m[piv] = m[piv], m[col]

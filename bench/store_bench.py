@@ -1,0 +1,151 @@
+"""Whole-process cost of `put`, `get <shard>`, `get --query`, `status` against `python -c pass`.
+
+    python bench/store_bench.py [--sizes 1000 10000] [--runs 11]
+
+Builds synthetic memories (entries spread over the six default shards, realistic lengths),
+then times each command as a fresh process, cold where it matters, and reports medians
+and ratios to a bare interpreter start measured in the same run. Also prints
+`python -X importtime -c "import lean_memory"` (self + cumulative of the package).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from lean_memory import Memory  # noqa: E402
+from lean_memory import format as fmt  # noqa: E402
+
+WORDS = ("build test cache flaky windows linux macos docker postgres redis timeout retry "
+         "config parse token index shard entry error warning module import path file lock "
+         "commit branch merge rebase deploy release version python node rust compile link "
+         "memory budget compaction archive query search ranking tokenizer stemmer").split()
+IDENTS = ("parse_config", "HTTPServerError", "test_upload", "os.path.join", "ECONNREFUSED",
+          "lib/vault/digest.js", "E0502", "3.11.7", "ModuleNotFoundError", "getUserById")
+
+
+def synthetic_text(rng: random.Random) -> tuple[str, str]:
+    title = " ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 9)))
+    body = []
+    for _ in range(rng.randint(1, 3)):
+        words = [rng.choice(WORDS) for _ in range(rng.randint(12, 40))]
+        words.insert(rng.randrange(len(words)), rng.choice(IDENTS))
+        body.append(" ".join(words).capitalize() + ".")
+    return title, "\n\n".join(body)
+
+
+def build_memory(root: Path, n: int, seed: int = 7) -> Memory:
+    """Write ``n`` entries straight into the shard files (put would be n processes)."""
+    (root / ".agents").mkdir(parents=True, exist_ok=True)
+    (root / ".agents" / "config.toml").write_text(
+        "[memory]\ntoken_budget = 10000000\n", encoding="utf-8")
+    mem = Memory(root)
+    mem.init()
+    rng = random.Random(seed)
+    parts: dict[str, list[str]] = {s: [mem.read_text(mem.shard_path(s))] for s in mem.shards}
+    taken: set[str] = set()
+    for i in range(n):
+        shard = mem.shards[i % len(mem.shards)]
+        title, text = synthetic_text(rng)
+        date = f"20{20 + i * 6 // n}-{1 + i % 12:02d}-{1 + i % 28:02d}"
+        entry = fmt.Entry(id=fmt.new_id(shard, title, text, date, taken), shard=shard,
+                          title=title, text=text, date=date)
+        taken.add(entry.id)
+        parts[shard].append(fmt.render_entry(entry))
+    for shard, chunks in parts.items():
+        mem.shard_path(shard).write_text("".join(chunks), encoding="utf-8")
+    mem.index()
+    return mem
+
+
+def timed(cmd: list[str], runs: int, cwd: Path, before: object = None) -> float:
+    times = []
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for _ in range(runs):
+        if callable(before):
+            before()
+        t0 = time.perf_counter()
+        subprocess.run(cmd, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def import_time() -> tuple[int, int]:
+    out = subprocess.run([sys.executable, "-X", "importtime", "-c", "import lean_memory"],
+                         capture_output=True, text=True, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}).stderr
+    for line in out.splitlines():
+        if line.rstrip().endswith("| lean_memory"):
+            self_us, cumulative, _ = (part.strip() for part in line.split(":", 1)[1].split("|"))
+            return int(self_us), int(cumulative)
+    raise RuntimeError("lean_memory not in -X importtime output")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
+    ap.add_argument("--runs", type=int, default=11)
+    args = ap.parse_args()
+    py = sys.executable
+    base = timed([py, "-c", "pass"], args.runs, ROOT)
+    self_us, cum_us = import_time()
+    print(f"python -c pass: {base * 1e3:.1f} ms (median of {args.runs})")
+    print(f"import lean_memory: {cum_us / 1e3:.2f} ms cumulative (-X importtime)")
+    print()
+    print("| entries | command | median ms | × python -c pass |")
+    print("|---|---|---|---|")
+    for n in args.sizes:
+        tmp = Path(tempfile.mkdtemp(prefix="lm-bench-"))
+        try:
+            mem = build_memory(tmp, n)
+            lm = [py, "-m", "lean_memory"]
+            counter = iter(range(10**9))
+            cache = mem.cache_dir / "search.marshal"
+
+            def drop_cache() -> None:
+                cache.unlink(missing_ok=True)
+
+            rows = [
+                ("put (new entry)", None, lambda: [*lm, "put", "insights",
+                                                   f"bench fact number {next(counter)}",
+                                                   "--date", "2026-11-30"]),
+                ("get <shard>", None, lambda: [*lm, "get", "failures"]),
+                ("get (INDEX.md)", None, lambda: [*lm, "get"]),
+                ("status", None, lambda: [*lm, "status"]),
+                ("get --query, cold (no cache)", drop_cache,
+                 lambda: [*lm, "get", "--query", "flaky test_upload on windows"]),
+                ("get --query, warm", None,
+                 lambda: [*lm, "get", "--query", "flaky test_upload on windows"]),
+            ]
+            for label, before, make in rows:
+                if label.endswith("warm"):
+                    subprocess.run(make(), cwd=tmp, check=True, stdout=subprocess.DEVNULL,
+                                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+                times = []
+                for _ in range(args.runs):
+                    if before:
+                        before()
+                    cmd = make()
+                    t0 = time.perf_counter()
+                    subprocess.run(cmd, cwd=tmp, check=True, stdout=subprocess.DEVNULL,
+                                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+                    times.append(time.perf_counter() - t0)
+                med = statistics.median(times)
+                print(f"| {n:,} | {label} | {med * 1e3:.1f} | {med / base:.2f} |")
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

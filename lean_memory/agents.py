@@ -1,0 +1,521 @@
+"""Where agents meet the memory: the per-prompt digest, the hook command, agent setup.
+
+* :func:`digest` is the block a harness injects before a prompt: INDEX.md, then the
+  standing rules (live ``conventions`` entries), then the entries that best match the
+  prompt, all within a token budget. The rules have their own share, so the matches can
+  never be crowded out by them (nor they by the matches); one oversized item is cut to a
+  per-item cap; whatever is left out is *said* (a count and the command to get it).
+* :func:`run_hook` is ``python -m lean_memory hook EVENT``: it reads the agent's hook JSON
+  (Claude Code and Codex share the shape) and prints
+  ``{"hookSpecificOutput": {"hookEventName": …, "additionalContext": …}}``. It never blocks
+  the agent: any error, bad input or slow disk means exit 0 and no output (logged to
+  ``.agents/memory/.cache/hook.log`` when there is a memory to log into).
+* :func:`setup_agent` writes the hook configuration and a short instructions section.
+
+See ADR 0006 for the formats relied on and why.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .format import Entry
+    from .search import Hit
+    from .store import Memory
+
+RULES_SHARD = "conventions"
+RULE_CAP = 60  # tokens per rule: a long rule is cut, never carried whole into every prompt
+MATCH_CAP = 250  # tokens per matching entry
+MIN_MATCH = 30  # a match cut below this says too little to be worth its tokens
+MATCH_SHARE = 3  # at least 1/3 of what the index leaves is kept for matches
+K_MATCHES = 5
+MAX_QUERY_CHARS = 4000
+CONTEXT_LIMIT = 9000  # characters; Claude Code and Codex cap additionalContext at 10,000
+HOOK_TIMEOUT = 5.0  # seconds; then the hook gives up silently
+LOG_LIMIT = 256 * 1024
+EVENTS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}
+SECTION_BEGIN = "<!-- lean-memory:begin -->"
+SECTION_END = "<!-- lean-memory:end -->"
+
+
+# -- the digest -----------------------------------------------------------------------
+
+
+def _tokens(text: str) -> int:
+    from .tokens import estimate_tokens
+
+    return estimate_tokens(text)
+
+
+def _clip(text: str, cap: int, suffix: str = "…") -> tuple[str, bool]:
+    """``text`` cut (at a word, with ``suffix``) to at most ``cap`` tokens; (text, was_cut)."""
+    if _tokens(text) <= cap:
+        return text, False
+    low, high = 0, len(text)
+    while low < high:  # the longest prefix whose clipped form fits
+        mid = (low + high + 1) // 2
+        if _tokens(text[:mid].rstrip() + suffix) <= cap:
+            low = mid
+        else:
+            high = mid - 1
+    cut = text[:low]
+    if low < len(text) and not text[low].isspace() and " " in cut.strip():
+        cut = cut.rsplit(" ", 1)[0]  # do not end on half a word
+    cut = cut.rstrip()
+    return (cut + suffix if cut else ""), True
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _rule_line(e: Entry, cap: int, titles_only: bool) -> str:
+    from .dedup import main_text
+
+    title = _one_line(e.title)
+    if titles_only:
+        return f"- {_clip(title, max(cap, 4))[0]}"
+    body = _one_line(main_text(e.text))
+    stem = title.rstrip("…").rstrip()
+    head = f"- {body}" if body.startswith(stem) else f"- **{title}**: {body}"
+    return _clip(head, cap)[0]
+
+
+def _match_block(hit: Hit, cap: int) -> str:
+    from . import format as fmt
+    from .dedup import main_text
+
+    e = hit.entry
+    facts = [hit.shard + (" (archive)" if hit.archived else ""), e.id]
+    if e.date:
+        facts.append(e.date)
+    head = f"### {_one_line(e.title)}\n_{' · '.join(facts)}_\n"
+    room = cap - _tokens(head)
+    body, _ = _clip(main_text(e.text).strip("\r\n"), max(room, 1),
+                      suffix=f"… (cut; full entry in .agents/memory/{hit.shard}.md)")
+    return head + fmt.escape_body(body).rstrip("\n") + "\n"
+
+
+def _index_block(mem: Memory) -> str:
+    text = mem.read_text(mem.index_path)
+    if not text:
+        from .indexfile import render_index
+
+        text = render_index(mem.status(), mem.config.max_index_tokens)
+    lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("<!--")]
+    return "\n".join(lines).strip("\n") + "\n"
+
+
+def _rules(mem: Memory) -> list[Entry]:
+    """Live entries of the conventions shard, in file order.
+
+    Only that shard is parsed; the other shards are only searched (as text) for the
+    metadata lines that supersede something, which keeps this cheap at any size.
+    """
+    if RULES_SHARD not in mem.shards:
+        return []
+    entries = list(mem.read_shard(RULES_SHARD).entries)
+    targets = {e.id: e.date or "" for e in entries}
+    hidden = {e.supersedes for e in entries
+              if e.supersedes in targets and not targets[e.supersedes] > (e.date or "")}
+    for name in mem.shards:
+        if name != RULES_SHARD:
+            hidden |= _superseded_in(mem.read_text(mem.shard_path(name)), targets)
+    return [e for e in entries if e.id not in hidden]
+
+
+def _superseded_in(text: str, targets: dict[str, str]) -> set[str]:
+    """Ids of ``targets`` that a metadata line in ``text`` supersedes (unless newer),
+    by the same rule as :meth:`Memory.superseded_ids`."""
+    from . import format as fmt
+
+    found: set[str] = set()
+    start = text.find("supersedes=")
+    while start != -1:
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", start)
+        line = text[line_start: len(text) if line_end == -1 else line_end + 1]
+        pairs = dict(fmt.parse_meta(line) or ())
+        target = fmt._meta_unescape(pairs.get("supersedes", ""))
+        date = pairs.get("date", "")
+        if target in targets and not targets[target] > date:
+            found.add(target)
+        start = text.find("supersedes=", start + 1 if line_end == -1 else line_end)
+    return found
+
+
+def _matches(mem: Memory, prompt: str) -> list[Hit]:
+    from .bm25 import tokenize
+
+    query = prompt[:MAX_QUERY_CHARS]
+    others = [s for s in mem.shards if s != RULES_SHARD]
+    if not others or not tokenize(query):
+        return []
+    return list(mem.search(query, k=K_MATCHES, shards=others))
+
+
+def _fit_rules(rules: Sequence[Entry], room: int) -> list[str]:
+    """Every rule in ``room`` tokens if at all possible: full (cut at RULE_CAP), then a
+    smaller cap each, then titles only; only then a count of the rules left out."""
+    if not rules:
+        return []
+    n = len(rules)
+    for cap, titles in ((RULE_CAP, False), (max(room // n - 1, 12), False),
+                        (max(room // n - 1, 6), True)):
+        lines = [_rule_line(e, min(cap, RULE_CAP), titles) for e in rules]
+        if sum(_tokens(ln) + 1 for ln in lines) <= room:
+            return lines
+    lines = []
+    used = 0
+    for i, e in enumerate(rules):
+        line = _rule_line(e, 12, True)
+        more = f"- (+{n - i - 1} more rules: `python -m lean_memory get {RULES_SHARD}`)"
+        need = _tokens(line) + 1 + (_tokens(more) + 1 if i < n - 1 else 0)
+        if used + need > room:
+            lines.append(f"- ({n - i} more rules: `python -m lean_memory get {RULES_SHARD}`)")
+            break
+        lines.append(line)
+        used += _tokens(line) + 1
+    return lines
+
+
+def digest(mem: Memory, prompt: str, *, budget_tokens: int = 1200) -> str:
+    """The block to inject before ``prompt``: INDEX.md, the standing rules, the best
+    matches, in at most ``budget_tokens`` (estimated). Deterministic."""
+    mem._require_init()
+    budget = max(int(budget_tokens), 0)
+    index = _index_block(mem)
+    if _tokens(index) > budget // 2:  # a tiny budget: a pointer instead of the index
+        index = ("Project memory: `python -m lean_memory get` (index), "
+                 '`python -m lean_memory get --query "<words>"`.\n')
+    if _tokens(index) > budget:
+        return ""
+    rules = _rules(mem)
+    hits = _matches(mem, prompt) if prompt and prompt.strip() else []
+    rules_head = f"\n## Standing rules ({RULES_SHARD}: follow them)\n"
+    match_head = "\n## Memory matching this prompt\n"
+
+    left = budget - _tokens(index)
+    reserve = 0
+    if hits:
+        reserve = min(left, max(left // MATCH_SHARE, MIN_MATCH + _tokens(match_head) + 1))
+    rule_lines: list[str] = []
+    if rules:
+        rule_lines = _fit_rules(rules, left - reserve - _tokens(rules_head) - 1)
+    parts = [index]
+    if rule_lines:
+        parts.append(rules_head + "\n".join(rule_lines) + "\n")
+    used = sum(_tokens(p) for p in parts) + len(parts)
+
+    blocks: list[str] = []
+    if hits:
+        room = budget - used - _tokens(match_head) - 2
+        shown = 0
+        for hit in hits:
+            note = _left_out_note(len(hits) - shown - 1)
+            cap = min(MATCH_CAP, room - (_tokens(note) + 1 if note else 0))
+            if cap < MIN_MATCH:
+                break
+            block = _match_block(hit, cap)
+            blocks.append(block)
+            room -= _tokens(block) + 1
+            shown += 1
+        if blocks:
+            note = _left_out_note(len(hits) - shown)
+            parts.append(match_head + "\n".join(blocks) + (f"\n{note}\n" if note else ""))
+    text = "".join(parts)
+    while _tokens(text) > budget and len(parts) > 1:  # estimates are not quite additive
+        if blocks and len(parts) == (3 if rule_lines else 2):
+            blocks.pop()
+            note = _left_out_note(len(hits) - len(blocks))
+            parts[-1] = (match_head + "\n".join(blocks) + (f"\n{note}\n" if note else "")
+                         if blocks else "")
+        else:
+            parts.pop()
+        text = "".join(parts)
+    return text if _tokens(text) <= budget else ""
+
+
+def _left_out_note(n: int) -> str:
+    if n <= 0:
+        return ""
+    what = "entry" if n == 1 else "entries"
+    return (f"_({n} more matching {what} left out for the token budget: "
+            '`python -m lean_memory get --query "<words>"`)_')
+
+
+# -- the hook command -----------------------------------------------------------------
+
+
+def _find_memory_root(cwd: object, root: str | None) -> Path | None:
+    """The input's ``cwd`` when it leads to a memory, else ``--root``, env, the cwd."""
+    if isinstance(cwd, str) and cwd:
+        here = Path(cwd)
+        if here.is_absolute() and here.is_dir():
+            for folder in (here, *here.parents):
+                if (folder / ".agents" / "memory").is_dir():
+                    return folder
+    if root:
+        return Path(root)
+    from .store import find_root
+
+    return find_root()
+
+
+def _read_input(stdin: IO[str] | IO[bytes] | Any) -> Any:
+    import json
+
+    stream = getattr(stdin, "buffer", stdin)
+    data = stream.read()
+    if isinstance(data, bytes):
+        data = data.decode("utf-8")
+    return json.loads(data)
+
+
+def hook_output(event: str, root: str | None, payload: Any,
+                budget_tokens: int | None = None) -> str:
+    """The JSON line to print for ``payload`` ('' for nothing); raises on bad input."""
+    import json
+
+    if not isinstance(payload, dict):
+        raise ValueError("hook input is not a JSON object")
+    name = payload.get("hook_event_name")
+    if name not in EVENTS.values():
+        name = EVENTS[event]
+    prompt = payload.get("prompt") if name == "UserPromptSubmit" else ""
+    if not isinstance(prompt, str):
+        raise ValueError("hook input has no prompt string")
+    where = _find_memory_root(payload.get("cwd"), root)
+    if where is None:
+        return ""
+    from .store import Memory
+
+    mem = Memory(where)
+    if not mem.dir.is_dir():
+        return ""  # no memory here: nothing to say
+    _state["mem"] = mem
+    if budget_tokens is None:
+        env = os.environ.get("LEAN_MEMORY_DIGEST_TOKENS", "")
+        budget_tokens = int(env) if env.isdigit() else 1200
+    text = digest(mem, prompt, budget_tokens=budget_tokens)
+    while len(text) > CONTEXT_LIMIT:  # both agents cap additionalContext at 10,000 chars
+        text = text[: text.rstrip("\n").rfind("\n") + 1] if "\n" in text.rstrip("\n") else ""
+    if not text.strip():
+        return ""
+    out = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
+    return json.dumps(out, ensure_ascii=True) + "\n"
+
+
+_state: dict[str, Any] = {}
+
+
+def _log(event: str, message: str) -> None:
+    """One line in ``.cache/hook.log`` of the memory being served, if any; never raises."""
+    mem = _state.get("mem")
+    if mem is None:
+        return
+    try:
+        import time
+
+        path = mem.cache_dir / "hook.log"
+        if not mem.dir.is_dir():
+            return
+        path.parent.mkdir(exist_ok=True)
+        if path.exists() and path.stat().st_size > LOG_LIMIT:
+            path.write_bytes(path.read_bytes()[-LOG_LIMIT // 2:])
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"{stamp} {event}: {message}\n")
+    except Exception:  # noqa: BLE001, S110 - logging must never break the hook
+        pass
+
+
+def _describe(exc: BaseException) -> str:
+    """The exception's type and where it happened; never its message (it could quote
+    the prompt, and the prompt may hold a secret)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    where = f" at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}" if tb else ""
+    return f"{type(exc).__name__}{where}"
+
+
+def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
+    """``hook EVENT``: print the context for the agent, or nothing. Always returns 0."""
+    import threading
+
+    box: list[Any] = []
+    _state.clear()
+
+    def work() -> None:
+        try:
+            box.append(hook_output(event, root, _read_input(stdin)))
+        except BaseException as exc:  # noqa: BLE001 - fail open, whatever happened
+            box.append(exc)
+
+    env = os.environ.get("LEAN_MEMORY_HOOK_TIMEOUT", "")
+    try:
+        timeout = float(env) if env else HOOK_TIMEOUT
+    except ValueError:
+        timeout = HOOK_TIMEOUT
+    worker = threading.Thread(target=work, daemon=True, name="lean-memory-hook")
+    worker.start()
+    worker.join(timeout)
+    if not box:
+        _log(event, f"gave up after {timeout:g} s (slow disk?); printed nothing")
+        return 0
+    result = box[0]
+    if isinstance(result, BaseException):
+        _log(event, f"failed open: {_describe(result)}")
+        return 0
+    if result:
+        try:
+            out.write(result)
+            out.flush()
+        except Exception as exc:  # noqa: BLE001
+            _log(event, f"could not write the output: {_describe(exc)}")
+    return 0
+
+
+# -- agent setup ----------------------------------------------------------------------
+
+
+def hook_command(event: str) -> str:
+    """The shell command an agent runs for ``event`` (this machine's interpreter)."""
+    py = Path(sys.executable).as_posix()
+    return f'"{py}" -m lean_memory hook {event}'
+
+
+def hook_config(agent: str) -> dict[str, Any]:
+    """The ``hooks`` settings for Claude Code (``.claude/settings*.json``) or Codex
+    (``.codex/hooks.json``): same shape, different SessionStart sources."""
+    start: dict[str, Any] = {"type": "command", "command": hook_command("session-start"),
+                             "timeout": 10}
+    prompt: dict[str, Any] = {"type": "command", "command": hook_command("user-prompt-submit"),
+                              "timeout": 10}
+    if agent == "codex":
+        start["statusMessage"] = "Loading project memory"
+        prompt["statusMessage"] = "Recalling project memory"
+        sources = "startup|resume|clear"
+    else:
+        sources = "startup|resume|clear|compact"
+    return {"hooks": {"SessionStart": [{"matcher": sources, "hooks": [start]}],
+                      "UserPromptSubmit": [{"hooks": [prompt]}]}}
+
+
+def _has_our_hooks(settings: Any) -> bool:
+    hooks = settings.get("hooks") if isinstance(settings, dict) else None
+    if not isinstance(hooks, dict):
+        return False
+
+    def ours(event: str, needle: str) -> bool:
+        for group in hooks.get(event) or []:
+            for h in (group.get("hooks") or []) if isinstance(group, dict) else []:
+                cmd = h.get("command", "") if isinstance(h, dict) else ""
+                if isinstance(cmd, str) and needle in cmd and "lean" in cmd:
+                    return True
+        return False
+
+    return ours("SessionStart", "hook session-start") and \
+        ours("UserPromptSubmit", "hook user-prompt-submit")
+
+
+def instructions(mem: Memory) -> str:
+    """The AGENTS.md / CLAUDE.md section telling an agent how to use the memory."""
+    shards = ", ".join(f"`{s}`" for s in mem.shards)
+    rules = (f"\n- `{RULES_SHARD}` holds standing rules, shown with every prompt: keep them "
+             "few, short and real rules." if RULES_SHARD in mem.shards else "")
+    return f"""{SECTION_BEGIN}
+## Project memory (lean_memory)
+
+Durable memory for agents lives in `.agents/memory/` as Markdown shards ({shards}).
+Its index, the standing rules and the entries matching each prompt are added to your context
+automatically; pull more when you need it:
+
+- `python -m lean_memory get --query "words"`: the entries about a topic (with their ids).
+- `python -m lean_memory get <shard>`: a whole shard; `python -m lean_memory get`: the index.
+
+Write down what a future session must know, one fact per entry, in the shard it belongs to:
+
+- `python -m lean_memory put failures "What broke, why, and the fix that worked" --tag ci`
+- longer text from standard input: `python -m lean_memory put insights - --title "Short title"`
+- a correction of an entry that is wrong or outdated:
+  `python -m lean_memory put corrections "What is right instead" --supersedes <id>`
+  (the old entry is hidden, never deleted; do not edit memory files by hand for this).{rules}
+- Absolute dates only; never store secrets (a write containing a credential is refused).
+{SECTION_END}
+"""
+
+
+def _write_section(path: Path, section: str) -> str:
+    from .fsutil import atomic_write
+
+    try:
+        current = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        current = ""
+    begin, end = current.find(SECTION_BEGIN), current.find(SECTION_END)
+    if begin != -1 and end > begin:
+        stop = end + len(SECTION_END)
+        if current[stop:stop + 1] == "\n":
+            stop += 1
+        new = current[:begin] + section + current[stop:]
+    else:
+        sep = "" if not current else ("\n" if current.endswith("\n") else "\n\n")
+        if current.endswith("\n") and not current.endswith("\n\n"):
+            sep = "\n"
+        new = current + sep + section
+    if new == current:
+        return f"{path.name}: memory instructions already present"
+    atomic_write(path, new)
+    return f"{path.name}: {'updated' if current else 'wrote'} the memory instructions section"
+
+
+def setup_agent(mem: Memory, agent: str) -> list[str]:
+    """Configure ``agent`` (``claude`` or ``codex``) for this memory; lines to print."""
+    import json
+
+    from .errors import LeanMemoryError
+    from .fsutil import atomic_write
+
+    if agent not in ("claude", "codex"):
+        raise LeanMemoryError(f"unknown agent {agent!r}: expected claude or codex")
+    if agent == "claude":
+        # settings.local.json: the command names this machine's interpreter, so it is
+        # personal (Claude Code keeps that file out of git); the team shares CLAUDE.md.
+        settings = mem.root / ".claude" / "settings.local.json"
+        notes = "Claude Code"
+        doc = mem.root / "CLAUDE.md"
+    else:
+        settings = mem.root / ".codex" / "hooks.json"
+        notes = "Codex"
+        doc = mem.root / "AGENTS.md"
+    config = hook_config(agent)
+    snippet = json.dumps(config, indent=2)
+    rel = settings.relative_to(mem.root).as_posix()
+    lines: list[str] = []
+    if settings.exists():
+        try:
+            current = json.loads(settings.read_bytes().decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            current = None
+        if current is not None and _has_our_hooks(current):
+            lines.append(f"{rel}: {notes} hooks already configured")
+        else:
+            lines.append(f"{rel} exists; merge these hooks into it by hand:")
+            lines.extend(snippet.splitlines())
+    else:
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(settings, snippet + "\n")
+        lines.append(f"wrote {rel}: {notes} hooks SessionStart and UserPromptSubmit")
+    if agent == "codex":
+        lines.append("Codex: hooks must be enabled: `[features] hooks = true` in "
+                     "~/.codex/config.toml (`codex_hooks = true` on older versions), and "
+                     "project .codex/ files load only in a trusted project")
+    lines.append(_write_section(doc, instructions(mem)))
+    return lines

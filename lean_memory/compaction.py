@@ -1,0 +1,643 @@
+"""Budgeted, deterministic compaction (SPEC section 7, ADR 0005).
+
+When the estimated total of the shards exceeds ``token_budget * compact_at_percent / 100``
+(the *target*), the oldest entries of the largest shards are moved, byte for byte, to
+``archive/<shard>.md`` and replaced by one *compacted entry* per shard, a summary of every
+original in that shard's archive (title, extractive gist, id, date).
+
+The plan is a pure function of the files: no clock, no randomness, no dict-order or
+locale dependence, so two copies of the same memory compact to the same bytes.
+
+* Candidates: every entry except the newest ``keep_recent`` of its shard (newest by date,
+  then file order; undated counts as oldest) and except compacted entries (derived data,
+  regenerated from the archive whenever their shard is compacted). Superseded entries go
+  first, then the oldest.
+* Detail levels of the summary, richest first: ``gists`` (title and a gist of up to 200
+  characters per original), ``short`` (gists of up to 80), ``titles``, ``ids`` (ids and a
+  count), ``count`` (count, date range and where the archive is), ``none`` (no compacted
+  entry; the archive alone keeps the trail).
+* For each level in turn, fold the next candidate of the currently largest shard until
+  the estimated total is under the target; the first level that reaches it wins (so
+  folding is preferred to terseness), then each touched shard is given back the richest
+  level that still fits. When no level reaches the target (the untouchable entries alone do
+  not fit), every candidate is folded at the ``count`` level and the report says so.
+* Estimates during planning add up per-entry token counts; the plan is then rendered and
+  checked with the real estimate of each whole shard, tightening the goal if needed.
+
+Writing, under the memory's lock: for each touched shard the archive first, then the
+shard (each atomically), then INDEX.md. A crash between the two leaves the originals in
+both places, never in neither. Nothing is written when nothing would change.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from . import format as fmt
+from .dedup import main_text
+from .errors import NotInitialized, ShardError
+from .fsutil import atomic_write
+from .tokens import estimate_tokens
+
+if TYPE_CHECKING:
+    from .store import Memory
+
+Entry = fmt.Entry
+
+LEVELS = ("gists", "short", "titles", "ids", "count", "none")
+GIST_CHARS = (200, 80)  # gist length at the levels "gists" and "short"
+FALLBACK_LEVEL = LEVELS.index("count")
+COMPACTED_KEY = "compacted"
+DETAIL_KEY = "detail"
+_MAX_CHECKS = 8  # planning rounds with a tightened goal before moving to a terser level
+
+
+# -- the report ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ShardCompaction:
+    """What compaction does (or would do) to one shard."""
+
+    shard: str
+    folded: tuple[str, ...]  # ids moved to the archive by this run, in file order
+    superseded: int  # how many of them were superseded
+    replaced: tuple[str, ...]  # ids of the compacted entries this run replaces
+    compacted_id: str | None  # the shard's new compacted entry (None at detail "none")
+    summarised: int  # originals the compacted entry summarises (the whole archive)
+    detail: str  # one of LEVELS
+    tokens_before: int
+    tokens_after: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "shard": self.shard,
+            "folded": list(self.folded),
+            "superseded": self.superseded,
+            "replaced": list(self.replaced),
+            "compacted_id": self.compacted_id,
+            "summarised": self.summarised,
+            "detail": self.detail,
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "archive": f"archive/{self.shard}.md",
+        }
+
+
+@dataclass(frozen=True)
+class CompactionReport:
+    """The outcome of :func:`compact`.
+
+    ``to_json()`` shape (stable; keys are never removed)::
+
+        {"dry_run": bool, "due": bool, "changed": bool, "reached_target": bool,
+         "tokens_before": int, "tokens_after": int, "target": int, "token_budget": int,
+         "keep_recent": int, "folded": int,
+         "shards": [{"shard": str, "folded": [id, ...], "superseded": int,
+                     "replaced": [id, ...], "compacted_id": str | null, "summarised": int,
+                     "detail": "gists" | "short" | "titles" | "ids" | "count" | "none",
+                     "tokens_before": int, "tokens_after": int, "archive": str}, ...]}
+
+    ``shards`` lists only the shards that change, in config order. With ``dry_run`` the
+    figures are those the run would produce; nothing was written.
+    """
+
+    dry_run: bool
+    due: bool
+    changed: bool
+    tokens_before: int
+    tokens_after: int
+    target: int
+    token_budget: int
+    keep_recent: int
+    shards: tuple[ShardCompaction, ...] = field(default=())
+
+    @property
+    def reached_target(self) -> bool:
+        return self.tokens_after <= self.target
+
+    @property
+    def folded(self) -> int:
+        return sum(len(s.folded) for s in self.shards)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "dry_run": self.dry_run,
+            "due": self.due,
+            "changed": self.changed,
+            "reached_target": self.reached_target,
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "target": self.target,
+            "token_budget": self.token_budget,
+            "keep_recent": self.keep_recent,
+            "folded": self.folded,
+            "shards": [s.to_json() for s in self.shards],
+        }
+
+    def describe(self) -> str:
+        """Human-readable text for the CLI, ending with a newline."""
+        figures = (f"~{self.tokens_before:,} tokens, threshold {self.target:,} "
+                   f"(budget {self.token_budget:,})")
+        if not self.due:
+            return f"Compaction not due: {figures}. Nothing to do.\n"
+        verb = "would fold" if self.dry_run else "folded"
+        head = "Compaction (dry run, nothing written)" if self.dry_run else "Compaction"
+        lines = [f"{head}: ~{self.tokens_before:,} -> ~{self.tokens_after:,} tokens, "
+                 f"threshold {self.target:,} (budget {self.token_budget:,})."]
+        for s in self.shards:
+            sup = f" ({s.superseded} superseded)" if s.superseded else ""
+            into = (f"compacted entry {s.compacted_id} (summarises {s.summarised}, "
+                    f"detail: {s.detail})" if s.compacted_id else "the archive only (detail: none)")
+            lines.append(f"  {s.shard}: {verb} {len(s.folded)} "
+                         f"{'entry' if len(s.folded) == 1 else 'entries'}{sup} into {into}; "
+                         f"~{s.tokens_before:,} -> ~{s.tokens_after:,} tokens; "
+                         f"originals in archive/{s.shard}.md")
+            if s.folded:
+                shown = ", ".join(s.folded[:12])
+                more = f" and {len(s.folded) - 12} more" if len(s.folded) > 12 else ""
+                lines.append(f"    {verb}: {shown}{more}")
+        if not self.shards:
+            lines.append("  Nothing can be folded: every entry is among the newest "
+                         f"keep_recent={self.keep_recent} of its shard.")
+        if not self.reached_target:
+            lines.append(f"Target not reached: the newest keep_recent={self.keep_recent} "
+                         "entries of each shard alone exceed it; raise token_budget or lower "
+                         "keep_recent.")
+        return "\n".join(lines) + "\n"
+
+
+# -- gists and the compacted entry -------------------------------------------------------------
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d{1,3}[.)]\s+)+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+
+
+def _flat(text: str) -> str:
+    """One line of text, safe inside a list item (no HTML comment can open)."""
+    return " ".join(text.split()).replace("<!--", "&lt;!--")
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0] or text[: limit - 1]
+    return cut.rstrip(" ,;:.-") + "…"
+
+
+def gist(entry: Entry, limit: int) -> str:
+    """A deterministic extractive gist: the leading sentences of the prose, up to ``limit``
+    characters (code blocks and a first sentence that repeats the title are skipped)."""
+    prose: list[str] = []
+    code: list[str] = []
+    fence: str | None = None
+    for line in main_text(entry.text).splitlines():
+        m = _FENCE.match(line)
+        if fence is not None:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = None
+            elif line.strip():
+                code.append(line.strip())
+            continue
+        if m:
+            fence = m.group(1)
+            continue
+        prose.append(_MARKUP.sub("", line))
+    text = _flat(" ".join(prose)) or _flat(code[0] if code else "")
+    sentences = _SENTENCE_END.split(text)
+    norm_title = " ".join(entry.title.casefold().split()).rstrip(".!?…")
+    if len(sentences) > 1 and " ".join(sentences[0].casefold().split()).rstrip(".!?…") \
+            == norm_title:
+        sentences = sentences[1:]
+    out = ""
+    for sentence in sentences:
+        joined = f"{out} {sentence}" if out else sentence
+        if len(joined) > limit:
+            return out or _cut(sentence, limit)
+        out = joined
+    return out
+
+
+def _item(entry: Entry, level: int, superseded: bool) -> str:
+    """One line of the compacted entry's list, at ``level`` (gists, short or titles)."""
+    when = f"{entry.date}, " if entry.date else ""
+    mark = " (superseded)" if superseded else ""
+    line = f"- **{_flat(entry.title)}** ({when}`{entry.id}`){mark}"
+    if level < 2 and not superseded:
+        text = gist(entry, GIST_CHARS[level])
+        if text:
+            line += f": {text}"
+    return line
+
+
+def _date_range(items: Sequence[Entry]) -> tuple[str | None, str | None]:
+    dates = sorted(e.date for e in items if e.date)
+    return (dates[0], dates[-1]) if dates else (None, None)
+
+
+def _header(shard: str, items: Sequence[Entry]) -> str:
+    n = len(items)
+    first, last = _date_range(items)
+    undated = sum(1 for e in items if not e.date)
+    span = ""
+    if first:
+        span = f", dated {first}" if first == last else f", dated {first} to {last}"
+        if undated:
+            span += f" ({undated} undated)"
+    return (f"Summary of {n} older {'entry' if n == 1 else 'entries'}{span}, folded away by "
+            f"compaction. The full originals are in `archive/{shard}.md`: "
+            f"`python -m lean_memory get {shard} --archive`, or search with `--archive`.")
+
+
+def _title(items: Sequence[Entry]) -> str:
+    n = len(items)
+    first, last = _date_range(items)
+    span = "" if not first else f", {first}" if first == last else f", {first} to {last}"
+    return f"Compacted: {n} older {'entry' if n == 1 else 'entries'}{span}"
+
+
+def _body(shard: str, items: Sequence[Entry], level: int, hidden: set[str]) -> str:
+    lines = [_header(shard, items)]
+    if level <= 2:
+        lines.append("")
+        lines.extend(_item(e, level, e.id in hidden) for e in items)
+    elif level == 3:
+        lines += ["", "Ids: " + " ".join(f"`{e.id}`" for e in items)]
+    return "\n".join(lines)
+
+
+def compacted_entry(shard: str, items: Sequence[Entry], level: int, hidden: set[str],
+                    taken: set[str]) -> Entry:
+    """The compacted entry summarising ``items`` (archive order) at ``level`` (< 5)."""
+    title = _title(items)
+    body = _body(shard, items, level, hidden)
+    date = _date_range(items)[1]
+    entry = Entry(id=fmt.new_id(shard, title, body, date or "", taken), shard=shard,
+                  title=title, text=body, date=date,
+                  meta=((COMPACTED_KEY, str(len(items))), (DETAIL_KEY, LEVELS[level])))
+    return fmt.with_raw(entry)
+
+
+def is_compacted(entry: Entry) -> bool:
+    return entry.get(COMPACTED_KEY) is not None
+
+
+# -- archive pieces ----------------------------------------------------------------------------
+
+
+def _separated(raw: str) -> str:
+    """``raw`` ending with a blank line in its own line-ending style."""
+    if raw.endswith(("\n\n", "\r\n\r\n")):
+        return raw
+    if raw.endswith("\r\n"):
+        return raw + "\r\n"
+    if raw.endswith("\n"):
+        return raw + "\n"
+    return raw + "\n\n"
+
+
+def _round_trips(piece: str, entry: Entry) -> bool:
+    parsed = fmt.parse(piece + "## probe\n", entry.shard).entries
+    return (len(parsed) == 2 and parsed[0].id == entry.id and parsed[0].text == entry.text
+            and parsed[0].title == entry.title and parsed[0].date == entry.date)
+
+
+def archive_piece(entry: Entry) -> str:
+    """The text that keeps ``entry`` in the archive: its own bytes when they parse back to
+    the same entry there (a hand-written entry gets its id stamped, nothing else), else
+    the entry rendered anew (same id, metadata and body)."""
+    raw = entry.raw
+    if not entry.has_meta:
+        head, sep, rest = raw.partition("\n")
+        newline = "\r\n" if head.endswith("\r") else "\n"
+        meta = fmt.format_meta([("id", fmt.meta_escape(entry.id))])
+        raw = f"{head}{sep or newline}{meta}{newline}{rest}"
+    piece = _separated(raw)
+    if _round_trips(piece, entry):
+        return piece
+    piece = fmt.render_entry(entry)
+    if _round_trips(piece, entry):
+        return piece
+    raise ShardError(f"cannot archive entry {entry.id} of {entry.shard!r} losslessly; "
+                     "nothing was written")
+
+
+def archive_preamble(shard: str) -> str:
+    return (f"# Archive: {shard}\n\n"
+            f"Originals folded away by compaction, kept byte for byte. Never loaded by default; "
+            f"search them with `--archive`.\n\n")
+
+
+# -- planning ----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Shard:
+    """One shard while planning."""
+
+    name: str
+    order: int
+    text: str
+    parsed: fmt.Shard
+    tokens: int
+    queue: list[Entry]  # candidates, in folding order
+    compacted: list[Entry]  # existing compacted entries (replaced when touched)
+    superseded: set[str]
+    costs: dict[str, int]  # estimated tokens of each entry's raw text
+    archive_text: str | None = None
+    archive_items: list[Entry] = field(default_factory=list)
+
+
+def _sort_key(pair: tuple[int, Entry]) -> tuple[str, int]:
+    return (pair[1].date or "", pair[0])
+
+
+class _Planner:
+    def __init__(self, mem: Memory) -> None:
+        self.mem = mem
+        self.config = mem.config
+        self.target = self.config.compact_threshold
+        names = self.config.shards
+        texts = {n: mem.read_text(mem.shard_path(n)) for n in names}
+        parsed = {n: fmt.parse(texts[n], n) for n in names}
+        live = [e for n in names for e in parsed[n].entries]
+        self.hidden = mem.superseded_ids(live)
+        named = {e.supersedes for e in live if e.supersedes}
+        self.taken = {e.id for e in live}
+        self.shards: list[_Shard] = []
+        keep = self.config.keep_recent
+        for order, n in enumerate(names):
+            entries = parsed[n].entries
+            real = sorted(((i, e) for i, e in enumerate(entries) if not is_compacted(e)),
+                          key=_sort_key)
+            movable = real[: max(len(real) - keep, 0)]
+            queue = [e for _, e in sorted(movable, key=lambda p: (p[1].id not in self.hidden,
+                                                                   *_sort_key(p)))]
+            self.shards.append(_Shard(
+                name=n, order=order, text=texts[n], parsed=parsed[n],
+                tokens=estimate_tokens(texts[n]), queue=queue,
+                compacted=[e for e in entries if is_compacted(e)],
+                superseded=set(named),
+                costs={}))
+        self.before = sum(s.tokens for s in self.shards)
+        self._item_costs: dict[tuple[str, str, int], int] = {}
+        self._fixed: dict[tuple[str, int], int] = {}
+
+    # archive and estimates ---------------------------------------------------------------
+
+    def load_archive(self, s: _Shard) -> None:
+        if s.archive_text is not None:
+            return
+        s.archive_text = self.mem.read_text(self.mem.shard_path(s.name, archive=True))
+        s.archive_items = [e for e in fmt.parse(s.archive_text, s.name).entries
+                           if not is_compacted(e)]
+        self.taken.update(e.id for e in s.archive_items)
+        for e in s.archive_items:
+            if e.supersedes:
+                s.superseded.add(e.supersedes)
+        for e in s.queue:
+            if e.supersedes:
+                s.superseded.add(e.supersedes)
+
+    def cost(self, s: _Shard, e: Entry) -> int:
+        c = s.costs.get(e.id)
+        if c is None:
+            c = s.costs[e.id] = estimate_tokens(e.raw)
+        return c
+
+    def item_cost(self, s: _Shard, e: Entry, level: int) -> int:
+        if level >= 4:
+            return 0
+        key = (s.name, e.id, level)
+        c = self._item_costs.get(key)
+        if c is None:
+            line = f"`{e.id}` " if level == 3 else _item(e, level, e.id in s.superseded) + "\n"
+            c = self._item_costs[key] = estimate_tokens(line)
+        return c
+
+    def fixed_cost(self, s: _Shard, level: int) -> int:
+        """Tokens of a compacted entry without its items (an upper bound over the run)."""
+        if level == 5:
+            return 0
+        key = (s.name, level)
+        c = self._fixed.get(key)
+        if c is None:
+            items = [*s.archive_items, *s.queue]
+            probe = compacted_entry(s.name, items, 4, set(), set())
+            c = self._fixed[key] = estimate_tokens(probe.raw) + 4
+        return c
+
+    # one greedy pass -----------------------------------------------------------------------
+
+    def greedy(self, level: int, goal: int) -> tuple[dict[str, int], int]:
+        """Fold candidates of the largest shard, one at a time, until the estimated total is
+        at most ``goal``. Returns how many candidates of each touched shard are folded, and
+        the estimated total."""
+        folded: dict[str, int] = {}
+        cur = {s.name: s.tokens for s in self.shards}
+        rest: dict[str, int] = {}
+        summary: dict[str, int] = {}
+        total = self.before
+        heap = [(-s.tokens, s.order) for s in self.shards if s.queue or s.compacted]
+        heapq.heapify(heap)
+        while total > goal and heap:
+            _, order = heapq.heappop(heap)
+            s = self.shards[order]
+            n = folded.get(s.name)
+            if n is None:  # first touch: the summary is regenerated at this level
+                self.load_archive(s)
+                rest[s.name] = (estimate_tokens(s.parsed.preamble) + sum(
+                    self.cost(s, e) for e in s.parsed.entries if not is_compacted(e)))
+                summary[s.name] = self.fixed_cost(s, level) + sum(
+                    self.item_cost(s, e, level) for e in s.archive_items)
+                n = 0
+                if not s.queue:  # only the existing summary can change: worth it if smaller
+                    new = rest[s.name] + (summary[s.name] if s.archive_items else 0)
+                    if new >= cur[s.name]:
+                        continue
+                    folded[s.name] = 0
+                    total += new - cur[s.name]
+                    cur[s.name] = new
+                    continue
+            if n >= len(s.queue):
+                continue
+            e = s.queue[n]
+            folded[s.name] = n + 1
+            rest[s.name] -= self.cost(s, e)
+            summary[s.name] += self.item_cost(s, e, level)
+            new = rest[s.name] + summary[s.name]
+            total += new - cur[s.name]
+            cur[s.name] = new
+            heapq.heappush(heap, (-new, order))
+        return folded, total
+
+    # rendering -----------------------------------------------------------------------------
+
+    def render(self, s: _Shard, n: int, level: int) -> tuple[str, str, Entry | None]:
+        """(new shard text, new archive text, compacted entry) folding ``n`` candidates."""
+        self.load_archive(s)
+        assert s.archive_text is not None
+        moved = {e.id for e in s.queue[:n]}
+        out_entries = [e for e in s.parsed.entries if e.id in moved]  # file order
+        items = [*s.archive_items, *out_entries]
+        summary = None
+        if items and level < 5:
+            own = {e.id for e in s.compacted}  # replaced: the same summary keeps its id
+            taken = (self.taken | {e.id for e in s.parsed.entries}) - own
+            summary = compacted_entry(s.name, items, level, s.superseded, taken)
+        kept = [e for e in s.parsed.entries if e.id not in moved and not is_compacted(e)]
+        shard_text = self._live_text(s, kept, summary)
+        if out_entries:
+            base = _separated(s.archive_text) if s.archive_text else archive_preamble(s.name)
+            archive_text = base + "".join(
+                archive_piece(e) for e in out_entries)
+        else:
+            archive_text = s.archive_text
+        return shard_text, archive_text, summary
+
+    @staticmethod
+    def _live_text(s: _Shard, kept: list[Entry], summary: Entry | None) -> str:
+        preamble = s.parsed.preamble
+        if summary is not None and preamble and not preamble.endswith("\n"):
+            preamble += "\n"
+        parts = [preamble]
+        if summary is not None:
+            parts.append(summary.raw)
+        parts.extend(e.raw for e in kept)
+        text = "".join(parts)
+        # Removing an entry can renumber the derived id of a hand-written entry with the
+        # same title; give such entries their id in a metadata line, as put_entry does.
+        again = fmt.parse(text, s.name).entries
+        want = [e.id for e in kept]
+        got = [e.id for e in again if not is_compacted(e)]
+        if got != want:
+            stamped = [e if e.has_meta or e.id == g else _stamp_id(e)
+                       for e, g in zip(kept, got, strict=False)]
+            parts = parts[: len(parts) - len(kept)] + [e.raw for e in stamped]
+            text = "".join(parts)
+        return text
+
+
+def _stamp_id(entry: Entry) -> Entry:
+    head, sep, rest = entry.raw.partition("\n")
+    newline = "\r\n" if head.endswith("\r") else "\n"
+    meta = fmt.format_meta([("id", fmt.meta_escape(entry.id))])
+    return replace(entry, raw=f"{head}{sep or newline}{meta}{newline}{rest}", has_meta=True)
+
+
+@dataclass
+class _Outcome:
+    levels: dict[str, int]
+    folded: dict[str, int]
+    texts: dict[str, tuple[str, str, Entry | None]]
+    total: int
+
+
+def _evaluate(p: _Planner, folded: dict[str, int], levels: dict[str, int],
+              base: _Outcome | None = None) -> _Outcome:
+    """Render the plan and measure it; shards whose plan equals ``base``'s are reused."""
+    texts = {}
+    total = 0
+    for s in p.shards:
+        if s.name in folded:
+            if (base is not None and s.name in base.texts and base.folded[s.name] == folded[s.name]
+                    and base.levels[s.name] == levels[s.name]):
+                texts[s.name] = base.texts[s.name]
+            else:
+                texts[s.name] = p.render(s, folded[s.name], levels[s.name])
+            total += estimate_tokens(texts[s.name][0])
+        else:
+            total += s.tokens
+    return _Outcome(dict(levels), dict(folded), texts, total)
+
+
+def _plan(p: _Planner) -> _Outcome | None:
+    """The folding plan, or None when nothing needs to change."""
+    if p.before <= p.target:
+        return None
+    for level in range(len(LEVELS)):
+        goal = p.target
+        for _ in range(_MAX_CHECKS):
+            folded, estimate = p.greedy(level, goal)
+            if not folded:
+                break
+            outcome = _evaluate(p, folded, dict.fromkeys(folded, level))
+            if outcome.total <= p.target:
+                return _richer(p, outcome)
+            if estimate > goal or goal <= 0:  # every candidate folded: try a terser level
+                break
+            goal = max(goal - (outcome.total - p.target), 0)
+    folded = {s.name: len(s.queue) for s in p.shards if s.queue or s.compacted}
+    if not folded:
+        return None
+    return _evaluate(p, folded, dict.fromkeys(folded, FALLBACK_LEVEL))
+
+
+def _richer(p: _Planner, outcome: _Outcome) -> _Outcome:
+    """Give each touched shard (largest first) the richest level that still fits."""
+    order = sorted(outcome.folded, key=lambda n: (-len(outcome.texts[n][0]), n))
+    for name in order:
+        for level in range(outcome.levels[name]):
+            levels = {**outcome.levels, name: level}
+            trial = _evaluate(p, outcome.folded, levels, outcome)
+            if trial.total <= p.target:
+                outcome = trial
+                break
+    return outcome
+
+
+# -- the entry point ---------------------------------------------------------------------------
+
+
+def compact(mem: Memory, *, dry_run: bool = False) -> CompactionReport:
+    """Fold the oldest entries of the largest shards until the memory is under its target.
+
+    Deterministic and idempotent; ``dry_run`` plans and reports without writing.
+    """
+    if not mem.dir.is_dir():
+        raise NotInitialized(f"no memory at {mem.dir}: run `lean-memory init` first")
+    with mem.lock():
+        p = _Planner(mem)
+        outcome = _plan(p)
+        c = p.config
+        if outcome is None:
+            return CompactionReport(dry_run, p.before > p.target, False, p.before, p.before,
+                                    p.target, c.token_budget, c.keep_recent)
+        rows: list[ShardCompaction] = []
+        writes: list[tuple[_Shard, str, str]] = []
+        for s in p.shards:
+            if s.name not in outcome.texts:
+                continue
+            shard_text, archive_text, summary = outcome.texts[s.name]
+            if shard_text == s.text and archive_text == s.archive_text:
+                continue
+            moved = s.queue[: outcome.folded[s.name]]
+            ids = {e.id for e in moved}
+            folded = tuple(e.id for e in s.parsed.entries if e.id in ids)
+            rows.append(ShardCompaction(
+                shard=s.name, folded=folded,
+                superseded=sum(1 for i in folded if i in p.hidden),
+                replaced=tuple(e.id for e in s.compacted),
+                compacted_id=summary.id if summary else None,
+                summarised=len(s.archive_items) + len(folded),
+                detail=LEVELS[outcome.levels[s.name]],
+                tokens_before=s.tokens, tokens_after=estimate_tokens(shard_text)))
+            writes.append((s, shard_text, archive_text))
+        after = p.before + sum(r.tokens_after - r.tokens_before for r in rows)
+        if writes and not dry_run:
+            fresh: dict[str, fmt.Shard] = {}
+            for s, shard_text, archive_text in writes:
+                if archive_text != s.archive_text:
+                    mem.archive_dir.mkdir(parents=True, exist_ok=True)
+                    atomic_write(mem.shard_path(s.name, archive=True), archive_text)
+                if shard_text != s.text:
+                    atomic_write(mem.shard_path(s.name), shard_text)
+                fresh[s.name] = fmt.parse(shard_text, s.name)
+            mem.write_index(fresh)
+        return CompactionReport(dry_run, True, bool(writes), p.before, after, p.target,
+                                c.token_budget, c.keep_recent, tuple(rows))
