@@ -307,7 +307,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "npm-token",
         ("_authtoken", "_auth=", "_password="),
-        r"(?P<p>:?_authtoken|:?_auth|:?_password)\s{0,3}=\s{0,3}[\"']?(?P<s>[a-z0-9+/=._\-]{16,300})",
+        r"(?m)(?:^|:)(?P<p>_authtoken|_auth|_password)\s{0,3}=\s{0,3}[\"']?"
+        r"(?P<s>[a-z0-9+/=._\-]{16,300})",
         "npmrc",
         ci=True,
     ),

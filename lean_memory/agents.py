@@ -57,6 +57,8 @@ def _clip(text: str, cap: int, suffix: str = "…") -> tuple[str, bool]:
     if _tokens(text) <= cap:
         return text, False
     low, high = 0, len(text)
+    if _tokens(text[: cap * 8]) > cap:  # no token is 8 characters long on average
+        high = cap * 8
     while low < high:  # the longest prefix whose clipped form fits
         mid = (low + high + 1) // 2
         if _tokens(text[:mid].rstrip() + suffix) <= cap:
@@ -165,8 +167,8 @@ def _fit_rules(rules: Sequence[Entry], room: int) -> list[str]:
     if not rules:
         return []
     n = len(rules)
-    for cap, titles in ((RULE_CAP, False), (max(room // n - 1, 12), False),
-                        (max(room // n - 1, 6), True)):
+    levels = ((RULE_CAP, False), (max(room // n - 1, 12), False), (max(room // n - 1, 6), True))
+    for cap, titles in levels if 4 * n <= room else ():
         lines = [_rule_line(e, min(cap, RULE_CAP), titles) for e in rules]
         if sum(_tokens(ln) + 1 for ln in lines) <= room:
             return lines

@@ -8,6 +8,7 @@ list walks and additions), and a compact state of builtins that loads in a few m
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left
 import math
 import re
 import sys
@@ -186,7 +187,7 @@ class BM25Index:
         title_weight: float,
         n_docs: int,
         avgdl: float,
-        terms: dict[str, int],
+        terms: Sequence[str],
         offsets: Sequence[int],
         docs: Sequence[int],
         weights: Sequence[float],
@@ -198,7 +199,8 @@ class BM25Index:
         self.n_docs = n_docs
         self.avgdl = avgdl
         # Postings of term t: docs[offsets[i]:offsets[i+1]] with the matching BM25 impacts in
-        # weights[...], where i = terms[t]; doc numbers ascend within a term.
+        # weights[...], where terms[i] == t; terms are sorted, so a lookup is a binary search
+        # and loading needs no dict. Doc numbers ascend within a term.
         self._terms = terms
         self._offsets = offsets
         self._docs = docs
@@ -242,15 +244,14 @@ class BM25Index:
         avgdl = math.fsum(lengths) / n_docs if n_docs else 0.0
         # Per-document part of the saturation denominator, computed once.
         norms = [k1 * (1.0 - b + b * dl / avgdl) if avgdl else k1 for dl in lengths]
-        terms: dict[str, int] = {}
+        terms = sorted(postings)
         offsets = array("i", [0])
         flat_docs = array("i")
         weights = array("d")
-        for token in sorted(postings):
+        for token in terms:
             numbers, freqs = postings[token]
             df = len(numbers)
             idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-            terms[token] = len(terms)
             flat_docs.extend(numbers)
             weights.extend([idf * f / (f + norms[d]) for d, f in zip(numbers, freqs, strict=True)])
             offsets.append(len(flat_docs))
@@ -272,8 +273,8 @@ class BM25Index:
         scores: dict[int, float] = {}
         get = scores.get
         for token, qtf in counts.items():
-            i = self._terms.get(token)
-            if i is None:
+            i = bisect_left(self._terms, token)
+            if i == len(self._terms) or self._terms[i] != token:
                 continue
             start, end = self._offsets[i], self._offsets[i + 1]
             docs = self._docs[start:end]
@@ -292,10 +293,18 @@ class BM25Index:
         """The k best ``(doc number, score)``: score descending, ties by lower doc number."""
         if k <= 0:
             return []
-        items: Iterable[tuple[int, float]] = self.score(query).items()
+        scores = self.score(query)
         if allowed is not None:
-            items = [item for item in items if item[0] in allowed]
-        return heapq.nsmallest(k, items, key=_rank_key)
+            scores = {doc: s for doc, s in scores.items() if doc in allowed}
+        if len(scores) > k:
+            # The k-th best score, found on bare floats, bounds the candidates; ties at that
+            # boundary are then settled by doc number like all the others.
+            floor = heapq.nlargest(k, scores.values())[-1]
+            items = [(doc, s) for doc, s in scores.items() if s >= floor]
+        else:
+            items = list(scores.items())
+        items.sort(key=_rank_key)
+        return items[:k]
 
     def to_state(self, *, binary: bool = True) -> dict[str, Any]:
         """The index as builtins for ``marshal`` (or ``json`` with ``binary=False``).
@@ -312,7 +321,7 @@ class BM25Index:
             "title_weight": self.title_weight,
             "n_docs": self.n_docs,
             "avgdl": self.avgdl,
-            "terms": self._terms,
+            "terms": list(self._terms),
         }
         for key, typecode, values in (("offsets", "i", self._offsets), ("docs", "i", self._docs),
                                       ("weights", "d", self._weights)):  # fmt: skip
@@ -355,7 +364,7 @@ class BM25Index:
             raise ValueError(f"not a BM25 index state: {exc!r}") from None
         offsets = index._offsets
         if not (
-            isinstance(index._terms, dict)
+            isinstance(index._terms, list)
             and len(offsets) == len(index._terms) + 1
             and len(index._docs) == len(index._weights) == offsets[-1]
         ):

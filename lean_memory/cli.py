@@ -64,6 +64,11 @@ def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
     created = mem.init()
     for path in created:
         out.write(f"created {os.path.relpath(path, mem.root)}\n")
+    if (mem.root / ".git").exists() and not args.no_git:
+        from .merge import setup_merge_driver
+
+        for line in setup_merge_driver(mem.root):
+            out.write(line + "\n")
     if args.git_hook:
         from .githook import install_git_hook
 
@@ -73,7 +78,7 @@ def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
 
         for line in setup_agent(mem, args.agent):
             out.write(line + "\n")
-    if not created and not args.git_hook and not args.agent:
+    if not created:
         out.write(f"memory already initialised at {os.path.relpath(mem.dir, mem.root)}\n")
     return 0
 
@@ -254,6 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also install a git pre-commit hook that scans staged files for secrets")
     s.add_argument("--agent", choices=("claude", "codex"),
                    help="also set up the hooks and instructions for this agent")
+    s.add_argument("--no-git", action="store_true",
+                   help="do not set up the git merge driver in a git repository")
     s.set_defaults(func=cmd_init)
 
     s = sub.add_parser("put", help="add an entry to a shard")

@@ -308,16 +308,11 @@ def _round_trips(piece: str, entry: Entry) -> bool:
 
 
 def archive_piece(entry: Entry) -> str:
-    """The text that keeps ``entry`` in the archive: its own bytes when they parse back to
-    the same entry there (a hand-written entry gets its id stamped, nothing else), else
-    the entry rendered anew (same id, metadata and body)."""
-    raw = entry.raw
-    if not entry.has_meta:
-        head, sep, rest = raw.partition("\n")
-        newline = "\r\n" if head.endswith("\r") else "\n"
-        meta = fmt.format_meta([("id", fmt.meta_escape(entry.id))])
-        raw = f"{head}{sep or newline}{meta}{newline}{rest}"
-    piece = _separated(raw)
+    """The text that keeps ``entry`` in the archive, or wherever its derived id could change:
+    its own bytes when they parse back to the same entry (a hand-written entry gets its id
+    stamped in a metadata line, nothing else), else the entry rendered anew (same id,
+    metadata and body)."""
+    piece = _separated(entry.raw if entry.has_meta else _stamp_id(entry).raw)
     if _round_trips(piece, entry):
         return piece
     piece = fmt.render_entry(entry)
@@ -516,9 +511,9 @@ class _Planner:
         want = [e.id for e in kept]
         got = [e.id for e in again if not is_compacted(e)]
         if got != want:
-            stamped = [e if e.has_meta or e.id == g else _stamp_id(e)
+            stamped = [e.raw if e.has_meta or e.id == g else archive_piece(e)
                        for e, g in zip(kept, got, strict=False)]
-            parts = parts[: len(parts) - len(kept)] + [e.raw for e in stamped]
+            parts = parts[: len(parts) - len(kept)] + stamped
             text = "".join(parts)
         return text
 

@@ -111,6 +111,7 @@ _REFERENCE_HINTS = (
 _CALL_RE = re.compile(r"[A-Za-z_][\w.:\->]*[(\[]")
 # YAML aliases, CloudFormation/ansible tags, `@var`: a sigil before a name.
 _SIGIL_REF_RE = re.compile(r"[*&!@%][A-Za-z_][A-Za-z_.\-]*(?:\([^)]*\))?")
+_SELF_NAMING = ("password", "passwd", "secret", "token", "apikey", "api_key", "api-key")
 _PLACEHOLDER_WORDS = (
     "example", "changeme", "change_me", "change-me", "changeit", "placeholder", "your_",
     "your-", "yourpass", "yoursecret", "yourtoken", "yourkey", "xxxx", "redacted", "dummy",
@@ -120,7 +121,7 @@ _PLACEHOLDER_WORDS = (
 # Short words turn up by chance inside long random tokens; only long ones mark a placeholder.
 _VENDOR_PLACEHOLDER_WORDS = tuple(w for w in _PLACEHOLDER_WORDS if len(w) >= 6)
 # Random tokens contain "xxx" often enough; a placeholder has a longer run.
-_X_RUN_RE = re.compile(r"(?i)x{5,}|(.)\1{7,}|1234567|abcdef(?:gh|12)")
+_X_RUN_RE = re.compile(r"(?i)x{5,}|(.)\1{7,}|123456|a1b2c3|abcdef")
 _WEAK_WORDS = frozenset(
     {
         "password", "passwd", "passw", "passphrase", "pass", "pwd", "secret", "secrets", "token",
@@ -149,7 +150,7 @@ _PUBLIC_PREFIXES = (
 )
 _MASK_CHARS = ("\u2026", "***", "\u2022", "###", "...")
 _IDENT_RE = re.compile(
-    r"[a-z_][a-z0-9_]*|[a-z]+(?:[A-Z][a-z]+)+|[A-Z][A-Z_]*|[A-Za-z_]\w*(?:(?:\.|->|::)[A-Za-z_]\w*)+"
+    r"[a-z_][a-z0-9_]*|[a-z]+(?:-[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z]+)+|[A-Z][A-Z_]*|[A-Za-z_]\w*(?:(?:\.|->|::)[A-Za-z_]\w*)+"
 )
 _VERSION_RE = re.compile(r"v?\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.]+)?")
 _NUMBER_RE = re.compile(r"[-+]?\d+(?:[.,_]\d+)*(?:[eE][-+]?\d+)?[a-zA-Z%]{0,3}")
@@ -202,7 +203,7 @@ def is_masked(value: str) -> bool:
         any(c in value for c in _MASK_CHARS)
         or "xxxx" in low
         or "[filtered]" in low
-        or value.count("*") >= 3
+        or value.count("*") >= 4
     )
 
 
@@ -211,6 +212,8 @@ def is_placeholder(value: str) -> bool:
     low = value.lower()
     if any(w in low for w in _PLACEHOLDER_WORDS) or _X_RUN_RE.search(value):
         return True
+    if any(w in low for w in _SELF_NAMING):
+        return True  # "my-secret-password", "generated-token-1": a value that names itself
     if value[:1] in "<[" and value[-1:] in ">]":
         return True
     letters = re.sub(r"[^a-z]", "", low)
@@ -303,6 +306,7 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
         or _DATE_RE.fullmatch(value)
         or _VERSION_RE.fullmatch(value)
         or low.startswith(("http://", "https://", "/", "./", "../", "~/", "file:"))
+        or re.match(r"[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.[a-z]{2,6}(?:/|:\d|$)", value)
         or re.fullmatch(r"[\w.+\-]+@[\w\-]+\.[\w.\-]+", value)
         or re.fullmatch(r"[\w\-./]+\.(?:txt|json|ya?ml|pem|key|env|ini|cfg|conf|toml|crt|p12)", low)
     ):
@@ -344,6 +348,10 @@ def _check_token(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
 
 
 def _check_pem(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    end = text.find("-----END", m.end(), m.end() + 8000)
+    body = text[m.end() : end if end >= 0 else m.end() + 200]
+    if "..." in body or ELLIPSIS in body:
+        return False  # an elided example in documentation
     return _vendor_ok(value, "") and not is_masked(value)
 
 
@@ -462,6 +470,7 @@ _NON_SECRET_LAST = frozenset(
         "length_", "error", "errors", "exception", "status", "state", "doc", "docs", "info",
         "description", "desc", "comment", "note", "notes", "example", "examples", "test",
         "tests", "sample", "samples", "template", "default_", "module", "modules", "key_id",
+        "stdin", "stdout", "command", "cmd", "prompt", "arn", "policy", "parameter",
     }
 )
 _NON_SECRET_ANY = frozenset(
@@ -517,6 +526,8 @@ def _judge_generic(
         b < kstart and text[kstart - 1].isalpha() or m.group("rest") or after.isalpha()
     ):
         return None  # "bypass", "pass_fds", "PASSTHROUGH": only a whole-word name
+    if text[b - 2 : b] == "::":
+        return None  # a namespaced type name such as AWS::ApiGateway::ApiKey
     key = text[b : m.end("rest")]
     sep = m.group("sep")
     if m.group("for") and not any(w in sep for w in ("is", "was", "are", "set", "changed")):
@@ -542,8 +553,10 @@ def _judge_generic(
         value = raw
         while value and value[-1] in ")]}" and not _balanced(value):
             value, vend = value[:-1], vend - 1
-        # Sentence punctuation is not part of the value.
+        # Sentence punctuation and Markdown emphasis are not part of the value.
         value, vend = value.rstrip(".,:;"), vstart + len(value.rstrip(".,:;"))
+        if len(value) > 2 and value[0] == value[-1] and value[0] in "*_":
+            value, vstart, vend = value.strip(value[0]), vstart + 1, vend - 1
     if "{" in value and quoted and raw[:1] in "\"'" and text[m.start("v") - 1 : m.start("v")] in "fr":
         return None
     if not _looks_secret(value, kind, quoted=quoted):

@@ -19,9 +19,10 @@ from lean_memory.tokens import estimate_tokens
 
 from .conftest import run_cli, snapshot
 
-WORDS = ("build cache windows linux path error retry timeout config deploy fixture pytest "
-         "runner docker image flaky network proxy lockfile migration schema index query "
-         "release branch rebase commit hook lint format").split()
+_WORDS = ("build cache windows linux path error retry timeout config deploy fixture pytest "
+          "runner docker image flaky network proxy lockfile migration schema index query "
+          "release branch rebase commit hook lint format")
+WORDS = _WORDS.split()
 
 
 def make(root: Path, *, budget: int = 2000, keep: int = 3, auto: bool = False) -> Memory:
@@ -260,7 +261,7 @@ def test_archive_keeps_bodies_byte_for_byte(tmp_path: Path, body: str) -> None:
 
 
 def test_auto_compact_after_a_put(tmp_path: Path) -> None:
-    mem = make(tmp_path, budget=1500, auto=True)
+    mem = make(tmp_path, budget=3000, auto=True)
     fill(mem, 40)
     st_ = mem.status()
     assert st_.total_tokens <= st_.compact_threshold
@@ -302,7 +303,7 @@ entry_st = st.tuples(
 )
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=300, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(entries=st.lists(entry_st, min_size=1, max_size=30),
        budget=st.integers(min_value=100, max_value=3000),

@@ -43,6 +43,9 @@ def build(root: Path, n: int) -> Memory:
     mem = Memory(root)
     if (mem.dir / "quirks.md").exists() and (mem.cache_dir / f"built-v2-{n}").exists():
         return mem
+    import shutil
+
+    shutil.rmtree(root / ".agents", ignore_errors=True)
     mem.init()
     rng = random.Random(1234)
     shards = list(mem.shards)
