@@ -22,6 +22,11 @@ class Rule(NamedTuple):
     pattern: str
     check: str = "token"
     ci: bool = False
+    # "token": a keyword lies inside the secret's own run of token characters (vendor
+    # prefixes), so it is looked for in those runs only; "keyed": a keyword anywhere on the
+    # line (key names, commands); "text": the regex runs over the whole text; "runs": the
+    # regex runs over the long token runs only (shapes without a literal prefix).
+    scope: str = "token"
 
 
 _B64 = r"A-Za-z0-9+/"
@@ -40,12 +45,14 @@ RULES: tuple[Rule, ...] = (
         r"(?:\\[rn]|\s){0,8}(?:[A-Za-z][A-Za-z-]{0,30}: ?[^\n\\]{0,200}(?:\\[rn]|\s){1,8}){0,6}"
         rf"(?P<s>[{_B64}=]{{40,200}})",
         "pem",
+        scope="text",
     ),
     # PuTTY .ppk files (PuTTY docs, appendix C): the private part follows "Private-Lines".
     Rule(
         "private-key",
         ("Private-Lines",),
         rf"(?P<p>Private-Lines): ?\d{{1,3}}\s{{1,3}}(?P<s>[{_B64}=]{{40,200}})",
+        scope="keyed",
     ),
     # age (age-encryption.org/v1): bech32 secret keys.
     Rule("age-secret-key", ("AGE-SECRET-KEY-1",), r"(?P<s>(?P<p>AGE-SECRET-KEY-1)[0-9A-Z]{58})"),
@@ -68,6 +75,7 @@ RULES: tuple[Rule, ...] = (
         r"[:=]\s{0,3}[\"']?(?P<s>[a-z0-9+/=]{100,2000})",
         "token",
         ci=True,
+        scope="keyed",
     ),
     # The 40-character secret has no prefix: require an AWS-ish key name next to it.
     Rule(
@@ -77,6 +85,7 @@ RULES: tuple[Rule, ...] = (
         r"(?::=|=>|[:=])\s{0,3}[\"']?(?P<s>[a-z0-9/+]{40})(?![a-z0-9/+=])",
         "aws_secret",
         ci=True,
+        scope="keyed",
     ),
     # A bare 40-character secret written right after an access key id (notes, CSV exports).
     Rule(
@@ -153,8 +162,20 @@ RULES: tuple[Rule, ...] = (
     Rule("gitlab-pat", ("glpat-",), rf"(?P<s>(?P<p>glpat-)[{_URLSAFE}.]{{20,200}})"),
     Rule(
         "gitlab-token",
-        ("gldt-", "glrt-", "glptt-", "glsoat-", "glcbt-", "glimt-", "glagent-", "gloas-", "glft-",
-         "glffct-", "glrtr-", "GR1348941"),
+        (
+            "gldt-",
+            "glrt-",
+            "glptt-",
+            "glsoat-",
+            "glcbt-",
+            "glimt-",
+            "glagent-",
+            "gloas-",
+            "glft-",
+            "glffct-",
+            "glrtr-",
+            "GR1348941",
+        ),
         r"(?<![A-Za-z0-9])(?P<s>(?P<p>gldt-|glrt-|glrtr-|glptt-|glsoat-|glcbt-|glimt-|glagent-"
         rf"|gloas-|glft-|glffct-|GR1348941)[{_URLSAFE}.]{{20,200}})",
     ),
@@ -176,12 +197,14 @@ RULES: tuple[Rule, ...] = (
         ("/api/webhooks/",),
         r"(?P<p>discord(?:app)?\.com/api/webhooks/)(?P<s>\d{15,21}/[A-Za-z0-9_\-]{60,80})",
     ),
-    # base64(user id) . base64(timestamp) . HMAC: the user id starts with 1-9 -> M, N or O.
+    # base64(user id) . base64(timestamp) . HMAC: a user id (17-20 digits, first 1-9) encodes
+    # to one of these two-letter starts.
     Rule(
         "discord-bot-token",
-        (".",),
-        r"(?<![A-Za-z0-9_\-.])(?P<s>(?P<p>)[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}"
+        ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT"),
+        r"(?<![A-Za-z0-9_\-.])(?P<s>(?P<p>)(?:M[Tjz]|N[DTjz]|O[DT])[A-Za-z0-9_\-]{22,26}\.[A-Za-z0-9_\-]{6}"
         r"\.[A-Za-z0-9_\-]{27,40})(?![A-Za-z0-9_\-.])",
+        scope="runs",
     ),
     Rule(
         "telegram-bot-token",
@@ -223,9 +246,10 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "twilio-auth-token",
         ("twilio",),
-        r"(?P<p>twilio[a-z0-9_.\-]{0,20}(?:auth|token|secret)[a-z0-9_]{0,10})[\"']?\s{0,3}"
+        r"(?P<p>twilio[a-z0-9_.\- ]{0,20}(?:auth|token|secret)[a-z0-9_ ]{0,10})[\"']?\s{0,3}"
         r"(?::=|=>|[:=])\s{0,3}[\"']?(?P<s>[0-9a-f]{32})(?![0-9a-z])",
         ci=True,
+        scope="keyed",
     ),
     # SendGrid: "SG." + 22 + "." + 43 (docs.sendgrid.com API keys).
     Rule(
@@ -239,10 +263,12 @@ RULES: tuple[Rule, ...] = (
         ("key-",),
         r"(?<![A-Za-z0-9\-])(?P<s>(?P<p>key-)[0-9a-zA-Z]{32})(?![A-Za-z0-9])",
     ),
+    # No prefix: the regex runs over the long token runs only (see scope "runs").
     Rule(
         "mailgun-api-key",
         ("-",),
         r"(?<![A-Za-z0-9\-])(?P<s>(?P<p>)[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8})(?![A-Za-z0-9\-])",
+        scope="runs",
     ),
     # Mailchimp: 32 hex + "-us" + datacenter.
     Rule(
@@ -256,6 +282,7 @@ RULES: tuple[Rule, ...] = (
         r"(?P<p>postmark[a-z0-9_.\-]{0,30})[\"']?\s{0,3}(?::=|=>|[:=])\s{0,3}[\"']?"
         r"(?P<s>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})",
         ci=True,
+        scope="keyed",
     ),
     # --- AI providers -----------------------------------------------------------------
     Rule(
@@ -311,38 +338,68 @@ RULES: tuple[Rule, ...] = (
         r"(?P<s>[a-z0-9+/=._\-]{16,300})",
         "npmrc",
         ci=True,
+        scope="keyed",
     ),
     Rule("pypi-token", ("pypi-AgE",), rf"(?P<s>(?P<p>pypi-)AgE[{_URLSAFE}]{{50,300}})"),
     Rule("rubygems-token", ("rubygems_",), r"(?P<s>(?P<p>rubygems_)[0-9a-f]{48})"),
     Rule("nuget-api-key", ("oy2",), r"(?<![A-Za-z0-9])(?P<s>(?P<p>oy2)[a-z0-9]{43})(?![a-z0-9])"),
     Rule("docker-hub-token", ("dckr_pat_",), rf"(?P<s>(?P<p>dckr_pat_)[{_URLSAFE}]{{27,40}})"),
     # --- other developer platforms with fixed prefixes --------------------------------
-    Rule("shopify-token", ("shpat_", "shpca_", "shppa_", "shpss_"),
-         r"(?P<s>(?P<p>shp(?:at|ca|pa|ss)_)[a-fA-F0-9]{32})"),
-    Rule("digitalocean-token", ("dop_v1_", "doo_v1_", "dor_v1_"),
-         r"(?P<s>(?P<p>do[opr]_v1_)[a-f0-9]{64})"),
+    Rule(
+        "shopify-token",
+        ("shpat_", "shpca_", "shppa_", "shpss_"),
+        r"(?P<s>(?P<p>shp(?:at|ca|pa|ss)_)[a-fA-F0-9]{32})",
+    ),
+    Rule(
+        "digitalocean-token",
+        ("dop_v1_", "doo_v1_", "dor_v1_"),
+        r"(?P<s>(?P<p>do[opr]_v1_)[a-f0-9]{64})",
+    ),
     Rule("linear-api-key", ("lin_api_",), r"(?P<s>(?P<p>lin_api_)[A-Za-z0-9]{40})"),
-    Rule("notion-token", ("ntn_", "secret_"),
-         r"(?<![A-Za-z0-9_])(?P<s>(?P<p>ntn_|secret_)[A-Za-z0-9]{43,46})(?![A-Za-z0-9])"),
+    Rule(
+        "notion-token",
+        ("ntn_", "secret_"),
+        r"(?<![A-Za-z0-9_])(?P<s>(?P<p>ntn_|secret_)[A-Za-z0-9]{43,46})(?![A-Za-z0-9])",
+    ),
     Rule("atlassian-api-token", ("ATATT3",), r"(?P<s>(?P<p>ATATT3)[A-Za-z0-9_=\-]{150,250})"),
-    Rule("hashicorp-vault-token", ("hvs.", "hvb.", "hvr."),
-         r"(?<![A-Za-z0-9])(?P<s>(?P<p>hv[sbr]\.)[A-Za-z0-9_\-]{24,200})"),
-    Rule("terraform-cloud-token", (".atlasv1.",),
-         r"(?P<s>(?P<p>)[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70})"),
+    Rule(
+        "hashicorp-vault-token",
+        ("hvs.", "hvb.", "hvr."),
+        r"(?<![A-Za-z0-9])(?P<s>(?P<p>hv[sbr]\.)[A-Za-z0-9_\-]{24,200})",
+    ),
+    Rule(
+        "terraform-cloud-token",
+        (".atlasv1.",),
+        r"(?P<s>(?P<p>)[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70})",
+    ),
     Rule("databricks-token", ("dapi",), r"(?<![A-Za-z0-9])(?P<s>(?P<p>dapi)[a-f0-9]{32}(?:-\d)?)"),
     Rule("postman-api-key", ("PMAK-",), r"(?P<s>(?P<p>PMAK-)[a-f0-9]{24}-[a-f0-9]{34})"),
-    Rule("doppler-token", ("dp.pt.", "dp.st.", "dp.sa.", "dp.ct."),
-         r"(?P<s>(?P<p>dp\.(?:pt|st|sa|ct)\.)[A-Za-z0-9]{40,50})"),
-    Rule("grafana-token", ("glc_", "glsa_"),
-         r"(?<![A-Za-z0-9_])(?P<s>(?P<p>glc_|glsa_)[A-Za-z0-9_=+/]{32,200})"),
-    Rule("sentry-token", ("sntrys_", "sntryu_"), r"(?P<s>(?P<p>sntry[su]_)[A-Za-z0-9_=+/]{40,300})"),
+    Rule(
+        "doppler-token",
+        ("dp.pt.", "dp.st.", "dp.sa.", "dp.ct."),
+        r"(?P<s>(?P<p>dp\.(?:pt|st|sa|ct)\.)[A-Za-z0-9]{40,50})",
+    ),
+    Rule(
+        "grafana-token",
+        ("glc_", "glsa_"),
+        r"(?<![A-Za-z0-9_])(?P<s>(?P<p>glc_|glsa_)[A-Za-z0-9_=+/]{32,200})",
+    ),
+    Rule(
+        "sentry-token", ("sntrys_", "sntryu_"), r"(?P<s>(?P<p>sntry[su]_)[A-Za-z0-9_=+/]{40,300})"
+    ),
     Rule("newrelic-api-key", ("NRAK-",), r"(?P<s>(?P<p>NRAK-)[A-Z0-9]{27})"),
     Rule("supabase-token", ("sbp_",), r"(?P<s>(?P<p>sbp_)[a-f0-9]{40})"),
-    Rule("planetscale-token", ("pscale_",),
-         r"(?P<s>(?P<p>pscale_(?:tkn|pw|oauth)_)[A-Za-z0-9_=.\-]{32,64})"),
+    Rule(
+        "planetscale-token",
+        ("pscale_",),
+        r"(?P<s>(?P<p>pscale_(?:tkn|pw|oauth)_)[A-Za-z0-9_=.\-]{32,64})",
+    ),
     Rule("pulumi-token", ("pul-",), r"(?<![A-Za-z0-9])(?P<s>(?P<p>pul-)[a-f0-9]{40})"),
-    Rule("mapbox-secret-token", ("sk.eyJ",),
-         rf"(?P<s>(?P<p>sk\.eyJ)[{_URLSAFE}]{{20,200}}\.[{_URLSAFE}]{{20,100}})"),
+    Rule(
+        "mapbox-secret-token",
+        ("sk.eyJ",),
+        rf"(?P<s>(?P<p>sk\.eyJ)[{_URLSAFE}]{{20,200}}\.[{_URLSAFE}]{{20,100}})",
+    ),
     Rule("flyio-token", ("fo1_", "fm2_"), rf"(?P<s>(?P<p>fo1_|fm2_)[{_URLSAFE}+/=]{{40,1000}})"),
     # --- structural: JWTs, URLs with passwords, HTTP auth, CLI flags ----------------------
     # RFC 7519 compact form: two base64url JSON parts starting with '{"' -> "eyJ", signature.
@@ -360,6 +417,7 @@ RULES: tuple[Rule, ...] = (
         r"(?P<p>[A-Za-z][A-Za-z0-9+.\-]{1,20}://)(?P<u>[^\s:/?#@\"'<>`]{0,100}):"
         r"(?P<s>[^\s/@\"'<>`]{1,200})@[^\s/?#@\"'<>`:]",
         "url",
+        scope="keyed",
     ),
     # RFC 7617 / RFC 6750 Authorization headers.
     Rule(
@@ -369,6 +427,7 @@ RULES: tuple[Rule, ...] = (
         r"\s{1,3}(?P<s>[a-z0-9._~+/=\-]{8,2000})",
         "header",
         ci=True,
+        scope="keyed",
     ),
     # curl/wget credentials: `curl -u user:pass`, `--user user:pass`.
     Rule(
@@ -377,6 +436,7 @@ RULES: tuple[Rule, ...] = (
         r"(?:^|\s)(?P<p>-u|--user)(?:\s{1,3}|=)?[\"']?(?P<u>[^\s\"':]{1,100}):"
         r"(?P<s>[^\s\"']{1,200})",
         "url",
+        scope="keyed",
     ),
     # mysql -pPASS (no space), sshpass -p PASS, redis-cli -a PASS.
     Rule(
@@ -387,6 +447,7 @@ RULES: tuple[Rule, ...] = (
         r"|(?P<p2>(?:sshpass\s{1,3}-p|redis-cli\b[^\n|;&]{0,200}?\s-a)\s{0,3})[\"']?"
         r"(?P<s2>[^\s\"']{3,100})",
         "password",
+        scope="keyed",
     ),
     # Kubernetes/compose env lists: `- name: DB_PASSWORD` then `value: …` on the next line.
     Rule(
@@ -397,6 +458,7 @@ RULES: tuple[Rule, ...] = (
         r"(?P<s>[^\s\"']{6,300})",
         "password",
         ci=True,
+        scope="keyed",
     ),
     # Docker ~/.docker/config.json "auths": base64("user:password").
     Rule(
@@ -404,11 +466,14 @@ RULES: tuple[Rule, ...] = (
         ('"auth"',),
         r"(?P<p>\"auth\")\s{0,3}:\s{0,3}\"(?P<s>[A-Za-z0-9+/=]{8,1000})\"",
         "basic",
+        scope="keyed",
     ),
 )
 
 # Generic assignments are matched by one regex per keyword (separate literal-prefix regexes
 # measured far faster than one alternation). Keyword -> rule id of what it guards.
+# Each key is a regex over lower-cased text that starts with a literal (its prefilter).
+_KEY = r"[_.\-]?key"
 GENERIC_KEYWORDS: dict[str, str] = {
     "password": "generic-password",
     "passwd": "generic-password",
@@ -417,16 +482,20 @@ GENERIC_KEYWORDS: dict[str, str] = {
     "pass": "generic-password",
     "secret": "generic-secret",
     "token": "generic-token",
-    "api_key": "generic-api-key",
-    "apikey": "generic-api-key",
-    "api-key": "generic-api-key",
-    "access_key": "generic-api-key",
-    "accesskey": "generic-api-key",
-    "private_key": "generic-secret",
-    "privatekey": "generic-secret",
-    "signing_key": "generic-secret",
-    "encryption_key": "generic-secret",
-    "master_key": "generic-secret",
+    "api" + r"(?:[_.\- ]?key)": "generic-api-key",
+    "access" + _KEY: "generic-api-key",
+    "private" + _KEY: "generic-secret",
+    "signing" + _KEY: "generic-secret",
+    "encryption" + _KEY: "generic-secret",
+    "master" + _KEY: "generic-secret",
+    "storage" + _KEY: "generic-api-key",
+    "account" + _KEY: "generic-api-key",
+    "auth" + _KEY: "generic-api-key",
+    "app" + _KEY: "generic-api-key",
+    "shared" + _KEY: "generic-api-key",
+    "service" + _KEY: "generic-api-key",
+    "admin" + _KEY: "generic-api-key",
+    "license" + _KEY: "generic-api-key",
+    "primary" + _KEY: "generic-api-key",
     "credential": "generic-secret",
-    "api key": "generic-api-key",
 }

@@ -97,9 +97,14 @@ def _match_block(hit: Hit, cap: int) -> str:
     if e.date:
         facts.append(e.date)
     head = f"### {_one_line(e.title)}\n_{' · '.join(facts)}_\n"
-    room = cap - _tokens(head)
-    body, _ = _clip(main_text(e.text).strip("\r\n"), max(room, 1),
-                      suffix=f"… (cut; full entry in .agents/memory/{hit.shard}.md)")
+    body = main_text(e.text).strip("\r\n")
+    first, _, rest = body.partition("\n")
+    if _one_line(first) == _one_line(e.title) and rest.strip():
+        body = rest.strip("\r\n")  # the title is the first line: do not pay for it twice
+    elif _one_line(body) == _one_line(e.title):
+        return head
+    body, _ = _clip(body, max(cap - _tokens(head), 1),
+                    suffix=f"… (cut; full entry in .agents/memory/{hit.shard}.md)")
     return head + fmt.escape_body(body).rstrip("\n") + "\n"
 
 
@@ -333,7 +338,7 @@ def _log(event: str, message: str) -> None:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(f"{stamp} {event}: {message}\n")
-    except Exception:  # noqa: BLE001, S110 - logging must never break the hook
+    except Exception:  # logging must never break the hook
         pass
 
 
@@ -357,7 +362,7 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
     def work() -> None:
         try:
             box.append(hook_output(event, root, _read_input(stdin)))
-        except BaseException as exc:  # noqa: BLE001 - fail open, whatever happened
+        except BaseException as exc:  # fail open, whatever happened
             box.append(exc)
 
     env = os.environ.get("LEAN_MEMORY_HOOK_TIMEOUT", "")
@@ -379,7 +384,7 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
         try:
             out.write(result)
             out.flush()
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # e.g. a closed pipe
             _log(event, f"could not write the output: {_describe(exc)}")
     return 0
 

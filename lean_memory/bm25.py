@@ -8,12 +8,12 @@ list walks and additions), and a compact state of builtins that loads in a few m
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_left
 import math
 import re
 import sys
 import unicodedata
 from array import array
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Sequence
 from typing import Any, Protocol

@@ -261,21 +261,26 @@ def _title(items: Sequence[Entry]) -> str:
     return f"Compacted: {n} older {'entry' if n == 1 else 'entries'}{span}"
 
 
-def _body(shard: str, items: Sequence[Entry], level: int, hidden: set[str]) -> str:
+def _body(shard: str, items: Sequence[Entry], level: int, hidden: set[str],
+          item_lines: Sequence[str] | None = None) -> str:
     lines = [_header(shard, items)]
     if level <= 2:
         lines.append("")
-        lines.extend(_item(e, level, e.id in hidden) for e in items)
+        if item_lines is not None:
+            lines.extend(item_lines)
+        else:
+            lines.extend(_item(e, level, e.id in hidden) for e in items)
     elif level == 3:
         lines += ["", "Ids: " + " ".join(f"`{e.id}`" for e in items)]
     return "\n".join(lines)
 
 
 def compacted_entry(shard: str, items: Sequence[Entry], level: int, hidden: set[str],
-                    taken: set[str]) -> Entry:
-    """The compacted entry summarising ``items`` (archive order) at ``level`` (< 5)."""
+                    taken: set[str], item_lines: Sequence[str] | None = None) -> Entry:
+    """The compacted entry summarising ``items`` (archive order) at ``level`` (< 5);
+    ``item_lines``, when given, are the items' list lines already rendered."""
     title = _title(items)
-    body = _body(shard, items, level, hidden)
+    body = _body(shard, items, level, hidden, item_lines)
     date = _date_range(items)[1]
     entry = Entry(id=fmt.new_id(shard, title, body, date or "", taken), shard=shard,
                   title=title, text=body, date=date,
@@ -381,6 +386,9 @@ class _Planner:
                 costs={}))
         self.before = sum(s.tokens for s in self.shards)
         self._item_costs: dict[tuple[str, str, int], int] = {}
+        self._lines: dict[tuple[str, str, int], str] = {}
+        self._id_cost: dict[int, int] = {}
+        self._pieces: dict[tuple[str, str], str] = {}
         self._fixed: dict[tuple[str, int], int] = {}
 
     # archive and estimates ---------------------------------------------------------------
@@ -405,14 +413,26 @@ class _Planner:
             c = s.costs[e.id] = estimate_tokens(e.raw)
         return c
 
+    def item_line(self, s: _Shard, e: Entry, level: int) -> str:
+        key = (s.name, e.id, level)
+        line = self._lines.get(key)
+        if line is None:
+            line = self._lines[key] = _item(e, level, e.id in s.superseded)
+        return line
+
     def item_cost(self, s: _Shard, e: Entry, level: int) -> int:
         if level >= 4:
             return 0
         key = (s.name, e.id, level)
         c = self._item_costs.get(key)
         if c is None:
-            line = f"`{e.id}` " if level == 3 else _item(e, level, e.id in s.superseded) + "\n"
-            c = self._item_costs[key] = estimate_tokens(line)
+            if level == 3:
+                c = self._id_cost.get(len(e.id))
+                if c is None:
+                    c = self._id_cost[len(e.id)] = estimate_tokens(f"`{e.id}` ")
+            else:
+                c = estimate_tokens(self.item_line(s, e, level) + "\n")
+            self._item_costs[key] = c
         return c
 
     def fixed_cost(self, s: _Shard, level: int) -> int:
@@ -473,10 +493,9 @@ class _Planner:
 
     # rendering -----------------------------------------------------------------------------
 
-    def render(self, s: _Shard, n: int, level: int) -> tuple[str, str, Entry | None]:
-        """(new shard text, new archive text, compacted entry) folding ``n`` candidates."""
+    def render(self, s: _Shard, n: int, level: int) -> tuple[str, Entry | None]:
+        """(new shard text, compacted entry) when ``n`` candidates are folded."""
         self.load_archive(s)
-        assert s.archive_text is not None
         moved = {e.id for e in s.queue[:n]}
         out_entries = [e for e in s.parsed.entries if e.id in moved]  # file order
         items = [*s.archive_items, *out_entries]
@@ -484,16 +503,21 @@ class _Planner:
         if items and level < 5:
             own = {e.id for e in s.compacted}  # replaced: the same summary keeps its id
             taken = (self.taken | {e.id for e in s.parsed.entries}) - own
-            summary = compacted_entry(s.name, items, level, s.superseded, taken)
+            lines = [self.item_line(s, e, level) for e in items] if level <= 2 else None
+            summary = compacted_entry(s.name, items, level, s.superseded, taken, lines)
         kept = [e for e in s.parsed.entries if e.id not in moved and not is_compacted(e)]
-        shard_text = self._live_text(s, kept, summary)
-        if out_entries:
-            base = _separated(s.archive_text) if s.archive_text else archive_preamble(s.name)
-            archive_text = base + "".join(
-                archive_piece(e) for e in out_entries)
-        else:
-            archive_text = s.archive_text
-        return shard_text, archive_text, summary
+        return self._live_text(s, kept, summary), summary
+
+    def archive(self, s: _Shard, n: int) -> str:
+        """The new text of the shard's archive when ``n`` candidates are folded."""
+        self.load_archive(s)
+        assert s.archive_text is not None
+        moved = {e.id for e in s.queue[:n]}
+        out_entries = [e for e in s.parsed.entries if e.id in moved]  # file order
+        if not out_entries:
+            return s.archive_text
+        base = _separated(s.archive_text) if s.archive_text else archive_preamble(s.name)
+        return base + "".join(archive_piece(e) for e in out_entries)
 
     @staticmethod
     def _live_text(s: _Shard, kept: list[Entry], summary: Entry | None) -> str:
@@ -505,6 +529,8 @@ class _Planner:
             parts.append(summary.raw)
         parts.extend(e.raw for e in kept)
         text = "".join(parts)
+        if all(e.has_meta for e in kept):
+            return text
         # Removing an entry can renumber the derived id of a hand-written entry with the
         # same title; give such entries their id in a metadata line, as put_entry does.
         again = fmt.parse(text, s.name).entries
@@ -529,7 +555,7 @@ def _stamp_id(entry: Entry) -> Entry:
 class _Outcome:
     levels: dict[str, int]
     folded: dict[str, int]
-    texts: dict[str, tuple[str, str, Entry | None]]
+    texts: dict[str, tuple[str, Entry | None]]
     total: int
 
 
@@ -566,7 +592,7 @@ def _plan(p: _Planner) -> _Outcome | None:
                 return _richer(p, outcome)
             if estimate > goal or goal <= 0:  # every candidate folded: try a terser level
                 break
-            goal = max(goal - (outcome.total - p.target), 0)
+            goal = max(min(goal, estimate) - (outcome.total - p.target), 0)
     folded = {s.name: len(s.queue) for s in p.shards if s.queue or s.compacted}
     if not folded:
         return None
@@ -608,7 +634,8 @@ def compact(mem: Memory, *, dry_run: bool = False) -> CompactionReport:
         for s in p.shards:
             if s.name not in outcome.texts:
                 continue
-            shard_text, archive_text, summary = outcome.texts[s.name]
+            shard_text, summary = outcome.texts[s.name]
+            archive_text = p.archive(s, outcome.folded[s.name])
             if shard_text == s.text and archive_text == s.archive_text:
                 continue
             moved = s.queue[: outcome.folded[s.name]]

@@ -27,9 +27,9 @@ only costs a few tokens). Two texts are near duplicates when **all** of these ho
   the two word sequences is at least ``ORDER_THRESHOLD`` (0.75), so "the login service
   calls the billing service" does not merge with "the billing service calls the login
   service" (the same word set);
-* their *anchors* are identical: every token with a digit, an inner ``_ . / : -`` or an
-  inner capital (numbers, versions, ports, paths, identifiers, error codes); "port 5432"
-  never merges with "port 5433";
+* their *anchors* are identical: every token with a digit, an inner ``_ . / : -`` or a
+  camelCase capital (numbers, versions, ports, paths, identifiers, error codes); "port
+  5432" never merges with "port 5433";
 * both or neither contain a negation (not, no, never, without, ``n't`` …).
 
 See ``tests/test_dedup.py`` for examples on each side of every rule.
@@ -93,7 +93,7 @@ class _Shape:
         for raw in _WORD.findall(text):
             low = raw.casefold()
             if (any(c.isdigit() for c in raw) or any(c in "_./:-" for c in raw)
-                    or any(c.isupper() for c in raw[1:])):
+                    or (any(c.isupper() for c in raw[1:]) and any(c.islower() for c in raw))):
                 anchors.add(low)
                 words.append(low)
             elif low in _NEGATIONS:
@@ -160,7 +160,7 @@ def find_near_duplicate(text: str, candidates: Sequence[Entry]) -> Entry | None:
 
 def _quote(phrasing: str, date: str) -> str:
     lines = phrasing.strip("\r\n").replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    out = [f"> {date}: {lines[0].rstrip()}".rstrip()]
+    out = [f"> {date + ': ' if date else ''}{lines[0].rstrip()}".rstrip()]
     out.extend(f"> {line.rstrip()}".rstrip() for line in lines[1:])
     return "\n".join(out)
 

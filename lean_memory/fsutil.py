@@ -13,11 +13,12 @@ from pathlib import Path
 from .errors import LeanMemoryError
 
 
-def atomic_write(path: Path, data: str | bytes) -> None:
+def atomic_write(path: Path, data: str | bytes, *, durable: bool = True) -> None:
     """Replace ``path`` so that a crash leaves either the old or the new content.
 
     Temp file in the same folder (same file system, so the rename is atomic), flush,
     fsync, ``os.replace``, then fsync the folder so the rename itself is durable.
+    ``durable=False`` skips both fsyncs, for files derived from others.
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -25,13 +26,26 @@ def atomic_write(path: Path, data: str | bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(path.parent)
+    if durable:
+        _fsync_dir(path.parent)
+
+
+def write_cache(path: Path, data: bytes) -> bool:
+    """Write a cache file (atomic, not fsynced); a failure, such as a read-only
+    checkout, only costs speed, so it is reported by the return value alone."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, data, durable=False)
+    except OSError:
+        return False
+    return True
 
 
 def _fsync_dir(folder: Path) -> None:

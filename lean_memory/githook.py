@@ -1,8 +1,9 @@
 """Plain git hooks for people without the pre-commit framework (ADR 0006).
 
 * ``pre-commit``: ``lean-memory scan --staged``, so a secret never reaches a commit.
-* ``pre-merge-commit`` and ``post-rewrite``: regenerate ``INDEX.md`` after a merge or a
-  rebase (the merge driver cannot: it sees one file at a time).
+* ``post-merge`` and ``post-rewrite``: regenerate ``INDEX.md`` after a merge or a rebase
+  and fold it into the commit just made (the merge driver cannot: it sees one file at a
+  time, before the other shards are merged).
 
 Each hook is POSIX ``sh``. It runs the interpreter that installed it while that still
 exists, else ``lean-memory`` from PATH, else says one line and lets git carry on. A hook
@@ -22,7 +23,7 @@ MARKER = "# lean-memory hook:"
 _RUNNER = """\
 PY={py}
 lean_memory() {{
-    if [ -x "$PY" ]; then
+    if [ -x "$PY" ] && "$PY" -c "import lean_memory" >/dev/null 2>&1; then
         "$PY" -m lean_memory "$@"
     elif command -v lean-memory >/dev/null 2>&1; then
         lean-memory "$@"
@@ -48,16 +49,43 @@ fi
 lean_memory --root "$MEM_ROOT" scan --staged
 """
 
-_PRE_MERGE_COMMIT = """\
+# Replace INDEX.md in the commit just made, keeping its parents, message and author.
+# Plumbing, not `commit --amend`: git refuses to amend while a merge is finishing.
+_FOLD = """\
+fold_into_head() {
+    old=$(git rev-parse -q --verify HEAD) || return 1
+    blob=$(git hash-object -w -- "$INDEX") || return 1
+    git update-index --add --cacheinfo "100644,$blob,$INDEX" || return 1
+    tree=$(git write-tree) || return 1
+    parents=$(git rev-parse "$old^@" | sed 's/^/-p /' | tr '\\n' ' ')
+    new=$(git log -1 --format=%B "$old" |
+        GIT_AUTHOR_NAME=$(git log -1 --format=%an "$old") \\
+        GIT_AUTHOR_EMAIL=$(git log -1 --format=%ae "$old") \\
+        GIT_AUTHOR_DATE=$(git log -1 --format=%ad --date=raw "$old") \\
+        git commit-tree "$tree" $parents) || return 1
+    git update-ref -m "lean-memory: regenerate $INDEX" HEAD "$new" "$old"
+}
+"""
+
+_POST_MERGE = """\
 #!/bin/sh
-{marker} pre-merge-commit (written by `lean-memory init`; run it again to update)
-# INDEX.md is derived from the shards: regenerate it from the merged shards and stage it.
+{marker} post-merge (written by `lean-memory init`; run it again to update)
+# INDEX.md is derived from the shards: regenerate it from the merged shards, and put it
+# into the merge commit just made (the merge driver sees one file at a time, so it cannot).
+[ "$1" = 1 ] && exit 0  # a squash merge commits nothing yet; pre-commit handles it
 {runner}
+{fold}
 cd "$(git rev-parse --show-toplevel)" || exit 0
 MEM_ROOT={root}
-INDEX="$MEM_ROOT/.agents/memory/INDEX.md"
-if git ls-files --error-unmatch -- "$INDEX" >/dev/null 2>&1; then
-    lean_memory --root "$MEM_ROOT" index >/dev/null 2>&1 && git add -- "$INDEX"
+INDEX={index}
+git ls-files --error-unmatch -- "$INDEX" >/dev/null 2>&1 || exit 0
+git diff --quiet HEAD -- "$INDEX" 2>/dev/null || exit 0  # a change of the user's own: keep
+lean_memory --root "$MEM_ROOT" index >/dev/null 2>&1 || exit 0
+git diff --quiet -- "$INDEX" 2>/dev/null && exit 0
+if git rev-parse -q --verify HEAD^2 >/dev/null 2>&1 && fold_into_head; then
+    echo "lean-memory: regenerated $INDEX in the merge commit" >&2
+else
+    echo "lean-memory: regenerated $INDEX; commit it" >&2
 fi
 exit 0
 """
@@ -65,18 +93,22 @@ exit 0
 _POST_REWRITE = """\
 #!/bin/sh
 {marker} post-rewrite (written by `lean-memory init`; run it again to update)
-# After a rebase, INDEX.md is regenerated from the rebased shards.
+# After a rebase, INDEX.md is regenerated from the rebased shards into the last commit.
 cat >/dev/null
 [ "$1" = rebase ] || exit 0
 {runner}
+{fold}
 cd "$(git rev-parse --show-toplevel)" || exit 0
 MEM_ROOT={root}
-INDEX="$MEM_ROOT/.agents/memory/INDEX.md"
-if git ls-files --error-unmatch -- "$INDEX" >/dev/null 2>&1; then
-    lean_memory --root "$MEM_ROOT" index >/dev/null 2>&1
-    if ! git diff --quiet -- "$INDEX" 2>/dev/null; then
-        echo "lean-memory: regenerated $INDEX after the rebase; commit it" >&2
-    fi
+INDEX={index}
+git ls-files --error-unmatch -- "$INDEX" >/dev/null 2>&1 || exit 0
+git diff --quiet HEAD -- "$INDEX" 2>/dev/null || exit 0  # a change of the user's own: keep
+lean_memory --root "$MEM_ROOT" index >/dev/null 2>&1 || exit 0
+git diff --quiet -- "$INDEX" 2>/dev/null && exit 0
+if fold_into_head; then
+    echo "lean-memory: regenerated $INDEX in the rebased HEAD" >&2
+else
+    echo "lean-memory: regenerated $INDEX after the rebase; commit it" >&2
 fi
 exit 0
 """
@@ -103,7 +135,7 @@ def _locate(root: Path) -> tuple[Path, str] | str:
     if custom:
         return (f"git uses core.hooksPath={custom} (a hook manager?): no git hook installed; "
                 "add `lean-memory scan --staged` to its pre-commit hook and "
-                "`lean-memory index` to its pre-merge-commit hook")
+                "`lean-memory index` to its post-merge hook")
     hooks = _git(root, "rev-parse", "--git-path", "hooks").stdout.strip()
     folder = Path(hooks) if os.path.isabs(hooks) else root / hooks
     rel = os.path.relpath(root.resolve(), Path(top.stdout.strip()).resolve())
@@ -112,7 +144,9 @@ def _locate(root: Path) -> tuple[Path, str] | str:
 
 def _script(template: str, rel_root: str, missing: str) -> str:
     runner = _RUNNER.format(py=_sh_quote(Path(sys.executable).as_posix()), missing=missing)
-    return template.format(marker=MARKER, runner=runner.rstrip("\n"), root=_sh_quote(rel_root))
+    index = (Path(rel_root) / ".agents" / "memory" / "INDEX.md").as_posix()
+    return template.format(marker=MARKER, runner=runner.rstrip("\n"), root=_sh_quote(rel_root),
+                           index=_sh_quote(index), fold=_FOLD.rstrip("\n"))
 
 
 def _install(folder: Path, name: str, script: str, foreign_hint: str) -> str:
@@ -148,7 +182,7 @@ def install_git_hook(root: str | os.PathLike[str]) -> str:
 
 
 def install_index_hooks(root: str | os.PathLike[str]) -> list[str]:
-    """Install the ``pre-merge-commit`` and ``post-rewrite`` hooks that keep INDEX.md
+    """Install the ``post-merge`` and ``post-rewrite`` hooks that keep INDEX.md
     regenerated after merges and rebases."""
     where = _locate(Path(root))
     if isinstance(where, str):
@@ -156,6 +190,14 @@ def install_index_hooks(root: str | os.PathLike[str]) -> list[str]:
                               "write or `lean-memory index`")]
     folder, rel = where
     hint = "add this line to it: lean-memory index (INDEX.md is derived from the shards)"
-    return [_install(folder, "pre-merge-commit", _script(_PRE_MERGE_COMMIT, rel, "return 0"),
-                     hint),
-            _install(folder, "post-rewrite", _script(_POST_REWRITE, rel, "return 0"), hint)]
+    lines = []
+    stale = folder / "pre-merge-commit"  # written by an early version; git ignores its work
+    try:
+        if MARKER in stale.read_text(encoding="utf-8", errors="replace"):
+            stale.unlink()
+            lines.append(f"removed the obsolete git pre-merge-commit hook ({stale})")
+    except OSError:
+        pass
+    lines.append(_install(folder, "post-merge", _script(_POST_MERGE, rel, "return 1"), hint))
+    lines.append(_install(folder, "post-rewrite", _script(_POST_REWRITE, rel, "return 1"), hint))
+    return lines

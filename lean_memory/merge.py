@@ -18,12 +18,13 @@ the driver leaves git's ordinary conflict (``git merge-file``) and exits 1; it n
 writes conflict markers into a shard it reports as merged.
 
 ``INDEX.md`` is derived data: the driver keeps our side's bytes and exits 0 (it cannot
-know the other shards' merged content), and the ``pre-merge-commit`` / ``post-rewrite``
+know the other shards' merged content), and the ``post-merge`` / ``post-rewrite``
 hooks installed by :func:`setup_merge_driver` regenerate it from the merged shards.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -165,11 +166,10 @@ def _is_index(path: str, ours: str) -> bool:
 
 def _git_conflict(base: str, ours: str, theirs: str) -> None:
     """Leave git's ordinary conflict markers in ``ours`` (what git does without a driver)."""
-    try:
+    # Should git itself be missing, ours stays as it was: git still records the conflict.
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
         subprocess.run(["git", "merge-file", "-L", "ours", "-L", "base", "-L", "theirs",
                         ours, base, theirs], capture_output=True, timeout=60, check=False)
-    except (OSError, subprocess.SubprocessError):
-        pass  # ours stays as it was; git still records the path as conflicted
 
 
 def merge_driver(base: str, ours: str, theirs: str, path: str = "") -> int:

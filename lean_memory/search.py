@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import logging
 import marshal
-import os
 import threading
+from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from . import format as fmt
 from .bm25 import BM25, BM25Index, tokenize
 from .errors import QueryError
+from .fsutil import write_cache
 
 if TYPE_CHECKING:
     from .store import Memory
@@ -54,37 +56,43 @@ class Retriever(Protocol):
 # -- the corpus and its cache -------------------------------------------------------------
 
 
-def _entry_row(e: fmt.Entry, archived: bool) -> tuple[Any, ...]:
-    return (e.id, e.shard, e.title, e.text, e.date, e.tags, e.supersedes, e.meta, e.line,
-            archived)
-
-
-def _row_entry(row: Sequence[Any]) -> fmt.Entry:
-    return fmt.Entry(id=row[0], shard=row[1], title=row[2], text=row[3], date=row[4],
-                     tags=tuple(row[5]), supersedes=row[6], meta=tuple(map(tuple, row[7])),
-                     line=row[8])
-
-
 class Corpus:
-    """Every entry of the memory (live and archived) with a BM25 index over them.
+    """Where every entry of the memory (live and archived) lives, with a BM25 index.
 
-    Documents are numbered newest first (then file order), so the index's tie-break
-    on the lower number gives "newer first, then file order".
+    Only what ranking needs is kept (ids, shards, dates, and each entry's span in its
+    file); the few entries a query returns are read back from the shards, which the
+    cache signature guarantees unchanged. Documents are numbered newest first (then file
+    order), so the index's tie-break on the lower number gives "newer first".
     """
 
-    def __init__(self, rows: list[tuple[Any, ...]], hidden: set[str], index: BM25Index) -> None:
-        self.rows = rows
+    def __init__(self, mem: Memory, columns: list[Any], hidden: set[str],
+                 index: BM25Index) -> None:
+        self.mem = mem
+        self.ids: list[str] = columns[0]
+        self.shards: list[str] = columns[1]
+        self.archived: bytes = columns[2]
+        self.spans: Sequence[int] = columns[3]  # (start, end) of each entry's raw text
         self.hidden = hidden
         self.index = index
+        self._texts: dict[tuple[str, bool], str] = {}
 
     def entry(self, number: int) -> fmt.Entry:
-        return _row_entry(self.rows[number])
+        """The entry, read back from its file."""
+        key = (self.shards[number], bool(self.archived[number]))
+        text = self._texts.get(key)
+        if text is None:
+            text = self._texts[key] = self.mem.read_text(
+                self.mem.shard_path(key[0], archive=key[1]))
+        start, end = self.spans[2 * number], self.spans[2 * number + 1]
+        [entry] = fmt.parse(text[start:end], key[0]).entries
+        return replace(entry, id=self.ids[number], line=text.count("\n", 0, start) + 1)
 
     def allowed(self, shards: Sequence[str], include_archive: bool) -> set[int]:
         wanted = set(shards)
-        return {n for n, row in enumerate(self.rows)
-                if row[1] in wanted and (include_archive or not row[9])
-                and row[0] not in self.hidden}
+        hidden = self.hidden
+        archived = self.archived
+        return {n for n, (i, s) in enumerate(zip(self.ids, self.shards, strict=True))
+                if s in wanted and (include_archive or not archived[n]) and i not in hidden}
 
 
 def _sources(mem: Memory) -> list[tuple[str, bool, str]]:
@@ -93,38 +101,59 @@ def _sources(mem: Memory) -> list[tuple[str, bool, str]]:
 
 
 def _signature(mem: Memory) -> list[Any]:
-    sig: list[Any] = []
-    for name, archived, path in _sources(mem):
-        try:
-            st = os.stat(path)
-            sig.append((name, archived, st.st_size, st.st_mtime_ns, st.st_ino))
-        except FileNotFoundError:
-            sig.append((name, archived, -1, 0, 0))
+    from .store import file_signature
+
     c = mem.config
-    return [_CACHE_VERSION, c.bm25_k1, c.bm25_b, sig]
+    return [_CACHE_VERSION, c.bm25_k1, c.bm25_b,
+            [(name, archived, file_signature(Path(path)))
+             for name, archived, path in _sources(mem)]]
 
 
 def _build(mem: Memory) -> Corpus:
     from .dedup import main_text
 
+    found: list[tuple[fmt.Entry, bool, int, int]] = []
     live: list[fmt.Entry] = []
-    archived: list[fmt.Entry] = []
-    for name in mem.shards:
-        live.extend(mem.read_shard(name).entries)
-        archived.extend(mem.read_shard(name, archive=True).entries)
+    for archived in (False, True):
+        for name in mem.shards:
+            shard = mem.read_shard(name, archive=archived)
+            start = len(shard.preamble)
+            for e in shard.entries:
+                found.append((e, archived, start, start + len(e.raw)))
+                start += len(e.raw)
+            if not archived:
+                live.extend(shard.entries)
     hidden = mem.superseded_ids(live)
-    tagged = [(e, False) for e in live] + [(e, True) for e in archived]
     # Newest first; sorted() is stable, so file order (live before archive) breaks ties.
-    tagged.sort(key=lambda pair: pair[0].date or "", reverse=True)
-    rows = [_entry_row(e, a) for e, a in tagged]
+    found.sort(key=lambda item: item[0].date or "", reverse=True)
+    spans = array("q")
+    for _, _, start, end in found:
+        spans.extend((start, end))
+    columns = [[e.id for e, *_ in found], [e.shard for e, *_ in found],
+               bytes(a for _, a, _, _ in found), spans]
     c = mem.config
-    index = BM25Index.build(((e.title, main_text(e.text) + _tag_text(e)) for e, _ in tagged),
+    index = BM25Index.build(((e.title, main_text(e.text) + _tag_text(e)) for e, *_ in found),
                             k1=c.bm25_k1, b=c.bm25_b)
-    return Corpus(rows, hidden, index)
+    return Corpus(mem, columns, hidden, index)
 
 
 def _tag_text(e: fmt.Entry) -> str:
     return "\n" + " ".join(e.tags) if e.tags else ""
+
+
+def _pack(corpus: Corpus) -> list[Any]:
+    """The corpus as builtins for marshal; number arrays travel as raw bytes."""
+    return [corpus.ids, corpus.shards, corpus.archived, array("q", corpus.spans).tobytes(),
+            sorted(corpus.hidden), corpus.index.to_state()]
+
+
+def _unpack(mem: Memory, data: list[Any]) -> Corpus:
+    spans = array("q")
+    spans.frombytes(data[3])
+    if len(spans) != 2 * len(data[0]) or len(data[1]) != len(data[0]) != len(data[2]):
+        raise ValueError("inconsistent search cache")
+    return Corpus(mem, [data[0], data[1], data[2], spans], set(data[4]),
+                  BM25Index.from_state(data[5]))
 
 
 def load_corpus(mem: Memory) -> Corpus:
@@ -135,27 +164,14 @@ def load_corpus(mem: Memory) -> Corpus:
         with open(path, "rb") as fh:
             data = marshal.load(fh)
         if data[0] == signature:
-            return Corpus(data[1], set(data[2]), BM25Index.from_state(data[3]))
+            return _unpack(mem, data[1])
     except (OSError, EOFError, ValueError, TypeError, IndexError, KeyError):
         pass  # missing, corrupt or from another version: rebuild
     corpus = _build(mem)
-    if _signature(mem) == signature:  # nobody wrote meanwhile: safe to cache
-        _save(path, [signature, corpus.rows, sorted(corpus.hidden), corpus.index.to_state()])
+    unchanged = _signature(mem) == signature  # nobody wrote meanwhile: safe to cache
+    if unchanged and not write_cache(path, marshal.dumps([signature, _pack(corpus)])):
+        log.debug("search cache not written to %s", path)
     return corpus
-
-
-def _save(path: os.PathLike[str] | str, data: Any) -> None:
-    from pathlib import Path
-
-    target = Path(path)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as fh:
-            marshal.dump(data, fh)
-        os.replace(tmp, target)
-    except OSError as exc:  # a read-only checkout still searches, just slower
-        log.debug("search cache not written: %s", exc)
 
 
 # -- retrievers and fusion ----------------------------------------------------------------
@@ -246,13 +262,13 @@ def search(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None 
     allowed = corpus.allowed(names, include_archive)
     retrievers = mem._retrievers if mem._retrievers is not None else configured_retrievers(mem)
     depth = k if len(retrievers) == 1 else max(4 * k, 20)
-    number_of = {row[0]: n for n, row in enumerate(corpus.rows) if n in allowed}
+    number_of = {corpus.ids[n]: n for n in allowed}
     rankings: list[list[tuple[str, float]]] = []
     entries: list[fmt.Entry] | None = None
     timeout = mem.config.retriever_timeout_ms / 1000
     for r in retrievers:
         if _is_cached_bm25(r, mem):
-            rankings.append([(corpus.rows[n][0], s)
+            rankings.append([(corpus.ids[n], s)
                              for n, s in corpus.index.top(query, depth, allowed=allowed)])
             continue
         if entries is None:
@@ -265,11 +281,11 @@ def search(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None 
     elif rankings:
         fused = rrf([[i for i, _ in ranking] for ranking in rankings])
     else:  # every retriever failed: fall back to the built-in BM25
-        fused = [(corpus.rows[n][0], s) for n, s in corpus.index.top(query, k, allowed=allowed)]
+        fused = [(corpus.ids[n], s) for n, s in corpus.index.top(query, k, allowed=allowed)]
     hits = []
     for entry_id, score in fused[:k]:
         n = number_of[entry_id]
-        hits.append(Hit(corpus.entry(n), corpus.rows[n][1], score, bool(corpus.rows[n][9])))
+        hits.append(Hit(corpus.entry(n), corpus.shards[n], score, bool(corpus.archived[n])))
     return hits
 
 

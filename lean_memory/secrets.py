@@ -20,6 +20,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from .errors import LeanMemoryError
@@ -48,9 +49,12 @@ MAX_LINE = 4096  # longer lines are scanned in overlapping windows of this size
 _OVERLAP = 512  # longer than any single token we look for, so none is cut in two everywhere
 _ALLOW_MARKERS = ("lean-memory: allow", "pragma: allowlist secret")
 _ALLOW_NEXT_MARKERS = ("lean-memory: allow-next-line", "pragma: allowlist nextline secret")
-_SKIP_DIRS = frozenset(
-    {".git", ".hg", ".svn", ".cache", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
-)
+# fmt: off
+_SKIP_DIRS = frozenset({
+    ".git", ".hg", ".svn", ".cache", "__pycache__", ".mypy_cache", ".pytest_cache",
+    ".ruff_cache",
+})
+# fmt: on
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,7 @@ _TEMPLATE_RE = re.compile(
     r"|(?<![A-Za-z0-9])%[A-Za-z_][A-Za-z0-9_]*%(?![A-Za-z0-9])|^@[A-Za-z_][A-Za-z0-9_]*@|^\$[A-Za-z_][A-Za-z0-9_]*$"
     r"|^__[A-Za-z0-9_]+__$|^\{[A-Za-z_][A-Za-z0-9_.]*\}$|^%s$|^\{\}$|^\?$"
 )
+# fmt: off
 _REFERENCE_HINTS = (
     "os.environ", "os.getenv", "getenv(", "process.env", "env(", "env[", "env.", "settings.",
     "config.", "conf.", "cfg.", "self.", "this.", "secrets.", "vars.", "params.", "options.",
@@ -108,50 +113,58 @@ _REFERENCE_HINTS = (
     "arn:aws:secretsmanager", "arn:aws:ssm", "@microsoft.keyvault", "keyvault", "/secrets/",
     "secretkeyref", "valuefrom", "secretref", "sm://", "awssm://", "gcp:secretmanager",
 )
-_CALL_RE = re.compile(r"[A-Za-z_][\w.:\->]*[(\[]")
+# fmt: on
+_CALL_RE = re.compile(r"[A-Za-z_][\w.:\->]*(?:\(.*\)|\[.*\])")
 # YAML aliases, CloudFormation/ansible tags, `@var`: a sigil before a name.
 _SIGIL_REF_RE = re.compile(r"[*&!@%][A-Za-z_][A-Za-z_.\-]*(?:\([^)]*\))?")
 _SELF_NAMING = ("password", "passwd", "secret", "token", "apikey", "api_key", "api-key")
+# fmt: off
 _PLACEHOLDER_WORDS = (
     "example", "changeme", "change_me", "change-me", "changeit", "placeholder", "your_",
     "your-", "yourpass", "yoursecret", "yourtoken", "yourkey", "xxxx", "redacted", "dummy",
-    "replace", "insert", "todo", "fixme", "sample", "notreal", "not-real", "not_real",
-    "fake", "lorem", "foobar", "secret_here", "here>", "<your",
+    "replace", "insert", "todo", "fixme", "sample", "notreal", "not-real", "not_real", "fake",
+    "lorem", "foobar", "secret_here", "here>", "<your",
 )
+# fmt: on
 # Short words turn up by chance inside long random tokens; only long ones mark a placeholder.
 _VENDOR_PLACEHOLDER_WORDS = tuple(w for w in _PLACEHOLDER_WORDS if len(w) >= 6)
 # Random tokens contain "xxx" often enough; a placeholder has a longer run.
 _X_RUN_RE = re.compile(r"(?i)x{5,}|(.)\1{7,}|123456|a1b2c3|abcdef")
-_WEAK_WORDS = frozenset(
-    {
-        "password", "passwd", "passw", "passphrase", "pass", "pwd", "secret", "secrets", "token",
-        "apikey", "key", "admin", "administrator", "root", "test", "tests", "testing", "tester",
-        "default", "none", "null", "nil", "true", "false", "yes", "no", "on", "off",
-        "undefined", "empty", "hidden", "masked", "string", "str", "value", "values", "example",
-        "sample", "dummy", "fake", "foo", "bar", "baz", "foobar", "qux", "changeme", "changeit",
-        "letmein", "qwerty", "welcome", "guest", "user", "username", "login", "postgres",
-        "postgresql", "mysql", "mariadb", "redis", "mongo", "mongodb", "rabbitmq", "oracle",
-        "sa", "demo", "dev", "development", "local", "localhost", "required", "optional",
-        "mypassword", "mysecret", "mytoken", "secretpassword", "supersecret", "abc", "abcdef",
-        "xyz", "todo", "tbd", "na", "unknown", "unset", "dbpassword", "pw", "hunter",
-        "your", "yourpassword", "insecure", "django", "blah", "asdf", "qwer", "abcd",
-    }
-)
+# fmt: off
+_WEAK_WORDS = frozenset({
+    "password", "passwd", "passw", "passphrase", "pass", "pwd", "secret", "secrets", "token",
+    "apikey", "key", "admin", "administrator", "root", "test", "tests", "testing", "tester",
+    "default", "none", "null", "nil", "true", "false", "yes", "no", "on", "off", "undefined",
+    "empty", "hidden", "masked", "string", "str", "value", "values", "example", "sample",
+    "dummy", "fake", "foo", "bar", "baz", "foobar", "qux", "changeme", "changeit", "letmein",
+    "qwerty", "welcome", "guest", "user", "username", "login", "postgres", "postgresql",
+    "mysql", "mariadb", "redis", "mongo", "mongodb", "rabbitmq", "oracle", "sa", "demo", "dev",
+    "development", "local", "localhost", "required", "optional", "mypassword", "mysecret",
+    "mytoken", "secretpassword", "supersecret", "abc", "abcdef", "xyz", "todo", "tbd", "na",
+    "unknown", "unset", "dbpassword", "pw", "hunter", "your", "yourpassword", "insecure",
+    "django", "blah", "asdf", "qwer", "abcd",
+})
+# fmt: on
 _LEET = str.maketrans({"@": "a", "0": "o", "1": "i", "3": "e", "$": "s", "5": "s", "4": "a"})
+# fmt: off
 _ENCRYPTED_PREFIXES = (
     "$ansible_vault", "enc[", "enc(", "!vault", "vault:v", "-----begin pgp message",
     "-----begin age encrypted", "age-encryption.org", "gaaaaa", "!secret", "!encrypted",
 )
+# fmt: on
+# fmt: off
 _PUBLIC_PREFIXES = (
     "ssh-rsa ", "ssh-ed25519 ", "ssh-dss ", "ecdsa-sha2-", "sk-ssh-", "sk-ecdsa-",
     "-----begin public key", "-----begin rsa public key", "-----begin certificate",
     "-----begin pgp public", "-----begin openssh public", "pk_live_", "pk_test_", "pk.eyj",
     "npub1", "age1",
 )
+# fmt: on
 _MASK_CHARS = ("\u2026", "***", "\u2022", "###", "...")
 _IDENT_RE = re.compile(
     r"[a-z_][a-z0-9_]*|[a-z]+(?:-[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z]+)+|[A-Z][A-Z_]*|[A-Za-z_]\w*(?:(?:\.|->|::)[A-Za-z_]\w*)+"
 )
+_CAMEL_RE = re.compile(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)*")
 _VERSION_RE = re.compile(r"v?\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.]+)?")
 _NUMBER_RE = re.compile(r"[-+]?\d+(?:[.,_]\d+)*(?:[eE][-+]?\d+)?[a-zA-Z%]{0,3}")
 _DATE_RE = re.compile(r"\d{4}-\d\d-\d\d(?:[T ][0-9:.+\-Z]*)?")
@@ -191,8 +204,8 @@ def is_reference(value: str) -> bool:
     low = value.lower()
     if any(h in low for h in _REFERENCE_HINTS):
         return True
-    if _CALL_RE.match(value):
-        return True
+    if _CALL_RE.fullmatch(value) or value.endswith(("(", "[")):
+        return True  # a call or subscript, possibly cut at a quote: config['password']
     return value.startswith(("[", "{")) or _SIGIL_REF_RE.fullmatch(value) is not None
 
 
@@ -248,16 +261,16 @@ def is_identifier(value: str) -> bool:
 def _is_sequence(low: str) -> bool:
     if len(low) < 6:
         return False
-    steps = sum(1 for a, b in zip(low, low[1:], strict=False) if ord(b) - ord(a) in (0, 1))
+    low = low[:24]  # a typed sequence shows at the start; long values need not be walked
+    steps = sum(1 for a, b in pairwise(low) if ord(b) - ord(a) in (0, 1))
     return steps >= 0.6 * (len(low) - 1)
 
 
 def _entropy(value: str) -> float:
-    counts: dict[str, int] = {}
-    for ch in value:
-        counts[ch] = counts.get(ch, 0) + 1
+    from collections import Counter
+
     n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 
 
 def _classes(value: str) -> int:
@@ -294,7 +307,7 @@ def _rejected_common(value: str) -> bool:
 def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
     """Judge a value assigned to a secret-looking name."""
     min_len = {"password": 6, "secret": 8}.get(kind, 12)
-    if len(value) < min_len or len(value) > 300 or any(c.isspace() for c in value):
+    if len(value) < min_len or len(value) > 300 or len(value.split()) != 1:
         return False
     if _rejected_common(value) or is_reference(value) or _HASH_PREFIX_RE.match(value):
         return False
@@ -315,7 +328,9 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
         return False
     if value.isalpha():
         # Plain words are prose or names; only long random-looking letters count.
-        return len(value) >= 16 and _entropy(value) >= 3.5 and not value.islower()
+        if _CAMEL_RE.fullmatch(value) or value.isupper() or value.islower():
+            return False
+        return len(value) >= 8 and _entropy(value) >= 2.8
     has_letter = any(c.isalpha() for c in value)
     return has_letter and _classes(value) >= 2 and (len(value) < 16 or _entropy(value) >= 2.8)
 
@@ -375,7 +390,7 @@ def _check_url(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
     host = text[m.end() - 1 : m.end() + 40].lower()
     if host.startswith(("example.", "host", "server")) or ".example" in host.split("/")[0]:
         return False  # RFC 2606 documentation hosts
-    if value == user or len(value) < 3 or value.isdigit() and len(value) <= 5:
+    if value == user or len(value) < 3 or (value.isdigit() and len(value) <= 5):
         return False
     return not (_rejected_common(value) or value.startswith("$"))
 
@@ -443,58 +458,57 @@ def _b64decode(value: str) -> str | None:
 # ---------------------------------------------------------------------------------------------
 # Generic `name = value` assignments and credentials stated in a sentence.
 
-_NON_SECRET_LAST = frozenset(
-    {
-        "id", "ids", "url", "urls", "uri", "uris", "endpoint", "host", "hostname", "port",
-        "path", "paths", "file", "files", "filename", "dir", "directory", "name", "names",
-        "field", "fields", "type", "types", "count", "counts", "len", "length", "size",
-        "limit", "limits", "max", "min", "tokens", "header", "headers", "env", "var", "vars",
-        "variable", "prefix", "suffix", "regex", "re", "pattern", "policy", "policies",
-        "expiry", "expires", "expiration", "expire", "ttl", "timeout", "lifetime", "age",
-        "version", "hint", "help", "label", "placeholder", "text", "message", "msg",
-        "prompt", "enabled", "enable", "disabled", "required", "mode", "format", "kind",
-        "style", "class", "provider", "manager", "store", "backend", "source", "location",
-        "ref", "reference", "arn", "index", "idx", "hash", "hashed", "digest", "sha", "sha1",
-        "sha256", "sha512", "md5", "checksum", "fingerprint", "rotation", "created", "updated",
-        "at", "date", "time", "strength", "rules", "validator", "validation", "check", "link",
-        "service", "usage", "used", "budget", "rate", "user", "username", "login", "email",
-        "flag", "option", "options", "param", "params", "schema", "method", "algorithm", "alg",
-        "counter", "number", "num", "spec", "cache", "table", "column", "col", "attr",
-        "attribute", "property", "prop", "type_", "names", "list", "dict", "map", "set",
-        "input", "output", "widget", "form", "button", "char", "chars", "box", "dialog",
-        "location", "endpoint", "scope", "scopes", "audience", "issuer", "uid", "bits",
-        "cost", "rounds", "iterations", "salt_length", "mgr", "handler", "generator",
-        "factory", "builder", "reader", "writer", "loader", "parser", "class_", "cls",
-        "keyword", "keywords", "callback", "fn", "func", "function", "reset", "changed",
-        "confirmation", "confirm", "policy", "complexity", "visible", "visibility", "toggle",
-        "length_", "error", "errors", "exception", "status", "state", "doc", "docs", "info",
-        "description", "desc", "comment", "note", "notes", "example", "examples", "test",
-        "tests", "sample", "samples", "template", "default_", "module", "modules", "key_id",
-        "stdin", "stdout", "command", "cmd", "prompt", "arn", "policy", "parameter",
-    }
-)
-_NON_SECRET_ANY = frozenset(
-    {"public", "publishable", "pub", "tokenizer", "tokenize", "tokenizers", "example", "sample"}
-)
-_TOKEN_NON_SECRET = frozenset(
-    {
-        "csrf", "xsrf", "next", "page", "pagination", "continuation", "cursor", "sync",
-        "cancel", "cancellation", "idempotency", "request", "max", "num", "total", "input",
-        "output", "prompt", "completion", "completions", "eos", "bos", "pad", "unk", "sep",
-        "cls", "mask", "special", "start", "end", "stop", "lexer", "parse", "parser", "ast",
-        "syntax", "type", "kind", "token", "bucket", "reasoning", "cached", "cache", "image",
-        "audio", "text", "word", "char", "count", "verification", "lookahead", "current",
-        "last", "first", "prev", "previous", "peek",
-    }
-)
+# fmt: off
+_NON_SECRET_LAST = frozenset({
+    "id", "ids", "url", "urls", "uri", "uris", "endpoint", "host", "hostname", "port", "path",
+    "paths", "file", "files", "filename", "dir", "directory", "name", "names", "field",
+    "fields", "type", "types", "count", "counts", "len", "length", "size", "limit", "limits",
+    "max", "min", "tokens", "header", "headers", "env", "var", "vars", "variable", "prefix",
+    "suffix", "regex", "re", "pattern", "policy", "policies", "expiry", "expires",
+    "expiration", "expire", "ttl", "timeout", "lifetime", "age", "version", "hint", "help",
+    "label", "placeholder", "text", "message", "msg", "prompt", "enabled", "enable",
+    "disabled", "required", "mode", "format", "kind", "style", "class", "provider", "manager",
+    "store", "backend", "source", "location", "ref", "reference", "arn", "index", "idx",
+    "hash", "hashed", "digest", "sha", "sha1", "sha256", "sha512", "md5", "checksum",
+    "fingerprint", "rotation", "created", "updated", "at", "date", "time", "strength", "rules",
+    "validator", "validation", "check", "link", "service", "usage", "used", "budget", "rate",
+    "user", "username", "login", "email", "flag", "option", "options", "param", "params",
+    "schema", "method", "algorithm", "alg", "counter", "number", "num", "spec", "cache",
+    "table", "column", "col", "attr", "attribute", "property", "prop", "type_", "list", "dict",
+    "map", "set", "input", "output", "widget", "form", "button", "char", "chars", "box",
+    "dialog", "scope", "scopes", "audience", "issuer", "uid", "bits", "cost", "rounds",
+    "iterations", "salt_length", "mgr", "handler", "generator", "factory", "builder", "reader",
+    "writer", "loader", "parser", "class_", "cls", "keyword", "keywords", "callback", "fn",
+    "func", "function", "reset", "changed", "confirmation", "confirm", "complexity", "visible",
+    "visibility", "toggle", "length_", "error", "errors", "exception", "status", "state",
+    "doc", "docs", "info", "description", "desc", "comment", "note", "notes", "example",
+    "examples", "test", "tests", "sample", "samples", "template", "default_", "module",
+    "modules", "key_id", "stdin", "stdout", "command", "cmd", "parameter",
+})
+# fmt: on
+# fmt: off
+_NON_SECRET_ANY = frozenset({
+    "public", "publishable", "pub", "tokenizer", "tokenize", "tokenizers", "example", "sample",
+})
+# fmt: on
+# fmt: off
+_TOKEN_NON_SECRET = frozenset({
+    "csrf", "xsrf", "next", "page", "pagination", "continuation", "cursor", "sync", "cancel",
+    "cancellation", "idempotency", "request", "max", "num", "total", "input", "output",
+    "prompt", "completion", "completions", "eos", "bos", "pad", "unk", "sep", "cls", "mask",
+    "special", "start", "end", "stop", "lexer", "parse", "parser", "ast", "syntax", "type",
+    "kind", "token", "bucket", "reasoning", "cached", "cache", "image", "audio", "text",
+    "word", "char", "count", "verification", "lookahead", "current", "last", "first", "prev",
+    "previous", "peek",
+})
+# fmt: on
 _WORD_RE = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
 
 
 def _generic_pattern(kw: str) -> str:
-    kw_re = re.escape(kw)
     return (
-        kw_re + r"(?P<rest>[a-z0-9_.\-]{0,30})(?P<q>[\"'`]?\]?\)?)"
+        f"(?P<kw>{kw})" + r"(?P<rest>[a-z0-9_.\-]{0,30})(?P<q>[\"'`]?\]?\)?)"
         r"(?P<for>\s(?:for|of|on|in)\s[^\n.:=;,\"'`]{1,40}?)?"
         r"(?P<sep>\s{0,3}(?::=|=>|->|=(?!=)|:(?!:)|>)\s{0,3}"
         r"|\s{1,3}(?:is|was|are|will be|set to|changed to|to)\s{1,3}(?:now\s|still\s)?:?\s{0,2}"
@@ -512,10 +526,10 @@ def _kind_of(rule_id: str) -> str:
 
 
 def _judge_generic(
-    kw: str, rule_id: str, m: re.Match[str], text: str
+    kw: str, rule_id: str, m: _Shifted, text: str
 ) -> tuple[str, str, int, int] | None:
     """Return (key, value, start, end) of a real secret assignment, or None."""
-    kstart, kend = m.start(), m.start() + len(kw)
+    kstart, kend = m.span("kw")
     after = text[kend : kend + 1]
     if after.islower():
         return None  # the keyword is the start of a longer word: "tokenizer", "passage"
@@ -523,18 +537,16 @@ def _judge_generic(
     while b > 0 and text[b - 1] in _KEY_CHARS and kstart - b < 60:
         b -= 1
     if kw in ("pass", "pwd") and (
-        b < kstart and text[kstart - 1].isalpha() or m.group("rest") or after.isalpha()
+        (b < kstart and text[kstart - 1].isalpha()) or m.group("rest") or after.isalpha()
     ):
         return None  # "bypass", "pass_fds", "PASSTHROUGH": only a whole-word name
     if text[b - 2 : b] == "::":
         return None  # a namespaced type name such as AWS::ApiGateway::ApiKey
     key = text[b : m.end("rest")]
     sep = m.group("sep")
-    if m.group("for") and not any(w in sep for w in ("is", "was", "are", "set", "changed")):
-        return None
     if sep.strip() == "" and not key.startswith("-") and "is" not in sep:
         return None  # bare whitespace only separates a CLI flag from its value
-    if sep.strip() == ">" and not text[b - 1 : b] == "<":
+    if sep.strip() == ">" and text[b - 1 : b] != "<":
         return None
     words = [w.lower() for w in _WORD_RE.findall(key.lstrip("$@-"))]
     if not words or words[-1] in _NON_SECRET_LAST or _NON_SECRET_ANY.intersection(words):
@@ -551,13 +563,20 @@ def _judge_generic(
         value, vstart, vend = raw[1:-1], vstart + 1, vend - 1
     else:
         value = raw
+        while value.endswith(("\\n", "\\r", "\\t")):
+            value, vend = value[:-2], vend - 2  # an escape at the end of a string literal
         while value and value[-1] in ")]}" and not _balanced(value):
             value, vend = value[:-1], vend - 1
         # Sentence punctuation and Markdown emphasis are not part of the value.
         value, vend = value.rstrip(".,:;"), vstart + len(value.rstrip(".,:;"))
         if len(value) > 2 and value[0] == value[-1] and value[0] in "*_":
             value, vstart, vend = value.strip(value[0]), vstart + 1, vend - 1
-    if "{" in value and quoted and raw[:1] in "\"'" and text[m.start("v") - 1 : m.start("v")] in "fr":
+    if (
+        "{" in value
+        and quoted
+        and raw[:1] in "\"'"
+        and text[m.start("v") - 1 : m.start("v")] in "fr"
+    ):
         return None
     if not _looks_secret(value, kind, quoted=quoted):
         return None
@@ -574,12 +593,18 @@ def _balanced(value: str) -> bool:
 # Kubernetes Secret manifests: `data:` values are base64, so judge the decoded value.
 
 _K8S_KIND_RE = re.compile(r"^\s*[\"']?kind[\"']?\s*:\s*[\"']?Secret[\"']?\s*,?\s*$", re.M)
+_RUN_RE = re.compile(r"[A-Za-z0-9_\-.+/=~%:$]{16,}")
+_K8S_KIND_HINT_RE = re.compile(r"kind[\"']?\s{0,3}:\s{0,3}[\"']?Secret\b")
 _K8S_BLOCK_RE = re.compile(r"^(\s*)(data|stringData)\s*:\s*$")
-_K8S_ITEM_RE = re.compile(r"^(\s+)[\"']?([\w.\-]{1,100})[\"']?\s*:\s*[\"']?([^\s\"']{1,4000})[\"']?\s*$")
-_K8S_PLAIN_KEYS = frozenset(
-    {"username", "user", "host", "hostname", "port", "database", "db", "name", "namespace",
-     "url", "uri", "endpoint", "region", "email", "ca.crt", "tls.crt", "service"}
+_K8S_ITEM_RE = re.compile(
+    r"^(\s+)[\"']?([\w.\-]{1,100})[\"']?\s*:\s*[\"']?([^\s\"']{1,4000})[\"']?\s*$"
 )
+# fmt: off
+_K8S_PLAIN_KEYS = frozenset({
+    "username", "user", "host", "hostname", "port", "database", "db", "name", "namespace",
+    "url", "uri", "endpoint", "region", "email", "ca.crt", "tls.crt", "service",
+})
+# fmt: on
 
 
 def _scan_k8s(text: str) -> Iterator[tuple[str, int, int, str, str]]:
@@ -632,11 +657,18 @@ class _Compiled:
         from ._secret_rules import GENERIC_KEYWORDS, RULES
 
         self.rules = [
-            (r.id, r.keywords, re.compile(r.pattern), _VALIDATORS[r.check], r.ci) for r in RULES
+            (r.id, r.keywords, re.compile(r.pattern), _VALIDATORS[r.check], r.ci, r.scope)
+            for r in RULES
         ]
         self.generic = [
-            (kw, rid, re.compile(_generic_pattern(kw))) for kw, rid in GENERIC_KEYWORDS.items()
+            (_literal_prefix(kw), rid, re.compile(_generic_pattern(kw)))
+            for kw, rid in GENERIC_KEYWORDS.items()
         ]
+
+
+def _literal_prefix(pattern: str) -> str:
+    m = re.match(r"[a-z ]+", pattern)
+    return m.group(0) if m else pattern
 
 
 _COMPILED: _Compiled | None = None
@@ -670,24 +702,50 @@ def _prepare(text: str) -> tuple[str, list[int] | None]:
     return "\n".join(out), line_map
 
 
-def _raw_matches(text: str) -> Iterator[tuple[str, int, int, str, str]]:
-    """Yield (rule, start, end, value, preview) candidates, in rule priority order."""
+def _raw_matches(text: str) -> Iterator[tuple[str, int, int, str, str, int]]:
+    """Yield (rule, start, end, value, preview, line anchor) candidates, by rule priority."""
     comp = _compiled()
     lower = text.lower()
     if len(lower) != len(text):  # a character whose lower case is longer: keep offsets aligned
         lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-    for rule_id, keywords, regex, validator, ci in comp.rules:
+    runs: _Runs | None = None
+    for rule_id, keywords, regex, validator, ci, scope in comp.rules:
         hay = lower if ci else text
-        if not any(k in hay for k in keywords):
-            continue
-        for m in regex.finditer(hay):
+        if scope in ("token", "runs"):
+            # Vendor prefixes sit inside long runs of token characters; ordinary text has few
+            # such runs, so looking for the many prefixes there is several times cheaper.
+            if runs is None:
+                runs = _Runs(text)
+            if not any(k in (runs.lower if k.islower() else runs.joined) for k in keywords):
+                continue
+            if scope == "runs":
+                for m in regex.finditer(runs.joined):
+                    start = runs.to_text(m.start("s"))
+                    end = start + len(m.group("s"))
+                    value = text[start:end]
+                    if validator(m, value, "", text):
+                        yield rule_id, start, end, value, _preview(m.group("p")), start
+                continue
+        if scope == "text":
+            if not any(k in (lower if k.islower() else text) for k in keywords):
+                continue
+            spans: Iterable[tuple[int, int]] = ((0, len(text)),)
+        else:
+            spans = _windows(text, lower, keywords)
+        for m in (m for ws, we in spans for m in regex.finditer(hay, ws, we)):
             sgroup = "s" if m.group("s") is not None else "s2"
             pgroup = "p" if sgroup == "s" else "p2"
             start, end = m.span(sgroup)
             value = text[start:end]
             prefix = text[m.start(pgroup) : m.end(pgroup)]
             if validator(m, value, prefix, text):
-                yield rule_id, start, end, value, _preview(prefix)
+                # A key block is reported on its BEGIN line, other secrets where they start.
+                at = m.start() if validator is _check_pem else start
+                yield rule_id, start, end, value, _preview(prefix), at
+    # Before the generic rules: a Secret manifest's `password:` is judged decoded.
+    if "Secret" in text and _K8S_KIND_HINT_RE.search(text):
+        for rule_id, start, end, value, preview in _scan_k8s(text):
+            yield rule_id, start, end, value, preview, start
     for kw, rule_id, regex in comp.generic:
         if kw not in lower:
             continue
@@ -695,9 +753,58 @@ def _raw_matches(text: str) -> Iterator[tuple[str, int, int, str, str]]:
             judged = _judge_generic(kw, rule_id, _Shifted(m, text), text)
             if judged is not None:
                 key, value, start, end = judged
-                yield rule_id, start, end, value, _preview(key + "=")
-    if "Secret" in text and "kind" in text:
-        yield from _scan_k8s(text)
+                yield rule_id, start, end, value, _preview(key + "="), start
+
+
+class _Runs:
+    """The maximal runs of token characters (16+ long) of a text, joined by newlines."""
+
+    def __init__(self, text: str) -> None:
+        spans = [m.span() for m in _RUN_RE.finditer(text)]
+        self.joined = "\n".join(text[a:b] for a, b in spans)
+        self.lower = self.joined.lower()
+        self._starts: list[int] = []  # where each run starts in `joined`
+        self._text_starts: list[int] = []
+        pos = 0
+        for a, b in spans:
+            self._starts.append(pos)
+            self._text_starts.append(a)
+            pos += b - a + 1
+
+    def to_text(self, pos: int) -> int:
+        i = bisect_right(self._starts, pos) - 1
+        return self._text_starts[i] + pos - self._starts[i]
+
+
+def _windows(text: str, lower: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
+    """The lines (each with the next line) that hold a keyword: the only places a rule runs.
+
+    Running a regex only there keeps the cost near that of `str.find`, whatever the regex.
+    """
+    found: list[int] = []
+    for k in keywords:
+        hay = lower if k.islower() else text
+        pos = hay.find(k)
+        while pos >= 0:
+            found.append(pos)
+            pos = hay.find(k, pos + 1)
+    if not found:
+        return []
+    found.sort()
+    spans: list[tuple[int, int]] = []
+    n = len(text)
+    for pos in found:
+        if spans and pos < spans[-1][1]:
+            continue
+        start = text.rfind("\n", 0, pos) + 1
+        end = text.find("\n", pos)
+        end = n if end < 0 else text.find("\n", end + 1)
+        end = n if end < 0 else end
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((start, end))
+    return spans
 
 
 class _Shifted:
@@ -754,10 +861,14 @@ def _path_allowed(path: str, allow: Allowlist) -> bool:
     posix = path.replace(os.sep, "/")
     while posix.startswith("./"):
         posix = posix[2:]
-    return any(fnmatchcase(posix, g) or fnmatchcase(posix, g.rstrip("/") + "/*") for g in allow.paths)
+    return any(
+        fnmatchcase(posix, g) or fnmatchcase(posix, g.rstrip("/") + "/*") for g in allow.paths
+    )
 
 
-def scan_text(text: str, *, allow: Allowlist | None = None, path: str | None = None) -> list[Finding]:
+def scan_text(
+    text: str, *, allow: Allowlist | None = None, path: str | None = None
+) -> list[Finding]:
     """Find secrets in ``text``; each finding is redacted and carries a 1-based line number."""
     if not text:
         return []
@@ -767,7 +878,7 @@ def scan_text(text: str, *, allow: Allowlist | None = None, path: str | None = N
     starts: list[int] = []  # claimed value spans, sorted by start, to drop overlapping matches
     ends: list[int] = []
     raw: list[tuple[int, str, str, str]] = []
-    for rule_id, start, end, value, preview in _raw_matches(scanned):
+    for rule_id, start, end, value, preview, at in _raw_matches(scanned):
         if allow is not None and rule_id in allow.rules:
             continue
         i = bisect_right(starts, start)
@@ -775,7 +886,7 @@ def scan_text(text: str, *, allow: Allowlist | None = None, path: str | None = N
             continue
         starts.insert(i, start)
         ends.insert(i, end)
-        raw.append((start, rule_id, value, preview))
+        raw.append((at, rule_id, value, preview))
     if not raw:
         return []
     raw.sort()
@@ -812,7 +923,7 @@ def _decode(data: bytes) -> str:
 
 def _iter_files(paths: Sequence[str | os.PathLike[str]]) -> Iterator[str]:
     for p in paths:
-        p = os.fspath(p)  # noqa: PLW2901
+        p = os.fspath(p)
         if os.path.isdir(p):
             for root, dirs, files in os.walk(p):
                 dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
@@ -886,11 +997,11 @@ def scan_staged(
     for rec in staged.split(b"\0"):
         if not rec:
             continue
-        meta, _, name = rec.partition(b"\t")
+        meta, _, raw_name = rec.partition(b"\t")
         mode, oid, _stage = meta.decode().split()
         if mode == "160000":
             continue  # a submodule: its content is in another repository
-        entries.append((name.decode("utf-8", "surrogateescape"), oid))
+        entries.append((raw_name.decode("utf-8", "surrogateescape"), oid))
     findings: list[Finding] = []
     skipped: list[tuple[str, str]] = []
     blobs = _git(["cat-file", "--batch"], top, "".join(o + "\n" for _, o in entries).encode())

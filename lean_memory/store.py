@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
+import hashlib
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from . import format as fmt
 from .config import RESERVED, SHARD_NAME, Config, load_config
 from .errors import InvalidEntry, NotInitialized, ShardError, UnknownShard
-from .fsutil import atomic_write, file_lock
+from .fsutil import atomic_write, file_lock, write_cache
 from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ def normalize(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-_STATS_VERSION = "lean_memory.stats/1"
+_STATS_VERSION = "lean_memory.stats/2"
 
 
 class Summary(NamedTuple):
@@ -130,11 +130,31 @@ class Summary(NamedTuple):
     description: str
     tokens: int
     links: tuple[tuple[str, str, str], ...]  # (id, date, supersedes) per entry, "" if none
+    costs: tuple[tuple[bytes, int], ...] = ()  # (digest of raw text, tokens) per entry
 
     @classmethod
-    def of(cls, shard: fmt.Shard) -> Summary:
-        return cls(shard.description, estimate_tokens(shard.render()),
-                   tuple((e.id, e.date or "", e.supersedes or "") for e in shard.entries))
+    def of(cls, shard: fmt.Shard, known: Summary | None = None) -> Summary:
+        """Summarise ``shard``, re-estimating only entries ``known`` has not seen."""
+        memo = dict(known.costs) if known is not None else {}
+        costs = []
+        for e in shard.entries:
+            key = _digest(e.raw)
+            cost = memo.get(key)
+            costs.append((key, estimate_tokens(e.raw) if cost is None else cost))
+        return cls(shard.description,
+                   estimate_tokens(shard.preamble) + sum(c for _, c in costs),
+                   tuple((e.id, e.date or "", e.supersedes or "") for e in shard.entries),
+                   tuple(costs))
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+
+
+def shard_tokens(shard: fmt.Shard) -> int:
+    """Tokens of a shard: its preamble and each entry estimated apart and summed, so that
+    a write re-estimates only what it changed and the total never depends on history."""
+    return Summary.of(shard).tokens
 
 
 def hidden_ids(links: Iterable[tuple[str, str, str]]) -> set[str]:
@@ -154,18 +174,6 @@ def file_signature(path: Path) -> tuple[int, int, int]:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def save_cache(path: Path, data: bytes) -> None:
-    """Write a derived file with temp-and-rename; failure only costs speed."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-
-
 class Memory:
     """A memory rooted at ``root``: ``<root>/.agents/memory`` and its config."""
 
@@ -179,6 +187,7 @@ class Memory:
         self.index_path = self.dir / "INDEX.md"
         self._retrievers = list(retrievers) if retrievers is not None else None
         self._due = False
+        self._stats: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
         return f"Memory({str(self.root)!r})"
@@ -251,33 +260,40 @@ class Memory:
         return hidden_ids((e.id, e.date or "", e.supersedes or "") for e in entries)
 
     def _summaries(self, fresh: dict[str, fmt.Shard]) -> dict[str, Summary]:
-        """Per-shard summaries, from ``fresh`` shards in hand, else from the stats cache
-        when the file's (size, mtime, inode) still match, else parsed anew."""
+        """Per-shard summaries: from the stats cache when the file's (size, mtime, inode)
+        still match, else from the ``fresh`` shard in hand, else parsed anew."""
         import marshal
 
         cache_path = self.cache_dir / "stats.marshal"
-        try:
-            cached = marshal.loads(cache_path.read_bytes())
+        cached = self._stats
+        if cached is None:  # entries are checked against file signatures below, every time
+            try:
+                cached = marshal.loads(cache_path.read_bytes())
+            except (OSError, EOFError, ValueError, TypeError):
+                cached = None
             if not isinstance(cached, dict) or cached.get("v") != _STATS_VERSION:
                 cached = {"v": _STATS_VERSION}
-        except (OSError, EOFError, ValueError, TypeError):
-            cached = {"v": _STATS_VERSION}
+            self._stats = cached
         out: dict[str, Summary] = {}
         dirty = False
         for name in self.shards:
             path = self.shard_path(name)
             sig = file_signature(path)  # before reading: a later change then shows as stale
             hit = cached.get(name)
-            if name not in fresh and hit is not None and hit[0] == sig:
-                out[name] = Summary(*hit[1])
+            try:
+                known = Summary(*hit[1]) if hit is not None else None
+            except TypeError:  # a cache from another version: start afresh
+                known = hit = None
+            if known is not None and hit is not None and hit[0] == sig:
+                out[name] = known
                 continue
             shard = fresh[name] if name in fresh else fmt.parse(self.read_text(path), name)
-            summary = Summary.of(shard)
+            summary = Summary.of(shard, known)
             out[name] = summary
             cached[name] = (sig, tuple(summary))
             dirty = True
         if dirty:
-            save_cache(cache_path, marshal.dumps(cached))
+            write_cache(cache_path, marshal.dumps(cached))
         return out
 
     def get_memory(self, shard: str | None = None, *, query: str | None = None,
@@ -521,7 +537,9 @@ class Memory:
         self._due = status.compaction_due
         text = render_index(status, self.config.max_index_tokens)
         if self.read_text(self.index_path) != text:
-            atomic_write(self.index_path, text)
+            # Derived data: atomic (never half written) but not fsynced, as any command
+            # regenerates it from the shards.
+            atomic_write(self.index_path, text, durable=False)
         return text
 
 

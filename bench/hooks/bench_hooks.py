@@ -32,11 +32,15 @@ sys.path.insert(0, str(REPO))
 from lean_memory import format as fmt  # noqa: E402
 from lean_memory.store import Memory  # noqa: E402
 
-WORDS = ("cache index shard merge driver token budget prompt digest hook agent windows linux "
-         "macos path config retry timeout socket port database migration schema pytest ruff "
-         "mypy docker build deploy release branch rebase commit secret scan lock file fsync "
-         "unicode crlf encoding parser fence heading entry search query bm25 stem ranking "
-         "fusion plugin archive compaction summary rule convention failure insight quirk").split()
+WORDS = [
+    "cache", "index", "shard", "merge", "driver", "token", "budget", "prompt", "digest",
+    "hook", "agent", "windows", "linux", "macos", "path", "config", "retry", "timeout",
+    "socket", "port", "database", "migration", "schema", "pytest", "ruff", "mypy", "docker",
+    "build", "deploy", "release", "branch", "rebase", "commit", "secret", "scan", "lock",
+    "file", "fsync", "unicode", "crlf", "encoding", "parser", "fence", "heading", "entry",
+    "search", "query", "bm25", "stem", "ranking", "fusion", "plugin", "archive", "compaction",
+    "summary", "rule", "convention", "failure", "insight", "quirk",
+]
 
 
 def build(root: Path, n: int) -> Memory:

@@ -58,22 +58,31 @@ def variant(label: str, **attrs: Any) -> tuple[str, str, Callable[[Corpus], Any]
     return (f"lean_memory {label}", "ablation", make)
 
 
-def no_compounds(text: str) -> list[str]:
-    """Parts only: no whole compound tokens."""
+def words_only(chunk: str) -> tuple[str, ...]:
+    """Parts only: no whole names, path components or joined identifiers."""
     out: list[str] = []
-    for part in bm25._ALNUM.findall(bm25._APOSTROPHE.sub("", bm25._POSSESSIVE.sub("", text))):
-        bm25._add_words(part, out)
-    return out
+    for segment in bm25._PATH_SEP.split(chunk):
+        words = [w.lower() for p in bm25._ALNUM.findall(segment) for w in bm25._CASE_SPLIT.split(p)]
+        out.extend(
+            bm25._norm_word(w)
+            for w in words
+            if w not in bm25.STOP_WORDS and (len(w) > 1 or w.isdigit())
+        )
+    return tuple(out)
 
 
 def ablation_systems() -> list[tuple[str, str, Any]]:
-    ident = lambda w: w  # noqa: E731
+    import Stemmer
+
+    snowball = Stemmer.Stemmer("english").stemWord
     return [
-        variant("no stemmer", _porter_stem=ident),
-        variant("S-stemmer", _porter_stem=s_stem),
+        variant("no stemmer", _porter_stem=lambda w: w),
+        variant("S-stemmer (plurals only)", _porter_stem=s_stem),
+        variant("Snowball (PyStemmer) instead of own Porter", _porter_stem=snowball),
         variant("Lucene-33 stop set", STOP_WORDS=bm25.LUCENE_STOP_WORDS),
         variant("no stop words", STOP_WORDS=frozenset()),
-        ("lean_memory parts only (no whole compounds)", "ablation", lean_ranker(no_compounds)),
+        variant("words only (no whole names/joined identifiers)", _chunk_tokens=words_only),
+        variant("no bound-prefix rule", _BOUND_PREFIXES=frozenset()),
         ("lean_memory k1=1.5", "lean_memory", lean_ranker(k1=1.5)),
         ("lean_memory k1=0.9 b=0.4", "lean_memory", lean_ranker(k1=0.9, b=0.4)),
     ]

@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import (
+    Corpus,
     Metrics,
     bm25s_ranker,
     evaluate,
@@ -98,7 +99,8 @@ def main() -> None:
                     print(f"| {set_name} {part} | {label} | {tokens} | {fmt(res[part])} |")
             print(f"<!-- {dt:.1f}s -->", file=sys.stderr)
         if args.store:
-            print(f"<!-- store: {STATS} -->", file=sys.stderr)
+            print(f"<!-- store ({set_name}): {STATS} -->", file=sys.stderr)
+            STATS.update(docs=0, refused=0, put_s=0.0)
 
 
 if __name__ == "__main__":

@@ -71,13 +71,17 @@ def main() -> None:
     print("|---|--:|--:|--:|--:|--:|--:|")
     worst = {name: 0.0 for name in enc}
     within = 0
+    groups: dict[str, list[bool]] = {"with non-English entries": [], "English only": []}
     for name, text in shards:
         est = estimate_tokens(text)
         ref = {n: len(en.encode(text)) for n, en in enc.items()}
         e = {n: rel(est, r) for n, r in ref.items()}
         for n in enc:
             worst[n] = max(worst[n], abs(e[n]))
-        within += all(abs(x) <= 0.10 for x in e.values())
+        ok = all(abs(x) <= 0.10 for x in e.values())
+        within += ok
+        group = "with non-English entries" if "nonenglish_" in text else "English only"
+        groups[group].append(ok)
         print(
             f"| {name} | {len(text) / 1024:.1f} | {ref['o200k']} | {ref['cl100k']} | {est} | "
             f"{100 * e['o200k']:+.1f} % | {100 * e['cl100k']:+.1f} % |"
@@ -86,6 +90,9 @@ def main() -> None:
         f"\nshards within 10 % of both: {within}/{len(shards)}; "
         + ", ".join(f"max abs error vs {n}: {100 * w:.1f} %" for n, w in worst.items())
     )
+
+    for group, oks in groups.items():
+        print(f"  {group}: {sum(oks)}/{len(oks)} within 10 % of both")
 
     texts = [t for _, t in shards]
     size_mb = sum(len(t.encode()) for t in texts) / 1e6

@@ -14,7 +14,8 @@ Nothing here is copied into the repository: texts are read at run time from
 * optional sources, used only when present on the machine: C headers (``/usr/include``), npm's
   JavaScript (``/usr/lib/node_modules/npm``), Markdown files and package METADATA;
 
-plus texts generated from seeded templates (shell commands, log lines, JS/Rust-style stack
+plus short non-English paragraphs written for this bench (``paragraphs.py``) and texts generated
+from seeded templates (shell commands, log lines, JS/Rust-style stack
 traces, JSON/YAML, Markdown memory notes).
 
 Every entry has a ``source`` (the file or generator it came from); the train/test split is made on
@@ -35,6 +36,9 @@ import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from paragraphs import PARAGRAPHS
+from paragraphs import SCRIPT as PARA_SCRIPT
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 HERE = Path(__file__).resolve().parent
@@ -556,6 +560,10 @@ def non_english(rng: random.Random) -> Iterator[Entry]:
             for j in range(0, min(len(msgs), 120), 24):
                 text = "\n".join(msgs[j : j + 12])
                 yield Entry(f"nonenglish_{script}", f"mo:{lang}:{dom}", text)
+    # paragraphs written for this bench (notes, decisions, summaries), one entry each
+    for lang, paras in PARAGRAPHS.items():
+        for i, para in enumerate(paras):
+            yield Entry(f"nonenglish_{PARA_SCRIPT[lang]}", f"written:{lang}:{i}", para)
     # the codec tests' sample texts; several files hold the same text (deduplicated), and
     # big5hkscs / cp949 / johab hold deliberately rare characters rather than prose (skipped)
     cdir = STDLIB / "test" / "cjkencodings"
