@@ -27,10 +27,11 @@ sys.path.insert(0, str(ROOT))
 from lean_memory import Memory  # noqa: E402
 from lean_memory import format as fmt  # noqa: E402
 
-WORDS = ("build test cache flaky windows linux macos docker postgres redis timeout retry "
-         "config parse token index shard entry error warning module import path file lock "
-         "commit branch merge rebase deploy release version python node rust compile link "
-         "memory budget compaction archive query search ranking tokenizer stemmer").split()
+WORDS = tuple(
+    "build test cache flaky windows linux macos docker postgres redis timeout retry "
+    "config parse token index shard entry error warning module import path file lock "
+    "commit branch merge rebase deploy release version python node rust compile link "
+    "memory budget compaction archive query search ranking tokenizer stemmer".split())
 IDENTS = ("parse_config", "HTTPServerError", "test_upload", "os.path.join", "ECONNREFUSED",
           "lib/vault/digest.js", "E0502", "3.11.7", "ModuleNotFoundError", "getUserById")
 
@@ -69,26 +70,27 @@ def build_memory(root: Path, n: int, seed: int = 7) -> Memory:
     return mem
 
 
-def timed(cmd: list[str], runs: int, cwd: Path, before: object = None) -> float:
+def median_ms(commands: list[list[str]], cwd: Path, before: object = None) -> float:
+    """Median wall time of running each command once, as a fresh process."""
     times = []
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for _ in range(runs):
+    for cmd in commands:
         if callable(before):
             before()
         t0 = time.perf_counter()
         subprocess.run(cmd, cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL)
         times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return statistics.median(times) * 1e3
 
 
-def import_time() -> tuple[int, int]:
+def import_ms() -> float:
+    """Cumulative import time of the package, from ``-X importtime``."""
     out = subprocess.run([sys.executable, "-X", "importtime", "-c", "import lean_memory"],
                          capture_output=True, text=True, cwd=ROOT,
                          env={**os.environ, "PYTHONPATH": str(ROOT)}).stderr
     for line in out.splitlines():
         if line.rstrip().endswith("| lean_memory"):
-            self_us, cumulative, _ = (part.strip() for part in line.split(":", 1)[1].split("|"))
-            return int(self_us), int(cumulative)
+            return int(line.split("|")[1]) / 1e3
     raise RuntimeError("lean_memory not in -X importtime output")
 
 
@@ -98,51 +100,32 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=11)
     args = ap.parse_args()
     py = sys.executable
-    base = timed([py, "-c", "pass"], args.runs, ROOT)
-    self_us, cum_us = import_time()
-    print(f"python -c pass: {base * 1e3:.1f} ms (median of {args.runs})")
-    print(f"import lean_memory: {cum_us / 1e3:.2f} ms cumulative (-X importtime)")
+    lm = [py, "-m", "lean_memory"]
+    base = median_ms([[py, "-c", "pass"]] * args.runs, ROOT)
+    print(f"python -c pass: {base:.1f} ms (median of {args.runs})")
+    print(f"import lean_memory: {import_ms():.2f} ms cumulative (-X importtime)")
     print()
-    print("| entries | command | median ms | × python -c pass |")
+    print("| entries | command | median ms | x python -c pass |")
     print("|---|---|---|---|")
+    query = [*lm, "get", "--query", "flaky test_upload on windows"]
     for n in args.sizes:
         tmp = Path(tempfile.mkdtemp(prefix="lm-bench-"))
         try:
             mem = build_memory(tmp, n)
-            lm = [py, "-m", "lean_memory"]
-            counter = iter(range(10**9))
             cache = mem.cache_dir / "search.marshal"
-
-            def drop_cache() -> None:
-                cache.unlink(missing_ok=True)
-
             rows = [
-                ("put (new entry)", None, lambda: [*lm, "put", "insights",
-                                                   f"bench fact number {next(counter)}",
-                                                   "--date", "2026-11-30"]),
-                ("get <shard>", None, lambda: [*lm, "get", "failures"]),
-                ("get (INDEX.md)", None, lambda: [*lm, "get"]),
-                ("status", None, lambda: [*lm, "status"]),
-                ("get --query, cold (no cache)", drop_cache,
-                 lambda: [*lm, "get", "--query", "flaky test_upload on windows"]),
-                ("get --query, warm", None,
-                 lambda: [*lm, "get", "--query", "flaky test_upload on windows"]),
+                ("put (new entry)", [[*lm, "put", "insights", f"bench fact number {i}",
+                                      "--date", "2026-11-30"] for i in range(args.runs)], None),
+                ("get <shard>", [[*lm, "get", "failures"]] * args.runs, None),
+                ("get (INDEX.md)", [[*lm, "get"]] * args.runs, None),
+                ("status", [[*lm, "status"]] * args.runs, None),
+                ("get --query, cold (no cache)", [query] * args.runs,
+                 lambda: cache.unlink(missing_ok=True)),  # noqa: B023 - used in this pass
+                ("get --query, warm", [query] * (args.runs + 1), None),
             ]
-            for label, before, make in rows:
-                if label.endswith("warm"):
-                    subprocess.run(make(), cwd=tmp, check=True, stdout=subprocess.DEVNULL,
-                                   env={**os.environ, "PYTHONPATH": str(ROOT)})
-                times = []
-                for _ in range(args.runs):
-                    if before:
-                        before()
-                    cmd = make()
-                    t0 = time.perf_counter()
-                    subprocess.run(cmd, cwd=tmp, check=True, stdout=subprocess.DEVNULL,
-                                   env={**os.environ, "PYTHONPATH": str(ROOT)})
-                    times.append(time.perf_counter() - t0)
-                med = statistics.median(times)
-                print(f"| {n:,} | {label} | {med * 1e3:.1f} | {med / base:.2f} |")
+            for label, commands, before in rows:
+                ms = median_ms(commands, tmp, before)
+                print(f"| {n:,} | {label} | {ms:.1f} | {ms / base:.2f} |")
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

@@ -130,7 +130,7 @@ RULES: tuple[Rule, ...] = (
         "azure-ad-client-secret",
         ("Q~",),
         r"(?<![A-Za-z0-9_~.\-])(?P<s>(?P<p>)[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34})"
-        r"(?![A-Za-z0-9_~.\-])",
+        r"(?![A-Za-z0-9_~\-])",
     ),
     # Service SAS (learn.microsoft.com "Create a service SAS"): the signature is `sig=`.
     Rule(
@@ -441,12 +441,39 @@ RULES: tuple[Rule, ...] = (
     # mysql -pPASS (no space), sshpass -p PASS, redis-cli -a PASS.
     Rule(
         "cli-password",
-        ("mysql", "mariadb", "sshpass", "redis-cli"),
+        ("mysql", "mariadb"),
         r"(?P<p>(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?\s-p)"
-        r"(?P<s>[^\s\"'\-][^\s\"']{2,100})"
-        r"|(?P<p2>(?:sshpass\s{1,3}-p|redis-cli\b[^\n|;&]{0,200}?\s-a)\s{0,3})[\"']?"
-        r"(?P<s2>[^\s\"']{3,100})",
+        r"(?P<s>[^\s\"'\-][^\s\"']{2,100})",
         "password",
+        scope="keyed",
+    ),
+    # sshpass -p PASS, redis-cli -a PASS, docker login -p PASS.
+    Rule(
+        "cli-password",
+        ("sshpass", "redis-cli", "docker"),
+        r"(?P<p>(?:sshpass\s{1,3}-p|(?:redis-cli|docker\s{1,3}login)\b[^\n|;&]{0,200}?\s-[ap])"
+        r"\s{0,3})[\"']?(?P<s>[^\s\"']{3,100})",
+        "password",
+        scope="keyed",
+    ),
+    # htpasswd -b FILE USER PASSWORD (the password is on the command line in batch mode).
+    Rule(
+        "cli-password",
+        ("htpasswd",),
+        r"(?P<p>htpasswd\s{1,3}-[a-zA-Z]{0,5}b[a-zA-Z]{0,5}\s{1,3}(?:-[a-zA-Z]{1,5}\s{1,3}){0,3}"
+        r"\S{1,200}\s{1,3}\S{1,100}\s{1,3})[\"']?(?P<s>[^\s\"']{3,100})",
+        "password",
+        scope="keyed",
+    ),
+    # .NET appSettings: <add key="ApiKey" value="…" />.
+    Rule(
+        "generic-secret",
+        ("key=",),
+        r"key\s{0,3}=\s{0,3}\"(?P<p>[a-z0-9_.:\-]{0,40}(?:password|passwd|pwd|secret|token|apikey"
+        r"|api_key|accesskey|connectionstring)[a-z0-9_.:\-]{0,20})\"\s{1,5}value\s{0,3}=\s{0,3}\""
+        r"(?P<s>[^\"\n]{6,300})\"",
+        "password",
+        ci=True,
         scope="keyed",
     ),
     # Kubernetes/compose env lists: `- name: DB_PASSWORD` then `value: …` on the next line.

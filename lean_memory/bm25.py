@@ -14,7 +14,7 @@ import sys
 import unicodedata
 from array import array
 from bisect import bisect_left
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Container, Iterable, Sequence
 from typing import Any, Protocol
 
@@ -73,8 +73,8 @@ _ALNUM = re.compile(r"[^\W_]+")
 # Separators of paths, dotted names and URLs. What they join is a name in its own right
 # ("lib/vault/digest.js", "os.path.join", "3.11.7"), kept whole besides its parts.
 _PATH_SEP = re.compile(r"[./\\:@+#]+")
-# A path component that is itself dotted ("digest.js" in "lib/vault/digest.js").
-_COMPONENT = re.compile(r"[^/\\:@]+\.[^/\\:@]+")
+# Separators of path components; a component may itself be dotted ("digest.js").
+_COMPONENT_SEP = re.compile(r"[/\\:@]+")
 # Case-style boundaries: parseConfig, HTTPServer, HTTP2Server; but not IPv6 or E0502.
 _CASE_SPLIT = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z]{2})(?=[A-Z][a-z])|(?<=\d)(?=[A-Z][a-z])")
 _ASCII_WORD = re.compile(r"[a-z]+")
@@ -117,13 +117,18 @@ def _add_identifier(segment: str, out: list[str]) -> None:
 
 
 def _chunk_tokens(chunk: str) -> tuple[str, ...]:
+    if chunk.isalpha() and (chunk.islower() or chunk[1:].islower()):
+        # A plain word (the common case), without the regex work of identifiers.
+        word = chunk.lower()
+        return () if word in STOP_WORDS or len(word) == 1 else (_norm_word(word),)
     out: list[str] = []
     segments = _PATH_SEP.split(chunk)
     if len(segments) > 1:
         out.append(chunk.lower())
-        components = _COMPONENT.findall(chunk)
-        if len(components) > 1 or (components and components[0] != chunk):
-            out.extend(c.lower() for c in components)
+        # split() rather than a findall() of dotted components: linear on any input.
+        components = _COMPONENT_SEP.split(chunk)
+        if len(components) > 1:
+            out.extend(c.lower() for c in components if "." in c)
     for segment in segments:
         _add_identifier(segment, out)
     return tuple(out)
@@ -220,7 +225,8 @@ class BM25Index:
         """Index ``(title, body)`` pairs; a document's number is its position in ``docs``."""
         if not (k1 >= 0 and 0 <= b <= 1 and title_weight >= 0):
             raise ValueError("BM25 needs k1 >= 0, 0 <= b <= 1 and title_weight >= 0")
-        postings: dict[str, tuple[list[int], list[float]]] = {}
+        # term -> [doc, freq, doc, freq, ...]: one flat list per term is the cheapest to grow.
+        postings: defaultdict[str, list[float]] = defaultdict(list)
         lengths: list[float] = []
         for number, (title, body) in enumerate(docs):
             body_tokens = tokenizer(body)
@@ -233,12 +239,7 @@ class BM25Index:
                 length += title_weight * len(title_tokens)
             lengths.append(length)
             for token, freq in tf.items():
-                plist = postings.get(token)
-                if plist is None:
-                    postings[token] = ([number], [freq])
-                else:
-                    plist[0].append(number)
-                    plist[1].append(freq)
+                postings[token] += (number, freq)
 
         n_docs = len(lengths)
         avgdl = math.fsum(lengths) / n_docs if n_docs else 0.0
@@ -249,7 +250,9 @@ class BM25Index:
         flat_docs = array("i")
         weights = array("d")
         for token in terms:
-            numbers, freqs = postings[token]
+            plist = postings[token]
+            numbers: list[int] = plist[0::2]  # type: ignore[assignment]
+            freqs = plist[1::2]
             df = len(numbers)
             idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
             flat_docs.extend(numbers)

@@ -20,7 +20,10 @@ locale dependence, so two copies of the same memory compact to the same bytes.
   the estimated total is under the target; the first level that reaches it wins (so
   folding is preferred to terseness), then each touched shard is given back the richest
   level that still fits. When no level reaches the target (the untouchable entries alone do
-  not fit), every candidate is folded at the ``count`` level and the report says so.
+  not fit), every candidate is folded at the ``count`` level in each shard this makes
+  smaller, and the report says so.
+* A compacted entry never grows past ``max_entry_tokens`` when a terser level keeps it
+  within: it is "folded again, more tersely" instead.
 * Estimates during planning add up per-entry token counts; the plan is then rendered and
   checked with the real estimate of each whole shard, tightening the goal if needed.
 
@@ -348,7 +351,6 @@ class _Shard:
     queue: list[Entry]  # candidates, in folding order
     compacted: list[Entry]  # existing compacted entries (replaced when touched)
     superseded: set[str]
-    costs: dict[str, int]  # estimated tokens of each entry's raw text
     archive_text: str | None = None
     archive_items: list[Entry] = field(default_factory=list)
 
@@ -359,9 +361,15 @@ def _sort_key(pair: tuple[int, Entry]) -> tuple[str, int]:
 
 class _Planner:
     def __init__(self, mem: Memory) -> None:
+        self._item_costs: dict[tuple[str, str, int], int] = {}
+        self._raw_costs: dict[str, int] = {}
+        self._lines: dict[tuple[str, str, int], str] = {}
+        self._id_cost: dict[int, int] = {}
+        self._fixed: dict[tuple[str, int], int] = {}
         self.mem = mem
         self.config = mem.config
         self.target = self.config.compact_threshold
+        self.cap = self.config.max_entry_tokens
         names = self.config.shards
         texts = {n: mem.read_text(mem.shard_path(n)) for n in names}
         parsed = {n: fmt.parse(texts[n], n) for n in names}
@@ -372,7 +380,8 @@ class _Planner:
         self.shards: list[_Shard] = []
         keep = self.config.keep_recent
         for order, n in enumerate(names):
-            entries = parsed[n].entries
+            entries = self._unclash(parsed[n])
+            parsed[n] = replace(parsed[n], entries=entries)
             real = sorted(((i, e) for i, e in enumerate(entries) if not is_compacted(e)),
                           key=_sort_key)
             movable = real[: max(len(real) - keep, 0)]
@@ -380,18 +389,32 @@ class _Planner:
                                                                    *_sort_key(p)))]
             self.shards.append(_Shard(
                 name=n, order=order, text=texts[n], parsed=parsed[n],
-                tokens=estimate_tokens(texts[n]), queue=queue,
+                tokens=self.shard_tokens(parsed[n]), queue=queue,
                 compacted=[e for e in entries if is_compacted(e)],
-                superseded=set(named),
-                costs={}))
+                superseded=set(named)))
         self.before = sum(s.tokens for s in self.shards)
-        self._item_costs: dict[tuple[str, str, int], int] = {}
-        self._lines: dict[tuple[str, str, int], str] = {}
-        self._id_cost: dict[int, int] = {}
-        self._pieces: dict[tuple[str, str], str] = {}
-        self._fixed: dict[tuple[str, int], int] = {}
+
+    def _unclash(self, shard: fmt.Shard) -> tuple[Entry, ...]:
+        """The shard's entries, a hand-written one whose derived id an archived entry already
+        has given a fresh id (stamped on it if it is folded or kept)."""
+        if all(e.has_meta for e in shard.entries):
+            return shard.entries
+        path = self.mem.shard_path(shard.name, archive=True)
+        archived = {e.id for e in fmt.parse(self.mem.read_text(path), shard.name).entries}
+        out = []
+        for e in shard.entries:
+            if not e.has_meta and e.id in archived:
+                taken = self.taken | archived
+                e = replace(e, id=fmt.new_id(shard.name, e.title, e.text, e.date or "", taken))
+                self.taken.add(e.id)
+            out.append(e)
+        return tuple(out)
 
     # archive and estimates ---------------------------------------------------------------
+
+    def shard_tokens(self, shard: fmt.Shard) -> int:
+        """Tokens of a shard as status and INDEX.md count them: preamble plus each entry."""
+        return self.raw_cost(shard.preamble) + sum(self.raw_cost(e.raw) for e in shard.entries)
 
     def load_archive(self, s: _Shard) -> None:
         if s.archive_text is not None:
@@ -408,9 +431,12 @@ class _Planner:
                 s.superseded.add(e.supersedes)
 
     def cost(self, s: _Shard, e: Entry) -> int:
-        c = s.costs.get(e.id)
+        return self.raw_cost(e.raw)
+
+    def raw_cost(self, raw: str) -> int:
+        c = self._raw_costs.get(raw)
         if c is None:
-            c = s.costs[e.id] = estimate_tokens(e.raw)
+            c = self._raw_costs[raw] = estimate_tokens(raw)
         return c
 
     def item_line(self, s: _Shard, e: Entry, level: int) -> str:
@@ -447,6 +473,42 @@ class _Planner:
             c = self._fixed[key] = estimate_tokens(probe.raw) + 4
         return c
 
+    def summary_cost(self, s: _Shard, items: Sequence[Entry], level: int) -> tuple[int, int]:
+        """(estimated tokens, level) of the compacted entry of ``items`` at the richest level
+        from ``level`` on whose entry stays within ``max_entry_tokens`` (``count`` at worst)."""
+        if not items or level >= len(LEVELS) - 1:
+            return 0, level
+        while True:
+            cost = self.fixed_cost(s, level)
+            for e in items:
+                cost += self.item_cost(s, e, level)
+                if cost > self.cap and level < FALLBACK_LEVEL:
+                    break
+            if cost <= self.cap or level >= FALLBACK_LEVEL:
+                return cost, level
+            level += 1
+
+    def richest_feasible(self) -> int:
+        """The richest level at which folding every candidate could reach the target
+        (checked from the tersest up: a richer summary is never smaller)."""
+        best = len(LEVELS) - 1
+        for level in range(len(LEVELS) - 1, -1, -1):
+            total = 0
+            for s in self.shards:
+                if not (s.queue or s.compacted):
+                    total += s.tokens
+                    continue
+                self.load_archive(s)
+                moved = {id(e) for e in s.queue}
+                total += self.raw_cost(s.parsed.preamble) + sum(
+                    self.cost(s, e) for e in s.parsed.entries
+                    if id(e) not in moved and not is_compacted(e))
+                total += self.summary_cost(s, [*s.archive_items, *s.queue], level)[0]
+            if total > self.target + _slack(self.target):
+                break
+            best = level
+        return best
+
     # one greedy pass -----------------------------------------------------------------------
 
     def greedy(self, level: int, goal: int) -> tuple[dict[str, int], int]:
@@ -457,6 +519,7 @@ class _Planner:
         cur = {s.name: s.tokens for s in self.shards}
         rest: dict[str, int] = {}
         summary: dict[str, int] = {}
+        lvl: dict[str, int] = {}
         total = self.before
         heap = [(-s.tokens, s.order) for s in self.shards if s.queue or s.compacted]
         heapq.heapify(heap)
@@ -466,10 +529,9 @@ class _Planner:
             n = folded.get(s.name)
             if n is None:  # first touch: the summary is regenerated at this level
                 self.load_archive(s)
-                rest[s.name] = (estimate_tokens(s.parsed.preamble) + sum(
+                rest[s.name] = (self.raw_cost(s.parsed.preamble) + sum(
                     self.cost(s, e) for e in s.parsed.entries if not is_compacted(e)))
-                summary[s.name] = self.fixed_cost(s, level) + sum(
-                    self.item_cost(s, e, level) for e in s.archive_items)
+                summary[s.name], lvl[s.name] = self.summary_cost(s, s.archive_items, level)
                 n = 0
                 if not s.queue:  # only the existing summary can change: worth it if smaller
                     new = rest[s.name] + (summary[s.name] if s.archive_items else 0)
@@ -484,7 +546,13 @@ class _Planner:
             e = s.queue[n]
             folded[s.name] = n + 1
             rest[s.name] -= self.cost(s, e)
-            summary[s.name] += self.item_cost(s, e, level)
+            if n == 0 and not s.archive_items:
+                summary[s.name], lvl[s.name] = self.summary_cost(s, [e], level)
+            else:
+                summary[s.name] += self.item_cost(s, e, lvl[s.name])
+                if summary[s.name] > self.cap and lvl[s.name] < FALLBACK_LEVEL:
+                    summary[s.name], lvl[s.name] = self.summary_cost(
+                        s, [*s.archive_items, *s.queue[: n + 1]], lvl[s.name] + 1)
             new = rest[s.name] + summary[s.name]
             total += new - cur[s.name]
             cur[s.name] = new
@@ -493,20 +561,28 @@ class _Planner:
 
     # rendering -----------------------------------------------------------------------------
 
-    def render(self, s: _Shard, n: int, level: int) -> tuple[str, Entry | None]:
-        """(new shard text, compacted entry) when ``n`` candidates are folded."""
+    def render(self, s: _Shard, n: int, level: int) -> _Rendered:
+        """The shard when ``n`` candidates are folded and summarised at ``level`` (or
+        tersely enough for the compacted entry to stay within ``max_entry_tokens``)."""
         self.load_archive(s)
         moved = {e.id for e in s.queue[:n]}
         out_entries = [e for e in s.parsed.entries if e.id in moved]  # file order
         items = [*s.archive_items, *out_entries]
         summary = None
-        if items and level < 5:
+        if items and level < len(LEVELS) - 1:
             own = {e.id for e in s.compacted}  # replaced: the same summary keeps its id
             taken = (self.taken | {e.id for e in s.parsed.entries}) - own
-            lines = [self.item_line(s, e, level) for e in items] if level <= 2 else None
-            summary = compacted_entry(s.name, items, level, s.superseded, taken, lines)
+            level = max(level, self.summary_cost(s, items, level)[1])
+            while True:
+                lines = [self.item_line(s, e, level) for e in items] if level <= 2 else None
+                summary = compacted_entry(s.name, items, level, s.superseded, taken, lines)
+                if level >= FALLBACK_LEVEL or self.raw_cost(summary.raw) <= self.cap:
+                    break
+                level += 1
         kept = [e for e in s.parsed.entries if e.id not in moved and not is_compacted(e)]
-        return self._live_text(s, kept, summary), summary
+        text, pieces = self._live_text(s, kept, summary)
+        tokens = self.raw_cost(s.parsed.preamble) + sum(self.raw_cost(x) for x in pieces)
+        return _Rendered(text, summary, tokens, level)
 
     def archive(self, s: _Shard, n: int) -> str:
         """The new text of the shard's archive when ``n`` candidates are folded."""
@@ -517,10 +593,18 @@ class _Planner:
         if not out_entries:
             return s.archive_text
         base = _separated(s.archive_text) if s.archive_text else archive_preamble(s.name)
+        # The common case checked with one parse; entry by entry only when that fails.
+        quick = [_separated(e.raw if e.has_meta else _stamp_id(e).raw) for e in out_entries]
+        back = fmt.parse("".join(quick) + "## probe\n", s.name).entries
+        if len(back) == len(out_entries) + 1 and all(
+                b.id == e.id and b.text == e.text and b.title == e.title and b.date == e.date
+                for b, e in zip(back, out_entries, strict=False)):
+            return base + "".join(quick)
         return base + "".join(archive_piece(e) for e in out_entries)
 
     @staticmethod
-    def _live_text(s: _Shard, kept: list[Entry], summary: Entry | None) -> str:
+    def _live_text(s: _Shard, kept: list[Entry], summary: Entry | None) -> tuple[str, list[str]]:
+        """The shard's new text, and its entries' raw texts."""
         preamble = s.parsed.preamble
         if summary is not None and preamble and not preamble.endswith("\n"):
             preamble += "\n"
@@ -530,7 +614,7 @@ class _Planner:
         parts.extend(e.raw for e in kept)
         text = "".join(parts)
         if all(e.has_meta for e in kept):
-            return text
+            return text, parts[1:]
         # Removing an entry can renumber the derived id of a hand-written entry with the
         # same title; give such entries their id in a metadata line, as put_entry does.
         again = fmt.parse(text, s.name).entries
@@ -541,7 +625,7 @@ class _Planner:
                        for e, g in zip(kept, got, strict=False)]
             parts = parts[: len(parts) - len(kept)] + stamped
             text = "".join(parts)
-        return text
+        return text, parts[1:]
 
 
 def _stamp_id(entry: Entry) -> Entry:
@@ -551,11 +635,19 @@ def _stamp_id(entry: Entry) -> Entry:
     return replace(entry, raw=f"{head}{sep or newline}{meta}{newline}{rest}", has_meta=True)
 
 
+@dataclass(frozen=True)
+class _Rendered:
+    text: str
+    summary: Entry | None
+    tokens: int
+    level: int  # the level used (terser than asked when the entry would be too large)
+
+
 @dataclass
 class _Outcome:
-    levels: dict[str, int]
+    levels: dict[str, int]  # asked for
     folded: dict[str, int]
-    texts: dict[str, tuple[str, Entry | None]]
+    texts: dict[str, _Rendered]
     total: int
 
 
@@ -571,7 +663,7 @@ def _evaluate(p: _Planner, folded: dict[str, int], levels: dict[str, int],
                 texts[s.name] = base.texts[s.name]
             else:
                 texts[s.name] = p.render(s, folded[s.name], levels[s.name])
-            total += estimate_tokens(texts[s.name][0])
+            total += texts[s.name].tokens
         else:
             total += s.tokens
     return _Outcome(dict(levels), dict(folded), texts, total)
@@ -581,11 +673,13 @@ def _plan(p: _Planner) -> _Outcome | None:
     """The folding plan, or None when nothing needs to change."""
     if p.before <= p.target:
         return None
-    for level in range(len(LEVELS)):
+    for level in range(p.richest_feasible(), len(LEVELS)):
         goal = p.target
         for _ in range(_MAX_CHECKS):
             folded, estimate = p.greedy(level, goal)
             if not folded:
+                break
+            if estimate > goal + _slack(goal):  # far off even with every candidate folded
                 break
             outcome = _evaluate(p, folded, dict.fromkeys(folded, level))
             if outcome.total <= p.target:
@@ -593,22 +687,41 @@ def _plan(p: _Planner) -> _Outcome | None:
             if estimate > goal or goal <= 0:  # every candidate folded: try a terser level
                 break
             goal = max(min(goal, estimate) - (outcome.total - p.target), 0)
-    folded = {s.name: len(s.queue) for s in p.shards if s.queue or s.compacted}
+    # Out of reach: fold every candidate of each shard that it makes smaller, tersely.
+    folded = {s.name: len(s.queue) for s in p.shards if (s.queue or s.compacted)
+              and p.render(s, len(s.queue), FALLBACK_LEVEL).tokens < s.tokens}
     if not folded:
         return None
     return _evaluate(p, folded, dict.fromkeys(folded, FALLBACK_LEVEL))
 
 
+def _slack(goal: int) -> int:
+    """How far above the goal an additive estimate may be and still be worth checking."""
+    return max(64, goal // 20)
+
+
 def _richer(p: _Planner, outcome: _Outcome) -> _Outcome:
-    """Give each touched shard (largest first) the richest level that still fits."""
-    order = sorted(outcome.folded, key=lambda n: (-len(outcome.texts[n][0]), n))
+    """Give each touched shard (largest first) the richest level that still fits, one
+    level at a time (a richer summary is never smaller)."""
+    order = sorted(outcome.folded, key=lambda n: (-len(outcome.texts[n].text), n))
+    by_name = {s.name: s for s in p.shards}
     for name in order:
-        for level in range(outcome.levels[name]):
-            levels = {**outcome.levels, name: level}
-            trial = _evaluate(p, outcome.folded, levels, outcome)
-            if trial.total <= p.target:
-                outcome = trial
+        s = by_name[name]
+        items = [*s.archive_items, *s.queue[: outcome.folded[name]]]
+        if not items:
+            continue
+        for level in range(outcome.levels[name] - 1, -1, -1):
+            now = outcome.texts[name].level
+            cost, used = p.summary_cost(s, items, level)
+            if used >= now:  # richer would make the compacted entry too large
                 break
+            grow = cost - p.summary_cost(s, items, now)[0]
+            if outcome.total + grow > p.target + _slack(p.target):
+                break
+            trial = _evaluate(p, outcome.folded, {**outcome.levels, name: level}, outcome)
+            if trial.total > p.target or trial.texts[name].level >= now:
+                break
+            outcome = trial
     return outcome
 
 
@@ -623,6 +736,12 @@ def compact(mem: Memory, *, dry_run: bool = False) -> CompactionReport:
     if not mem.dir.is_dir():
         raise NotInitialized(f"no memory at {mem.dir}: run `lean-memory init` first")
     with mem.lock():
+        status = mem.status()  # cheap (cached per shard file); the same count as the planner's
+        if not status.compaction_due:
+            c = mem.config
+            return CompactionReport(dry_run, False, False, status.total_tokens,
+                                    status.total_tokens, status.compact_threshold,
+                                    c.token_budget, c.keep_recent)
         p = _Planner(mem)
         outcome = _plan(p)
         c = p.config
@@ -634,7 +753,8 @@ def compact(mem: Memory, *, dry_run: bool = False) -> CompactionReport:
         for s in p.shards:
             if s.name not in outcome.texts:
                 continue
-            shard_text, summary = outcome.texts[s.name]
+            done = outcome.texts[s.name]
+            shard_text, summary, tokens_after = done.text, done.summary, done.tokens
             archive_text = p.archive(s, outcome.folded[s.name])
             if shard_text == s.text and archive_text == s.archive_text:
                 continue
@@ -647,8 +767,8 @@ def compact(mem: Memory, *, dry_run: bool = False) -> CompactionReport:
                 replaced=tuple(e.id for e in s.compacted),
                 compacted_id=summary.id if summary else None,
                 summarised=len(s.archive_items) + len(folded),
-                detail=LEVELS[outcome.levels[s.name]],
-                tokens_before=s.tokens, tokens_after=estimate_tokens(shard_text)))
+                detail=LEVELS[done.level],
+                tokens_before=s.tokens, tokens_after=tokens_after))
             writes.append((s, shard_text, archive_text))
         after = p.before + sum(r.tokens_after - r.tokens_before for r in rows)
         if writes and not dry_run:

@@ -20,7 +20,6 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
 
 from .errors import LeanMemoryError
@@ -93,43 +92,31 @@ def format_finding(f: Finding) -> str:
 # ---------------------------------------------------------------------------------------------
 # Named false-positive filters. Each takes a candidate value (already unquoted).
 
-_UUID_RE = re.compile(
-    r"\{?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}?"
-)
-_HEX_RE = re.compile(r"[0-9a-fA-F]+")
-_HASH_PREFIX_RE = re.compile(
-    r"(?i)(?:sha1|sha224|sha256|sha384|sha512|md5|blake2[bs]?|xxh\d*|h1)[:\-=]"
-)
-_TEMPLATE_RE = re.compile(
-    r"\$\{[^}]*\}?|\{\{.*\}\}|\{%.*%\}|\$\([^)]*\)?|<%=?.*%>|#\{[^}]*\}|%\([A-Za-z_]\w*\)s"
-    r"|(?<![A-Za-z0-9])%[A-Za-z_][A-Za-z0-9_]*%(?![A-Za-z0-9])|^@[A-Za-z_][A-Za-z0-9_]*@|^\$[A-Za-z_][A-Za-z0-9_]*$"
-    r"|^__[A-Za-z0-9_]+__$|^\{[A-Za-z_][A-Za-z0-9_.]*\}$|^%s$|^\{\}$|^\?$"
-)
 # fmt: off
 _REFERENCE_HINTS = (
     "os.environ", "os.getenv", "getenv(", "process.env", "env(", "env[", "env.", "settings.",
     "config.", "conf.", "cfg.", "self.", "this.", "secrets.", "vars.", "params.", "options.",
     "args.", "context.", "ctx.", "request.", "keyring.", "vault:", "vault(", "ref+", "op://",
-    "arn:aws:secretsmanager", "arn:aws:ssm", "@microsoft.keyvault", "keyvault", "/secrets/",
+    "arn:aws", "arn:aws-", "@microsoft.keyvault", "keyvault", "/secrets/",
     "secretkeyref", "valuefrom", "secretref", "sm://", "awssm://", "gcp:secretmanager",
 )
 # fmt: on
-_CALL_RE = re.compile(r"[A-Za-z_][\w.:\->]*(?:\(.*\)|\[.*\])")
-# YAML aliases, CloudFormation/ansible tags, `@var`: a sigil before a name.
-_SIGIL_REF_RE = re.compile(r"[*&!@%][A-Za-z_][A-Za-z_.\-]*(?:\([^)]*\))?")
-_SELF_NAMING = ("password", "passwd", "secret", "token", "apikey", "api_key", "api-key")
+# fmt: off
+_SELF_NAMING = (
+    "password", "passwd", "secret", "token", "apikey", "api_key", "api-key", "access_key",
+    "accesskey", "private_key", "privatekey", "credential",
+)
+# fmt: on
 # fmt: off
 _PLACEHOLDER_WORDS = (
-    "example", "changeme", "change_me", "change-me", "changeit", "placeholder", "your_",
-    "your-", "yourpass", "yoursecret", "yourtoken", "yourkey", "xxxx", "redacted", "dummy",
-    "replace", "insert", "todo", "fixme", "sample", "notreal", "not-real", "not_real", "fake",
-    "lorem", "foobar", "secret_here", "here>", "<your",
+    "mock", "example", "changeme", "change_me", "change-me", "changeit", "placeholder",
+    "your_", "your-", "yourpass", "yoursecret", "yourtoken", "yourkey", "xxxx", "redacted",
+    "dummy", "replace", "insert", "todo", "fixme", "sample", "notreal", "not-real", "not_real",
+    "fake", "lorem", "foobar", "secret_here", "here>", "<your",
 )
 # fmt: on
 # Short words turn up by chance inside long random tokens; only long ones mark a placeholder.
 _VENDOR_PLACEHOLDER_WORDS = tuple(w for w in _PLACEHOLDER_WORDS if len(w) >= 6)
-# Random tokens contain "xxx" often enough; a placeholder has a longer run.
-_X_RUN_RE = re.compile(r"(?i)x{5,}|(.)\1{7,}|123456|a1b2c3|abcdef")
 # fmt: off
 _WEAK_WORDS = frozenset({
     "password", "passwd", "passw", "passphrase", "pass", "pwd", "secret", "secrets", "token",
@@ -161,13 +148,6 @@ _PUBLIC_PREFIXES = (
 )
 # fmt: on
 _MASK_CHARS = ("\u2026", "***", "\u2022", "###", "...")
-_IDENT_RE = re.compile(
-    r"[a-z_][a-z0-9_]*|[a-z]+(?:-[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z]+)+|[A-Z][A-Z_]*|[A-Za-z_]\w*(?:(?:\.|->|::)[A-Za-z_]\w*)+"
-)
-_CAMEL_RE = re.compile(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)*")
-_VERSION_RE = re.compile(r"v?\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.]+)?")
-_NUMBER_RE = re.compile(r"[-+]?\d+(?:[.,_]\d+)*(?:[eE][-+]?\d+)?[a-zA-Z%]{0,3}")
-_DATE_RE = re.compile(r"\d{4}-\d\d-\d\d(?:[T ][0-9:.+\-Z]*)?")
 _EXAMPLE_VALUES = frozenset(
     {
         # Documented example keys (AWS, Stripe docs, jwt.io), kept as fingerprints so the repo
@@ -177,36 +157,110 @@ _EXAMPLE_VALUES = frozenset(
 )
 
 
+class _Regexes:
+    """The filters' regexes, compiled on first use so that importing stays cheap."""
+
+    def __init__(self) -> None:
+        # One alternation per word list: on short values it beats a loop of `in` tests.
+        def alt(words: Iterable[str]) -> re.Pattern[str]:
+            return re.compile("|".join(map(re.escape, words)))
+
+        self.reference_re = alt(_REFERENCE_HINTS)
+        self.placeholder_re = alt(_PLACEHOLDER_WORDS + _SELF_NAMING)
+        self.vendor_placeholder_re = alt(_VENDOR_PLACEHOLDER_WORDS)
+        self.uuid_re = re.compile(
+            r"\{?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}?"
+        )
+        self.hex_re = re.compile(r"[0-9a-fA-F]+")
+        self.hash_prefix_re = re.compile(
+            r"(?i)(?:sha1|sha224|sha256|sha384|sha512|md5|blake2[bs]?|xxh\d*|h1)[:\-=]"
+        )
+        self.template_re = re.compile(
+            r"\$\{[^}]*\}?|\{\{.*\}\}|\{%.*%\}|\$\([^)]*\)?|<%=?.*%>|#\{[^}]*\}|%\([A-Za-z_]\w*\)s"
+            r"|(?<![A-Za-z0-9])%[A-Za-z_][A-Za-z0-9_]*%(?![A-Za-z0-9])|^@[A-Za-z_][A-Za-z0-9_]*@$"
+            r"|^\$[A-Za-z_][A-Za-z0-9_]*$"
+            r"|^__[A-Za-z0-9_]+__$|\{[A-Za-z_][\w.]*[}(\[!:]|^%s$|^\{\}$|^\?$"
+        )
+        self.method_call_re = re.compile(r"[\w\])}]\.[A-Za-z_]\w*\(")
+        self.call_start_re = re.compile(r"[A-Za-z_][\w.:\->]*[(\[]")
+        # snake_case, dotted paths, camelCase and PascalCase made of real (2+ letter) words.
+        self.name_re = re.compile(
+            r"(?:[a-z_][a-z0-9_]*|(?:[A-Z][a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|_*[A-Z][A-Z0-9_]*)"
+            r"(?:(?:\.|->|::)[A-Za-z_]\w*)*"
+        )
+        self.call_re = re.compile(r"[A-Za-z_][\w.:\->]*(?:\(.*\)|\[.*\])")
+        # YAML aliases, CloudFormation/ansible tags, `@var`: a sigil before a name.
+        self.sigil_ref_re = re.compile(r"[*&!@%][A-Za-z_][A-Za-z_.\-]*(?:\([^)]*\))?")
+        # Random tokens contain "xxx" often enough; a placeholder has a longer run.
+        self.x_run_re = re.compile(r"(?i)x{5,}|(.)\1{7,}|123456|a1b2c3|abcdef")
+        # snake_case, kebab-case, camelCase, CONSTANT_CASE (digits are judged separately).
+        self.ident_re = re.compile(
+            r"[a-z_][a-z0-9_]*|[a-z]+(?:-[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z]+)+|_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*"
+        )
+        # Dotted, namespaced or `::` paths whose every part is a name: code, not a literal.
+        self.path_ident_re = re.compile(r"[A-Za-z_][\w\-]*(?:(?:\.|->|::|:)[A-Za-z_][\w\-]*)+")
+        # Words glued in PascalCase or camelCase ("AWSAccessKeyId", "IAmSensitive").
+        self.camel_re = re.compile(r"(?:[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+)+")
+        # With digits, only inside capitalised words or acronyms ("PKCS7PrivateKey", "X509Store").
+        self.camel_digit_re = re.compile(
+            r"(?:[A-Z]{2,}[0-9]*(?![a-z])|[A-Z][a-z]{2,})(?:[A-Z]{2,}[0-9]*(?![a-z])|[A-Z][a-z]{2,})+"
+        )
+        self.version_re = re.compile(r"v?\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.]+)?")
+        self.number_re = re.compile(r"[-+]?\d+(?:[.,_]\d+)*(?:[eE][-+]?\d+)?[a-zA-Z%]{0,3}")
+        self.date_re = re.compile(r"\d{4}-\d\d-\d\d(?:[T ][0-9:.+\-Z]*)?")
+        self.word_re = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+        self.k8s_kind_re = re.compile(
+            r"^\s*[\"']?kind[\"']?\s*:\s*[\"']?Secret[\"']?\s*,?\s*$", re.M
+        )
+        self.run_re = re.compile(r"[A-Za-z0-9_\-.+/=~%:$]{16,}")
+        self.k8s_kind_hint_re = re.compile(r"kind[\"']?\s{0,3}:\s{0,3}[\"']?Secret\b")
+        self.k8s_block_re = re.compile(r"^(\s*)(data|stringData)\s*:\s*$")
+        self.k8s_item_re = re.compile(
+            r"^(\s+)[\"']?([\w.\-]{1,100})[\"']?\s*:\s*[\"']?([^\s\"']{1,4000})[\"']?\s*$"
+        )
+
+
+_REGEXES: _Regexes | None = None
+
+
+def _rx() -> _Regexes:
+    global _REGEXES
+    if _REGEXES is None:
+        _REGEXES = _Regexes()
+    return _REGEXES
+
+
 def is_uuid(value: str) -> bool:
     """A UUID (object and request ids, not secrets)."""
-    return len(value) in (36, 38) and _UUID_RE.fullmatch(value) is not None
+    return len(value) in (36, 38) and _rx().uuid_re.fullmatch(value) is not None
 
 
 def is_hash(value: str) -> bool:
     """A digest: ``sha256:…``/``sha512-…`` (lock files, SRI) or bare hex of a digest length."""
-    if _HASH_PREFIX_RE.match(value):
+    if _rx().hash_prefix_re.match(value):
         return True
-    return len(value) in (32, 40, 56, 64, 96, 128) and _HEX_RE.fullmatch(value) is not None
-
-
-def is_git_sha(value: str) -> bool:
-    """A full or abbreviated git object id."""
-    return 7 <= len(value) <= 40 and value.islower() and _HEX_RE.fullmatch(value) is not None
+    return len(value) in (32, 40, 56, 64, 96, 128) and _rx().hex_re.fullmatch(value) is not None
 
 
 def is_template(value: str) -> bool:
     """An interpolation that a tool fills in later: ``${TOKEN}``, ``{{ secret }}``, ``$VAR``."""
-    return _TEMPLATE_RE.search(value) is not None
+    return _rx().template_re.search(value) is not None
 
 
 def is_reference(value: str) -> bool:
     """Code or config that points at a secret instead of containing it."""
     low = value.lower()
-    if any(h in low for h in _REFERENCE_HINTS):
+    if _rx().reference_re.search(low):
         return True
-    if _CALL_RE.fullmatch(value) or value.endswith(("(", "[")):
+    if _rx().call_re.fullmatch(value) or (_code_start(value) and value.endswith(("(", "["))):
         return True  # a call or subscript, possibly cut at a quote: config['password']
-    return value.startswith(("[", "{")) or _SIGIL_REF_RE.fullmatch(value) is not None
+    return value.startswith(("[", "{", "(")) or _rx().sigil_ref_re.fullmatch(value) is not None
+
+
+def _code_start(value: str) -> bool:
+    """`name(` or `name[` at the start, with a name a programmer would write."""
+    m = _rx().call_start_re.match(value)
+    return m is not None and _rx().name_re.fullmatch(m.group(0)[:-1]) is not None
 
 
 def is_masked(value: str) -> bool:
@@ -223,15 +277,17 @@ def is_masked(value: str) -> bool:
 def is_placeholder(value: str) -> bool:
     """Text a human writes in place of a secret: ``<YOUR_KEY>``, ``changeme``, ``xxxx``."""
     low = value.lower()
-    if any(w in low for w in _PLACEHOLDER_WORDS) or _X_RUN_RE.search(value):
+    # Placeholder words, and values that name themselves ("my-secret-password").
+    if _rx().placeholder_re.search(low) or _rx().x_run_re.search(value):
         return True
-    if any(w in low for w in _SELF_NAMING):
-        return True  # "my-secret-password", "generated-token-1": a value that names itself
-    if value[:1] in "<[" and value[-1:] in ">]":
+    if (value[:1] in "<[" and value[-1:] in ">]") or ("<" in value and ">" in value):
         return True
     letters = re.sub(r"[^a-z]", "", low)
     leet = re.sub(r"[^a-z]", "", low.translate(_LEET))
-    if letters in _WEAK_WORDS or leet in _WEAK_WORDS or low in _WEAK_WORDS:
+    if low in _WEAK_WORDS:
+        return True
+    # "Password123!", "s3cr3t": a weak word dressed up; only when letters dominate the value.
+    if 2 * len(letters) >= len(value) and (letters in _WEAK_WORDS or leet in _WEAK_WORDS):
         return True
     return len(set(low)) <= 2 or _is_sequence(low)
 
@@ -252,18 +308,24 @@ def is_public_material(value: str) -> bool:
 
 def is_identifier(value: str) -> bool:
     """A variable, attribute or constant name rather than a literal secret."""
-    if _IDENT_RE.fullmatch(value) is None:
+    if _rx().path_ident_re.fullmatch(value):
+        return True
+    if _rx().camel_re.fullmatch(value) or (
+        _rx().camel_digit_re.fullmatch(value) and not value[-1].isdigit()
+    ):
+        return True
+    if _rx().ident_re.fullmatch(value) is None:
         return False
     # Names carry few digits; a digit-dense lowercase string is a random value.
     return sum(c.isdigit() for c in value) < 3 or _entropy(value) < 3.0
 
 
+_SEQUENCES = "abcdefghijklmnopqrstuvwxyz 0123456789 1234567890 qwertyuiop asdfghjkl zxcvbnm"
+
+
 def _is_sequence(low: str) -> bool:
-    if len(low) < 6:
-        return False
-    low = low[:24]  # a typed sequence shows at the start; long values need not be walked
-    steps = sum(1 for a, b in pairwise(low) if ord(b) - ord(a) in (0, 1))
-    return steps >= 0.6 * (len(low) - 1)
+    """A value typed as a run of the alphabet, the digits or a keyboard row."""
+    return len(low) >= 6 and low[:6] in _SEQUENCES
 
 
 def _entropy(value: str) -> float:
@@ -309,16 +371,19 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
     min_len = {"password": 6, "secret": 8}.get(kind, 12)
     if len(value) < min_len or len(value) > 300 or len(value.split()) != 1:
         return False
-    if _rejected_common(value) or is_reference(value) or _HASH_PREFIX_RE.match(value):
+    if _rejected_common(value) or is_reference(value) or _rx().hash_prefix_re.match(value):
         return False
+    if not quoted and (_code_start(value) or _rx().method_call_re.search(value)):
+        return False  # code: `x = make(…`, `{"a": 8}.get(…` (the value was cut at a space)
     if is_uuid(value):
         return kind in ("api", "secret", "password")
     low = value.lower()
     if (
-        _NUMBER_RE.fullmatch(value)
-        or _DATE_RE.fullmatch(value)
-        or _VERSION_RE.fullmatch(value)
-        or low.startswith(("http://", "https://", "/", "./", "../", "~/", "file:"))
+        _rx().number_re.fullmatch(value)
+        or _rx().date_re.fullmatch(value)
+        or _rx().version_re.fullmatch(value)
+        or "://" in value  # a URL: its password, if any, is the url-password rule's
+        or low.startswith(("/", "./", "../", "~/", "file:"))
         or re.match(r"[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.[a-z]{2,6}(?:/|:\d|$)", value)
         or re.fullmatch(r"[\w.+\-]+@[\w\-]+\.[\w.\-]+", value)
         or re.fullmatch(r"[\w\-./]+\.(?:txt|json|ya?ml|pem|key|env|ini|cfg|conf|toml|crt|p12)", low)
@@ -328,7 +393,7 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
         return False
     if value.isalpha():
         # Plain words are prose or names; only long random-looking letters count.
-        if _CAMEL_RE.fullmatch(value) or value.isupper() or value.islower():
+        if _rx().camel_re.fullmatch(value) or value.isupper() or value.islower():
             return False
         return len(value) >= 8 and _entropy(value) >= 2.8
     has_letter = any(c.isalpha() for c in value)
@@ -341,9 +406,9 @@ def _vendor_ok(value: str, prefix: str) -> bool:
     low = body.lower()
     if (
         _is_example(value)
-        or any(w in low for w in _VENDOR_PLACEHOLDER_WORDS)
-        or low.startswith(("your", "fake", "dummy", "test", "todo", "abc"))
-        or _X_RUN_RE.search(body)
+        or _rx().vendor_placeholder_re.search(low)
+        or low.startswith(("your", "fake", "dummy", "todo"))
+        or _rx().x_run_re.search(body)
     ):
         return False
     if any(c in body for c in _MASK_CHARS):
@@ -460,30 +525,32 @@ def _b64decode(value: str) -> str | None:
 
 # fmt: off
 _NON_SECRET_LAST = frozenset({
-    "id", "ids", "url", "urls", "uri", "uris", "endpoint", "host", "hostname", "port", "path",
-    "paths", "file", "files", "filename", "dir", "directory", "name", "names", "field",
-    "fields", "type", "types", "count", "counts", "len", "length", "size", "limit", "limits",
-    "max", "min", "tokens", "header", "headers", "env", "var", "vars", "variable", "prefix",
-    "suffix", "regex", "re", "pattern", "policy", "policies", "expiry", "expires",
-    "expiration", "expire", "ttl", "timeout", "lifetime", "age", "version", "hint", "help",
-    "label", "placeholder", "text", "message", "msg", "prompt", "enabled", "enable",
-    "disabled", "required", "mode", "format", "kind", "style", "class", "provider", "manager",
-    "store", "backend", "source", "location", "ref", "reference", "arn", "index", "idx",
-    "hash", "hashed", "digest", "sha", "sha1", "sha256", "sha512", "md5", "checksum",
-    "fingerprint", "rotation", "created", "updated", "at", "date", "time", "strength", "rules",
-    "validator", "validation", "check", "link", "service", "usage", "used", "budget", "rate",
-    "user", "username", "login", "email", "flag", "option", "options", "param", "params",
-    "schema", "method", "algorithm", "alg", "counter", "number", "num", "spec", "cache",
-    "table", "column", "col", "attr", "attribute", "property", "prop", "type_", "list", "dict",
-    "map", "set", "input", "output", "widget", "form", "button", "char", "chars", "box",
-    "dialog", "scope", "scopes", "audience", "issuer", "uid", "bits", "cost", "rounds",
-    "iterations", "salt_length", "mgr", "handler", "generator", "factory", "builder", "reader",
-    "writer", "loader", "parser", "class_", "cls", "keyword", "keywords", "callback", "fn",
-    "func", "function", "reset", "changed", "confirmation", "confirm", "complexity", "visible",
-    "visibility", "toggle", "length_", "error", "errors", "exception", "status", "state",
-    "doc", "docs", "info", "description", "desc", "comment", "note", "notes", "example",
-    "examples", "test", "tests", "sample", "samples", "template", "default_", "module",
-    "modules", "key_id", "stdin", "stdout", "command", "cmd", "parameter",
+    "window", "interval", "period", "delay", "retries", "attempts", "duration", "seconds",
+    "minutes", "secs", "days", "bytes", "timestamp", "ts", "id", "ids", "url", "urls", "uri",
+    "uris", "endpoint", "host", "hostname", "port", "path", "paths", "file", "files",
+    "filename", "dir", "directory", "name", "names", "field", "fields", "type", "types",
+    "count", "counts", "len", "length", "size", "limit", "limits", "max", "min", "tokens",
+    "header", "headers", "env", "var", "vars", "variable", "prefix", "suffix", "regex", "re",
+    "pattern", "policy", "policies", "expiry", "expires", "expiration", "expire", "ttl",
+    "timeout", "lifetime", "age", "version", "hint", "help", "label", "placeholder", "text",
+    "message", "msg", "prompt", "enabled", "enable", "disabled", "required", "mode", "format",
+    "kind", "style", "class", "provider", "manager", "store", "backend", "source", "location",
+    "ref", "reference", "arn", "index", "idx", "hash", "hashed", "digest", "sha", "sha1",
+    "sha256", "sha512", "md5", "checksum", "fingerprint", "rotation", "created", "updated",
+    "at", "date", "time", "strength", "rules", "validator", "validation", "check", "link",
+    "service", "usage", "used", "budget", "rate", "user", "username", "login", "email", "flag",
+    "option", "options", "param", "params", "schema", "method", "algorithm", "alg", "counter",
+    "number", "num", "spec", "cache", "table", "column", "col", "attr", "attribute",
+    "property", "prop", "type_", "list", "dict", "map", "set", "input", "output", "widget",
+    "form", "button", "char", "chars", "box", "dialog", "scope", "scopes", "audience",
+    "issuer", "uid", "bits", "cost", "rounds", "iterations", "salt_length", "mgr", "handler",
+    "generator", "factory", "builder", "reader", "writer", "loader", "parser", "class_", "cls",
+    "keyword", "keywords", "callback", "fn", "func", "function", "reset", "changed",
+    "confirmation", "confirm", "complexity", "visible", "visibility", "toggle", "length_",
+    "error", "errors", "exception", "status", "state", "doc", "docs", "info", "description",
+    "desc", "comment", "note", "notes", "example", "examples", "test", "tests", "sample",
+    "samples", "template", "default_", "module", "modules", "key_id", "stdin", "stdout",
+    "command", "cmd", "parameter",
 })
 # fmt: on
 # fmt: off
@@ -493,26 +560,27 @@ _NON_SECRET_ANY = frozenset({
 # fmt: on
 # fmt: off
 _TOKEN_NON_SECRET = frozenset({
-    "csrf", "xsrf", "next", "page", "pagination", "continuation", "cursor", "sync", "cancel",
-    "cancellation", "idempotency", "request", "max", "num", "total", "input", "output",
-    "prompt", "completion", "completions", "eos", "bos", "pad", "unk", "sep", "cls", "mask",
-    "special", "start", "end", "stop", "lexer", "parse", "parser", "ast", "syntax", "type",
-    "kind", "token", "bucket", "reasoning", "cached", "cache", "image", "audio", "text",
-    "word", "char", "count", "verification", "lookahead", "current", "last", "first", "prev",
-    "previous", "peek",
+    "change", "update", "policy", "unit", "product", "subject", "client", "marker",
+    "notification", "work", "copy", "continue", "csrf", "xsrf", "next", "page", "pagination",
+    "continuation", "cursor", "sync", "cancel", "cancellation", "idempotency", "request",
+    "max", "num", "total", "input", "output", "prompt", "completion", "completions", "eos",
+    "bos", "pad", "unk", "sep", "cls", "mask", "special", "start", "end", "stop", "lexer",
+    "parse", "parser", "ast", "syntax", "type", "kind", "token", "bucket", "reasoning",
+    "cached", "cache", "image", "audio", "text", "word", "char", "count", "verification",
+    "lookahead", "current", "last", "first", "prev", "previous", "peek",
 })
 # fmt: on
-_WORD_RE = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
 
 
 def _generic_pattern(kw: str) -> str:
     return (
         f"(?P<kw>{kw})" + r"(?P<rest>[a-z0-9_.\-]{0,30})(?P<q>[\"'`]?\]?\)?)"
-        r"(?P<for>\s(?:for|of|on|in)\s[^\n.:=;,\"'`]{1,40}?)?"
-        r"(?P<sep>\s{0,3}(?::=|=>|->|=(?!=)|:(?!:)|>)\s{0,3}"
-        r"|\s{1,3}(?:is|was|are|will be|set to|changed to|to)\s{1,3}(?:now\s|still\s)?:?\s{0,2}"
-        r"|(?(for)(?!)|\s{1,3}))"
+        r"(?P<for>[ \t](?:for|of|on|in)[ \t][^\n.:=;,\"'`]{1,40}?)?"
+        r"(?P<sep>[ \t]{0,3}(?::=|=>|->|=(?!=)|:(?!:)|>)[ \t]{0,3}"
+        r"|[ \t]{1,3}(?:is|was|are|will be|set to|changed to|to)[ \t]{1,3}(?:now |still )?:?"
+        r"[ \t]{0,2}"
+        r"|(?(for)(?!)|[ \t]{1,3}))"
         r"(?P<v>\"[^\"\n]{1,300}\"|'[^'\n]{1,300}'|`[^`\n]{1,300}`|[^\s\"'`,;<]{1,300})"
     )
 
@@ -536,6 +604,13 @@ def _judge_generic(
     b = kstart
     while b > 0 and text[b - 1] in _KEY_CHARS and kstart - b < 60:
         b -= 1
+    sep_words = m.group("sep").split()
+    if kw == "pass" and (not sep_words or sep_words[0] not in ("=", ":", ":=", "=>")):
+        return None  # "pass" is an English verb: only `pass = …` / `pass: …` count
+    if "to" in sep_words and not re.search(
+        r"(?i)\b(?:set|change|update|rotate)\b[^\n]{0,40}$", text[max(0, b - 60) : b]
+    ):
+        return None  # "set X to VALUE", not "compare the token to …"
     if kw in ("pass", "pwd") and (
         (b < kstart and text[kstart - 1].isalpha()) or m.group("rest") or after.isalpha()
     ):
@@ -544,11 +619,10 @@ def _judge_generic(
         return None  # a namespaced type name such as AWS::ApiGateway::ApiKey
     key = text[b : m.end("rest")]
     sep = m.group("sep")
-    if sep.strip() == "" and not key.startswith("-") and "is" not in sep:
-        return None  # bare whitespace only separates a CLI flag from its value
+    bare = sep.strip() == "" and not key.startswith("-")
     if sep.strip() == ">" and text[b - 1 : b] != "<":
         return None
-    words = [w.lower() for w in _WORD_RE.findall(key.lstrip("$@-"))]
+    words = [w.lower() for w in _rx().word_re.findall(key.lstrip("$@-"))]
     if not words or words[-1] in _NON_SECRET_LAST or _NON_SECRET_ANY.intersection(words):
         return None
     kind = _kind_of(rule_id)
@@ -565,10 +639,9 @@ def _judge_generic(
         value = raw
         while value.endswith(("\\n", "\\r", "\\t")):
             value, vend = value[:-2], vend - 2  # an escape at the end of a string literal
-        while value and value[-1] in ")]}" and not _balanced(value):
+        # Closing brackets of the code around, sentence punctuation: not part of the value.
+        while value and (value[-1] in ".,:;" or (value[-1] in ")]}" and not _balanced(value))):
             value, vend = value[:-1], vend - 1
-        # Sentence punctuation and Markdown emphasis are not part of the value.
-        value, vend = value.rstrip(".,:;"), vstart + len(value.rstrip(".,:;"))
         if len(value) > 2 and value[0] == value[-1] and value[0] in "*_":
             value, vstart, vend = value.strip(value[0]), vstart + 1, vend - 1
     if (
@@ -580,7 +653,16 @@ def _judge_generic(
         return None
     if not _looks_secret(value, kind, quoted=quoted):
         return None
+    if bare and not _strong(value, kind):
+        return None  # "password reset", "token budget": a bare space needs a random value
     return key, value, vstart, vend
+
+
+def _strong(value: str, kind: str) -> bool:
+    """A value random enough to count without an `=` or `is` before it (netrc, prose)."""
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    digits = any(c.isdigit() for c in value)
+    return mixed and digits and len(value) >= (8 if kind == "password" else 20)
 
 
 def _balanced(value: str) -> bool:
@@ -592,13 +674,6 @@ def _balanced(value: str) -> bool:
 # ---------------------------------------------------------------------------------------------
 # Kubernetes Secret manifests: `data:` values are base64, so judge the decoded value.
 
-_K8S_KIND_RE = re.compile(r"^\s*[\"']?kind[\"']?\s*:\s*[\"']?Secret[\"']?\s*,?\s*$", re.M)
-_RUN_RE = re.compile(r"[A-Za-z0-9_\-.+/=~%:$]{16,}")
-_K8S_KIND_HINT_RE = re.compile(r"kind[\"']?\s{0,3}:\s{0,3}[\"']?Secret\b")
-_K8S_BLOCK_RE = re.compile(r"^(\s*)(data|stringData)\s*:\s*$")
-_K8S_ITEM_RE = re.compile(
-    r"^(\s+)[\"']?([\w.\-]{1,100})[\"']?\s*:\s*[\"']?([^\s\"']{1,4000})[\"']?\s*$"
-)
 # fmt: off
 _K8S_PLAIN_KEYS = frozenset({
     "username", "user", "host", "hostname", "port", "database", "db", "name", "namespace",
@@ -613,7 +688,7 @@ def _scan_k8s(text: str) -> Iterator[tuple[str, int, int, str, str]]:
     for doc in re.split(r"(?m)^---[^\n]*\n", text):
         start_of_doc = text.find(doc, offset) if doc else offset
         offset = start_of_doc + len(doc)
-        if not _K8S_KIND_RE.search(doc):
+        if not _rx().k8s_kind_re.search(doc):
             continue
         block: str | None = None
         indent = -1
@@ -621,11 +696,11 @@ def _scan_k8s(text: str) -> Iterator[tuple[str, int, int, str, str]]:
         for line in doc.split("\n"):
             line_start = pos
             pos += len(line) + 1
-            head = _K8S_BLOCK_RE.match(line)
+            head = _rx().k8s_block_re.match(line)
             if head:
                 block, indent = head.group(2), len(head.group(1))
                 continue
-            item = _K8S_ITEM_RE.match(line)
+            item = _rx().k8s_item_re.match(line)
             if block is None or item is None or len(item.group(1)) <= indent:
                 if line.strip() and (len(line) - len(line.lstrip())) <= indent:
                     block = None
@@ -731,7 +806,7 @@ def _raw_matches(text: str) -> Iterator[tuple[str, int, int, str, str, int]]:
                 continue
             spans: Iterable[tuple[int, int]] = ((0, len(text)),)
         else:
-            spans = _windows(text, lower, keywords)
+            spans = _windows(text, lower, keywords, runs if scope == "token" else None)
         for m in (m for ws, we in spans for m in regex.finditer(hay, ws, we)):
             sgroup = "s" if m.group("s") is not None else "s2"
             pgroup = "p" if sgroup == "s" else "p2"
@@ -743,7 +818,7 @@ def _raw_matches(text: str) -> Iterator[tuple[str, int, int, str, str, int]]:
                 at = m.start() if validator is _check_pem else start
                 yield rule_id, start, end, value, _preview(prefix), at
     # Before the generic rules: a Secret manifest's `password:` is judged decoded.
-    if "Secret" in text and _K8S_KIND_HINT_RE.search(text):
+    if "Secret" in text and _rx().k8s_kind_hint_re.search(text):
         for rule_id, start, end, value, preview in _scan_k8s(text):
             yield rule_id, start, end, value, preview, start
     for kw, rule_id, regex in comp.generic:
@@ -760,7 +835,7 @@ class _Runs:
     """The maximal runs of token characters (16+ long) of a text, joined by newlines."""
 
     def __init__(self, text: str) -> None:
-        spans = [m.span() for m in _RUN_RE.finditer(text)]
+        spans = [m.span() for m in _rx().run_re.finditer(text)]
         self.joined = "\n".join(text[a:b] for a, b in spans)
         self.lower = self.joined.lower()
         self._starts: list[int] = []  # where each run starts in `joined`
@@ -776,17 +851,23 @@ class _Runs:
         return self._text_starts[i] + pos - self._starts[i]
 
 
-def _windows(text: str, lower: str, keywords: tuple[str, ...]) -> list[tuple[int, int]]:
+def _windows(
+    text: str, lower: str, keywords: tuple[str, ...], runs: _Runs | None = None
+) -> list[tuple[int, int]]:
     """The lines (each with the next line) that hold a keyword: the only places a rule runs.
 
     Running a regex only there keeps the cost near that of `str.find`, whatever the regex.
+    Keywords that lie inside token runs are looked for in the (shorter) runs.
     """
     found: list[int] = []
     for k in keywords:
-        hay = lower if k.islower() else text
+        if runs is not None:
+            hay = runs.lower if k.islower() else runs.joined
+        else:
+            hay = lower if k.islower() else text
         pos = hay.find(k)
         while pos >= 0:
-            found.append(pos)
+            found.append(runs.to_text(pos) if runs is not None else pos)
             pos = hay.find(k, pos + 1)
     if not found:
         return []

@@ -401,7 +401,7 @@ class Memory:
             if twin is not None and supersedes is None and not new:
                 stored = self._said_again(twin, date)
                 result = fmt.Shard(shard, parsed.preamble,
-                                   self._updated(parsed, {twin.id: stored}, date))
+                                   tuple(self._updated(parsed, {twin.id: stored}, date)))
                 stored = next(e for e in result.entries if e.id == stored.id)
             else:
                 stored = self._append(parsed, Entry(

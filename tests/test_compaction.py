@@ -71,12 +71,21 @@ def protected(mem: Memory, keep: int) -> dict[str, str]:
 
 
 def check_invariants(mem: Memory, before_texts: dict[str, str], kept: dict[str, str]) -> None:
+    """Every original is live or archived with the same text (by id; a hand-written entry,
+    whose id is only derived until a write stamps it, by title and text); the newest are
+    untouched; at most one compacted entry per shard, within its size cap."""
     live = {e.id: e for e in mem.entries()}
     archived = {e.id: e for e in mem.entries(archive=True)}
+    anywhere = {(e.title, e.text) for e in [*live.values(), *archived.values()]}
     for id_, text in before_texts.items():
+        if id_.startswith("hand:"):  # "hand:<title>\0<text>"
+            assert tuple(id_[5:].split("\0", 1)) in anywhere, id_
+            continue
         where = live.get(id_) or archived.get(id_)
         assert where is not None, f"{id_} lost"
         assert where.text == text
+    ids = [e.id for e in mem.entries(archive=True)]
+    assert len(ids) == len(set(ids)), "an id twice in the archive"
     for id_, raw in kept.items():
         assert id_ in live
         assert (live[id_].raw if live[id_].has_meta and not raw.startswith("text:")
@@ -84,6 +93,10 @@ def check_invariants(mem: Memory, before_texts: dict[str, str], kept: dict[str, 
     for name in mem.shards:
         compacted = [e for e in mem.entries(name) if e.get("compacted") is not None]
         assert len(compacted) <= 1
+        for e in compacted:  # folded again, more tersely, rather than grow past an entry's cap
+            assert (estimate_tokens(e.raw) <= mem.config.max_entry_tokens
+                    or e.get("detail") == "count")
+            assert e.get("compacted") == str(len(mem.entries(name, archive=True)))
 
 
 # -- behaviour --------------------------------------------------------------------------------
@@ -220,6 +233,21 @@ def test_terser_levels_reach_the_target(tmp_path: Path) -> None:
     check_invariants(mem, texts, kept)
 
 
+def test_a_compacted_entry_too_large_is_folded_more_tersely(tmp_path: Path) -> None:
+    mem = make(tmp_path, budget=100_000, keep=1)
+    texts = fill(mem, 40, shards=("insights",), long=4)
+    kept = protected(mem, 1)
+    (tmp_path / ".agents" / "config.toml").write_text(
+        "[memory]\ntoken_budget = 6000\nkeep_recent = 1\nmax_entry_tokens = 400\n")
+    mem = Memory(tmp_path)
+    report = mem.compact()
+    (row,) = report.shards
+    assert row.detail in {"titles", "ids", "count"}, row  # gists of 39 entries: too large
+    (summary,) = [e for e in mem.entries("insights") if e.get("compacted")]
+    assert estimate_tokens(summary.raw) <= 400
+    check_invariants(mem, texts, kept)
+
+
 def test_unreachable_target_folds_all_and_says_so(tmp_path: Path) -> None:
     mem = make(tmp_path, budget=100, keep=4)
     texts = fill(mem, 24)
@@ -304,53 +332,76 @@ def test_report_shape_when_not_due() -> None:
 
 entry_st = st.tuples(
     st.sampled_from(("failures", "insights", "quirks")),
-    st.integers(min_value=0, max_value=400),  # day offset, or undated when > 365
+    st.integers(min_value=0, max_value=365),  # day offset
     st.integers(min_value=3, max_value=80),  # words
     st.integers(min_value=0, max_value=10_000),  # seed of the words
-    st.booleans(),  # hand-written (no metadata) or put
+    st.sampled_from(("put", "put", "hand", "supersede")),
 )
+
+
+def add_random(root: Path, entries: list[tuple[str, int, int, int, str]], year: int) -> None:
+    """Add entries with puts (some superseding the shard's previous put) and hand edits."""
+    mem = Memory(root)
+    last: dict[str, str] = {}
+    for shard, day, n, seed, how in entries:
+        text = " ".join(WORDS[(seed * 13 + k * (seed % 7 + 1)) % len(WORDS)]
+                        for k in range(n)) + f" #{seed}"
+        if how == "hand":  # no metadata: undated, derived id
+            path = mem.shard_path(shard)
+            old = fmt.ensure_separated(path.read_text(encoding="utf-8"))
+            path.write_text(old + f"## Note {seed % 3}\n\n{text}\n", encoding="utf-8")
+            continue
+        date = (datetime.date(year, 1, 1) + datetime.timedelta(days=day)).isoformat()
+        sup = last.get(shard) if how == "supersede" else None
+        last[shard] = mem.put_entry(shard, text, date=date, new=True, supersedes=sup).id
+
+
+def set_config(root: Path, budget: int, keep: int) -> Memory:
+    (root / ".agents" / "config.toml").write_text(
+        f"[memory]\ntoken_budget = {budget}\nkeep_recent = {keep}\n")
+    return Memory(root)
 
 
 @settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(entries=st.lists(entry_st, min_size=1, max_size=30),
+       more=st.lists(entry_st, max_size=12),
        budget=st.integers(min_value=100, max_value=3000),
        keep=st.integers(min_value=0, max_value=4))
-def test_properties_over_random_memories(entries: list[tuple[str, int, int, int, bool]],
+def test_properties_over_random_memories(entries: list[tuple[str, int, int, int, str]],
+                                         more: list[tuple[str, int, int, int, str]],
                                          budget: int, keep: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "a"
-        mem = make(root, budget=100_000_000 // 10, keep=keep)
-        for shard, day, n, seed, by_hand in entries:
-            text = " ".join(WORDS[(seed * 13 + k * (seed % 7 + 1)) % len(WORDS)]
-                            for k in range(n)) + f" #{seed}"
-            if by_hand:
-                path = mem.shard_path(shard)
-                old = fmt.ensure_separated(path.read_text(encoding="utf-8"))
-                path.write_text(old + f"## Note {seed % 3}\n\n{text}\n", encoding="utf-8")
-            else:
-                date = None if day > 365 else (datetime.date(2024, 1, 1)
-                                               + datetime.timedelta(days=day)).isoformat()
-                mem.put_entry(shard, text, date=date or "2024-01-01", new=True)
-        (root / ".agents" / "config.toml").write_text(
-            f"[memory]\ntoken_budget = {budget}\nkeep_recent = {keep}\n")
-        mem = Memory(root)
-        texts = {e.id: e.text for e in mem.entries()}
-        kept = protected(mem, keep)
-        shutil.copytree(root, Path(tmp) / "b")
-        report = mem.compact()
-        check_invariants(mem, texts, kept)
-        # under the target whenever the untouchable entries alone fit (with room to spare)
-        floor = sum(estimate_tokens(mem.read_shard(n).preamble) for n in mem.shards) + sum(
-            estimate_tokens(raw) for raw in kept.values())
-        if floor <= report.target * 0.9 - 10:
-            assert report.reached_target, report.describe()
-        if report.reached_target:
-            st_ = mem.status()
-            assert st_.total_tokens <= st_.compact_threshold
-        other = Memory(Path(tmp) / "b").compact()
-        assert other.to_json() == report.to_json()
-        assert snapshot(root) == snapshot(Path(tmp) / "b")
-        once = snapshot(root)
-        assert not mem.compact().changed
-        assert snapshot(root) == once
+        root, twin = Path(tmp) / "a", Path(tmp) / "b"
+        make(root, budget=10_000_000, keep=keep)
+        add_random(root, entries, 2024)
+        texts: dict[str, str] = {}
+        for batch in range(2):  # compact, add more, compact again (the archive trail)
+            mem = set_config(root, budget, keep)
+            texts.update({(e.id if e.has_meta else f"hand:{e.title}\0{e.text}"): e.text
+                          for e in mem.entries() if e.get("compacted") is None})
+            kept = protected(mem, keep)
+            if twin.exists():
+                shutil.rmtree(twin)
+            shutil.copytree(root, twin)
+            report = mem.compact()
+            check_invariants(mem, texts, kept)
+            # under the target whenever the untouchable entries alone fit (room to spare)
+            floor = sum(estimate_tokens(mem.read_shard(n).preamble) for n in mem.shards) + sum(
+                estimate_tokens(raw) for raw in kept.values())
+            if floor <= report.target * 0.9 - 10:
+                assert report.reached_target, report.describe()
+            if report.reached_target:
+                st_ = mem.status()
+                assert st_.total_tokens <= st_.compact_threshold
+            # same files, same bytes; and idempotent
+            other = Memory(twin).compact()
+            assert other.to_json() == report.to_json()
+            assert snapshot(root) == snapshot(twin)
+            once = snapshot(root)
+            assert not mem.compact().changed
+            assert snapshot(root) == once
+            assert report.tokens_after <= report.tokens_before
+            if batch == 0:
+                set_config(root, 10_000_000, keep)
+                add_random(root, more, 2025)

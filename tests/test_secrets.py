@@ -155,6 +155,7 @@ POSITIVES: list[tuple[str, Callable[[], str]]] = [
     ("twilio-auth-token", lambda: f"TWILIO_AUTH_TOKEN={rnd(HEX, 32)}\n"),
     ("sendgrid-api-key", lambda: f"{'SG'}.{rnd(URLSAFE, 22)}.{rnd(URLSAFE, 43)}\n"),
     ("mailgun-api-key", lambda: f"MAILGUN_KEY={'key'}-{rnd(HEX, 32)}\n"),
+    ("mailgun-api-key", lambda: f"the key we use: {rnd(HEX, 32)}-{rnd(HEX, 8)}-{rnd(HEX, 8)}\n"),
     ("mailchimp-api-key", lambda: f"mailchimp: {rnd(HEX, 32)}-us14\n"),
     (
         "openai-api-key",
@@ -210,6 +211,14 @@ POSITIVES: list[tuple[str, Callable[[], str]]] = [
     ("generic-secret", lambda: f"- name: DB_PASSWORD\n  value: {rnd(AN, 16)}\n"),
     ("generic-api-key", lambda: f'{{"api_key": "{rnd(AN, 32)}"}}\n'),
     ("generic-token", lambda: f"AUTH_TOKEN={rnd(HEX, 40)}\n"),
+    ("generic-api-key", lambda: f"AZURE_STORAGE_KEY={b64(64)}\n"),
+    ("generic-api-key", lambda: f"The API key for the sandbox is {rnd(AN, 32)}\n"),
+    ("generic-password", lambda: f"password for the vpn: {rnd(AN, 10)}#7\n"),
+    ("generic-password", lambda: f"machine api.acme.io\n  login me\n  password {rnd(AN, 30)}7aB\n"),
+    ("generic-secret", lambda: f'<add key="ApiKey" value="{rnd(AN, 32)}" />\n'),
+    ("cli-password", lambda: f"docker login -u ci -p {rnd(AN, 14)} registry.acme.io\n"),
+    ("cli-password", lambda: f"htpasswd -b .htpasswd admin {rnd(AN, 12)}\n"),
+    ("cli-password", lambda: f"sshpass -p '{rnd(AN, 12)}' ssh deploy@10.0.0.4\n"),
     (
         "kubernetes-secret",
         lambda: (
@@ -339,6 +348,16 @@ NEGATIVES: list[tuple[str, Callable[[], str]]] = [
     ("namespaced type", lambda: f'"AWS::ApiGateway::ApiKey": "{rnd(HEX, 16)}",\n'),
     ("password hash", lambda: f'password_hash = "{rnd(HEX, 64)}"\n'),
     ("version", lambda: "token_version: 1.2.3\nsecret_engine_version: v2.0.1\n"),
+    ("pass verb", lambda: "arguments to pass to :py:func:`pytest.main`, pass `check_0d=True`\n"),
+    ("pass statement", lambda: "    pass\n\nN6DES_ks3DOLLAR_9E._fields_ = [\n"),
+    ("type annotation", lambda: "    private_key: ed25519.Ed25519PrivateKey,\n"),
+    ("pascal alias", lambda: "RSAPrivateKeyWithSerialization = RSAPrivateKey\n"),
+    ("pascal constant", lambda: "ACCESS_KEY = 'AWSAccessKeyId'\n"),
+    ("namespaced value", lambda: '_SAR_APP_KEY = "serverlessrepo:applicationId"\n'),
+    ("call with args", lambda: "passwd = fallback_getpass(prompt, stream)\n"),
+    ("kms arn", lambda: '"encryptionKey": "arn:aws:kms:<region-ID>:<account-ID>:alias/aws/s3",\n'),
+    ("idempotency", lambda: f"--client-token {rnd(AN, 24)}\n"),
+    ("compare to", lambda: f"compare the token to {rnd(AN, 24)} before use\n"),
 ]
 
 
@@ -482,11 +501,15 @@ def test_rule_table_is_well_formed() -> None:
     for r in RULES:
         rx = re.compile(r.pattern)
         assert "s" in rx.groupindex and "p" in rx.groupindex, r.id
-        assert r.keywords and r.check in S._VALIDATORS and r.scope in ("token", "keyed", "text", "runs")
+        assert (
+            r.keywords
+            and r.check in S._VALIDATORS
+            and r.scope in ("token", "keyed", "text", "runs")
+        )
         if r.ci:
             assert all(k == k.lower() for k in r.keywords), r.id
         if r.scope in ("token", "runs"):  # keywords must be findable inside token runs
-            assert all(S._RUN_RE.fullmatch(k * 16) for k in r.keywords), r.id
+            assert all(S._rx().run_re.fullmatch(k * 16) for k in r.keywords), r.id
         # Only bounded repetition: no `*`, `+` or `{n,}` quantifiers.
         assert not re.search(
             r"(?<!\\)[*+](?![^\[]*\])|\{\d+,\}", r.pattern.replace("[^\\n]", "")
