@@ -8,7 +8,6 @@ it twice. Deleting it loses nothing (ADR 0004).
 
 from __future__ import annotations
 
-import logging
 import marshal
 import threading
 from array import array
@@ -25,7 +24,13 @@ from .fsutil import write_cache
 if TYPE_CHECKING:
     from .store import Memory
 
-log = logging.getLogger("lean_memory.search")
+
+
+def _debug(message: str, *args: object) -> None:
+    """Log on ``lean_memory.search``; logging is imported only when there is news."""
+    import logging
+
+    logging.getLogger("lean_memory.search").debug(message, *args)
 
 RRF_K = 60
 _CACHE_NAME = "search.marshal"
@@ -161,8 +166,8 @@ def load_corpus(mem: Memory) -> Corpus:
     path = mem.cache_dir / _CACHE_NAME
     signature = _signature(mem)
     try:
-        with open(path, "rb") as fh:
-            data = marshal.load(fh)
+        # loads() of the whole file: load() on a file object reads it in small pieces
+        data = marshal.loads(path.read_bytes())
         if data[0] == signature:
             return _unpack(mem, data[1])
     except (OSError, EOFError, ValueError, TypeError, IndexError, KeyError):
@@ -170,7 +175,7 @@ def load_corpus(mem: Memory) -> Corpus:
     corpus = _build(mem)
     unchanged = _signature(mem) == signature  # nobody wrote meanwhile: safe to cache
     if unchanged and not write_cache(path, marshal.dumps([signature, _pack(corpus)])):
-        log.debug("search cache not written to %s", path)
+        _debug("search cache not written to %s", path)
     return corpus
 
 
@@ -192,13 +197,13 @@ def configured_retrievers(mem: Memory) -> list[Any]:
             plugins = {ep.name: ep for ep in entry_points(group="lean_memory.retrievers")}
         ep = plugins.get(name)
         if ep is None:
-            log.debug("retriever %r is not installed; skipped", name)
+            _debug("retriever %r is not installed; skipped", name)
             continue
         try:
             obj = ep.load()
             out.append(obj() if isinstance(obj, type) else obj)
         except Exception as exc:
-            log.debug("retriever %r failed to load: %s", name, exc)
+            _debug("retriever %r failed to load: %s", name, exc)
     return out or [BM25(k1=c.bm25_k1, b=c.bm25_b)]
 
 
@@ -217,16 +222,16 @@ def _call_with_timeout(retriever: Any, query: str, entries: Sequence[fmt.Entry],
     worker.start()
     worker.join(timeout)
     if not box:
-        log.debug("retriever %r timed out after %.0f ms; skipped", retriever.name, timeout * 1e3)
+        _debug("retriever %r timed out after %.0f ms; skipped", retriever.name, timeout * 1e3)
         return None
     result = box[0]
     if isinstance(result, BaseException):
-        log.debug("retriever %r failed: %r; skipped", retriever.name, result)
+        _debug("retriever %r failed: %r; skipped", retriever.name, result)
         return None
     try:
         return [(str(i), float(s)) for i, s in result]
     except (TypeError, ValueError):
-        log.debug("retriever %r returned a malformed ranking; skipped", retriever.name)
+        _debug("retriever %r returned a malformed ranking; skipped", retriever.name)
         return None
 
 
