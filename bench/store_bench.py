@@ -70,10 +70,18 @@ def build_memory(root: Path, n: int, seed: int = 7) -> Memory:
     return mem
 
 
+def bench_env() -> dict[str, str]:
+    """The environment for timed processes: bytecode caching on (this workplace sets
+    PYTHONDONTWRITEBYTECODE, which would make every import compile from source)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
 def median_ms(commands: list[list[str]], cwd: Path, before: object = None) -> float:
     """Median wall time of running each command once, as a fresh process."""
     times = []
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = bench_env()
     for cmd in commands:
         if callable(before):
             before()
@@ -87,7 +95,7 @@ def import_ms() -> float:
     """Cumulative import time of the package, from ``-X importtime``."""
     out = subprocess.run([sys.executable, "-X", "importtime", "-c", "import lean_memory"],
                          capture_output=True, text=True, cwd=ROOT,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)}).stderr
+                         env=bench_env()).stderr
     for line in out.splitlines():
         if line.rstrip().endswith("| lean_memory"):
             return int(line.split("|")[1]) / 1e3

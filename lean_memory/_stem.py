@@ -19,20 +19,33 @@ def _is_consonant(word: str, i: int) -> bool:
     return True
 
 
+# Consonant (c) or vowel (v) per letter; 'y' depends on its left neighbour, resolved in _cv.
+_CV_TABLE = str.maketrans("aeioubcdfghjklmnpqrstvwxz", "vvvvv" + "c" * 20)
+
+
+def _cv(stem: str) -> str:
+    """The stem as a string of 'c' and 'v', one per letter, as ``_is_consonant`` classifies."""
+    cv = stem.translate(_CV_TABLE)
+    if "y" not in cv:
+        return cv
+    out = []
+    prev = "v"  # a leading 'y' is a consonant, as after a vowel
+    for ch in cv:
+        if ch == "y":
+            ch = "c" if prev == "v" else "v"
+        out.append(ch)
+        prev = ch
+    return "".join(out)
+
+
 def _measure(stem: str) -> int:
     """m in [C](VC)^m[V]: the number of vowel-consonant sequences."""
-    m = 0
-    prev_vowel = False
-    for i in range(len(stem)):
-        cons = _is_consonant(stem, i)
-        if cons and prev_vowel:
-            m += 1
-        prev_vowel = not cons
-    return m
+    # Each VC sequence ends at exactly one vowel-to-consonant step; such steps never overlap.
+    return _cv(stem).count("vc")
 
 
 def _has_vowel(stem: str) -> bool:
-    return any(not _is_consonant(stem, i) for i in range(len(stem)))
+    return "v" in _cv(stem)
 
 
 def _ends_double_consonant(word: str) -> bool:
@@ -71,9 +84,16 @@ _STEP4 = (
 _STEP2_BY_LEN = sorted(_STEP2, key=lambda r: -len(r[0]))
 _STEP3_BY_LEN = sorted(_STEP3, key=lambda r: -len(r[0]))
 _STEP4_BY_LEN = sorted(_STEP4, key=lambda s: -len(s))
+# Most words end in none of a step's suffixes: one endswith() on the tuple rules them out.
+_STEP2_ANY = tuple(s for s, _ in _STEP2)
+_STEP3_ANY = tuple(s for s, _ in _STEP3)
+_STEP4_ANY = tuple(_STEP4)
 
 
-def _replace_if_m(word: str, rules: list[tuple[str, str]], min_m: int) -> str:
+def _replace_if_m(word: str, rules: list[tuple[str, str]], any_of: tuple[str, ...],
+                  min_m: int) -> str:
+    if not word.endswith(any_of):
+        return word
     for suffix, repl in rules:
         if word.endswith(suffix):
             stem = word[: -len(suffix)]
@@ -111,9 +131,9 @@ def stem(word: str) -> str:
     word = _step1ab(word)
     if word.endswith("y") and _has_vowel(word[:-1]):
         word = word[:-1] + "i"
-    word = _replace_if_m(word, _STEP2_BY_LEN, 0)
-    word = _replace_if_m(word, _STEP3_BY_LEN, 0)
-    for suffix in _STEP4_BY_LEN:
+    word = _replace_if_m(word, _STEP2_BY_LEN, _STEP2_ANY, 0)
+    word = _replace_if_m(word, _STEP3_BY_LEN, _STEP3_ANY, 0)
+    for suffix in _STEP4_BY_LEN if word.endswith(_STEP4_ANY) else ():
         if word.endswith(suffix):
             stem_ = word[: -len(suffix)]
             if _measure(stem_) > 1 and (suffix != "ion" or stem_.endswith(("s", "t"))):

@@ -14,8 +14,9 @@ import sys
 import unicodedata
 from array import array
 from bisect import bisect_left
-from collections import Counter, defaultdict
-from collections.abc import Callable, Container, Iterable, Sequence
+from collections import Counter, deque
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from itertools import accumulate, chain, repeat
 from typing import Any, Protocol
 
 from ._stem import stem as _porter_stem
@@ -25,6 +26,8 @@ __all__ = [
     "STOP_WORDS",
     "BM25Index",
     "EntryLike",
+    "TermCounts",
+    "document_terms",
     "simple_tokenize",
     "tokenize",
 ]
@@ -83,11 +86,12 @@ _ASCII_WORD = re.compile(r"[a-z]+")
 # ("reentry") carries the meaning, the fragment would only match unrelated words.
 _BOUND_PREFIXES = _words("anti bi co de multi non post pre pseudo quasi re semi sub un")
 
-# Memoised per distinct word and per distinct chunk: notes repeat the same words and names over
-# and over, so most chunks cost one dict lookup. Both are bounded (cleared when full).
+# Memoised per distinct word, per distinct identifier segment and per distinct chunk: notes
+# repeat the same words and names over and over, so most chunks cost one dict lookup done in C
+# (``_ChunkMemo.__missing__`` runs only on a miss). All three are bounded (cleared when full).
 _CACHE_LIMIT = 200_000
 _stem_cache: dict[str, str] = {}
-_chunk_cache: dict[str, tuple[str, ...]] = {}
+_segment_cache: dict[str, tuple[str, ...]] = {}
 
 
 def _norm_word(word: str) -> str:
@@ -101,19 +105,33 @@ def _norm_word(word: str) -> str:
     return stemmed
 
 
-def _add_identifier(segment: str, out: list[str]) -> None:
-    """Emit the words of an identifier in any case style, and the joined identifier if compound.
+def _identifier_tokens(segment: str) -> tuple[str, ...]:
+    """The words of an identifier in any case style, and the joined identifier if compound.
 
     ``parse_config``, ``parse-config``, ``parseConfig`` and ``ParseConfig`` all give the joined
     token ``parseconfig`` (so each style finds the others) plus ``pars`` and ``config``.
     """
-    words = [w.lower() for piece in _ALNUM.findall(segment) for w in _CASE_SPLIT.split(piece)]
+    tokens = _segment_cache.get(segment)
+    if tokens is not None:
+        return tokens
+    pieces = _ALNUM.findall(segment)
+    if segment.lower() == segment:
+        # Every case boundary needs an uppercase letter: skip the split regex.
+        words = pieces
+    else:
+        words = [w.lower() for piece in pieces for w in _CASE_SPLIT.split(piece)]
+    out: list[str] = []
     if len(words) > 1:
         out.append(_norm_word("".join(words)))
         words = [w for w in words if w not in _BOUND_PREFIXES]
     for word in words:
         if word not in STOP_WORDS and (len(word) > 1 or word.isdigit()):
             out.append(_norm_word(word))
+    tokens = tuple(out)
+    if len(_segment_cache) >= _CACHE_LIMIT:
+        _segment_cache.clear()
+    _segment_cache[segment] = tokens
+    return tokens
 
 
 def _chunk_tokens(chunk: str) -> tuple[str, ...]:
@@ -121,17 +139,65 @@ def _chunk_tokens(chunk: str) -> tuple[str, ...]:
         # A plain word (the common case), without the regex work of identifiers.
         word = chunk.lower()
         return () if word in STOP_WORDS or len(word) == 1 else (_norm_word(word),)
-    out: list[str] = []
     segments = _PATH_SEP.split(chunk)
-    if len(segments) > 1:
-        out.append(chunk.lower())
-        # split() rather than a findall() of dotted components: linear on any input.
-        components = _COMPONENT_SEP.split(chunk)
-        if len(components) > 1:
-            out.extend(c.lower() for c in components if "." in c)
+    if len(segments) == 1:
+        return _identifier_tokens(chunk)
+    out = [chunk.lower()]
+    # split() rather than a findall() of dotted components: linear on any input.
+    components = _COMPONENT_SEP.split(chunk)
+    if len(components) > 1:
+        out.extend(c.lower() for c in components if "." in c)
     for segment in segments:
-        _add_identifier(segment, out)
+        out.extend(_identifier_tokens(segment))
     return tuple(out)
+
+
+class _ChunkMemo(dict[str, tuple[str, ...]]):
+    def __missing__(self, chunk: str) -> tuple[str, ...]:
+        if len(self) >= _CACHE_LIMIT:
+            self.clear()
+        tokens = self[chunk] = _chunk_tokens(chunk)
+        return tokens
+
+
+class _PieceMemo(dict[str, tuple[str, ...]]):
+    """Tokens per whitespace-separated piece of text ("config," "(see" "src/a.py").
+
+    No chunk contains whitespace (neither a word character nor a connector), so the chunks of
+    a text are those of its pieces in turn; ``str.split`` finds pieces far faster than the
+    chunk regex scans a whole text, and pieces repeat as much as chunks do.
+    """
+
+    def __missing__(self, piece: str) -> tuple[str, ...]:
+        if len(self) >= _CACHE_LIMIT:
+            self.clear()
+        tokens = self[piece] = tuple(
+            chain.from_iterable(map(_chunk_cache.__getitem__, _CHUNK.findall(piece))))
+        return tokens
+
+
+_chunk_cache = _ChunkMemo()
+_piece_cache = _PieceMemo()
+
+
+def _normalize(text: str) -> str:
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+        return _APOSTROPHE.sub("", _POSSESSIVE.sub("", text))
+    if "'" in text:
+        return _APOSTROPHE.sub("", _POSSESSIVE.sub("", text))
+    return text
+
+
+def _token_stream(text: str) -> Iterator[str]:
+    # map/chain keep the per-piece loop in C; only memo misses run Python code.
+    return chain.from_iterable(map(_piece_cache.__getitem__, _normalize(text).split()))
+
+
+def clear_memos() -> None:
+    """Empty the tokenizer's memo tables (as in a fresh process; for benchmarks)."""
+    for memo in (_piece_cache, _chunk_cache, _segment_cache, _stem_cache):
+        memo.clear()
 
 
 def tokenize(text: str) -> list[str]:
@@ -139,24 +205,9 @@ def tokenize(text: str) -> list[str]:
 
     A name such as ``lib/vault/digest.js``, ``os.path.join`` or ``3.11.7`` yields itself
     (lowercased), its dotted path components, then its identifiers and words; see
-    ``_add_identifier`` for ``snake_case``, ``kebab-case`` and ``camelCase``.
+    ``_identifier_tokens`` for ``snake_case``, ``kebab-case`` and ``camelCase``.
     """
-    if not text.isascii():
-        text = unicodedata.normalize("NFKC", text)
-        text = _APOSTROPHE.sub("", _POSSESSIVE.sub("", text))
-    elif "'" in text:
-        text = _APOSTROPHE.sub("", _POSSESSIVE.sub("", text))
-    out: list[str] = []
-    cache = _chunk_cache
-    for chunk in _CHUNK.findall(text):
-        tokens = cache.get(chunk)
-        if tokens is None:
-            tokens = _chunk_tokens(chunk)
-            if len(cache) >= _CACHE_LIMIT:
-                cache.clear()
-            cache[chunk] = tokens
-        out.extend(tokens)
-    return out
+    return list(_token_stream(text))
 
 
 def simple_tokenize(text: str) -> list[str]:
@@ -166,10 +217,100 @@ def simple_tokenize(text: str) -> list[str]:
 
 # -- index -------------------------------------------------------------------------------------
 
-_STATE_FORMAT = "lean_memory.bm25/1"
+_STATE_FORMAT = "lean_memory.bm25/2"
 # Bump whenever ``tokenize`` changes its output: cached indexes built with another version are
 # refused by ``from_state`` and get rebuilt.
 TOKENIZER_VERSION = "lean_memory.tokenize/1"
+
+TermCounts = tuple[dict[str, float], float]
+"""A document as the index sees it: (term -> weighted frequency, weighted length)."""
+
+
+def document_terms(
+    title: str,
+    body: str,
+    *,
+    title_weight: float = 2.0,
+    tokenizer: Callable[[str], list[str]] = tokenize,
+) -> TermCounts:
+    """The BM25F term frequencies and length of one ``(title, body)`` document.
+
+    Depends on nothing but the document, so a caller may keep it per document and rebuild an
+    index from kept counts (``BM25Index.from_counts``) without tokenising again.
+    """
+    if tokenizer is tokenize:
+        tf: dict[str, float] = Counter(_token_stream(body))  # type: ignore[arg-type]
+        length = float(sum(tf.values()))
+    else:
+        tokens = tokenizer(body)
+        tf = Counter(tokens)  # type: ignore[arg-type]
+        length = float(len(tokens))
+    if title and title_weight:
+        title_tokens = tokenizer(title)
+        get = tf.get
+        # Repeated addition, not weight * count: the reference is "the title w times".
+        for token in title_tokens:
+            tf[token] = get(token, 0) + title_weight
+        length += title_weight * len(title_tokens)
+    return tf, length
+
+
+class _Segment:
+    """Postings of consecutively numbered documents, as raw term frequencies.
+
+    Term ``terms[i]`` occurs in documents ``docs[offsets[i]:offsets[i+1]]`` (local numbers,
+    ascending) with the matching frequencies in ``tfs``; ``lengths`` has one entry per document.
+    Terms are sorted, so a lookup is a binary search and loading needs no dict. No BM25
+    statistic is stored: segments built apart can be combined and scored as one index.
+    """
+
+    __slots__ = ("docs", "lengths", "offsets", "terms", "tfs")
+
+    def __init__(self, terms: list[str], offsets: Sequence[int], docs: Sequence[int],
+                 tfs: Sequence[float], lengths: Sequence[float]) -> None:
+        self.terms = terms
+        self.offsets = offsets
+        self.docs = docs
+        self.tfs = tfs
+        self.lengths = lengths
+
+    @classmethod
+    def of(cls, counts: Sequence[TermCounts]) -> _Segment:
+        # term -> [doc, freq, doc, freq, ...]: one flat list per term is the cheapest to grow
+        # (measured against per-term pairs of lists and against sorting integer keys).
+        postings: dict[str, list[float]] = {}
+        get = postings.get
+        for number, (tf, _) in enumerate(counts):
+            for token, freq in tf.items():
+                plist = get(token)
+                if plist is None:
+                    postings[token] = [number, freq]
+                else:
+                    plist += (number, freq)
+        terms = sorted(postings)
+        lists = list(map(postings.__getitem__, terms))
+        offsets = array("i", [0])
+        offsets.extend(accumulate(len(p) >> 1 for p in lists))
+        docs = array("i", chain.from_iterable(p[0::2] for p in lists))  # type: ignore[arg-type]
+        tfs = array("d", chain.from_iterable(p[1::2] for p in lists))
+        return cls(terms, offsets, docs, tfs, array("d", [n for _, n in counts]))
+
+    def counts(self) -> list[TermCounts]:
+        """Back to one ``TermCounts`` per document (the inverse of ``of``)."""
+        out: list[dict[str, float]] = [{} for _ in self.lengths]
+        offsets = self.offsets
+        spans = map(int.__sub__, offsets[1:], offsets[:-1])  # type: ignore[arg-type]
+        deque(map(dict.__setitem__, map(out.__getitem__, self.docs),
+                  chain.from_iterable(map(repeat, self.terms, spans)), self.tfs), maxlen=0)
+        return list(zip(out, self.lengths, strict=True))
+
+    def postings(self, term: str) -> tuple[Sequence[int], Sequence[float]] | None:
+        terms = self.terms
+        i = bisect_left(terms, term)
+        if i == len(terms) or terms[i] != term:
+            return None
+        start, end = self.offsets[i], self.offsets[i + 1]
+        return self.docs[start:end], self.tfs[start:end]
 
 
 class BM25Index:
@@ -179,38 +320,35 @@ class BM25Index:
     ``title_weight * tf_title + tf_body`` and the document length is
     ``title_weight * len_title + len_body``, then one BM25 saturation is applied. With an
     integer weight this equals repeating the title that many times.
+
+    The index keeps raw frequencies and lengths and applies BM25 at query time, to the postings
+    of the query terms only. So building is just counting, and indexes built apart (one per
+    shard, say) combine with ``merge`` into one whose scores equal those of a single build.
     """
 
-    __slots__ = ("_docs", "_offsets", "_terms", "_weights", "avgdl", "b", "k1", "n_docs",
-                 "title_weight", "tokenizer")  # fmt: skip
+    __slots__ = ("_bases", "_segments", "avgdl", "b", "k1", "n_docs", "title_weight",
+                 "tokenizer")  # fmt: skip
 
     def __init__(
         self,
+        segments: Sequence[_Segment],
         *,
         k1: float,
         b: float,
         title_weight: float,
-        n_docs: int,
-        avgdl: float,
-        terms: Sequence[str],
-        offsets: Sequence[int],
-        docs: Sequence[int],
-        weights: Sequence[float],
         tokenizer: Callable[[str], list[str]] = tokenize,
     ) -> None:
         self.k1 = k1
         self.b = b
         self.title_weight = title_weight
-        self.n_docs = n_docs
-        self.avgdl = avgdl
-        # Postings of term t: docs[offsets[i]:offsets[i+1]] with the matching BM25 impacts in
-        # weights[...], where terms[i] == t; terms are sorted, so a lookup is a binary search
-        # and loading needs no dict. Doc numbers ascend within a term.
-        self._terms = terms
-        self._offsets = offsets
-        self._docs = docs
-        self._weights = weights
         self.tokenizer = tokenizer
+        self._segments = list(segments)
+        # Documents are numbered across segments in order: segment j starts at _bases[j].
+        self._bases = list(accumulate((len(s.lengths) for s in self._segments), initial=0))
+        self.n_docs = self._bases[-1]
+        # fsum is exactly rounded, so avgdl does not depend on how documents are segmented.
+        total = math.fsum(chain.from_iterable(s.lengths for s in self._segments))
+        self.avgdl = total / self.n_docs if self.n_docs else 0.0
 
     @classmethod
     def build(
@@ -223,44 +361,45 @@ class BM25Index:
         tokenizer: Callable[[str], list[str]] = tokenize,
     ) -> BM25Index:
         """Index ``(title, body)`` pairs; a document's number is its position in ``docs``."""
-        if not (k1 >= 0 and 0 <= b <= 1 and title_weight >= 0):
-            raise ValueError("BM25 needs k1 >= 0, 0 <= b <= 1 and title_weight >= 0")
-        # term -> [doc, freq, doc, freq, ...]: one flat list per term is the cheapest to grow.
-        postings: defaultdict[str, list[float]] = defaultdict(list)
-        lengths: list[float] = []
-        for number, (title, body) in enumerate(docs):
-            body_tokens = tokenizer(body)
-            tf: Counter[str] = Counter(body_tokens)
-            length: float = len(body_tokens)
-            if title and title_weight:
-                title_tokens = tokenizer(title)
-                for token in title_tokens:
-                    tf[token] += title_weight  # type: ignore[assignment]
-                length += title_weight * len(title_tokens)
-            lengths.append(length)
-            for token, freq in tf.items():
-                postings[token] += (number, freq)
+        _check_parameters(k1, b, title_weight)
+        counts = [document_terms(title, body, title_weight=title_weight, tokenizer=tokenizer)
+                  for title, body in docs]  # fmt: skip
+        return cls.from_counts(counts, k1=k1, b=b, title_weight=title_weight, tokenizer=tokenizer)
 
-        n_docs = len(lengths)
-        avgdl = math.fsum(lengths) / n_docs if n_docs else 0.0
-        # Per-document part of the saturation denominator, computed once.
-        norms = [k1 * (1.0 - b + b * dl / avgdl) if avgdl else k1 for dl in lengths]
-        terms = sorted(postings)
-        offsets = array("i", [0])
-        flat_docs = array("i")
-        weights = array("d")
-        for token in terms:
-            plist = postings[token]
-            numbers: list[int] = plist[0::2]  # type: ignore[assignment]
-            freqs = plist[1::2]
-            df = len(numbers)
-            idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-            flat_docs.extend(numbers)
-            weights.extend([idf * f / (f + norms[d]) for d, f in zip(numbers, freqs, strict=True)])
-            offsets.append(len(flat_docs))
-        return cls(k1=k1, b=b, title_weight=title_weight, n_docs=n_docs, avgdl=avgdl,
-                   terms=terms, offsets=offsets, docs=flat_docs, weights=weights,
+    @classmethod
+    def from_counts(
+        cls,
+        counts: Sequence[TermCounts],
+        *,
+        k1: float = 1.2,
+        b: float = 0.75,
+        title_weight: float = 2.0,
+        tokenizer: Callable[[str], list[str]] = tokenize,
+    ) -> BM25Index:
+        """Index documents given as ``document_terms`` results (with the same parameters)."""
+        _check_parameters(k1, b, title_weight)
+        return cls([_Segment.of(counts)], k1=k1, b=b, title_weight=title_weight,
                    tokenizer=tokenizer)  # fmt: skip
+
+    @classmethod
+    def merge(cls, indexes: Sequence[BM25Index]) -> BM25Index:
+        """One index over the documents of ``indexes``, numbered in that order.
+
+        All must share parameters and tokenizer; the statistics (N, document frequencies,
+        average length) become those of the whole, so scores equal those of one build.
+        """
+        if not indexes:
+            return cls([], k1=1.2, b=0.75, title_weight=2.0)
+        first = indexes[0]
+        params = (first.k1, first.b, first.title_weight, first.tokenizer)
+        if any((i.k1, i.b, i.title_weight, i.tokenizer) != params for i in indexes):
+            raise ValueError("cannot merge BM25 indexes with different parameters")
+        return cls([s for i in indexes for s in i._segments], k1=first.k1, b=first.b,
+                   title_weight=first.title_weight, tokenizer=first.tokenizer)  # fmt: skip
+
+    def counts(self) -> list[TermCounts]:
+        """Each document's ``TermCounts``, in document order (to rebuild without tokenising)."""
+        return [c for s in self._segments for c in s.counts()]
 
     def __len__(self) -> int:
         return self.n_docs
@@ -269,52 +408,77 @@ class BM25Index:
         """BM25 score of every document that matches the query (all scores are > 0).
 
         A query term repeated n times counts n times, as in Lucene and the reference libraries.
+        Each document's score is summed over the query terms in the order of their first
+        occurrence, whatever the segmentation, so results are deterministic.
         """
         counts: dict[str, int] = {}
         for token in self.tokenizer(query):
             counts[token] = counts.get(token, 0) + 1
+        k1, b, avgdl, n_docs = self.k1, self.b, self.avgdl, self.n_docs
         scores: dict[int, float] = {}
         get = scores.get
         for token, qtf in counts.items():
-            i = bisect_left(self._terms, token)
-            if i == len(self._terms) or self._terms[i] != token:
+            found = []
+            df = 0
+            for base, segment in zip(self._bases, self._segments, strict=False):
+                hit = segment.postings(token)
+                if hit is not None:
+                    found.append((base, hit[0], hit[1], segment.lengths))
+                    df += len(hit[0])
+            if not df:
                 continue
-            start, end = self._offsets[i], self._offsets[i + 1]
-            docs = self._docs[start:end]
-            weights = self._weights[start:end]
-            if qtf == 1:
-                for doc, w in zip(docs, weights, strict=True):
-                    scores[doc] = get(doc, 0.0) + w
-            else:
-                for doc, w in zip(docs, weights, strict=True):
-                    scores[doc] = get(doc, 0.0) + qtf * w
+            # The one place where BM25 is computed (Lucene's IDF and saturation).
+            idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+            for base, docs, tfs, lengths in found:
+                for doc, f in zip(docs, tfs, strict=True):
+                    w = idf * f / (f + k1 * (1.0 - b + b * lengths[doc] / avgdl))
+                    scores[base + doc] = get(base + doc, 0.0) + (w if qtf == 1 else qtf * w)
         return scores
 
     def top(
-        self, query: str, k: int, *, allowed: Container[int] | None = None
+        self,
+        query: str,
+        k: int,
+        *,
+        allowed: Container[int] | bytes | bytearray | None = None,
+        newer: Sequence[str] | None = None,
     ) -> list[tuple[int, float]]:
-        """The k best ``(doc number, score)``: score descending, ties by lower doc number."""
+        """The k best ``(doc number, score)``: score descending, ties by lower doc number.
+
+        ``allowed``: only these documents (a container of numbers, or a byte mask indexed by
+        number). ``newer``: a sort key per document (a date); among equal scores the greater
+        key goes first, before the lower number.
+        """
         if k <= 0:
             return []
         scores = self.score(query)
-        if allowed is not None:
+        if isinstance(allowed, bytes | bytearray):
+            scores = {doc: s for doc, s in scores.items() if allowed[doc]}
+        elif allowed is not None:
             scores = {doc: s for doc, s in scores.items() if doc in allowed}
         if len(scores) > k:
             # The k-th best score, found on bare floats, bounds the candidates; ties at that
-            # boundary are then settled by doc number like all the others.
+            # boundary are then settled like all the others.
             floor = heapq.nlargest(k, scores.values())[-1]
             items = [(doc, s) for doc, s in scores.items() if s >= floor]
         else:
             items = list(scores.items())
-        items.sort(key=_rank_key)
+        if newer is None:
+            items.sort(key=_rank_key)
+        else:
+            # Stable sorts, least significant key first (reverse=True keeps stability).
+            items.sort()
+            items.sort(key=lambda item: newer[item[0]], reverse=True)
+            items.sort(key=_score_key, reverse=True)
         return items[:k]
 
     def to_state(self, *, binary: bool = True) -> dict[str, Any]:
         """The index as builtins for ``marshal`` (or ``json`` with ``binary=False``).
 
-        Postings are three flat arrays: as little-endian bytes by default, which ``marshal``
-        loads as one block each (10k entries: a few ms), or as lists of int and float.
+        Postings are flat arrays: as little-endian bytes by default, which ``marshal`` loads
+        as one block each (10k entries: a few ms), or as lists of int and float.
         """
+        segment = self._segments[0] if len(self._segments) == 1 else _Segment.of(self.counts())
         tokenizer = self.tokenizer
         state: dict[str, Any] = {
             "format": _STATE_FORMAT,
@@ -322,12 +486,12 @@ class BM25Index:
             "k1": self.k1,
             "b": self.b,
             "title_weight": self.title_weight,
-            "n_docs": self.n_docs,
-            "avgdl": self.avgdl,
-            "terms": list(self._terms),
+            "terms": list(segment.terms),
         }
-        for key, typecode, values in (("offsets", "i", self._offsets), ("docs", "i", self._docs),
-                                      ("weights", "d", self._weights)):  # fmt: skip
+        for key, typecode, values in (
+            ("offsets", "i", segment.offsets), ("docs", "i", segment.docs),
+            ("tfs", "d", segment.tfs), ("lengths", "d", segment.lengths),
+        ):  # fmt: skip
             if binary:
                 packed = values if isinstance(values, array) else array(typecode, values)
                 if sys.byteorder == "big":
@@ -353,26 +517,28 @@ class BM25Index:
             expected = TOKENIZER_VERSION if tokenizer is tokenize else _qualname(tokenizer)
             if state["tokenizer"] != expected:
                 raise ValueError(f"index built with tokenizer {state['tokenizer']!r}")
-            arrays = [
+            k1, b, title_weight = float(state["k1"]), float(state["b"]), float(state["title_weight"])
+            segment = _Segment(state["terms"], *(
                 _unpack(state[key], code)
-                for key, code in (("offsets", "i"), ("docs", "i"), ("weights", "d"))
-            ]
-            index = cls(
-                k1=float(state["k1"]), b=float(state["b"]),
-                title_weight=float(state["title_weight"]), n_docs=int(state["n_docs"]),
-                avgdl=float(state["avgdl"]), terms=state["terms"], offsets=arrays[0],
-                docs=arrays[1], weights=arrays[2], tokenizer=tokenizer,
-            )  # fmt: skip
+                for key, code in (("offsets", "i"), ("docs", "i"), ("tfs", "d"), ("lengths", "d"))
+            ))  # fmt: skip
         except (KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"not a BM25 index state: {exc!r}") from None
-        offsets = index._offsets
+        offsets, docs = segment.offsets, segment.docs
         if not (
-            isinstance(index._terms, list)
-            and len(offsets) == len(index._terms) + 1
-            and len(index._docs) == len(index._weights) == offsets[-1]
+            isinstance(segment.terms, list)
+            and len(offsets) == len(segment.terms) + 1
+            and offsets[0] == 0
+            and len(docs) == len(segment.tfs) == offsets[-1]
         ):
             raise ValueError("not a BM25 index state: inconsistent postings")
-        return index
+        _check_parameters(k1, b, title_weight)
+        return cls([segment], k1=k1, b=b, title_weight=title_weight, tokenizer=tokenizer)
+
+
+def _check_parameters(k1: float, b: float, title_weight: float) -> None:
+    if not (k1 >= 0 and 0 <= b <= 1 and title_weight >= 0):
+        raise ValueError("BM25 needs k1 >= 0, 0 <= b <= 1 and title_weight >= 0")
 
 
 def _unpack(value: Any, typecode: str) -> Sequence[Any]:
@@ -396,6 +562,10 @@ def _qualname(fn: Callable[..., Any]) -> str:
 
 def _rank_key(item: tuple[int, float]) -> tuple[float, int]:
     return (-item[1], item[0])
+
+
+def _score_key(item: tuple[int, float]) -> float:
+    return item[1]
 
 
 # -- retriever ---------------------------------------------------------------------------------

@@ -169,8 +169,8 @@ class CompactionReport:
                          f"keep_recent={self.keep_recent} of its shard.")
         if not self.reached_target:
             lines.append(f"Target not reached: the newest keep_recent={self.keep_recent} "
-                         "entries of each shard alone exceed it; raise token_budget or lower "
-                         "keep_recent.")
+                         "entries of each shard and the shards' preambles alone exceed it; "
+                         "raise token_budget or lower keep_recent.")
         return "\n".join(lines) + "\n"
 
 
@@ -178,6 +178,7 @@ class CompactionReport:
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d{1,3}[.)]\s+)+")
+_AFTER_TITLE = ":;,.!?-\u2013\u2014 "
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 
@@ -212,8 +213,11 @@ def gist(entry: Entry, limit: int) -> str:
             continue
         prose.append(_MARKUP.sub("", line))
     text = _flat(" ".join(prose)) or _flat(code[0] if code else "")
-    sentences = _SENTENCE_END.split(text)
     norm_title = " ".join(entry.title.casefold().split()).rstrip(".!?…")
+    head, rest = text[: len(norm_title)], text[len(norm_title):]
+    if norm_title and rest and head.casefold() == norm_title and rest[0] in _AFTER_TITLE:
+        text = rest.lstrip(_AFTER_TITLE) or text  # the body opens with the title: say it once
+    sentences = _SENTENCE_END.split(text)
     if len(sentences) > 1 and " ".join(sentences[0].casefold().split()).rstrip(".!?…") \
             == norm_title:
         sentences = sentences[1:]
@@ -244,17 +248,11 @@ def _date_range(items: Sequence[Entry]) -> tuple[str | None, str | None]:
 
 
 def _header(shard: str, items: Sequence[Entry]) -> str:
-    n = len(items)
-    first, last = _date_range(items)
+    """The first line of a compacted entry's body (the title already has count and dates)."""
     undated = sum(1 for e in items if not e.date)
-    span = ""
-    if first:
-        span = f", dated {first}" if first == last else f", dated {first} to {last}"
-        if undated:
-            span += f" ({undated} undated)"
-    return (f"Summary of {n} older {'entry' if n == 1 else 'entries'}{span}, folded away by "
-            f"compaction. The full originals are in `archive/{shard}.md`: "
-            f"`python -m lean_memory get {shard} --archive`, or search with `--archive`.")
+    note = f" ({undated} undated)" if undated and undated < len(items) else ""
+    return (f"Folded by compaction{note}; the originals are in `archive/{shard}.md` "
+            f"(`python -m lean_memory get {shard} --archive`).")
 
 
 def _title(items: Sequence[Entry]) -> str:

@@ -41,7 +41,6 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
-from difflib import SequenceMatcher
 from functools import lru_cache
 
 from ._stem import stem
@@ -137,6 +136,8 @@ def similarity(a: str, b: str) -> float:
     score = _jaccard(sa.words, sb.words)
     if score < THRESHOLD:
         return score
+    from difflib import SequenceMatcher  # only paid for by a likely pair
+
     order = SequenceMatcher(None, sa.sequence, sb.sequence, autojunk=False).ratio()
     return score if order >= ORDER_THRESHOLD else 0.0
 

@@ -1,9 +1,12 @@
 """Search: the retriever protocol, Reciprocal Rank Fusion, and the cached BM25 index.
 
-The built-in BM25 ranks from an index kept in ``.cache/search.marshal``. The cache is
-checked against each shard's size, mtime and inode, rebuilt when stale, corrupt or
-from another version, and written atomically, so concurrent processes at worst build
-it twice. Deleting it loses nothing (ADR 0004).
+The built-in BM25 ranks from ``.cache/search.marshal``, which keeps one part per shard file
+(live and archive): the entries' ids, dates and spans and a BM25 index of raw term frequencies,
+each checked against its file's size, mtime and inode. A part whose file changed is rebuilt,
+re-tokenising only the entries whose indexed text changed; the parts are then scored as one
+index, so the global BM25 statistics are always those of the whole memory. The file is written
+atomically and only from an unchanged snapshot, so concurrent processes at worst build twice.
+Deleting it loses nothing (ADR 0004).
 """
 
 from __future__ import annotations
@@ -11,19 +14,20 @@ from __future__ import annotations
 import marshal
 import threading
 from array import array
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
+from itertools import accumulate, chain, compress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from . import format as fmt
-from .bm25 import BM25, BM25Index, tokenize
+from .bm25 import BM25, TOKENIZER_VERSION, BM25Index, TermCounts, document_terms, tokenize
 from .errors import QueryError
 from .fsutil import write_cache
 
 if TYPE_CHECKING:
     from .store import Memory
-
 
 
 def _debug(message: str, *args: object) -> None:
@@ -32,9 +36,12 @@ def _debug(message: str, *args: object) -> None:
 
     logging.getLogger("lean_memory.search").debug(message, *args)
 
+
 RRF_K = 60
 _CACHE_NAME = "search.marshal"
-_CACHE_VERSION = "lean_memory.search/1"
+_CACHE_VERSION = "lean_memory.search/2"
+# The built-in retriever's title weight; the cache is built with it.
+_TITLE_WEIGHT = BM25().title_weight
 
 
 @dataclass(frozen=True)
@@ -60,123 +67,178 @@ class Retriever(Protocol):
 
 # -- the corpus and its cache -------------------------------------------------------------
 
+# A part is what one shard file contributes, as marshal-ready builtins:
+# [shard name, archived, file signature, ids, dates, supersedes, spans (array "q" bytes:
+#  start, end of each entry's raw text), entry keys, BM25 index state].
+_NAME, _ARCHIVED, _SIG, _IDS, _DATES, _SUPERSEDES, _SPANS, _KEYS, _STATE = range(9)
+
 
 class Corpus:
-    """Where every entry of the memory (live and archived) lives, with a BM25 index.
+    """Every entry of the memory (live and archived), numbered part by part in file order,
+    with one BM25 index over all of them.
 
-    Only what ranking needs is kept (ids, shards, dates, and each entry's span in its
-    file); the few entries a query returns are read back from the shards, which the
-    cache signature guarantees unchanged. Documents are numbered newest first (then file
-    order), so the index's tie-break on the lower number gives "newer first".
+    Only what ranking needs is kept (ids, dates, and each entry's span in its file); the few
+    entries a query returns are read back from the shards, which the parts' signatures
+    guarantee unchanged. Score ties go to the newer entry, then the lower number (file order).
     """
 
-    def __init__(self, mem: Memory, columns: list[Any], hidden: set[str],
-                 index: BM25Index) -> None:
+    def __init__(self, mem: Memory, parts: list[list[Any]], hidden: set[str]) -> None:
         self.mem = mem
-        self.ids: list[str] = columns[0]
-        self.shards: list[str] = columns[1]
-        self.archived: bytes = columns[2]
-        self.spans: Sequence[int] = columns[3]  # (start, end) of each entry's raw text
+        self.parts = parts
+        self.bases = list(accumulate((len(p[_IDS]) for p in parts), initial=0))
+        self.ids: list[str] = list(chain.from_iterable(p[_IDS] for p in parts))
+        self.dates: list[str] = list(chain.from_iterable(p[_DATES] for p in parts))
+        if len(self.dates) != len(self.ids):
+            raise ValueError("inconsistent search cache")
         self.hidden = hidden
-        self.index = index
-        self._texts: dict[tuple[str, bool], str] = {}
+        self.index = BM25Index.merge([BM25Index.from_state(p[_STATE]) for p in parts])
+        if len(self.index) != len(self.ids):
+            raise ValueError("inconsistent search cache")
+        self._spans: dict[int, array[int]] = {}
+        self._texts: dict[int, str] = {}
+
+    def where(self, number: int) -> tuple[str, bool]:
+        """(shard, archived) of an entry."""
+        part = self.parts[bisect_right(self.bases, number) - 1]
+        return part[_NAME], bool(part[_ARCHIVED])
 
     def entry(self, number: int) -> fmt.Entry:
         """The entry, read back from its file."""
-        key = (self.shards[number], bool(self.archived[number]))
-        text = self._texts.get(key)
+        i = bisect_right(self.bases, number) - 1
+        part = self.parts[i]
+        text = self._texts.get(i)
         if text is None:
-            text = self._texts[key] = self.mem.read_text(
-                self.mem.shard_path(key[0], archive=key[1]))
-        start, end = self.spans[2 * number], self.spans[2 * number + 1]
-        [entry] = fmt.parse(text[start:end], key[0]).entries
+            text = self._texts[i] = self.mem.read_text(
+                self.mem.shard_path(part[_NAME], archive=part[_ARCHIVED]))
+        spans = self._spans.get(i)
+        if spans is None:
+            spans = self._spans[i] = array("q")
+            spans.frombytes(part[_SPANS])
+        local = number - self.bases[i]
+        start, end = spans[2 * local], spans[2 * local + 1]
+        [entry] = fmt.parse(text[start:end], part[_NAME]).entries
         return replace(entry, id=self.ids[number], line=text.count("\n", 0, start) + 1)
 
-    def allowed(self, shards: Sequence[str], include_archive: bool) -> set[int]:
+    def allowed(self, shards: Sequence[str], include_archive: bool) -> bytearray:
+        """A mask over entry numbers: in ``shards``, archived only if asked, not superseded."""
         wanted = set(shards)
+        mask = bytearray(len(self.ids))
         hidden = self.hidden
-        archived = self.archived
-        return {n for n, (i, s) in enumerate(zip(self.ids, self.shards, strict=True))
-                if s in wanted and (include_archive or not archived[n]) and i not in hidden}
+        for part, start, end in zip(self.parts, self.bases, self.bases[1:], strict=False):
+            if part[_NAME] not in wanted or (part[_ARCHIVED] and not include_archive):
+                continue
+            mask[start:end] = b"\x01" * (end - start)
+            if hidden and not hidden.isdisjoint(part[_IDS]):
+                for local, entry_id in enumerate(part[_IDS]):
+                    if entry_id in hidden:
+                        mask[start + local] = 0
+        return mask
 
 
-def _sources(mem: Memory) -> list[tuple[str, bool, str]]:
-    return [(name, archived, str(mem.shard_path(name, archive=archived)))
+def _header(mem: Memory) -> list[Any]:
+    c = mem.config
+    return [_CACHE_VERSION, TOKENIZER_VERSION, c.bm25_k1, c.bm25_b, _TITLE_WEIGHT]
+
+
+def _sources(mem: Memory) -> list[tuple[str, bool, Path]]:
+    return [(name, archived, mem.shard_path(name, archive=archived))
             for archived in (False, True) for name in mem.shards]
 
 
-def _signature(mem: Memory) -> list[Any]:
-    from .store import file_signature
+def _entry_key(title: str, body: str) -> bytes:
+    import hashlib
 
-    c = mem.config
-    return [_CACHE_VERSION, c.bm25_k1, c.bm25_b,
-            [(name, archived, file_signature(Path(path)))
-             for name, archived, path in _sources(mem)]]
+    data = f"{title}\x00{body}".encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def _build(mem: Memory) -> Corpus:
+def _build_part(mem: Memory, name: str, archived: bool, path: Path,
+                sig: tuple[int, int, int], previous: list[Any] | None) -> list[Any]:
+    """The part of one shard file; entries whose indexed text ``previous`` has seen are not
+    tokenised again (their term counts are read back from its index)."""
     from .dedup import main_text
 
-    found: list[tuple[fmt.Entry, bool, int, int]] = []
-    live: list[fmt.Entry] = []
-    for archived in (False, True):
-        for name in mem.shards:
-            shard = mem.read_shard(name, archive=archived)
-            start = len(shard.preamble)
-            for e in shard.entries:
-                found.append((e, archived, start, start + len(e.raw)))
-                start += len(e.raw)
-            if not archived:
-                live.extend(shard.entries)
-    hidden = mem.superseded_ids(live)
-    # Newest first; sorted() is stable, so file order (live before archive) breaks ties.
-    found.sort(key=lambda item: item[0].date or "", reverse=True)
-    spans = array("q")
-    for _, _, start, end in found:
-        spans.extend((start, end))
-    columns = [[e.id for e, *_ in found], [e.shard for e, *_ in found],
-               bytes(a for _, a, _, _ in found), spans]
+    shard = fmt.parse(mem.read_text(path), name)
+    known: dict[bytes, TermCounts] = {}
+    if previous is not None:
+        known = dict(zip(previous[_KEYS], BM25Index.from_state(previous[_STATE]).counts(),
+                         strict=True))
     c = mem.config
-    index = BM25Index.build(((e.title, main_text(e.text) + _tag_text(e)) for e, *_ in found),
-                            k1=c.bm25_k1, b=c.bm25_b)
-    return Corpus(mem, columns, hidden, index)
+    keys: list[bytes] = []
+    counts: list[TermCounts] = []
+    spans = array("q")
+    start = len(shard.preamble)
+    for e in shard.entries:
+        body = main_text(e.text) + _tag_text(e)
+        key = _entry_key(e.title, body)
+        keys.append(key)
+        found = known.get(key)
+        counts.append(found if found is not None
+                      else document_terms(e.title, body, title_weight=_TITLE_WEIGHT))
+        spans.extend((start, start + len(e.raw)))
+        start += len(e.raw)
+    index = BM25Index.from_counts(counts, k1=c.bm25_k1, b=c.bm25_b, title_weight=_TITLE_WEIGHT)
+    entries = shard.entries
+    return [name, archived, sig, [e.id for e in entries], [e.date or "" for e in entries],
+            [e.supersedes or "" for e in entries], spans.tobytes(), keys, index.to_state()]
 
 
 def _tag_text(e: fmt.Entry) -> str:
     return "\n" + " ".join(e.tags) if e.tags else ""
 
 
-def _pack(corpus: Corpus) -> list[Any]:
-    """The corpus as builtins for marshal; number arrays travel as raw bytes."""
-    return [corpus.ids, corpus.shards, corpus.archived, array("q", corpus.spans).tobytes(),
-            sorted(corpus.hidden), corpus.index.to_state()]
+def _hidden(parts: list[list[Any]]) -> set[str]:
+    from .store import hidden_ids
+
+    live = [p for p in parts if not p[_ARCHIVED]]
+    return hidden_ids(chain.from_iterable(zip(p[_IDS], p[_DATES], p[_SUPERSEDES], strict=True)
+                                          for p in live))
 
 
-def _unpack(mem: Memory, data: list[Any]) -> Corpus:
-    spans = array("q")
-    spans.frombytes(data[3])
-    if len(spans) != 2 * len(data[0]) or len(data[1]) != len(data[0]) != len(data[2]):
-        raise ValueError("inconsistent search cache")
-    return Corpus(mem, [data[0], data[1], data[2], spans], set(data[4]),
-                  BM25Index.from_state(data[5]))
+def _load(mem: Memory, cached: Any) -> Corpus:
+    from .store import file_signature
+
+    header = _header(mem)
+    old: dict[tuple[str, bool], list[Any]] = {}
+    if isinstance(cached, list) and len(cached) == 3 and cached[0] == header:
+        old = {(p[_NAME], bool(p[_ARCHIVED])): p for p in cached[1]}
+    parts: list[list[Any]] = []
+    rebuilt = False
+    for name, archived, path in _sources(mem):
+        sig = file_signature(path)  # before reading: a later change then shows as stale
+        part = old.get((name, archived))
+        if part is None or part[_SIG] != sig:
+            part = _build_part(mem, name, archived, path, sig, part)
+            rebuilt = True
+        parts.append(part)
+    hidden = _hidden(parts) if rebuilt else set(cached[2])
+    corpus = Corpus(mem, parts, hidden)
+    if rebuilt:
+        # Cache only a snapshot no writer touched meanwhile; otherwise the next query rebuilds.
+        if all(file_signature(path) == p[_SIG] for (_, _, path), p in zip(_sources(mem), parts,
+                                                                          strict=True)):
+            path = mem.cache_dir / _CACHE_NAME
+            if not write_cache(path, marshal.dumps([header, parts, sorted(hidden)])):
+                _debug("search cache not written to %s", path)
+    return corpus
 
 
 def load_corpus(mem: Memory) -> Corpus:
-    """The corpus from the cache when it is fresh, else built (and cached) anew."""
-    path = mem.cache_dir / _CACHE_NAME
-    signature = _signature(mem)
+    """The corpus from the cache, with the parts of changed shard files rebuilt.
+
+    A missing, corrupt or other-version cache is rebuilt silently.
+    """
     try:
         # loads() of the whole file: load() on a file object reads it in small pieces
-        data = marshal.loads(path.read_bytes())
-        if data[0] == signature:
-            return _unpack(mem, data[1])
-    except (OSError, EOFError, ValueError, TypeError, IndexError, KeyError):
-        pass  # missing, corrupt or from another version: rebuild
-    corpus = _build(mem)
-    unchanged = _signature(mem) == signature  # nobody wrote meanwhile: safe to cache
-    if unchanged and not write_cache(path, marshal.dumps([signature, _pack(corpus)])):
-        _debug("search cache not written to %s", path)
-    return corpus
+        cached = marshal.loads((mem.cache_dir / _CACHE_NAME).read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        cached = None
+    if cached is not None:
+        try:
+            return _load(mem, cached)
+        except (ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
+            _debug("search cache unusable (%r); rebuilt", exc)
+    return _load(mem, None)
 
 
 # -- retrievers and fusion ----------------------------------------------------------------
@@ -235,10 +297,13 @@ def _call_with_timeout(retriever: Any, query: str, entries: Sequence[fmt.Entry],
         return None
 
 
-def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[tuple[str, float]]:
+_Doc = TypeVar("_Doc", bound=Hashable)
+
+
+def rrf(rankings: Sequence[Sequence[_Doc]], k: int = RRF_K) -> list[tuple[_Doc, float]]:
     """Reciprocal Rank Fusion: sum of ``1 / (k + rank)``; ties by first appearance."""
-    scores: dict[str, float] = {}
-    first: dict[str, int] = {}
+    scores: dict[_Doc, float] = {}
+    first: dict[_Doc, int] = {}
     for ranking in rankings:
         for rank, doc in enumerate(ranking, start=1):
             scores[doc] = scores.get(doc, 0.0) + 1.0 / (k + rank)
@@ -249,7 +314,7 @@ def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> list[tuple[str, fl
 def _is_cached_bm25(r: Any, mem: Memory) -> bool:
     c = mem.config
     return (type(r) is BM25 and r.k1 == c.bm25_k1 and r.b == c.bm25_b
-            and r.title_weight == BM25().title_weight)
+            and r.title_weight == _TITLE_WEIGHT)
 
 
 def search(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
@@ -267,30 +332,35 @@ def search(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None 
     allowed = corpus.allowed(names, include_archive)
     retrievers = mem._retrievers if mem._retrievers is not None else configured_retrievers(mem)
     depth = k if len(retrievers) == 1 else max(4 * k, 20)
-    number_of = {corpus.ids[n]: n for n in allowed}
-    rankings: list[list[tuple[str, float]]] = []
+    index = corpus.index
+    # Rankings are lists of (entry number, score).
+    rankings: list[list[tuple[int, float]]] = []
     entries: list[fmt.Entry] | None = None
+    number_of: dict[str, int] = {}
     timeout = mem.config.retriever_timeout_ms / 1000
     for r in retrievers:
         if _is_cached_bm25(r, mem):
-            rankings.append([(corpus.ids[n], s)
-                             for n, s in corpus.index.top(query, depth, allowed=allowed)])
+            rankings.append(index.top(query, depth, allowed=allowed, newer=corpus.dates))
             continue
         if entries is None:
-            entries = [corpus.entry(n) for n in sorted(allowed)]
+            # Plugins get the entries newest first, then in file order (stable sort).
+            numbers = list(compress(range(len(allowed)), allowed))
+            numbers.sort(key=corpus.dates.__getitem__, reverse=True)
+            entries = [corpus.entry(n) for n in numbers]
+            number_of = {corpus.ids[n]: n for n in numbers}
         ranked = _call_with_timeout(r, query, entries, depth, timeout)
         if ranked is not None:
-            rankings.append([(i, s) for i, s in ranked if i in number_of][:depth])
+            rankings.append([(number_of[i], s) for i, s in ranked if i in number_of][:depth])
     if len(rankings) == 1:
         fused = rankings[0]
     elif rankings:
-        fused = rrf([[i for i, _ in ranking] for ranking in rankings])
+        fused = rrf([[n for n, _ in ranking] for ranking in rankings])
     else:  # every retriever failed: fall back to the built-in BM25
-        fused = [(corpus.ids[n], s) for n, s in corpus.index.top(query, k, allowed=allowed)]
+        fused = index.top(query, k, allowed=allowed, newer=corpus.dates)
     hits = []
-    for entry_id, score in fused[:k]:
-        n = number_of[entry_id]
-        hits.append(Hit(corpus.entry(n), corpus.shards[n], score, bool(corpus.archived[n])))
+    for n, score in fused[:k]:
+        shard, archived = corpus.where(n)
+        hits.append(Hit(corpus.entry(n), shard, score, archived))
     return hits
 
 

@@ -256,10 +256,17 @@ class Memory:
     def superseded_ids(self, entries: Iterable[Entry] | None = None) -> set[str]:
         """Ids named by an entry's ``supersedes`` (unless the named entry is newer)."""
         if entries is None:
-            return hidden_ids(link for s in self._summaries({}).values() for link in s.links)
+            return hidden_ids(self._links(self._summaries({})))
         return hidden_ids((e.id, e.date or "", e.supersedes or "") for e in entries)
 
-    def _summaries(self, fresh: dict[str, fmt.Shard]) -> dict[str, Summary]:
+    def _links(self, live: dict[str, Summary]) -> list[tuple[str, str, str]]:
+        """(id, date, supersedes) of every entry, archived ones included: a correction
+        folded into the archive still hides what it corrected."""
+        archived = self._summaries({}, archive=True)
+        return [link for s in (*live.values(), *archived.values()) for link in s.links]
+
+    def _summaries(self, fresh: dict[str, fmt.Shard], *,
+                   archive: bool = False) -> dict[str, Summary]:
         """Per-shard summaries: from the stats cache when the file's (size, mtime, inode)
         still match, else from the ``fresh`` shard in hand, else parsed anew."""
         import marshal
@@ -277,9 +284,10 @@ class Memory:
         out: dict[str, Summary] = {}
         dirty = False
         for name in self.shards:
-            path = self.shard_path(name)
+            path = self.shard_path(name, archive=archive)
+            key = f"archive/{name}" if archive else name
             sig = file_signature(path)  # before reading: a later change then shows as stale
-            hit = cached.get(name)
+            hit = cached.get(key)
             try:
                 known = Summary(*hit[1]) if hit is not None else None
             except TypeError:  # a cache from another version: start afresh
@@ -290,7 +298,7 @@ class Memory:
             shard = fresh[name] if name in fresh else fmt.parse(self.read_text(path), name)
             summary = Summary.of(shard, known)
             out[name] = summary
-            cached[name] = (sig, tuple(summary))
+            cached[key] = (sig, tuple(summary))
             dirty = True
         if dirty:
             write_cache(cache_path, marshal.dumps(cached))
@@ -323,7 +331,7 @@ class Memory:
     def _status(self, fresh: dict[str, fmt.Shard]) -> Status:
         """Status from the shards, reusing ``fresh`` shards already in hand."""
         summaries = self._summaries(fresh)
-        hidden = hidden_ids(link for s in summaries.values() for link in s.links)
+        hidden = hidden_ids(self._links(summaries))
         rows = []
         for name, s in summaries.items():
             gone = sum(1 for link in s.links if link[0] in hidden)
@@ -383,17 +391,23 @@ class Memory:
             current = self.read_text(path)
             parsed = fmt.parse(current, shard)
             summaries = self._summaries({shard: parsed})
-            links = [link for s in summaries.values() for link in s.links]
-            taken = {link[0] for link in links}
-            if supersedes is not None and supersedes not in taken:
+            live_ids = {link[0] for s in summaries.values() for link in s.links}
+            if supersedes is not None and supersedes not in live_ids:
                 raise InvalidEntry(f"supersedes {supersedes!r}: no entry has that id")
+            links = self._links(summaries)
+            taken = {link[0] for link in links}  # archived ids too: never reuse one
+            # ids carried outside this shard (other shards, the archive)
+            elsewhere = {link[0] for link in links} - {e.id for e in parsed.entries}
+            elsewhere |= {link[0] for s in self._summaries({}, archive=True).values()
+                          for link in s.links}
             hidden = hidden_ids(links)
-            key = normalize(text)
-            twin = next((e for e in parsed.entries
-                         if e.id not in hidden and normalize(e.text) == key), None)
-            if twin is None and supersedes is None and not new:
-                from .dedup import add_said_again, find_near_duplicate
+            from .dedup import add_said_again, find_near_duplicate, main_text
 
+            key = normalize(text)
+            twin = next((e for e in parsed.entries if e.id not in hidden
+                         and e.get("compacted") is None and normalize(main_text(e.text)) == key),
+                        None)
+            if twin is None and supersedes is None and not new:
                 near = find_near_duplicate(
                     text, [e for e in parsed.entries if e.id not in hidden])
                 if near is not None:
@@ -401,14 +415,16 @@ class Memory:
             if twin is not None and supersedes is None and not new:
                 stored = self._said_again(twin, date)
                 result = fmt.Shard(shard, parsed.preamble,
-                                   tuple(self._updated(parsed, {twin.id: stored}, date)))
+                                   tuple(self._updated(parsed, {twin.id: stored}, date, taken,
+                                                       elsewhere)))
                 stored = next(e for e in result.entries if e.id == stored.id)
             else:
                 stored = self._append(parsed, Entry(
                     id=fmt.new_id(shard, title, text, date, taken), shard=shard, title=title,
                     text=text, date=date, tags=tag_tuple, supersedes=supersedes), date)
-                result = fmt.Shard(shard, *_appended(parsed, self._updated(parsed, {}, date),
-                                                     stored))
+                result = fmt.Shard(shard, *_appended(
+                    parsed, self._updated(parsed, {}, date, taken | {stored.id}, elsewhere),
+                    stored))
                 stored = result.entries[-1]
             atomic_write(path, result.render())
             self.write_index({shard: result})
@@ -477,11 +493,16 @@ class Memory:
         meta["last_said"] = max(latest, date) if _DATE.fullmatch(latest) else date
         return replace(entry, meta=tuple(meta.items()))
 
-    def _updated(self, shard: fmt.Shard, updates: dict[str, Entry], date: str) -> list[Entry]:
+    def _updated(self, shard: fmt.Shard, updates: dict[str, Entry], date: str,
+                 taken: set[str], elsewhere: set[str]) -> list[Entry]:
         """The entries of ``shard`` with ``updates`` applied; hand-written entries get an id
         and a date (one metadata line inserted under the heading, nothing else touched)."""
         out = []
         for e in shard.entries:
+            if not e.has_meta and e.id not in updates and e.id in elsewhere:
+                # a derived id that an archived (or copied) entry already carries
+                e = replace(e, id=fmt.new_id(shard.name, e.title, e.text, date, taken))
+                taken.add(e.id)
             new = updates.get(e.id)
             if new is not None and new.text != e.text:  # the body changed: write it anew
                 out.append(fmt.with_raw(new))

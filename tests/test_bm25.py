@@ -254,7 +254,8 @@ def test_from_state_rejects_garbage_and_other_tokenizers() -> None:
         {**state, "format": "other/1"},
         {**state, "tokenizer": "lean_memory.tokenize/0"},
         {**state, "docs": state["docs"][:-4]},
-        {**state, "weights": state["weights"][:-3]},
+        {**state, "tfs": state["tfs"][:-3]},
+        {**state, "offsets": state["offsets"][:-4]},
         {**listed, "docs": listed["docs"][:-1]},
         {**state, "docs": 3},
     ):

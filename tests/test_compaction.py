@@ -384,7 +384,7 @@ def set_config(root: Path, budget: int, keep: int) -> Memory:
     return Memory(root)
 
 
-@settings(max_examples=300, deadline=None,
+@settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(entries=st.lists(entry_st, min_size=1, max_size=30),
        more=st.lists(entry_st, max_size=12),

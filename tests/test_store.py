@@ -238,3 +238,27 @@ def test_open_finds_the_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 def test_uninitialised_memory_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(LeanMemoryError, match="run `lean-memory init`"):
         Memory(tmp_path).put_entry("seed", "x")
+
+
+def test_ids_never_reuse_an_archived_id(mem: Memory) -> None:
+    from lean_memory import format as fmt
+
+    archived = fmt.derived_id("insights", "Note", 0)
+    mem.shard_path("insights", archive=True).write_text(
+        f"## Note\n<!-- lean-memory: id={archived}; date=2026-01-01 -->\n\nold note\n\n")
+    path = mem.shard_path("insights")
+    path.write_text(path.read_text() + "## Note\nA new note typed by hand.\n")
+    assert mem.entries("insights")[0].id == archived  # derived, not yet stamped
+    mem.put_entry("insights", "something else", date="2026-02-02")
+    stamped = mem.entries("insights")[0]
+    assert stamped.title == "Note" and stamped.id != archived
+    assert stamped.text == "A new note typed by hand."
+
+
+def test_a_correction_in_the_archive_still_hides_what_it_corrected(mem: Memory) -> None:
+    old = mem.put_entry("quirks", "The cache lives in /tmp", date="2026-01-01")
+    mem.shard_path("corrections", archive=True).write_text(
+        f"## Fix\n<!-- lean-memory: id=abcd0001; date=2026-02-01; supersedes={old.id} -->"
+        "\n\nThe cache lives in ~/.cache\n\n")
+    assert old.id in mem.superseded_ids()
+    assert {s.name: s.superseded for s in mem.status().shards}["quirks"] == 1

@@ -9,7 +9,7 @@ module (10,000 `put`s would measure `put`, not compaction).
 
 Measured, each on a fresh copy of the memory, median of ``--runs``:
 
-* in-process ``compact(mem)`` (and ``dry_run=True``), split into planning and writing;
+* in-process ``compact(mem)`` and ``compact(mem, dry_run=True)``;
 * in-process ``compact`` again on the compacted copy (the idempotent no-op);
 * whole process ``python -m lean_memory compact`` and ``python -c pass`` in the same run,
   with their ratio (interpreter start-up is the floor of any command).
@@ -30,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,10 +46,11 @@ ENV = {**os.environ,
        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
 ENV.pop("LEAN_MEMORY_ROOT", None)
 
-WORDS = ("the build fails when the cache is stale so clear it before running tests on the "
+_PROSE = ("the build fails when the cache is stale so clear it before running tests on the "
          "runner and check that the config matches what the deploy script expects because "
          "retries hide timeouts and flaky fixtures make the lockfile drift after a rebase "
-         "of the release branch while the migration runs against the schema index").split()
+         "of the release branch while the migration runs against the schema index")
+WORDS = _PROSE.split()
 NAMES = ("src/app/config.py", "parse_config", "ECONNREFUSED", "HTTP 429", "3.11.7", "E0502",
          "tests/test_api.py", "docker-compose.yml", "pyproject.toml", "fetchUserProfile",
          "CI_TOKEN_SCOPE", "v2.4.1", "node_modules/.cache", "make lint")
@@ -100,9 +103,9 @@ def snapshot(folder: Path) -> dict[str, bytes]:
             if p.is_file() and ".cache" not in p.parts}
 
 
-def timed(fn: object) -> float:
+def timed(fn: Callable[[], object]) -> float:
     t = time.perf_counter()
-    fn()  # type: ignore[operator]
+    fn()
     return time.perf_counter() - t
 
 
@@ -131,11 +134,11 @@ def main() -> None:
         report = None
         for r in range(args.runs):
             m = fresh(f"run{r}")
-            dry.append(timed(lambda m=m: compact(m, dry_run=True)))
+            dry.append(timed(partial(compact, m, dry_run=True)))
             t0 = time.perf_counter()
             report = compact(m)
             real.append(time.perf_counter() - t0)
-            again.append(timed(lambda m=m: compact(m)))
+            again.append(timed(partial(compact, m)))
         assert report is not None
         print(f"compact (in process): median {statistics.median(real) * 1000:.0f} ms; "
               f"dry run {statistics.median(dry) * 1000:.0f} ms; "
