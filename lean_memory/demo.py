@@ -69,15 +69,16 @@ def run_demo(out: TextIO) -> int:
             out.write("unexpected: the secret was not refused\n")
             return 1
         (root / ".agents" / "config.toml").write_text(
-            "[memory]\ntoken_budget = 600\ncompact_at_percent = 80\nkeep_recent = 2\n")
+            "[memory]\ntoken_budget = 1000\ncompact_at_percent = 70\nkeep_recent = 2\n")
         for shard, text, date in FILLER:
             main(["--root", str(root), "put", shard, text, "--date", date], out=io.StringIO())
-        out.write(f"\n(a budget of 600 tokens, and {len(FILLER)} more failures)\n")
+        out.write(f"\n(a budget of 1,000 tokens, and {len(FILLER)} more failures)\n")
         step("7. Over budget?", "status")
         step("8. Compaction folds the oldest entries, archives the originals", "compact")
-        step("9. Back under budget; the originals stay searchable in the archive", "status")
-        step("10. Search the archive too", "get", "--query", "nightly build disk", "-k", "1",
-             "--archive")
+        step("9. Back under budget", "status")
+        step("10. The shard now opens with one compacted entry", "get", "failures")
+        step("11. The originals stay searchable in the archive", "get", "--query",
+             "nightly build 2 disk", "-k", "1", "--archive")
     out.write("\nDone: the temporary project is gone. Try it in yours: "
               "python -m lean_memory init\n")
     return 0
