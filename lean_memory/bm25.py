@@ -14,12 +14,21 @@ import sys
 import unicodedata
 from array import array
 from bisect import bisect_left
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from itertools import accumulate, chain, repeat
 from typing import Any, Protocol
 
 from ._stem import stem as _porter_stem
+
+try:  # Counter's own C counting loop, without Counter's per-call Python overhead
+    from _collections import _count_elements  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # pragma: no cover - other Python implementations
+
+    def _count_elements(mapping: dict[Any, Any], iterable: Iterable[Any]) -> None:
+        get = mapping.get
+        for element in iterable:
+            mapping[element] = get(element, 0) + 1
 
 __all__ = [
     "BM25",
@@ -28,6 +37,7 @@ __all__ = [
     "EntryLike",
     "TermCounts",
     "document_terms",
+    "documents_terms",
     "simple_tokenize",
     "tokenize",
 ]
@@ -80,7 +90,6 @@ _PATH_SEP = re.compile(r"[./\\:@+#]+")
 _COMPONENT_SEP = re.compile(r"[/\\:@]+")
 # Case-style boundaries: parseConfig, HTTPServer, HTTP2Server; but not IPv6 or E0502.
 _CASE_SPLIT = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z]{2})(?=[A-Z][a-z])|(?<=\d)(?=[A-Z][a-z])")
-_ASCII_WORD = re.compile(r"[a-z]+")
 
 # Prefixes split off by a hyphen ("re-entry", "non-linear") are not words: the joined token
 # ("reentry") carries the meaning, the fragment would only match unrelated words.
@@ -98,7 +107,9 @@ def _norm_word(word: str) -> str:
     """Stem a lowercase word."""
     stemmed = _stem_cache.get(word)
     if stemmed is None:
-        stemmed = _porter_stem(word) if _ASCII_WORD.fullmatch(word) else word
+        # ASCII, alphabetic and lowercase: [a-z]+, the stemmer's domain (cheaper than a regex).
+        plain = word.isascii() and word.isalpha() and word.islower()
+        stemmed = _porter_stem(word) if plain else word
         if len(_stem_cache) >= _CACHE_LIMIT:
             _stem_cache.clear()
         _stem_cache[word] = stemmed
@@ -139,6 +150,8 @@ def _chunk_tokens(chunk: str) -> tuple[str, ...]:
         # A plain word (the common case), without the regex work of identifiers.
         word = chunk.lower()
         return () if word in STOP_WORDS or len(word) == 1 else (_norm_word(word),)
+    if chunk.isascii() and chunk.isidentifier():  # [A-Za-z0-9_]: no path separator
+        return _identifier_tokens(chunk)
     segments = _PATH_SEP.split(chunk)
     if len(segments) == 1:
         return _identifier_tokens(chunk)
@@ -171,8 +184,13 @@ class _PieceMemo(dict[str, tuple[str, ...]]):
     def __missing__(self, piece: str) -> tuple[str, ...]:
         if len(self) >= _CACHE_LIMIT:
             self.clear()
-        tokens = self[piece] = tuple(
-            chain.from_iterable(map(_chunk_cache.__getitem__, _CHUNK.findall(piece))))
+        if piece.isalnum() or (piece.isascii() and piece.isidentifier()):
+            # Only word characters: the piece is one chunk, no regex needed to find it.
+            tokens = _chunk_tokens(piece)
+        else:
+            tokens = tuple(
+                chain.from_iterable(map(_chunk_cache.__getitem__, _CHUNK.findall(piece))))
+        self[piece] = tokens
         return tokens
 
 
@@ -238,21 +256,38 @@ def document_terms(
     Depends on nothing but the document, so a caller may keep it per document and rebuild an
     index from kept counts (``BM25Index.from_counts``) without tokenising again.
     """
-    if tokenizer is tokenize:
-        tf: dict[str, float] = Counter(_token_stream(body))  # type: ignore[arg-type]
-        length = float(sum(tf.values()))
-    else:
-        tokens = tokenizer(body)
-        tf = Counter(tokens)  # type: ignore[arg-type]
-        length = float(len(tokens))
-    if title and title_weight:
-        title_tokens = tokenizer(title)
-        get = tf.get
-        # Repeated addition, not weight * count: the reference is "the title w times".
-        for token in title_tokens:
-            tf[token] = get(token, 0) + title_weight
-        length += title_weight * len(title_tokens)
-    return tf, length
+    return documents_terms([(title, body)], title_weight=title_weight, tokenizer=tokenizer)[0]
+
+
+def documents_terms(
+    docs: Iterable[tuple[str, str]],
+    *,
+    title_weight: float = 2.0,
+    tokenizer: Callable[[str], list[str]] = tokenize,
+) -> list[TermCounts]:
+    """``document_terms`` of each document, in one loop (no call per document)."""
+    out: list[TermCounts] = []
+    append = out.append
+    own = tokenizer is tokenize
+    pieces = _piece_cache.__getitem__
+    for title, body in docs:
+        tf: dict[str, float] = {}
+        if own:
+            _count_elements(tf, chain.from_iterable(map(pieces, _normalize(body).split())))
+            length = float(sum(tf.values()))
+        else:
+            tokens = tokenizer(body)
+            _count_elements(tf, tokens)
+            length = float(len(tokens))
+        if title and title_weight:
+            title_tokens = tokenizer(title)
+            get = tf.get
+            # Repeated addition, not weight * count: the reference is "the title w times".
+            for token in title_tokens:
+                tf[token] = get(token, 0) + title_weight
+            length += title_weight * len(title_tokens)
+        append((tf, length))
+    return out
 
 
 class _Segment:
@@ -278,7 +313,7 @@ class _Segment:
     def of(cls, counts: Sequence[TermCounts]) -> _Segment:
         # term -> [doc, freq, doc, freq, ...]: one flat list per term is the cheapest to grow
         # (measured against per-term pairs of lists and against sorting integer keys).
-        postings: dict[str, list[float]] = {}
+        postings: dict[str, list[Any]] = {}
         get = postings.get
         for number, (tf, _) in enumerate(counts):
             for token, freq in tf.items():
@@ -286,20 +321,21 @@ class _Segment:
                 if plist is None:
                     postings[token] = [number, freq]
                 else:
-                    plist += (number, freq)
+                    plist.append(number)
+                    plist.append(freq)
         terms = sorted(postings)
         lists = list(map(postings.__getitem__, terms))
         offsets = array("i", [0])
         offsets.extend(accumulate(len(p) >> 1 for p in lists))
-        docs = array("i", chain.from_iterable(p[0::2] for p in lists))  # type: ignore[arg-type]
-        tfs = array("d", chain.from_iterable(p[1::2] for p in lists))
-        return cls(terms, offsets, docs, tfs, array("d", [n for _, n in counts]))
+        flat = list(chain.from_iterable(lists))
+        return cls(terms, offsets, array("i", flat[0::2]), array("d", flat[1::2]),
+                   array("d", [n for _, n in counts]))
 
     def counts(self) -> list[TermCounts]:
         """Back to one ``TermCounts`` per document (the inverse of ``of``)."""
         out: list[dict[str, float]] = [{} for _ in self.lengths]
         offsets = self.offsets
-        spans = map(int.__sub__, offsets[1:], offsets[:-1])  # type: ignore[arg-type]
+        spans = map(int.__sub__, offsets[1:], offsets[:-1])
         deque(map(dict.__setitem__, map(out.__getitem__, self.docs),
                   chain.from_iterable(map(repeat, self.terms, spans)), self.tfs), maxlen=0)
         return list(zip(out, self.lengths, strict=True))
@@ -362,8 +398,7 @@ class BM25Index:
     ) -> BM25Index:
         """Index ``(title, body)`` pairs; a document's number is its position in ``docs``."""
         _check_parameters(k1, b, title_weight)
-        counts = [document_terms(title, body, title_weight=title_weight, tokenizer=tokenizer)
-                  for title, body in docs]  # fmt: skip
+        counts = documents_terms(docs, title_weight=title_weight, tokenizer=tokenizer)
         return cls.from_counts(counts, k1=k1, b=b, title_weight=title_weight, tokenizer=tokenizer)
 
     @classmethod
@@ -517,7 +552,8 @@ class BM25Index:
             expected = TOKENIZER_VERSION if tokenizer is tokenize else _qualname(tokenizer)
             if state["tokenizer"] != expected:
                 raise ValueError(f"index built with tokenizer {state['tokenizer']!r}")
-            k1, b, title_weight = float(state["k1"]), float(state["b"]), float(state["title_weight"])
+            k1, b = float(state["k1"]), float(state["b"])
+            title_weight = float(state["title_weight"])
             segment = _Segment(state["terms"], *(
                 _unpack(state[key], code)
                 for key, code in (("offsets", "i"), ("docs", "i"), ("tfs", "d"), ("lengths", "d"))

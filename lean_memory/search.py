@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from . import format as fmt
-from .bm25 import BM25, TOKENIZER_VERSION, BM25Index, TermCounts, document_terms, tokenize
+from .bm25 import BM25, TOKENIZER_VERSION, BM25Index, TermCounts, documents_terms, tokenize
 from .errors import QueryError
 from .fsutil import write_cache
 
@@ -145,17 +145,12 @@ def _sources(mem: Memory) -> list[tuple[str, bool, Path]]:
             for archived in (False, True) for name in mem.shards]
 
 
-def _entry_key(title: str, body: str) -> bytes:
-    import hashlib
-
-    data = f"{title}\x00{body}".encode("utf-8", "surrogatepass")
-    return hashlib.blake2b(data, digest_size=16).digest()
-
-
 def _build_part(mem: Memory, name: str, archived: bool, path: Path,
                 sig: tuple[int, int, int], previous: list[Any] | None) -> list[Any]:
     """The part of one shard file; entries whose indexed text ``previous`` has seen are not
     tokenised again (their term counts are read back from its index)."""
+    from hashlib import blake2b
+
     from .dedup import main_text
 
     shard = fmt.parse(mem.read_text(path), name)
@@ -165,18 +160,24 @@ def _build_part(mem: Memory, name: str, archived: bool, path: Path,
                          strict=True))
     c = mem.config
     keys: list[bytes] = []
-    counts: list[TermCounts] = []
+    reused: list[TermCounts | None] = []
+    todo: list[tuple[str, str]] = []
     spans = array("q")
     start = len(shard.preamble)
     for e in shard.entries:
         body = main_text(e.text) + _tag_text(e)
-        key = _entry_key(e.title, body)
+        # The key of what is indexed: a changed "Said again" part keeps the entry's counts.
+        key = blake2b(f"{e.title}\x00{body}".encode("utf-8", "surrogatepass"),
+                      digest_size=16).digest()
         keys.append(key)
         found = known.get(key)
-        counts.append(found if found is not None
-                      else document_terms(e.title, body, title_weight=_TITLE_WEIGHT))
+        if found is None:
+            todo.append((e.title, body))
+        reused.append(found)
         spans.extend((start, start + len(e.raw)))
         start += len(e.raw)
+    fresh = iter(documents_terms(todo, title_weight=_TITLE_WEIGHT))
+    counts = [next(fresh) if tc is None else tc for tc in reused]
     index = BM25Index.from_counts(counts, k1=c.bm25_k1, b=c.bm25_b, title_weight=_TITLE_WEIGHT)
     entries = shard.entries
     return [name, archived, sig, [e.id for e in entries], [e.date or "" for e in entries],
@@ -213,13 +214,12 @@ def _load(mem: Memory, cached: Any) -> Corpus:
         parts.append(part)
     hidden = _hidden(parts) if rebuilt else set(cached[2])
     corpus = Corpus(mem, parts, hidden)
-    if rebuilt:
-        # Cache only a snapshot no writer touched meanwhile; otherwise the next query rebuilds.
-        if all(file_signature(path) == p[_SIG] for (_, _, path), p in zip(_sources(mem), parts,
-                                                                          strict=True)):
-            path = mem.cache_dir / _CACHE_NAME
-            if not write_cache(path, marshal.dumps([header, parts, sorted(hidden)])):
-                _debug("search cache not written to %s", path)
+    # Cache only a snapshot no writer touched meanwhile; otherwise the next query rebuilds.
+    if rebuilt and all(file_signature(path) == p[_SIG]
+                       for (_, _, path), p in zip(_sources(mem), parts, strict=True)):
+        path = mem.cache_dir / _CACHE_NAME
+        if not write_cache(path, marshal.dumps([header, parts, sorted(hidden)])):
+            _debug("search cache not written to %s", path)
     return corpus
 
 

@@ -185,18 +185,20 @@ class _Regexes:
         self.call_start_re = re.compile(r"[A-Za-z_][\w.:\->]*[(\[]")
         # snake_case, dotted paths, camelCase and PascalCase made of real (2+ letter) words.
         self.name_re = re.compile(
-            r"(?:[a-z_][a-z0-9_]*|(?:[A-Z][a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|_*[A-Z][A-Z0-9_]*)"
+            r"_*(?:[a-z][a-z0-9_]*|(?:[A-Z][a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|[A-Z][A-Z0-9_]*)"
             r"(?:(?:\.|->|::)[A-Za-z_]\w*)*"
         )
         self.call_re = re.compile(r"[A-Za-z_][\w.:\->]*(?:\(.*\)|\[.*\])")
         # YAML aliases, CloudFormation/ansible tags, `@var`: a sigil before a name.
         self.sigil_ref_re = re.compile(r"[*&!@%][A-Za-z_][A-Za-z_.\-]*(?:\([^)]*\))?")
         # Random tokens contain "xxx" often enough; a placeholder has a longer run.
-        self.x_run_re = re.compile(r"(?i)x{5,}|(.)\1{7,}|123456|a1b2c3|abcdef")
+        self.x_run_re = re.compile(r"(?i)x{5,}|(.)\1{7,}|123456|a1b2c3|abcdef|abcd1234")
         # snake_case, kebab-case, camelCase, CONSTANT_CASE (digits are judged separately).
         self.ident_re = re.compile(
-            r"[a-z_][a-z0-9_]*|[a-z]+(?:-[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z]+)+|_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*"
+            r"[a-z_][a-z0-9_]*|[a-z]+(?:-[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z]+)+|[A-Z]+"
+            r"|_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
         )
+        self.path_re = re.compile(r"[~.]{0,2}/[\w.\-/@+]*")
         # Dotted, namespaced or `::` paths whose every part is a name: code, not a literal.
         self.path_ident_re = re.compile(r"[A-Za-z_][\w\-]*(?:(?:\.|->|::|:)[A-Za-z_][\w\-]*)+")
         # Words glued in PascalCase or camelCase ("AWSAccessKeyId", "IAmSensitive").
@@ -252,9 +254,9 @@ def is_reference(value: str) -> bool:
     low = value.lower()
     if _rx().reference_re.search(low):
         return True
-    if _rx().call_re.fullmatch(value) or (_code_start(value) and value.endswith(("(", "["))):
-        return True  # a call or subscript, possibly cut at a quote: config['password']
-    return value.startswith(("[", "{", "(")) or _rx().sigil_ref_re.fullmatch(value) is not None
+    if _code_start(value) and _rx().call_re.fullmatch(value):
+        return True  # get_password(user), os.environ["X"]
+    return _rx().sigil_ref_re.fullmatch(value) is not None
 
 
 def _code_start(value: str) -> bool:
@@ -270,7 +272,7 @@ def is_masked(value: str) -> bool:
         any(c in value for c in _MASK_CHARS)
         or "xxxx" in low
         or "[filtered]" in low
-        or value.count("*") >= 4
+        or value.count("*") >= 6
     )
 
 
@@ -373,8 +375,14 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
         return False
     if _rejected_common(value) or is_reference(value) or _rx().hash_prefix_re.match(value):
         return False
-    if not quoted and (_code_start(value) or _rx().method_call_re.search(value)):
-        return False  # code: `x = make(…`, `{"a": 8}.get(…` (the value was cut at a space)
+    # Unquoted, a value that starts or calls code is code, cut at a quote or a space:
+    # `config['password']` -> `config[`, `{"a": 8}.get(kind)` -> `8}.get(kind`.
+    if not quoted and (
+        _code_start(value)
+        or _rx().method_call_re.search(value)
+        or value.startswith(("[", "{", "("))
+    ):
+        return False
     if is_uuid(value):
         return kind in ("api", "secret", "password")
     low = value.lower()
@@ -383,7 +391,7 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
         or _rx().date_re.fullmatch(value)
         or _rx().version_re.fullmatch(value)
         or "://" in value  # a URL: its password, if any, is the url-password rule's
-        or low.startswith(("/", "./", "../", "~/", "file:"))
+        or _is_path(value)
         or re.match(r"[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.[a-z]{2,6}(?:/|:\d|$)", value)
         or re.fullmatch(r"[\w.+\-]+@[\w\-]+\.[\w.\-]+", value)
         or re.fullmatch(r"[\w\-./]+\.(?:txt|json|ya?ml|pem|key|env|ini|cfg|conf|toml|crt|p12)", low)
@@ -398,6 +406,15 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
         return len(value) >= 8 and _entropy(value) >= 2.8
     has_letter = any(c.isalpha() for c in value)
     return has_letter and _classes(value) >= 2 and (len(value) < 16 or _entropy(value) >= 2.8)
+
+
+def _is_path(value: str) -> bool:
+    """A file path or file URL (random base64 may start with a slash too)."""
+    if value.lower().startswith("file:"):
+        return True
+    if not value.startswith(("/", "./", "../", "~/")):
+        return False
+    return _rx().path_re.fullmatch(value) is not None and (len(value) < 20 or _entropy(value) < 4.5)
 
 
 def _vendor_ok(value: str, prefix: str) -> bool:
@@ -655,7 +672,16 @@ def _judge_generic(
         return None
     if bare and not _strong(value, kind):
         return None  # "password reset", "token budget": a bare space needs a random value
-    return key, value, vstart, vend
+    return _shown_key(key, text[kstart : m.end("rest")]), value, vstart, vend
+
+
+def _shown_key(key: str, keyword: str) -> str:
+    """The key as the preview shows it: never a long or token-like run (it may be a secret)."""
+    if len(key) > 40 or any(
+        any(c.isdigit() for c in run) for run in re.findall(r"[A-Za-z0-9]{16,}", key)
+    ):
+        return keyword
+    return key
 
 
 def _strong(value: str, kind: str) -> bool:
@@ -712,13 +738,16 @@ def _scan_k8s(text: str) -> Iterator[tuple[str, int, int, str, str]]:
             if value is None:
                 continue
             value = value.strip()
-            if key.endswith(".dockerconfigjson") or "PRIVATE KEY" in value:
+            if key.endswith((".dockerconfigjson", ".dockercfg")):
+                ok = '"auth"' in value or '"password"' in value
+            elif "PRIVATE KEY" in value:
                 ok = True
             else:
                 ok = _looks_secret(value, "password", quoted=True)
             if ok:
                 vstart = line_start + item.start(3)
-                yield "kubernetes-secret", vstart, vstart + len(raw), raw, f"{key}: {ELLIPSIS}"
+                shown = _shown_key(key, "data")
+                yield "kubernetes-secret", vstart, vstart + len(raw), raw, f"{shown}: {ELLIPSIS}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -910,10 +939,17 @@ class _Shifted:
 
 
 def _preview(prefix: str) -> str:
-    prefix = prefix.strip()
-    if len(prefix) > 40:
-        prefix = prefix[:40]
-    return prefix + ELLIPSIS
+    """The recognisable, non-secret start of a finding, then an ellipsis."""
+    words = prefix.split()
+    if len(prefix) > 24 and len(words) > 2:
+        words = [words[0], ELLIPSIS, words[-1]]  # `mysql -h db -u root -p` -> `mysql … -p`
+    # Never a long token-like run: it could be another secret sitting in the prefix.
+    words = [
+        ELLIPSIS if any(any(c.isdigit() for c in r) for r in re.findall(r"[A-Za-z0-9]{16,}", w))
+        else w
+        for w in words
+    ]  # fmt: skip
+    return " ".join(words)[:40] + ELLIPSIS
 
 
 def _line_bounds(text: str, pos: int) -> tuple[int, int]:

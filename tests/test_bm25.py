@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lean_memory import bm25
 from lean_memory._stem import stem
-from lean_memory.bm25 import BM25, BM25Index, simple_tokenize, tokenize
+from lean_memory.bm25 import BM25, BM25Index, document_terms, simple_tokenize, tokenize
 
 # -- tokenizer ---------------------------------------------------------------------------------
 
@@ -275,6 +276,51 @@ def test_search_finds_agent_memory_by_identifier_parts_and_whole() -> None:
     assert index.top("digest.js", 1)[0][0] == 2
     assert index.top("os.path.join?", 1)[0][0] == 3
     assert index.top("error E0502!", 1)[0][0] == 4
+
+
+def test_merged_indexes_score_exactly_like_one_build() -> None:
+    docs = CORPUS * 3 + [("Flaky", "flaky flaky parse_config"), ("", "")]
+    whole = BM25Index.build(docs)
+    parts = [BM25Index.build(docs[i:j]) for i, j in ((0, 4), (4, 4), (4, 11), (11, len(docs)))]
+    merged = BM25Index.merge(parts)
+    assert len(merged) == len(whole) and merged.avgdl == whole.avgdl
+    for q in [*QUERIES, "flaky parse_config parse_config"]:
+        assert merged.score(q) == whole.score(q)  # exactly: same floats, same summation order
+        assert merged.top(q, 4) == whole.top(q, 4)
+    with pytest.raises(ValueError):
+        BM25Index.merge([whole, BM25Index.build(docs, k1=2.0)])
+
+
+def test_counts_round_trip_rebuilds_the_same_index() -> None:
+    index = BM25Index.build(CORPUS)
+    again = BM25Index.from_counts(index.counts())
+    assert index.counts() == [document_terms(t, b) for t, b in CORPUS]
+    for q in QUERIES:
+        assert again.score(q) == index.score(q)
+    assert BM25Index.from_state(index.to_state()).counts() == index.counts()
+
+
+def test_document_terms_weigh_the_title() -> None:
+    tf, length = document_terms("Flaky test", "the test is flaky on CI", title_weight=2.0)
+    assert tf == {"flaki": 3.0, "test": 3.0, "ci": 1}
+    assert length == 3 + 2 * 2
+
+
+def test_newer_breaks_ties_before_the_doc_number() -> None:
+    index = BM25Index.build([("", "flaky test")] * 4 + [("", "flaky")])
+    dates = ["2024-01-01", "2024-03-01", "", "2024-03-01", "2025-01-01"]
+    assert [d for d, _ in index.top("test", 4, newer=dates)] == [1, 3, 0, 2]
+    assert [d for d, _ in index.top("test", 2, newer=dates)] == [1, 3]
+    mask = bytearray([1, 0, 1, 1, 1])
+    assert [d for d, _ in index.top("test", 9, allowed=mask, newer=dates)] == [3, 0, 2]
+
+
+def test_memo_tables_do_not_change_tokens() -> None:
+    texts = ["parse_config, (see lib/vault/digest.js) HTTPServerError's E0502",
+             "Caroline's re-entry: don't use os.path.join!"]
+    expected = [tokenize(t) for t in texts]
+    bm25.clear_memos()
+    assert [tokenize(t) for t in reversed(texts)][::-1] == expected
 
 
 # -- retriever ---------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import pytest
 
 import lean_memory
 from lean_memory import BM25, Entry, Memory, QueryError, UnknownShard
+from lean_memory import search as search_module
 from lean_memory.search import _CACHE_NAME, rrf
 
 from .conftest import ROOT
@@ -102,10 +103,74 @@ def test_cache_is_used_rebuilt_when_stale_and_when_corrupt(filled: Memory) -> No
     assert ids(filled.search("zeppelins")) == ["Hand note about zeppelins"]
 
 
+def _hits(m: Memory, query: str) -> list[tuple[str, str, float, int]]:
+    return [(h.entry.id, h.shard, h.score, h.entry.line) for h in m.search(query, k=10)]
+
+
+def test_a_put_retokenises_only_the_new_entry(filled: Memory,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    filled.search("windows")
+    calls: list[str] = []
+    real = search_module.documents_terms
+
+    def counting(docs: list[tuple[str, str]], **kw: float) -> list[search_module.TermCounts]:
+        calls.extend(title for title, _ in docs)
+        return real(docs, **kw)
+
+    monkeypatch.setattr(search_module, "documents_terms", counting)
+    filled.put_entry("quirks", "Windows paths need pathlib, never string joins",
+                     date="2026-02-01")
+    after_put = _hits(filled, "windows postgres pathlib linters")
+    assert calls == ["Windows paths need pathlib, never string joins"]
+    assert filled.search("pathlib")[0].entry.title.startswith("Windows paths")
+    # identical to a build from scratch
+    (filled.cache_dir / _CACHE_NAME).unlink()
+    assert _hits(filled, "windows postgres pathlib linters") == after_put
+    assert len(calls) == 6
+
+
+def test_cache_from_another_tokenizer_or_garbled_part_is_rebuilt(filled: Memory) -> None:
+    import marshal
+
+    expected = _hits(filled, "windows postgres")
+    cache = filled.cache_dir / _CACHE_NAME
+    data = marshal.loads(cache.read_bytes())
+    data[0][1] = "lean_memory.tokenize/0"
+    cache.write_bytes(marshal.dumps(data))
+    assert _hits(filled, "windows postgres") == expected
+    assert marshal.loads(cache.read_bytes())[0][1] == search_module.TOKENIZER_VERSION
+    data = marshal.loads(cache.read_bytes())
+    data[1][1][-1] = {"format": "garbage"}
+    cache.write_bytes(marshal.dumps(data))
+    assert _hits(filled, "windows postgres") == expected
+
+
+def test_a_snapshot_changed_during_the_build_is_not_cached(
+        filled: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = search_module._build_part
+    seed = filled.shard_path("seed")
+
+    def racing(*args: object) -> list[object]:
+        part = real(*args)  # type: ignore[arg-type]
+        if args[1] == "seed" and "zeppelins" not in seed.read_text():
+            # another process writes while this one builds
+            seed.write_text(seed.read_text() + "\n## Hand note about zeppelins\nairships\n")
+        return part
+
+    monkeypatch.setattr(search_module, "_build_part", racing)
+    (filled.cache_dir / _CACHE_NAME).unlink(missing_ok=True)
+    filled.search("windows")
+    assert not (filled.cache_dir / _CACHE_NAME).exists()
+    assert ids(filled.search("zeppelins")) == ["Hand note about zeppelins"]
+    assert (filled.cache_dir / _CACHE_NAME).exists()
+
+
 def test_superseded_entries_are_hidden(filled: Memory) -> None:
     [old] = filled.search("linters")
     new = filled.put_entry("corrections", "Linters run in CI; no need before every commit",
                            supersedes=old.entry.id, date="2026-03-01")
+    assert [h.entry.id for h in filled.search("linters commit")] == [new.id]
+    # from a warm cache too, and the archive is searched only on request
     assert [h.entry.id for h in filled.search("linters commit")] == [new.id]
 
 

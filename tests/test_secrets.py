@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lean_memory import secrets as S
-from lean_memory._secret_rules import GENERIC_KEYWORDS, RULES
+from lean_memory._secret_rules import GENERIC_KEYWORDS, REFERENCES, RULES
 from lean_memory.errors import LeanMemoryError, SecretFound
 from lean_memory.secrets import (
     Allowlist,
@@ -47,6 +47,11 @@ _R = random.Random(1234)
 
 def rnd(alphabet: str, n: int) -> str:
     return "".join(_R.choice(alphabet) for _ in range(n))
+
+
+def pw(n: int) -> str:
+    """A random password that is not, by chance, all letters (those can read as a name)."""
+    return rnd(AN, n - 2) + rnd(string.digits, 1) + rnd(string.ascii_uppercase, 1)
 
 
 def b64(n: int) -> str:
@@ -186,7 +191,7 @@ POSITIVES: list[tuple[str, Callable[[], str]]] = [
     ("url-password", lambda: f"DATABASE_URL=postgres://app:{rnd(AN, 12)}9@db.internal:5432/app\n"),
     (
         "url-password",
-        lambda: f"git remote add origin https://deploy:{rnd(AN, 16)}@git.acme.io/a/b.git\n",
+        lambda: f"git remote add origin https://deploy:{pw(16)}@git.acme.io/a/b.git\n",
     ),
     (
         "http-auth-header",
@@ -201,30 +206,30 @@ POSITIVES: list[tuple[str, Callable[[], str]]] = [
         ),
     ),
     ("curl-basic-auth", lambda: "curl -u admin:" + rnd(AN, 12) + "! https://jenkins.acme.io\n"),
-    ("cli-password", lambda: f"mysql -u root -p{rnd(AN, 12)} app\n"),
-    ("generic-password", lambda: f"PGPASSWORD={rnd(AN, 12)} psql -h db\n"),
+    ("cli-password", lambda: f"mysql -u root -p{pw(12)} app\n"),
+    ("generic-password", lambda: f"PGPASSWORD={pw(12)} psql -h db\n"),
     ("generic-password", lambda: "password: " + PASSPHRASE + "\n"),
     ("generic-password", lambda: "the staging root password is " + PASSPHRASE + ".\n"),
     ("generic-password", lambda: f'db.connect(password="{rnd(AN, 10)}#1")\n'),
-    ("generic-password", lambda: f"--password={rnd(AN, 14)}\n"),
+    ("generic-password", lambda: f"--password={pw(14)}\n"),
     ("generic-secret", lambda: f'SECRET_KEY = "{rnd(AN + "!@#%^&*(-_=+)", 50)}"\n'),
-    ("generic-secret", lambda: f"- name: DB_PASSWORD\n  value: {rnd(AN, 16)}\n"),
-    ("generic-api-key", lambda: f'{{"api_key": "{rnd(AN, 32)}"}}\n'),
+    ("generic-secret", lambda: f"- name: DB_PASSWORD\n  value: {pw(16)}\n"),
+    ("generic-api-key", lambda: f'{{"api_key": "{pw(32)}"}}\n'),
     ("generic-token", lambda: f"AUTH_TOKEN={rnd(HEX, 40)}\n"),
     ("generic-api-key", lambda: f"AZURE_STORAGE_KEY={b64(64)}\n"),
-    ("generic-api-key", lambda: f"The API key for the sandbox is {rnd(AN, 32)}\n"),
+    ("generic-api-key", lambda: f"The API key for the sandbox is {pw(32)}\n"),
     ("generic-password", lambda: f"password for the vpn: {rnd(AN, 10)}#7\n"),
     ("generic-password", lambda: f"machine api.acme.io\n  login me\n  password {rnd(AN, 30)}7aB\n"),
-    ("generic-secret", lambda: f'<add key="ApiKey" value="{rnd(AN, 32)}" />\n'),
-    ("cli-password", lambda: f"docker login -u ci -p {rnd(AN, 14)} registry.acme.io\n"),
-    ("cli-password", lambda: f"htpasswd -b .htpasswd admin {rnd(AN, 12)}\n"),
-    ("cli-password", lambda: f"sshpass -p '{rnd(AN, 12)}' ssh deploy@10.0.0.4\n"),
+    ("generic-secret", lambda: f'<add key="ApiKey" value="{pw(32)}" />\n'),
+    ("cli-password", lambda: f"docker login -u ci -p {pw(14)} registry.acme.io\n"),
+    ("cli-password", lambda: f"htpasswd -b .htpasswd admin {pw(12)}\n"),
+    ("cli-password", lambda: f"sshpass -p '{pw(12)}' ssh deploy@10.0.0.4\n"),
     (
         "kubernetes-secret",
         lambda: (
             "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n"
             f"  username: {base64.b64encode(b'app').decode()}\n"
-            f"  password: {base64.b64encode(rnd(AN, 14).encode()).decode()}\n"
+            f"  password: {base64.b64encode(pw(14).encode()).decode()}\n"
         ),
     ),
     (
@@ -388,6 +393,26 @@ def test_finding_fields_line_and_fingerprint() -> None:
     assert format_finding(Finding("jwt", 1, "eyJ\u2026", "0" * 64)) == "<text>:1: jwt: eyJ\u2026"
 
 
+def test_preview_never_shows_a_neighbouring_token() -> None:
+    other, pw = rnd(AN, 20) + "7", rnd(AN, 10) + "#7"
+    for text in (f"{other}_password={pw}\n", f"mysql -h {other} -u root -p{pw} app\n"):
+        findings = scan_text(text)
+        assert findings
+        assert all(other[:12] not in format_finding(f) for f in findings)
+
+
+def test_kubernetes_dockerconfigjson() -> None:
+    def manifest(cfg: dict[str, object]) -> str:
+        data = base64.b64encode(json.dumps(cfg).encode()).decode()
+        head = "kind: Secret\ntype: kubernetes.io/dockerconfigjson\ndata:\n"
+        return f"{head}  .dockerconfigjson: {data}\n"
+
+    auth = base64.b64encode(f"ci:{pw(14)}".encode()).decode()
+    found = scan_text(manifest({"auths": {"r.io": {"auth": auth}}}))
+    assert [(f.rule, f.line) for f in found] == [("kubernetes-secret", 4)]
+    assert not scan_text(manifest({"auths": {}}))
+
+
 def test_private_key_reported_on_header_line() -> None:
     text = "intro\n" + pem_block("RSA PRIVATE KEY")
     found = scan_text(text)
@@ -496,6 +521,7 @@ def test_long_line_windows_do_not_duplicate() -> None:
 
 def test_rule_table_is_well_formed() -> None:
     ids = {r.id for r in RULES} | set(GENERIC_KEYWORDS.values()) | {"kubernetes-secret"}
+    assert ids == set(REFERENCES), "every rule id has a one-line reference, and only those"
     for rid in ids:
         assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", rid), rid
     for r in RULES:

@@ -24,6 +24,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -86,12 +88,39 @@ COMMANDS: dict[str, list[str]] = {
 # fmt: on
 
 # Opt-in (--with-cli): lean_memory's own CLI on the same memory. The untimed warm-up run builds
-# the search cache under .agents/memory/.cache, so these are warm-cache numbers.
+# the search cache under .agents/memory/.cache, so the plain command gives warm-cache numbers;
+# PREPARE runs an untimed step before every run of a command (the warm-up included).
+_GET = [PY, "-m", "lean_memory", "--root", "{root}", "get", "--query", "{query}"]
 CLI_COMMANDS: dict[str, list[str]] = {
-    "lean_memory get --query (warm cache)": [
-        PY, "-m", "lean_memory", "--root", "{root}", "get", "--query", "{query}",
-    ],
-}  # fmt: skip
+    "lean_memory get --query (cold: no .cache)": _GET,
+    "lean_memory get --query (warm cache)": _GET,
+    "lean_memory get --query (first after a put)": _GET,
+}
+
+
+def _no_cache(root: Path) -> None:
+    import shutil
+
+    shutil.rmtree(root / ".agents" / "memory" / ".cache", ignore_errors=True)
+
+
+_puts = iter(range(1_000_000))
+
+
+def _put_one(root: Path) -> None:
+    # A real put through the API (secret scan, dedup check, INDEX.md): it changes one shard,
+    # so the next query finds that shard's part of the search cache stale.
+    from lean_memory import Memory
+
+    i = next(_puts)
+    Memory(root).put_entry("failures", f"Bench note {i}: the zeppelin{i} retry loop hangs",
+                           date="2026-11-30")
+
+
+PREPARE: dict[str, Callable[[Path], None]] = {
+    "lean_memory get --query (cold: no .cache)": _no_cache,
+    "lean_memory get --query (first after a put)": _put_one,
+}
 
 # -- synthetic memories ------------------------------------------------------------------------
 
@@ -171,10 +200,13 @@ def write_memory(entries: list[dict[str, str]], where: Path) -> tuple[Path, Path
 # -- measurements ------------------------------------------------------------------------------
 
 
-def time_process(argv: list[str], runs: int) -> tuple[float, float] | None:
+def time_process(argv: list[str], runs: int,
+                 prepare: Callable[[], None] | None = None) -> tuple[float, float] | None:
     """(median, min) wall seconds of a whole process, after one warm-up run; None if it fails."""
     times = []
     for i in range(runs + 1):
+        if prepare is not None:
+            prepare()
         t0 = time.perf_counter()
         proc = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, env=ENV)
         dt = time.perf_counter() - t0
@@ -201,8 +233,7 @@ def inproc(entries: list[dict[str, str]], runs: int) -> dict[str, float]:
 
     def cold_build() -> None:
         # As in a fresh process: the tokenizer's memo tables start empty.
-        bm25._chunk_cache.clear()
-        bm25._stem_cache.clear()
+        bm25.clear_memos()
         BM25Index.build(docs)
 
     build = median_time(cold_build, build_runs)
@@ -256,7 +287,9 @@ def main() -> None:
                 runs = args.runs if n < 100_000 else max(3, args.runs // 2)
                 for label, argv in COMMANDS.items():
                     real = [a.format(root=root, jsonl=jsonl, query=QUERY, dir=d) for a in argv]
-                    res[label] = time_process(real, runs)
+                    prep = PREPARE.get(label)
+                    res[label] = time_process(real, runs, None if prep is None
+                                              else partial(prep, root))
                     print(f"N={n} {label}: {res[label]}", file=sys.stderr, flush=True)
             results[n] = res
 
