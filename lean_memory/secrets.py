@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import sys
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -755,19 +756,36 @@ def _scan_k8s(text: str) -> Iterator[tuple[str, int, int, str, str]]:
 
 
 class _Compiled:
-    """Rules compiled on first use, so importing the package stays cheap."""
+    """The rule table, each regex compiled only when its keywords first appear in a text:
+    a put of ordinary prose then compiles none of them (compiling all costs ~50 ms)."""
 
     def __init__(self) -> None:
         from ._secret_rules import GENERIC_KEYWORDS, RULES
 
         self.rules = [
-            (r.id, r.keywords, re.compile(r.pattern), _VALIDATORS[r.check], r.ci, r.scope)
+            (r.id, r.keywords, _Lazy(r.pattern), _VALIDATORS[r.check], r.ci, r.scope)
             for r in RULES
         ]
         self.generic = [
-            (_literal_prefix(kw), rid, re.compile(_generic_pattern(kw)))
+            (_literal_prefix(kw), rid, _Lazy(_generic_pattern(kw)))
             for kw, rid in GENERIC_KEYWORDS.items()
         ]
+
+
+class _Lazy:
+    """A regex compiled on its first ``finditer``."""
+
+    __slots__ = ("_compiled", "pattern")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._compiled: re.Pattern[str] | None = None
+
+    def finditer(self, text: str, pos: int = 0,
+                 endpos: int = sys.maxsize) -> Iterator[re.Match[str]]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern)
+        return self._compiled.finditer(text, pos, endpos)
 
 
 def _literal_prefix(pattern: str) -> str:
@@ -806,8 +824,30 @@ def _prepare(text: str) -> tuple[str, list[int] | None]:
     return "\n".join(out), line_map
 
 
-def _raw_matches(text: str) -> Iterator[tuple[str, int, int, str, str, int]]:
-    """Yield (rule, start, end, value, preview, line anchor) candidates, by rule priority."""
+class _Claims:
+    """Value spans already reported: a later, weaker rule may not report them again."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def overlaps(self, start: int, end: int) -> bool:
+        i = bisect_right(self.starts, start)
+        return (i > 0 and self.ends[i - 1] > start) or (
+            i < len(self.starts) and self.starts[i] < end
+        )
+
+    def add(self, start: int, end: int) -> None:
+        i = bisect_right(self.starts, start)
+        self.starts.insert(i, start)
+        self.ends.insert(i, end)
+
+
+def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, str, str, int]]:
+    """Yield (rule, start, end, value, preview, line anchor) candidates, by rule priority.
+
+    Candidates whose value an earlier rule already claimed are not judged at all.
+    """
     comp = _compiled()
     lower = text.lower()
     if len(lower) != len(text):  # a character whose lower case is longer: keep offsets aligned
@@ -826,6 +866,8 @@ def _raw_matches(text: str) -> Iterator[tuple[str, int, int, str, str, int]]:
                 for m in regex.finditer(runs.joined):
                     start = runs.to_text(m.start("s"))
                     end = start + len(m.group("s"))
+                    if claims.overlaps(start, end):
+                        continue
                     value = text[start:end]
                     if validator(m, value, "", text):
                         yield rule_id, start, end, value, _preview(m.group("p")), start
@@ -837,11 +879,11 @@ def _raw_matches(text: str) -> Iterator[tuple[str, int, int, str, str, int]]:
         else:
             spans = _windows(text, lower, keywords, runs if scope == "token" else None)
         for m in (m for ws, we in spans for m in regex.finditer(hay, ws, we)):
-            sgroup = "s" if m.group("s") is not None else "s2"
-            pgroup = "p" if sgroup == "s" else "p2"
-            start, end = m.span(sgroup)
+            start, end = m.span("s")
+            if claims.overlaps(start, end):
+                continue
             value = text[start:end]
-            prefix = text[m.start(pgroup) : m.end(pgroup)]
+            prefix = text[m.start("p") : m.end("p")]
             if validator(m, value, prefix, text):
                 # A key block is reported on its BEGIN line, other secrets where they start.
                 at = m.start() if validator is _check_pem else start
@@ -854,6 +896,8 @@ def _raw_matches(text: str) -> Iterator[tuple[str, int, int, str, str, int]]:
         if kw not in lower:
             continue
         for m in regex.finditer(lower):
+            if claims.overlaps(*m.span("v")):
+                continue
             judged = _judge_generic(kw, rule_id, _Shifted(m, text), text)
             if judged is not None:
                 key, value, start, end = judged
@@ -992,17 +1036,14 @@ def scan_text(
     if allow is not None and path is not None and allow.paths and _path_allowed(path, allow):
         return []
     scanned, line_map = _prepare(text)
-    starts: list[int] = []  # claimed value spans, sorted by start, to drop overlapping matches
-    ends: list[int] = []
+    claims = _Claims()
     raw: list[tuple[int, str, str, str]] = []
-    for rule_id, start, end, value, preview, at in _raw_matches(scanned):
+    for rule_id, start, end, value, preview, at in _raw_matches(scanned, claims):
         if allow is not None and rule_id in allow.rules:
             continue
-        i = bisect_right(starts, start)
-        if (i > 0 and ends[i - 1] > start) or (i < len(starts) and starts[i] < end):
+        if claims.overlaps(start, end):
             continue
-        starts.insert(i, start)
-        ends.insert(i, end)
+        claims.add(start, end)
         raw.append((at, rule_id, value, preview))
     if not raw:
         return []

@@ -150,7 +150,7 @@ def test_a_snapshot_changed_during_the_build_is_not_cached(
     real = search_module._build_part
     seed = filled.shard_path("seed")
 
-    def racing(*args: object) -> list[object]:
+    def racing(*args: object) -> tuple[list[object], object]:
         part = real(*args)  # type: ignore[arg-type]
         if args[1] == "seed" and "zeppelins" not in seed.read_text():
             # another process writes while this one builds
@@ -163,6 +163,15 @@ def test_a_snapshot_changed_during_the_build_is_not_cached(
     assert not (filled.cache_dir / _CACHE_NAME).exists()
     assert ids(filled.search("zeppelins")) == ["Hand note about zeppelins"]
     assert (filled.cache_dir / _CACHE_NAME).exists()
+
+
+def test_a_shard_dropped_from_the_config_no_longer_hides_entries(filled: Memory) -> None:
+    [old] = filled.search("linters")
+    filled.put_entry("quirks", "Linters run in CI", supersedes=old.entry.id, date="2026-03-01")
+    assert [h.shard for h in filled.search("linters commit")] == ["quirks"]
+    (filled.agents_dir / "config.toml").write_text(
+        '[memory]\nshards = ["seed", "failures", "corrections", "insights", "conventions"]\n')
+    assert [h.entry.id for h in Memory(filled.root).search("linters commit")] == [old.entry.id]
 
 
 def test_superseded_entries_are_hidden(filled: Memory) -> None:

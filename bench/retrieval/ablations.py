@@ -20,15 +20,13 @@ def patched(**attrs: Any) -> Iterator[None]:
     old = {k: getattr(bm25, k) for k in attrs}
     for k, v in attrs.items():
         setattr(bm25, k, v)
-    bm25._stem_cache.clear()
-    bm25._chunk_cache.clear()
+    bm25.clear_memos()  # tokens memoised under other settings would leak into this variant
     try:
         yield
     finally:
         for k, v in old.items():
             setattr(bm25, k, v)
-        bm25._stem_cache.clear()
-        bm25._chunk_cache.clear()
+        bm25.clear_memos()
 
 
 def s_stem(word: str) -> str:
