@@ -283,12 +283,11 @@ def parse(text: str, name: str = "") -> Shard:
     for n, start in enumerate(heads):
         end = heads[n + 1] if n + 1 < len(heads) else len(text)
         raw = text[start:end]
-        entry = _parse_entry(name, raw, line_no, 0)
-        nth = seen_titles.get(entry.title, 0)
-        seen_titles[entry.title] = nth + 1
-        if nth and entry.id == derived_id(name, entry.title, 0):
-            entry = replace(entry, id=derived_id(name, entry.title, nth))
-        entries.append(entry)
+        nl = raw.find("\n")
+        title = raw[len(HEADING):nl if nl >= 0 else len(raw)].rstrip("\r").strip()
+        nth = seen_titles.get(title, 0)
+        seen_titles[title] = nth + 1
+        entries.append(_parse_entry(name, raw, line_no, nth))
         line_no += raw.count("\n")
     return Shard(name, text[: heads[0]], tuple(entries))
 

@@ -360,8 +360,9 @@ entry_st = st.tuples(
 def add_random(root: Path, entries: list[tuple[str, int, int, int, str]], year: int) -> None:
     """Add entries with puts (some superseding the shard's previous put) and hand edits.
 
-    Hand-written titles differ from year to year: a put stamps a hand-written entry with its
-    derived id, which the store does not yet check against the archive (reported).
+    Hand-written titles repeat across rounds on purpose: an archived hand-written entry
+    carries the derived id a new one with the same title would get, and the store must
+    give the new one an id of its own.
     """
     mem = Memory(root)
     last: dict[str, str] = {}
@@ -371,7 +372,7 @@ def add_random(root: Path, entries: list[tuple[str, int, int, int, str]], year: 
         if how == "hand":  # no metadata: undated, derived id
             path = mem.shard_path(shard)
             old = fmt.ensure_separated(path.read_text(encoding="utf-8"))
-            path.write_text(old + f"## Note {year}-{seed % 3}\n\n{text}\n", encoding="utf-8")
+            path.write_text(old + f"## Note {seed % 3}\n\n{text}\n", encoding="utf-8")
             continue
         date = (datetime.date(year, 1, 1) + datetime.timedelta(days=day)).isoformat()
         sup = last.get(shard) if how == "supersede" else None

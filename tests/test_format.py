@@ -99,3 +99,11 @@ def test_new_id_is_deterministic_and_avoids_taken_ids() -> None:
     assert first == fmt.new_id("s", "t", "x", "2026-01-01", set())
     second = fmt.new_id("s", "t", "x", "2026-01-01", {first})
     assert second != first and len(second) == 8
+
+
+def test_an_explicit_id_is_kept_even_when_it_looks_derived() -> None:
+    first = fmt.derived_id("s", "Note", 0)
+    text = ("## Note\n<!-- lean-memory: id=other1 -->\n\na\n\n"
+            f"## Note\n<!-- lean-memory: id={first} -->\n\nb\n\n## Note\nc\n")
+    assert [e.id for e in fmt.parse(text, "s").entries] == [
+        "other1", first, fmt.derived_id("s", "Note", 2)]
