@@ -27,8 +27,13 @@ sys.path.insert(0, str(ROOT))
 from lean_memory import Memory  # noqa: E402
 from lean_memory import format as fmt  # noqa: E402
 
-WORDS = tuple(
-    ["build", "test", "cache", "flaky", "windows", "linux", "macos", "docker", "postgres", "redis", "timeout", "retry", "config", "parse", "token", "index", "shard", "entry", "error", "warning", "module", "import", "path", "file", "lock", "commit", "branch", "merge", "rebase", "deploy", "release", "version", "python", "node", "rust", "compile", "link", "memory", "budget", "compaction", "archive", "query", "search", "ranking", "tokenizer", "stemmer"])
+WORDS = (
+    "build", "test", "cache", "flaky", "windows", "linux", "macos", "docker", "postgres", "redis",
+    "timeout", "retry", "config", "parse", "token", "index", "shard", "entry", "error", "warning",
+    "module", "import", "path", "file", "lock", "commit", "branch", "merge", "rebase", "deploy",
+    "release", "version", "python", "node", "rust", "compile", "link", "memory", "budget",
+    "compaction", "archive", "query", "search", "ranking", "tokenizer", "stemmer",
+)
 IDENTS = ("parse_config", "HTTPServerError", "test_upload", "os.path.join", "ECONNREFUSED",
           "lib/vault/digest.js", "E0502", "3.11.7", "ModuleNotFoundError", "getUserById")
 
