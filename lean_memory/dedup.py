@@ -53,6 +53,11 @@ MIN_WORDS = 4
 MARKER = "<!-- lean-memory said-again -->"
 HEADER = "**Said again:**"
 _MARKER_AT = re.compile(r"(?:\r\n\r\n|\n\n)" + re.escape(MARKER) + r"(?=\r?\n|\Z)")
+_NOT = re.compile(r"(?i)n't\b")
+_ANCHOR_CHAR = re.compile(r"[\d_./:-]")
+# Each match lies inside one word of _WORD and makes it an anchor: a digit, a lower-upper
+# step (parseConfig), or path/identifier punctuation between word characters.
+_ANY_ANCHOR = re.compile(r"\d|[a-z][A-Z]|[^\W_][_./:-]+[^\W_]")
 _WORD = re.compile(r"[^\W_](?:[\w./:-]*[^\W_])?|_\w+")
 _NEGATIONS = frozenset({"not", "no", "never", "none", "nothing", "neither", "nor", "without",
                         "cannot", "nobody", "nowhere"})
@@ -84,15 +89,18 @@ class _Shape:
     __slots__ = ("anchors", "negated", "sequence", "words")
 
     def __init__(self, text: str) -> None:
-        text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
-        text = re.sub(r"(?i)n't\b", " not", text)
+        # Runs once per live entry of the shard on every put: string methods and one
+        # compiled regex per word, no per-character Python loops.
+        if not text.isascii():
+            text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+        text = _NOT.sub(" not", text)
         words: list[str] = []
         anchors: set[str] = set()
         negated = False
         for raw in _WORD.findall(text):
             low = raw.casefold()
-            if (any(c.isdigit() for c in raw) or any(c in "_./:-" for c in raw)
-                    or (any(c.isupper() for c in raw[1:]) and any(c.islower() for c in raw))):
+            # digits, path/identifier punctuation, or mixed case (parseConfig, not HTTP)
+            if _ANCHOR_CHAR.search(raw) or (raw[1:].lower() != raw[1:] and raw != raw.upper()):
                 anchors.add(low)
                 words.append(low)
             elif low in _NEGATIONS:
@@ -142,6 +150,17 @@ def similarity(a: str, b: str) -> float:
     return score if order >= ORDER_THRESHOLD else 0.0
 
 
+def _cannot_match(anchors: frozenset[str], text: str) -> bool:
+    """A cheap, sound test that ``text`` has other anchors than ``anchors`` (so the pair
+    scores 0): it spares building the shape of nearly every entry of a large shard."""
+    if not text.isascii():
+        return False  # NFKC may change what the shape sees: decide the slow way
+    if anchors:
+        low = text.casefold()
+        return not all(a in low for a in anchors)
+    return _ANY_ANCHOR.search(text) is not None
+
+
 def find_near_duplicate(text: str, candidates: Sequence[Entry]) -> Entry | None:
     """The candidate that says the same as ``text`` in other words, or None.
 
@@ -150,8 +169,9 @@ def find_near_duplicate(text: str, candidates: Sequence[Entry]) -> Entry | None:
     """
     best: Entry | None = None
     best_score = THRESHOLD
+    anchors = _shape(main_text(text)).anchors
     for entry in candidates:
-        if entry.get("compacted") is not None:
+        if entry.get("compacted") is not None or _cannot_match(anchors, entry.text):
             continue
         score = similarity(text, entry.text)
         if score >= best_score and (best is None or score > best_score):

@@ -159,68 +159,80 @@ _EXAMPLE_VALUES = frozenset(
 
 
 class _Regexes:
-    """The filters' regexes, compiled on first use so that importing stays cheap."""
+    """The filters' regexes, each compiled on first use: a clean text needs few of them,
+    and compiling them all costs more than the rest of a scan."""
 
     def __init__(self) -> None:
         # One alternation per word list: on short values it beats a loop of `in` tests.
-        def alt(words: Iterable[str]) -> re.Pattern[str]:
-            return re.compile("|".join(map(re.escape, words)))
+        def alt(words: Iterable[str]) -> str:
+            return "|".join(map(re.escape, words))
 
-        self.reference_re = alt(_REFERENCE_HINTS)
-        self.placeholder_re = alt(_PLACEHOLDER_WORDS + _SELF_NAMING)
-        self.vendor_placeholder_re = alt(_VENDOR_PLACEHOLDER_WORDS)
-        self.uuid_re = re.compile(
+        specs: dict[str, str | tuple[str, int]] = {}
+
+        specs["reference_re"] = alt(_REFERENCE_HINTS)
+        specs["placeholder_re"] = alt(_PLACEHOLDER_WORDS + _SELF_NAMING)
+        specs["vendor_placeholder_re"] = alt(_VENDOR_PLACEHOLDER_WORDS)
+        specs["uuid_re"] = (
             r"\{?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}?"
         )
-        self.hex_re = re.compile(r"[0-9a-fA-F]+")
-        self.hash_prefix_re = re.compile(
+        specs["hex_re"] = r"[0-9a-fA-F]+"
+        specs["hash_prefix_re"] = (
             r"(?i)(?:sha1|sha224|sha256|sha384|sha512|md5|blake2[bs]?|xxh\d*|h1)[:\-=]"
         )
-        self.template_re = re.compile(
+        specs["template_re"] = (
             r"\$\{[^}]*\}?|\{\{.*\}\}|\{%.*%\}|\$\([^)]*\)?|<%=?.*%>|#\{[^}]*\}|%\([A-Za-z_]\w*\)s"
             r"|(?<![A-Za-z0-9])%[A-Za-z_][A-Za-z0-9_]*%(?![A-Za-z0-9])|^@[A-Za-z_][A-Za-z0-9_]*@$"
             r"|^\$[A-Za-z_][A-Za-z0-9_]*$"
             r"|^__[A-Za-z0-9_]+__$|\{[A-Za-z_][\w.]*[}(\[!:]|^%s$|^\{\}$|^\?$"
         )
-        self.method_call_re = re.compile(r"[\w\])}]\.[A-Za-z_]\w*\(")
-        self.call_start_re = re.compile(r"[A-Za-z_][\w.:\->]*[(\[]")
+        specs["method_call_re"] = r"[\w\])}]\.[A-Za-z_]\w*\("
+        specs["call_start_re"] = r"[A-Za-z_][\w.:\->]*[(\[]"
         # snake_case, dotted paths, camelCase and PascalCase made of real (2+ letter) words.
-        self.name_re = re.compile(
+        specs["name_re"] = (
             r"_*(?:[a-z][a-z0-9_]*|(?:[A-Z][a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|[A-Z][A-Z0-9_]*)"
             r"(?:(?:\.|->|::)[A-Za-z_]\w*)*"
         )
-        self.call_re = re.compile(r"[A-Za-z_][\w.:\->]*(?:\(.*\)|\[.*\])")
+        specs["call_re"] = r"[A-Za-z_][\w.:\->]*(?:\(.*\)|\[.*\])"
         # YAML aliases, CloudFormation/ansible tags, `@var`: a sigil before a name.
-        self.sigil_ref_re = re.compile(r"[*&!@%][A-Za-z_][A-Za-z_.\-]*(?:\([^)]*\))?")
+        specs["sigil_ref_re"] = r"[*&!@%][A-Za-z_][A-Za-z_.\-]*(?:\([^)]*\))?"
         # Random tokens contain "xxx" often enough; a placeholder has a longer run.
-        self.x_run_re = re.compile(r"(?i)x{5,}|(.)\1{7,}|123456|a1b2c3|abcdef|abcd1234")
+        specs["x_run_re"] = r"(?i)x{5,}|(.)\1{7,}|123456|a1b2c3|abcdef|abcd1234"
         # snake_case, kebab-case, camelCase, CONSTANT_CASE (digits are judged separately).
-        self.ident_re = re.compile(
+        specs["ident_re"] = (
             r"[a-z_][a-z0-9_]*|[a-z]+(?:-[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z]+)+|[A-Z]+"
             r"|_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
         )
-        self.path_re = re.compile(r"[~.]{0,2}/[\w.\-/@+]*")
+        specs["path_re"] = r"[~.]{0,2}/[\w.\-/@+]*"
         # Dotted, namespaced or `::` paths whose every part is a name: code, not a literal.
-        self.path_ident_re = re.compile(r"[A-Za-z_][\w\-]*(?:(?:\.|->|::|:)[A-Za-z_][\w\-]*)+")
+        specs["path_ident_re"] = r"[A-Za-z_][\w\-]*(?:(?:\.|->|::|:)[A-Za-z_][\w\-]*)+"
         # Words glued in PascalCase or camelCase ("AWSAccessKeyId", "IAmSensitive").
-        self.camel_re = re.compile(r"(?:[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+)+")
+        specs["camel_re"] = r"(?:[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+)+"
         # With digits, only inside capitalised words or acronyms ("PKCS7PrivateKey", "X509Store").
-        self.camel_digit_re = re.compile(
+        specs["camel_digit_re"] = (
             r"(?:[A-Z]{2,}[0-9]*(?![a-z])|[A-Z][a-z]{2,})(?:[A-Z]{2,}[0-9]*(?![a-z])|[A-Z][a-z]{2,})+"
         )
-        self.version_re = re.compile(r"v?\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.]+)?")
-        self.number_re = re.compile(r"[-+]?\d+(?:[.,_]\d+)*(?:[eE][-+]?\d+)?[a-zA-Z%]{0,3}")
-        self.date_re = re.compile(r"\d{4}-\d\d-\d\d(?:[T ][0-9:.+\-Z]*)?")
-        self.word_re = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
-        self.k8s_kind_re = re.compile(
+        specs["version_re"] = r"v?\d+(?:\.\d+){1,3}(?:[-+.][0-9A-Za-z.]+)?"
+        specs["number_re"] = r"[-+]?\d+(?:[.,_]\d+)*(?:[eE][-+]?\d+)?[a-zA-Z%]{0,3}"
+        specs["date_re"] = r"\d{4}-\d\d-\d\d(?:[T ][0-9:.+\-Z]*)?"
+        specs["word_re"] = r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])"
+        specs["k8s_kind_re"] = (
             r"^\s*[\"']?kind[\"']?\s*:\s*[\"']?Secret[\"']?\s*,?\s*$", re.M
         )
-        self.run_re = re.compile(r"[A-Za-z0-9_\-.+/=~%:$]{16,}")
-        self.k8s_kind_hint_re = re.compile(r"kind[\"']?\s{0,3}:\s{0,3}[\"']?Secret\b")
-        self.k8s_block_re = re.compile(r"^(\s*)(data|stringData)\s*:\s*$")
-        self.k8s_item_re = re.compile(
+        specs["run_re"] = r"[A-Za-z0-9_\-.+/=~%:$]{16,}"
+        specs["k8s_kind_hint_re"] = r"kind[\"']?\s{0,3}:\s{0,3}[\"']?Secret\b"
+        specs["k8s_block_re"] = r"^(\s*)(data|stringData)\s*:\s*$"
+        specs["k8s_item_re"] = (
             r"^(\s+)[\"']?([\w.\-]{1,100})[\"']?\s*:\s*[\"']?([^\s\"']{1,4000})[\"']?\s*$"
         )
+        self._specs = specs
+
+    def __getattr__(self, name: str) -> re.Pattern[str]:
+        spec = self.__dict__["_specs"].get(name)
+        if spec is None:
+            raise AttributeError(name)
+        compiled = re.compile(spec) if isinstance(spec, str) else re.compile(*spec)
+        setattr(self, name, compiled)
+        return compiled
 
 
 _REGEXES: _Regexes | None = None
