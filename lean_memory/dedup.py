@@ -74,6 +74,8 @@ _STOP = frozenset(_STOP_WORDS.split())
 
 def main_text(text: str) -> str:
     """The body without its "Said again" part (the whole body when it has none)."""
+    if MARKER not in text:  # the common case, at C speed
+        return text
     m = _MARKER_AT.search(text)
     return text if m is None else text[: m.start()]
 
