@@ -42,7 +42,7 @@ from lean_memory import format as fmt  # noqa: E402
 from lean_memory.compaction import compact  # noqa: E402
 
 PY = sys.executable
-ENV = {**os.environ,
+ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
 ENV.pop("LEAN_MEMORY_ROOT", None)
 

@@ -90,7 +90,9 @@ def main() -> None:
     root = HERE / ".work" / f"mem-{args.entries}"
     root.mkdir(parents=True, exist_ok=True)
     mem = build(root, args.entries)
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    # bytecode caching on, as for an installed package (this workplace disables it)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(REPO)
     env.pop("LEAN_MEMORY_ROOT", None)
     claude = json.dumps({
         "session_id": "abc123", "transcript_path": str(root / "t.jsonl"), "cwd": str(root),
