@@ -67,6 +67,17 @@ fold_into_head() {
 }
 """
 
+# Both hooks: regenerate a tracked INDEX.md the user has not edited; stop if unchanged.
+_REGENERATE = """\
+cd "$(git rev-parse --show-toplevel)" || exit 0
+MEM_ROOT={root}
+INDEX={index}
+git ls-files --error-unmatch -- "$INDEX" >/dev/null 2>&1 || exit 0
+git diff --quiet HEAD -- "$INDEX" 2>/dev/null || exit 0  # a change of the user's own: keep
+lean_memory --root "$MEM_ROOT" index >/dev/null 2>&1 || exit 0
+git diff --quiet -- "$INDEX" 2>/dev/null && exit 0
+"""
+
 _POST_MERGE = """\
 #!/bin/sh
 {marker} post-merge (written by `lean-memory init`; run it again to update)
@@ -75,13 +86,7 @@ _POST_MERGE = """\
 [ "$1" = 1 ] && exit 0  # a squash merge commits nothing yet; pre-commit handles it
 {runner}
 {fold}
-cd "$(git rev-parse --show-toplevel)" || exit 0
-MEM_ROOT={root}
-INDEX={index}
-git ls-files --error-unmatch -- "$INDEX" >/dev/null 2>&1 || exit 0
-git diff --quiet HEAD -- "$INDEX" 2>/dev/null || exit 0  # a change of the user's own: keep
-lean_memory --root "$MEM_ROOT" index >/dev/null 2>&1 || exit 0
-git diff --quiet -- "$INDEX" 2>/dev/null && exit 0
+""" + _REGENERATE + """\
 if git rev-parse -q --verify HEAD^2 >/dev/null 2>&1 && fold_into_head; then
     echo "lean-memory: regenerated $INDEX in the merge commit" >&2
 else
@@ -98,13 +103,7 @@ cat >/dev/null
 [ "$1" = rebase ] || exit 0
 {runner}
 {fold}
-cd "$(git rev-parse --show-toplevel)" || exit 0
-MEM_ROOT={root}
-INDEX={index}
-git ls-files --error-unmatch -- "$INDEX" >/dev/null 2>&1 || exit 0
-git diff --quiet HEAD -- "$INDEX" 2>/dev/null || exit 0  # a change of the user's own: keep
-lean_memory --root "$MEM_ROOT" index >/dev/null 2>&1 || exit 0
-git diff --quiet -- "$INDEX" 2>/dev/null && exit 0
+""" + _REGENERATE + """\
 if fold_into_head; then
     echo "lean-memory: regenerated $INDEX in the rebased HEAD" >&2
 else

@@ -25,6 +25,20 @@ def snapshot(folder: Path) -> dict[str, bytes]:
             if p.is_file() and ".cache" not in p.parts}
 
 
+def git(repo: Path, *args: str, env: dict[str, str] | None = None,
+        check: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run git in ``repo`` with a fixed identity and lean_memory importable."""
+    full = {**os.environ, "PYTHONPATH": str(ROOT), "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_EDITOR": "true", **(env or {})}
+    full.pop("LEAN_MEMORY_ROOT", None)
+    r = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                       env=full, timeout=120, check=False)
+    if check and r.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)}: {r.stdout}\n{r.stderr}")
+    return r
+
+
 def run_cli(*args: str, cwd: Path, stdin: bytes | None = None,
             env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}

@@ -4,32 +4,19 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from lean_memory.githook import MARKER, install_git_hook, install_index_hooks
 
-from .conftest import ROOT
+from .conftest import git
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 
 # Built at run time so this file never holds a token-shaped string.
 TOKEN = "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"
 
-
-def git(repo: Path, *args: str, env: dict[str, str] | None = None,
-        check: bool = True) -> subprocess.CompletedProcess[str]:
-    full = {**os.environ, "PYTHONPATH": str(ROOT), "GIT_AUTHOR_NAME": "t",
-            "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-            "GIT_COMMITTER_EMAIL": "t@example.com", **(env or {})}
-    full.pop("LEAN_MEMORY_ROOT", None)
-    r = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
-                       env=full, timeout=120, check=False)
-    if check and r.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)}: {r.stdout}\n{r.stderr}")
-    return r
 
 
 @pytest.fixture

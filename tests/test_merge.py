@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,7 +13,7 @@ import lean_memory
 from lean_memory import format as fmt
 from lean_memory.merge import Unmergeable, merge_driver, merge_shards, setup_merge_driver
 
-from .conftest import ROOT
+from .conftest import git
 
 PRE = "# Failures\n\nWhat broke, why, and the fix that worked.\n\n"
 MARKERS = ("<<<<<<<", ">>>>>>>", "=======\n")
@@ -181,17 +179,6 @@ def test_driver_keeps_index_clean(tmp_path: Path) -> None:
 
 pytestmark_git = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
 
-
-def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GIT_AUTHOR_NAME": "t",
-           "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_EDITOR": "true"}
-    env.pop("LEAN_MEMORY_ROOT", None)
-    r = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
-                       env=env, timeout=120, check=False)
-    if check and r.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)}: {r.stdout}\n{r.stderr}")
-    return r
 
 
 @pytest.fixture
