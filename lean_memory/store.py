@@ -186,7 +186,6 @@ class Memory:
         self.cache_dir = self.dir / ".cache"
         self.index_path = self.dir / "INDEX.md"
         self._retrievers = list(retrievers) if retrievers is not None else None
-        self._due = False
         self._stats: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
@@ -427,8 +426,7 @@ class Memory:
                     stored))
                 stored = result.entries[-1]
             atomic_write(path, result.render())
-            self.write_index({shard: result})
-            due = self._due
+            due = self.write_index({shard: result}).compaction_due
         if due and self.config.auto_compact:
             self.compact()
         return stored
@@ -547,21 +545,22 @@ class Memory:
         """Regenerate INDEX.md and return its text."""
         self._require_init()
         with self.lock():
-            return self.write_index({})
+            self.write_index({})
+        return self.read_text(self.index_path)
 
-    def write_index(self, fresh: Mapping[str, fmt.Shard | str]) -> str:
-        """Rewrite INDEX.md if it changed; ``fresh`` maps shard names to shards in hand."""
+    def write_index(self, fresh: Mapping[str, fmt.Shard | str]) -> Status:
+        """Rewrite INDEX.md if it changed and return the status it shows; ``fresh`` maps
+        shard names to shards (or texts) already in hand."""
         from .indexfile import render_index
 
         status = self._status({name: fmt.parse(s, name) if isinstance(s, str) else s
                                for name, s in fresh.items()})
-        self._due = status.compaction_due
         text = render_index(status, self.config.max_index_tokens)
         if self.read_text(self.index_path) != text:
             # Derived data: atomic (never half written) but not fsynced, as any command
             # regenerates it from the shards.
             atomic_write(self.index_path, text, durable=False)
-        return text
+        return status
 
 
 def _appended(shard: fmt.Shard, entries: list[Entry],
