@@ -39,9 +39,10 @@ ATTR_END = "# <<< lean-memory"
 ATTR_LINES = (
     "# Shards merge entry by entry; INDEX.md never conflicts and is regenerated.",
     "# After cloning, run `python -m lean_memory init` once: git config is not cloned.",
-    ".agents/memory/*.md merge=lean-memory",
-    ".agents/memory/archive/*.md merge=lean-memory",
-    ".agents/memory/INDEX.md merge=lean-memory linguist-generated=true",
+    "# -text: shards are byte-exact data, never converted to CRLF on checkout.",
+    ".agents/memory/*.md merge=lean-memory -text",
+    ".agents/memory/archive/*.md merge=lean-memory -text",
+    ".agents/memory/INDEX.md merge=lean-memory -text linguist-generated=true",
 )
 
 
