@@ -128,6 +128,8 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
             from .search import render_hits
 
             out.write(render_hits(hits))
+            if not hits:
+                sys.stderr.write(f"{PROG}: no entry matches the query\n")
         return 0
     if args.shard is None:
         if args.json:
@@ -138,7 +140,6 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         _dump([entry_json(e) for e in mem.entries(args.shard, archive=args.archive)], out)
     elif args.archive:
-        mem.shard_path(args.shard)  # validates the name
         out.write(mem.read_text(mem.shard_path(args.shard, archive=True)))
     else:
         out.write(mem.get_memory(args.shard))

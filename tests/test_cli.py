@@ -124,3 +124,10 @@ def test_version_and_help(root: Path) -> None:
     assert run_cli("--version", cwd=root).returncode == 0
     r = run_cli("--help", cwd=root)
     assert r.returncode == 0 and b"put" in r.stdout and b"scan" in r.stdout
+
+
+def test_query_without_a_match_says_so_and_succeeds(root: Path) -> None:
+    run_cli("put", "seed", "the build uses make", cwd=root)
+    r = run_cli("get", "--query", "zeppelin airship", cwd=root)
+    assert r.returncode == 0 and r.stdout == b""
+    assert r.stderr.decode().strip() == "lean-memory: no entry matches the query"
