@@ -121,39 +121,13 @@ def _index_block(mem: Memory) -> str:
 def _rules(mem: Memory) -> list[Entry]:
     """Live entries of the conventions shard, in file order.
 
-    Only that shard is parsed; the other shards are only searched (as text) for the
-    metadata lines that supersede something, which keeps this cheap at any size.
+    Only that shard is parsed; what the other shards (and the archive) supersede comes from
+    the store's per-shard summaries, cached by file signature, so this stays cheap.
     """
     if RULES_SHARD not in mem.shards:
         return []
-    entries = list(mem.read_shard(RULES_SHARD).entries)
-    targets = {e.id: e.date or "" for e in entries}
-    hidden = {e.supersedes for e in entries
-              if e.supersedes in targets and not targets[e.supersedes] > (e.date or "")}
-    for name in mem.shards:
-        if name != RULES_SHARD:
-            hidden |= _superseded_in(mem.read_text(mem.shard_path(name)), targets)
-    return [e for e in entries if e.id not in hidden]
-
-
-def _superseded_in(text: str, targets: dict[str, str]) -> set[str]:
-    """Ids of ``targets`` that a metadata line in ``text`` supersedes (unless newer),
-    by the same rule as :meth:`Memory.superseded_ids`."""
-    from . import format as fmt
-
-    found: set[str] = set()
-    start = text.find("supersedes=")
-    while start != -1:
-        line_start = text.rfind("\n", 0, start) + 1
-        line_end = text.find("\n", start)
-        line = text[line_start: len(text) if line_end == -1 else line_end + 1]
-        pairs = dict(fmt.parse_meta(line) or ())
-        target = fmt._meta_unescape(pairs.get("supersedes", ""))
-        date = pairs.get("date", "")
-        if target in targets and not targets[target] > date:
-            found.add(target)
-        start = text.find("supersedes=", start + 1 if line_end == -1 else line_end)
-    return found
+    hidden = mem.superseded_ids()
+    return [e for e in mem.read_shard(RULES_SHARD).entries if e.id not in hidden]
 
 
 def _matches(mem: Memory, prompt: str) -> list[Hit]:

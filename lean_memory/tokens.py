@@ -61,6 +61,12 @@ _JOINT = re.compile(r"[._#@$](?=[A-Za-z])")
 _NEWLINES = re.compile(r"[\r\n]+")
 _INDENT = re.compile(r"[ \t]{2,}")
 _LATIN_EXT = re.compile(r"[\u00c0-\u024f]")
+# Non-ASCII that none of the script patterns counts: Latin-1 and Latin Extended, general
+# punctuation (dashes, curly quotes, "…", "·"), currency, arrows, box drawing. A text whose
+# only non-ASCII is of these (our own rendered Markdown, most English notes) skips compiling
+# the large Unicode classes; the counts are the same either way (checked by a test).
+_PLAIN_NON_ASCII = "\u0080-\u024f\u2000-\u206f\u20a0-\u20cf\u2190-\u21ff\u2500-\u257f"
+_BEYOND_PLAIN = re.compile(f"[^\x00-\x7f{_PLAIN_NON_ASCII}]")
 # letters of other scripts (Cyrillic, Greek, Arabic, Hebrew, Devanagari, ...)
 _SCRIPT = f"[^\\W\\d_\\x00-\\u024f{_CJK_RANGES}{_HANGUL_RANGES}]"
 
@@ -103,12 +109,14 @@ def _features(text: str) -> tuple[float, ...]:
     long_extra = sum(map(len, long_words)) - 6 * len(long_words)
     n_cjk = n_hangul = n_latin_ext = n_script_words = n_symbol_bytes = 0
     if not text.isascii():  # the non-ASCII passes are skipped for plain ASCII (most texts)
-        cjk, hangul, script_letter, script_word = _non_ascii_patterns()
-        n_cjk = len(cjk.findall(text))
-        n_hangul = len(hangul.findall(text))
         n_latin_ext = len(_LATIN_EXT.findall(text))
-        n_script = len(script_letter.findall(text))
-        n_script_words = len(script_word.findall(text))
+        n_script = 0
+        if _BEYOND_PLAIN.search(text) is not None:
+            cjk, hangul, script_letter, script_word = _non_ascii_patterns()
+            n_cjk = len(cjk.findall(text))
+            n_hangul = len(hangul.findall(text))
+            n_script = len(script_letter.findall(text))
+            n_script_words = len(script_word.findall(text))
         # the remaining non-ASCII characters (symbols, emoji, ...) by their extra UTF-8 bytes: the
         # letters above take 1 (Latin, Cyrillic, Greek...) or 2 (CJK, Hangul) extra bytes each
         extra_bytes = len(text.encode("utf-8", "surrogatepass")) - len(text)

@@ -175,3 +175,18 @@ def test_non_english_between_the_encodings(encodings: dict[str, Any], text: str)
     est = estimate_tokens(text)
     refs = [len(enc.encode(text)) for enc in encodings.values()]
     assert 0.75 * min(refs) <= est <= 1.25 * max(refs), (est, refs)
+
+
+def test_plain_non_ascii_needs_no_script_patterns() -> None:
+    """The shortcut for Latin and punctuation-only text changes no count."""
+    from lean_memory import tokens
+
+    cjk, hangul, letter, _ = tokens._non_ascii_patterns()
+    for lo, hi in ((0x80, 0x24F), (0x2000, 0x206F), (0x20A0, 0x20CF), (0x2190, 0x21FF),
+                   (0x2500, 0x257F)):
+        for cp in range(lo, hi + 1):
+            ch = chr(cp)
+            assert not (cjk.match(ch) or hangul.match(ch) or letter.match(ch)), hex(cp)
+            assert tokens._BEYOND_PLAIN.search(ch) is None
+    assert tokens._BEYOND_PLAIN.search("日本") is not None
+    assert tokens._BEYOND_PLAIN.search("привет") is not None
