@@ -19,6 +19,7 @@ from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from .compaction import CompactionReport
+    from .search import Hit, Retriever
     from .secrets import Allowlist
 
 Entry = fmt.Entry
@@ -178,7 +179,7 @@ class Memory:
     """A memory rooted at ``root``: ``<root>/.agents/memory`` and its config."""
 
     def __init__(self, root: str | os.PathLike[str] | None = None, *,
-                 retrievers: Sequence[Any] | None = None) -> None:
+                 retrievers: Sequence[Retriever] | None = None) -> None:
         self.root = Path(root) if root is not None else find_root()
         self.agents_dir = self.root / ".agents"
         self.dir = self.agents_dir / "memory"
@@ -317,7 +318,7 @@ class Memory:
         return text or self.index()
 
     def search(self, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
-               include_archive: bool = False) -> list[Any]:
+               include_archive: bool = False) -> list[Hit]:
         """The ``k`` live entries that best match ``query`` (see :mod:`lean_memory.search`)."""
         from .search import search
 
