@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
@@ -150,6 +150,61 @@ def similarity(a: str, b: str) -> float:
 
     order = SequenceMatcher(None, sa.sequence, sb.sequence, autojunk=False).ratio()
     return score if order >= ORDER_THRESHOLD else 0.0
+
+
+def signature(text: str) -> bytes:
+    """What :func:`candidate_test` needs of a body: b"" when it can never be a near
+    duplicate (too few content words), else a digest of its anchors and negation, its
+    content-word count and a 128-bit set of its words (one bit per word)."""
+    shape = _shape(main_text(text))
+    if len(shape.words) < MIN_WORDS:
+        return b""
+    return _anchor_key(shape) + len(shape.words).to_bytes(4, "big") + _bits(
+        shape.words).to_bytes(16, "big")
+
+
+def candidate_test(text: str) -> Callable[[bytes], bool]:
+    """A test of stored signatures: False when that body can never be a near duplicate
+    of ``text``. Sound: it applies :func:`similarity`'s guards, and bounds the shared
+    words by the words of ``text`` whose bit the other body has set."""
+    shape = _shape(main_text(text))
+    n = len(shape.words)
+    if n < MIN_WORDS:
+        return lambda sig: False
+    key = _anchor_key(shape)
+    word_bits = [1 << _bit(w) for w in shape.words]
+
+    def may_match(sig: bytes) -> bool:
+        if not sig or sig[:8] != key:
+            return False
+        m = int.from_bytes(sig[8:12], "big")
+        if min(n, m) < THRESHOLD * max(n, m):
+            return False
+        bits = int.from_bytes(sig[12:], "big")
+        shared = sum(1 for b in word_bits if bits & b)  # >= the words really shared
+        return shared >= THRESHOLD * (n + m) / (1 + THRESHOLD)  # Jaccard >= THRESHOLD
+
+    return may_match
+
+
+def _anchor_key(shape: _Shape) -> bytes:
+    import hashlib
+
+    seed = "\0".join(sorted(shape.anchors)) + ("\0!" if shape.negated else "")
+    return hashlib.blake2b(seed.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+
+
+def _bit(word: str) -> int:
+    import zlib
+
+    return zlib.crc32(word.encode("utf-8", "surrogatepass")) & 127
+
+
+def _bits(words: frozenset[str]) -> int:
+    out = 0
+    for w in words:
+        out |= 1 << _bit(w)
+    return out
 
 
 def _cannot_match(anchors: frozenset[str], text: str) -> bool:

@@ -118,6 +118,11 @@ def _structure(text: str) -> tuple[list[int], bool]:
     return found, fence is not None
 
 
+def entry_offsets(text: str) -> list[int]:
+    """Where each entry of ``text`` starts (its heading line)."""
+    return _structure(text)[0]
+
+
 def open_fence_at_end(text: str) -> bool:
     """True when ``text`` ends inside a fenced code block (a heading after it would be
     swallowed)."""

@@ -122,7 +122,7 @@ def normalize(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-_STATS_VERSION = "lean_memory.stats/2"
+_STATS_VERSION = "lean_memory.stats/3"
 
 
 class Summary(NamedTuple):
@@ -131,21 +131,35 @@ class Summary(NamedTuple):
     description: str
     tokens: int
     links: tuple[tuple[str, str, str], ...]  # (id, date, supersedes) per entry, "" if none
-    costs: tuple[tuple[bytes, int], ...] = ()  # (digest of raw text, tokens) per entry
+    # Per entry: (digest of its raw text, tokens, digest of its normalised main text, its
+    # near-duplicate signature or None while not computed). What lets a put append
+    # without parsing the shard (see Memory._append_fast).
+    costs: tuple[tuple[bytes, int, bytes, bytes | None], ...] = ()
+    hand: int = 0  # entries without a metadata line (a write must stamp them)
+    preamble_tokens: int = 0
 
     @classmethod
-    def of(cls, shard: fmt.Shard, known: Summary | None = None) -> Summary:
-        """Summarise ``shard``, re-estimating only entries ``known`` has not seen."""
-        memo = dict(known.costs) if known is not None else {}
+    def of(cls, shard: fmt.Shard, known: Summary | None = None, *,
+           signatures: bool = False) -> Summary:
+        """Summarise ``shard``, re-estimating only entries ``known`` has not seen; with
+        ``signatures``, also compute the near-duplicate signatures still missing."""
+        from .dedup import main_text, signature
+
+        memo = {c[0]: c for c in known.costs} if known is not None else {}
         costs = []
         for e in shard.entries:
-            key = _digest(e.raw)
-            cost = memo.get(key)
-            costs.append((key, estimate_tokens(e.raw) if cost is None else cost))
-        return cls(shard.description,
-                   estimate_tokens(shard.preamble) + sum(c for _, c in costs),
+            raw_key = _digest(e.raw)
+            cost = memo.get(raw_key)
+            if cost is None:
+                cost = (raw_key, estimate_tokens(e.raw),
+                        _digest(normalize(main_text(e.text))), None)
+            if signatures and cost[3] is None:
+                cost = (*cost[:3], signature(e.text))
+            costs.append(cost)
+        preamble = estimate_tokens(shard.preamble)
+        return cls(shard.description, preamble + sum(c[1] for c in costs),
                    tuple((e.id, e.date or "", e.supersedes or "") for e in shard.entries),
-                   tuple(costs))
+                   tuple(costs), sum(1 for e in shard.entries if not e.has_meta), preamble)
 
 
 def _digest(text: str) -> bytes:
@@ -265,8 +279,8 @@ class Memory:
         archived = self._summaries({}, archive=True)
         return [link for s in (*live.values(), *archived.values()) for link in s.links]
 
-    def _summaries(self, fresh: dict[str, fmt.Shard], *,
-                   archive: bool = False) -> dict[str, Summary]:
+    def _summaries(self, fresh: Mapping[str, fmt.Shard], *, archive: bool = False,
+                   signatures: bool = False) -> dict[str, Summary]:
         """Per-shard summaries: from the stats cache when the file's (size, mtime, inode)
         still match, else from the ``fresh`` shard in hand, else parsed anew."""
         import marshal
@@ -296,7 +310,7 @@ class Memory:
                 out[name] = known
                 continue
             shard = fresh[name] if name in fresh else fmt.parse(self.read_text(path), name)
-            summary = Summary.of(shard, known)
+            summary = Summary.of(shard, known, signatures=signatures and name in fresh)
             out[name] = summary
             cached[key] = (sig, tuple(summary))
             dirty = True
@@ -328,9 +342,9 @@ class Memory:
         self._require_init()
         return self._status({})
 
-    def _status(self, fresh: dict[str, fmt.Shard]) -> Status:
+    def _status(self, fresh: dict[str, fmt.Shard], *, signatures: bool = False) -> Status:
         """Status from the shards, reusing ``fresh`` shards already in hand."""
-        summaries = self._summaries(fresh)
+        summaries = self._summaries(fresh, signatures=signatures)
         hidden = hidden_ids(self._links(summaries))
         rows = []
         for name, s in summaries.items():
@@ -387,50 +401,62 @@ class Memory:
         self._scan(title, text, tag_tuple)
         self._require_init()
         with self.lock():
-            path = self.shard_path(shard)
-            current = self.read_text(path)
-            parsed = fmt.parse(current, shard)
-            summaries = self._summaries({shard: parsed})
+            summaries = self._summaries({})
             live_ids = {link[0] for s in summaries.values() for link in s.links}
             if supersedes is not None and supersedes not in live_ids:
                 raise InvalidEntry(f"supersedes {supersedes!r}: no entry has that id")
             links = self._links(summaries)
             taken = {link[0] for link in links}  # archived ids too: never reuse one
-            # ids carried outside this shard (other shards, the archive)
-            elsewhere = {link[0] for link in links} - {e.id for e in parsed.entries}
-            elsewhere |= {link[0] for s in self._summaries({}, archive=True).values()
-                          for link in s.links}
-            hidden = hidden_ids(links)
-            from .dedup import add_said_again, find_near_duplicate, main_text
-
-            key = normalize(text)
-            twin = next((e for e in parsed.entries if e.id not in hidden
-                         and e.get("compacted") is None and normalize(main_text(e.text)) == key),
-                        None)
-            if twin is None and supersedes is None and not new:
-                near = find_near_duplicate(
-                    text, [e for e in parsed.entries if e.id not in hidden])
-                if near is not None:
-                    twin = add_said_again(near, text, date)
-            if twin is not None and supersedes is None and not new:
-                stored = self._said_again(twin, date)
-                result = fmt.Shard(shard, parsed.preamble,
-                                   tuple(self._updated(parsed, {twin.id: stored}, date, taken,
-                                                       elsewhere)))
-                stored = next(e for e in result.entries if e.id == stored.id)
+            entry = Entry(id=fmt.new_id(shard, title, text, date, taken), shard=shard,
+                          title=title, text=text, date=date, tags=tag_tuple,
+                          supersedes=supersedes)
+            fast = self._append_fast(entry, summaries[shard], dedup=not new and not supersedes)
+            if fast is not None:
+                stored, due = fast, self.write_index({}).compaction_due
             else:
-                stored = self._append(parsed, Entry(
-                    id=fmt.new_id(shard, title, text, date, taken), shard=shard, title=title,
-                    text=text, date=date, tags=tag_tuple, supersedes=supersedes), date)
-                result = fmt.Shard(shard, *_appended(
-                    parsed, self._updated(parsed, {}, date, taken | {stored.id}, elsewhere),
-                    stored))
-                stored = result.entries[-1]
-            atomic_write(path, result.render())
-            due = self.write_index({shard: result}).compaction_due
+                stored, due = self._put_parsed(entry, links, taken, new=new)
         if due and self.config.auto_compact:
             self.compact()
         return stored
+
+    def _put_parsed(self, entry: Entry, links: list[tuple[str, str, str]], taken: set[str],
+                    *, new: bool) -> tuple[Entry, bool]:
+        """The general put: parse the shard, record a repeat or append, stamp hand-written
+        entries; returns the entry and whether compaction is now due. Holds the lock."""
+        shard, text, date, supersedes = entry.shard, entry.text, entry.date or "", entry.supersedes
+        path = self.shard_path(shard)
+        parsed = fmt.parse(self.read_text(path), shard)
+        # ids carried outside this shard (other shards, the archive)
+        elsewhere = {link[0] for link in links} - {e.id for e in parsed.entries}
+        elsewhere |= {link[0] for s in self._summaries({}, archive=True).values()
+                      for link in s.links}
+        hidden = hidden_ids(links)
+        from .dedup import add_said_again, find_near_duplicate, main_text
+
+        key = normalize(text)
+        twin = next((e for e in parsed.entries if e.id not in hidden
+                     and e.get("compacted") is None and normalize(main_text(e.text)) == key),
+                    None)
+        if twin is None and supersedes is None and not new:
+            near = find_near_duplicate(
+                text, [e for e in parsed.entries if e.id not in hidden])
+            if near is not None:
+                twin = add_said_again(near, text, date)
+        if twin is not None and supersedes is None and not new:
+            stored = self._said_again(twin, date)
+            result = fmt.Shard(shard, parsed.preamble,
+                               tuple(self._updated(parsed, {twin.id: stored}, date, taken,
+                                                   elsewhere)))
+            stored = next(e for e in result.entries if e.id == stored.id)
+        else:
+            stored = self._append(shard, parsed.render(), entry)
+            result = fmt.Shard(shard, *_appended(
+                parsed, self._updated(parsed, {}, date, taken | {stored.id}, elsewhere),
+                stored))
+            stored = result.entries[-1]
+        atomic_write(path, result.render())
+        # with the signatures, the next put to this shard can take the fast path
+        return stored, self.write_index({shard: result}, signatures=True).compaction_due
 
     def _validate(self, text: str, title: str | None, tags: Iterable[str],
                   date: str | None) -> tuple[str, str, tuple[str, ...], str]:
@@ -506,6 +532,8 @@ class Memory:
             if new is not None and new.text != e.text:  # the body changed: write it anew
                 out.append(fmt.with_raw(new))
             elif new is not None:
+                if not e.has_meta:  # its first metadata line: the date of this write
+                    new = replace(new, date=date)
                 raw = (_restamp(e, new) if e.has_meta else
                        _stamp(e, [("id", e.id), ("date", date), *new.meta]))
                 out.append(replace(new, raw=raw, has_meta=True))
@@ -517,17 +545,72 @@ class Memory:
         return out
 
     @staticmethod
-    def _append(shard: fmt.Shard, entry: Entry, date: str) -> Entry:
-        """The new entry with its raw text, checked to parse back exactly."""
+    def _append(name: str, current: str, entry: Entry) -> Entry:
+        """The new entry with its raw text, checked to parse back exactly and to be
+        appendable to ``current`` (the shard's text)."""
         entry = fmt.with_raw(entry)
-        back = fmt.parse(entry.raw, shard.name).entries
+        back = fmt.parse(entry.raw, name).entries
         if len(back) != 1 or back[0].text != entry.text or back[0].id != entry.id:
             raise InvalidEntry("the entry cannot be stored losslessly")  # a bug if ever seen
-        if fmt.open_fence_at_end(shard.render()):
-            raise ShardError(f"shard {shard.name!r} leaves a code fence open at its end, which "
+        if fmt.open_fence_at_end(current):
+            raise ShardError(f"shard {name!r} leaves a code fence open at its end, which "
                              "would swallow new entries; close it by hand, then retry "
                              "(nothing was written)")
         return back[0]
+
+    def _append_fast(self, entry: Entry, summary: Summary, *, dedup: bool) -> Entry | None:
+        """Append ``entry`` without parsing its shard, when the cached summary proves that
+        the slow path would only append: no hand-written entry to stamp, no entry said
+        again, no near duplicate possible. None when it cannot prove that.
+
+        Writes the same bytes and the same summary as the slow path (tested).
+        """
+        from .dedup import candidate_test, main_text, signature
+
+        name = entry.shard
+        path = self.shard_path(name)
+        cached = (self._stats or {}).get(name)
+        if cached is None or summary.hand or tuple(cached[1]) != tuple(summary):
+            return None
+        key = _digest(normalize(main_text(entry.text)))
+        sig = None
+        if dedup:
+            if any(c[2] == key for c in summary.costs):
+                return None  # said again, maybe: the slow path decides
+            sig = signature(entry.text)
+            may_match = candidate_test(entry.text)
+            if any(c[3] is None or may_match(c[3]) for c in summary.costs):
+                return None
+        current = self.read_text(path)
+        if file_signature(path) != cached[0]:  # changed since it was summarised
+            return None
+        stored = self._append(name, current, entry)
+        base = fmt.ensure_separated(current)
+        costs = list(summary.costs)
+        preamble = summary.preamble_tokens
+        if base != current and costs:  # the last entry gained its blank line
+            start = fmt.entry_offsets(current)[-1]
+            raw = base[start:]
+            costs[-1] = (_digest(raw), estimate_tokens(raw), *costs[-1][2:])
+        elif base != current:
+            preamble = estimate_tokens(base)
+        costs.append((_digest(stored.raw), estimate_tokens(stored.raw), key, sig))
+        atomic_write(path, base + stored.raw)
+        self._remember(name, Summary(
+            summary.description, preamble + sum(c[1] for c in costs),
+            (*summary.links, (stored.id, stored.date or "", stored.supersedes or "")),
+            tuple(costs), 0, preamble))
+        return replace(stored, line=base.count("\n") + 1)
+
+    def _remember(self, name: str, summary: Summary) -> None:
+        """Record the summary of a shard just written, under its new signature."""
+        import marshal
+
+        stats: dict[str, Any] = self._stats if self._stats is not None else {
+            "v": _STATS_VERSION}
+        stats[name] = (file_signature(self.shard_path(name)), tuple(summary))
+        self._stats = stats
+        write_cache(self.cache_dir / "stats.marshal", marshal.dumps(stats))
 
     def compact(self, *, dry_run: bool = False) -> CompactionReport:
         """Fold the oldest entries when over budget (see :mod:`lean_memory.compaction`)."""
@@ -549,13 +632,14 @@ class Memory:
             self.write_index({})
         return self.read_text(self.index_path)
 
-    def write_index(self, fresh: Mapping[str, fmt.Shard | str]) -> Status:
+    def write_index(self, fresh: Mapping[str, fmt.Shard | str], *,
+                    signatures: bool = False) -> Status:
         """Rewrite INDEX.md if it changed and return the status it shows; ``fresh`` maps
         shard names to shards (or texts) already in hand."""
         from .indexfile import render_index
 
         status = self._status({name: fmt.parse(s, name) if isinstance(s, str) else s
-                               for name, s in fresh.items()})
+                               for name, s in fresh.items()}, signatures=signatures)
         text = render_index(status, self.config.max_index_tokens)
         if self.read_text(self.index_path) != text:
             # Derived data: atomic (never half written) but not fsynced, as any command
