@@ -131,3 +131,16 @@ def test_query_without_a_match_says_so_and_succeeds(root: Path) -> None:
     r = run_cli("get", "--query", "zeppelin airship", cwd=root)
     assert r.returncode == 0 and r.stdout == b""
     assert r.stderr.decode().strip() == "lean-memory: no entry matches the query"
+
+
+def test_demo_runs_end_to_end_and_never_shows_the_secret(tmp_path: Path) -> None:
+    from lean_memory.demo import _fake_token
+
+    r = run_cli("demo", cwd=tmp_path)
+    out = r.stdout.decode()
+    assert r.returncode == 0, r.stderr
+    for step in ("$ lean-memory init", "added ", "# Memory index", "--query",
+                 "refused: entry contains", "Compaction:", "(archive)"):
+        assert step in out, step
+    assert _fake_token() not in out and _fake_token() not in r.stderr.decode()
+    assert list(tmp_path.iterdir()) == []  # the demo cleans up after itself
