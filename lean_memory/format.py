@@ -148,26 +148,29 @@ def escape_body(body: str) -> str:
     """
     lines = split_lines(body)
     needs: set[int] = set()
-    fence: str | None = None
-    opened_at = -1
-    for i, line in enumerate(lines):
-        if _ESCAPED.match(line):
-            needs.add(i)
-        elif fence is not None:
-            if _fence_closes(fence, line):
-                fence = None
-        elif line.startswith(HEADING):
-            needs.add(i)
-        else:
-            fence = _opens_fence(line)
-            opened_at = i
-    if fence is not None:
-        # An unclosed fence would swallow every entry after this one. Escape the opener
-        # and scan again: what it enclosed is now ordinary text and may need escapes too.
-        lines[opened_at] = "\\" + lines[opened_at]
-        rest = escape_body("".join(lines[opened_at + 1:]))
-        head = [("\\" + ln if i in needs else ln) for i, ln in enumerate(lines[:opened_at])]
-        return "".join(head) + lines[opened_at] + rest
+    start = 0
+    while True:
+        fence: str | None = None
+        opened_at = -1
+        for i in range(start, len(lines)):
+            line = lines[i]
+            if _ESCAPED.match(line):
+                needs.add(i)
+            elif fence is not None:
+                if _fence_closes(fence, line):
+                    fence = None
+            elif line.startswith(HEADING):
+                needs.add(i)
+            else:
+                fence = _opens_fence(line)
+                opened_at = i
+        if fence is None:
+            break
+        # An unclosed fence would swallow every entry after this one. Escape its opener
+        # and scan the rest again: what it enclosed is ordinary text now.
+        needs.add(opened_at)
+        needs.difference_update(range(opened_at + 1, len(lines)))
+        start = opened_at + 1
     return "".join(("\\" + ln if i in needs else ln) for i, ln in enumerate(lines))
 
 

@@ -107,3 +107,10 @@ def test_an_explicit_id_is_kept_even_when_it_looks_derived() -> None:
             f"## Note\n<!-- lean-memory: id={first} -->\n\nb\n\n## Note\nc\n")
     assert [e.id for e in fmt.parse(text, "s").entries] == [
         "other1", first, fmt.derived_id("s", "Note", 2)]
+
+
+def test_many_unclosed_fences_do_not_recurse() -> None:
+    body = "```\n" + "~~~\n" * 5001
+    escaped = fmt.escape_body(body)
+    assert fmt.unescape_body(escaped) == body
+    assert [e.title for e in fmt.parse("## T\n" + escaped + "## N\n").entries] == ["T", "N"]
