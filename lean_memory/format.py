@@ -220,10 +220,15 @@ def _strip_body(region: str, exact: bool) -> str:
     return unescape_body(region if exact else region.strip("\r\n"))
 
 
-def derived_id(shard: str, title: str, nth: int) -> str:
-    """Deterministic id of an entry written by hand (no metadata yet)."""
-    seed = f"{shard}\0{title.strip()}\0{nth}".encode()
-    return "h" + hashlib.sha256(seed).hexdigest()[:7]
+def derived_id(shard: str, title: str, text: str, nth: int, salt: int = 0) -> str:
+    """Deterministic id of an entry written by hand (no metadata yet): from its shard,
+    title, text and how many entries before it have that title (``salt`` breaks a clash).
+
+    The text is part of it so that a new note under a recurring title ("Note") never takes
+    the id an archived namesake was stamped with.
+    """
+    seed = f"{shard}\0{title.strip()}\0{nth}\0{text}" + (f"\0{salt}" if salt else "")
+    return "h" + hashlib.sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:7]
 
 
 def new_id(shard: str, title: str, text: str, date: str, taken: set[str]) -> str:
@@ -237,7 +242,8 @@ def new_id(shard: str, title: str, text: str, date: str, taken: set[str]) -> str
         n += 1
 
 
-def _parse_entry(shard: str, raw: str, line_no: int, nth_title: int) -> Entry:
+def _parse_entry(shard: str, raw: str, line_no: int) -> Entry:
+    """One entry from its raw text; ``id`` is "" when the metadata has none."""
     nl = raw.find("\n")
     if nl < 0:
         nl = len(raw)
@@ -266,7 +272,7 @@ def _parse_entry(shard: str, raw: str, line_no: int, nth_title: int) -> Entry:
     tags = tuple(t for t in (_meta_unescape(x.strip()) for x in known.get("tags", "").split(","))
                  if t)
     return Entry(
-        id=_meta_unescape(known.get("id", "")) or derived_id(shard, title, nth_title),
+        id=_meta_unescape(known.get("id", "")),
         shard=shard,
         title=title,
         text=text,
@@ -286,18 +292,36 @@ def parse(text: str, name: str = "") -> Shard:
     if not heads:
         return Shard(name, text, ())
     entries: list[Entry] = []
-    seen_titles: dict[str, int] = {}
     line_no = text.count("\n", 0, heads[0]) + 1
     for n, start in enumerate(heads):
         end = heads[n + 1] if n + 1 < len(heads) else len(text)
         raw = text[start:end]
-        nl = raw.find("\n")
-        title = raw[len(HEADING):nl if nl >= 0 else len(raw)].rstrip("\r").strip()
-        nth = seen_titles.get(title, 0)
-        seen_titles[title] = nth + 1
-        entries.append(_parse_entry(name, raw, line_no, nth))
+        entries.append(_parse_entry(name, raw, line_no))
         line_no += raw.count("\n")
+    _derive_ids(name, entries)
     return Shard(name, text[: heads[0]], tuple(entries))
+
+
+def _derive_ids(shard: str, entries: list[Entry]) -> None:
+    """Give each entry without an id its derived id, never one an entry of the shard
+    already carries (a stamped namesake keeps the id it was given)."""
+    seen_titles: dict[str, int] = {}
+    nths = []
+    for e in entries:
+        nth = seen_titles.get(e.title, 0)
+        seen_titles[e.title] = nth + 1
+        nths.append(nth)
+    taken = {e.id for e in entries if e.id}
+    for i, e in enumerate(entries):
+        if e.id:
+            continue
+        salt = 0
+        candidate = derived_id(shard, e.title, e.text, nths[i])
+        while candidate in taken:
+            salt += 1
+            candidate = derived_id(shard, e.title, e.text, nths[i], salt)
+        taken.add(candidate)
+        entries[i] = replace(e, id=candidate)
 
 
 def render_entry(entry: Entry, newline: str = "\n") -> str:

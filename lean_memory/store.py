@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -522,10 +523,12 @@ class Memory:
                  taken: set[str], elsewhere: set[str]) -> list[Entry]:
         """The entries of ``shard`` with ``updates`` applied; hand-written entries get an id
         and a date (one metadata line inserted under the heading, nothing else touched)."""
+        uses = Counter(e.id for e in shard.entries)
         out = []
         for e in shard.entries:
-            if not e.has_meta and e.id not in updates and e.id in elsewhere:
-                # a derived id that an archived (or copied) entry already carries
+            if not e.has_meta and e.id not in updates and (e.id in elsewhere or uses[e.id] > 1):
+                # a derived id that another entry already carries: here (stamped while an
+                # older namesake was still live), in the archive, or in a copied entry
                 e = replace(e, id=fmt.new_id(shard.name, e.title, e.text, date, taken))
                 taken.add(e.id)
             new = updates.get(e.id)

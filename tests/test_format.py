@@ -66,9 +66,10 @@ def test_hand_written_entries_have_deterministic_ids() -> None:
     assert a.preamble == "# Notes\n\nPreamble line.\n\n"
     assert [e.text for e in a.entries] == ["A paragraph.", "Again."]
     assert a.description == "Preamble line."
-    # an edit of the body does not change the id of a hand-written entry
+    # until a write stamps it, a hand-written entry's id follows its text
     edited = fmt.parse(text.replace("A paragraph.", "Another."), "insights")
-    assert edited.entries[0].id == a.entries[0].id
+    assert edited.entries[0].id != a.entries[0].id
+    assert edited.entries[1].id == a.entries[1].id
 
 
 def test_headings_inside_fences_are_not_entries() -> None:
@@ -102,11 +103,12 @@ def test_new_id_is_deterministic_and_avoids_taken_ids() -> None:
 
 
 def test_an_explicit_id_is_kept_even_when_it_looks_derived() -> None:
-    first = fmt.derived_id("s", "Note", 0)
+    clash = fmt.derived_id("s", "Note", "c", 2)
     text = ("## Note\n<!-- lean-memory: id=other1 -->\n\na\n\n"
-            f"## Note\n<!-- lean-memory: id={first} -->\n\nb\n\n## Note\nc\n")
-    assert [e.id for e in fmt.parse(text, "s").entries] == [
-        "other1", first, fmt.derived_id("s", "Note", 2)]
+            f"## Note\n<!-- lean-memory: id={clash} -->\n\nb\n\n## Note\nc\n")
+    ids = [e.id for e in fmt.parse(text, "s").entries]
+    assert ids[:2] == ["other1", clash]  # explicit ids are kept as they are
+    assert ids[2] == fmt.derived_id("s", "Note", "c", 2, salt=1)  # and never taken twice
 
 
 def test_many_unclosed_fences_do_not_recurse() -> None:

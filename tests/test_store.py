@@ -243,7 +243,7 @@ def test_uninitialised_memory_is_a_clear_error(tmp_path: Path) -> None:
 def test_ids_never_reuse_an_archived_id(mem: Memory) -> None:
     from lean_memory import format as fmt
 
-    archived = fmt.derived_id("insights", "Note", 0)
+    archived = fmt.derived_id("insights", "Note", "A new note typed by hand.", 0)
     mem.shard_path("insights", archive=True).write_text(
         f"## Note\n<!-- lean-memory: id={archived}; date=2026-01-01 -->\n\nold note\n\n")
     path = mem.shard_path("insights")
