@@ -93,6 +93,16 @@ def _opens_fence(line: str) -> str | None:
     return m.group(1)
 
 
+def _step(fence: str | None, line: str) -> tuple[str | None, bool]:
+    """One line through the fence state machine: (the open fence after it, whether the
+    line starts an entry). The one definition of "a heading outside fenced code"."""
+    if fence is not None:
+        return (None if _fence_closes(fence, line) else fence), False
+    if line.startswith(HEADING):
+        return None, True
+    return _opens_fence(line), False
+
+
 def _structure(text: str) -> tuple[list[int], bool]:
     """Offsets of entry headings (``## `` at column 0, outside fenced code), and whether
     a fence is still open at the end.
@@ -107,14 +117,9 @@ def _structure(text: str) -> tuple[list[int], bool]:
         starts.insert(0, 0)
     for start in starts:
         end = text.find("\n", start)
-        line = text[start:] if end < 0 else text[start:end]
-        if fence is not None:
-            if _fence_closes(fence, line):
-                fence = None
-        elif line.startswith(HEADING):
+        fence, heading = _step(fence, text[start:] if end < 0 else text[start:end])
+        if heading:
             found.append(start)
-        else:
-            fence = _opens_fence(line)
     return found, fence is not None
 
 
@@ -156,13 +161,12 @@ def escape_body(body: str) -> str:
             line = lines[i]
             if _ESCAPED.match(line):
                 needs.add(i)
-            elif fence is not None:
-                if _fence_closes(fence, line):
-                    fence = None
-            elif line.startswith(HEADING):
+                continue
+            was_open = fence is not None
+            fence, heading = _step(fence, line)
+            if heading:
                 needs.add(i)
-            else:
-                fence = _opens_fence(line)
+            elif fence is not None and not was_open:
                 opened_at = i
         if fence is None:
             break

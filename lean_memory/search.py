@@ -200,11 +200,11 @@ def _tag_text(e: fmt.Entry) -> str:
 
 
 def _hidden(parts: list[list[Any]]) -> set[str]:
+    """Superseded ids, by the store's rule: archived corrections count too."""
     from .store import hidden_ids
 
-    live = [p for p in parts if not p[_ARCHIVED]]
     return hidden_ids(chain.from_iterable(zip(p[_IDS], p[_DATES], p[_SUPERSEDES], strict=True)
-                                          for p in live))
+                                          for p in parts))
 
 
 def _load(mem: Memory, cached: Any) -> Corpus:

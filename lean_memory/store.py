@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -165,12 +164,6 @@ class Summary(NamedTuple):
 
 def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-
-
-def shard_tokens(shard: fmt.Shard) -> int:
-    """Tokens of a shard: its preamble and each entry estimated apart and summed, so that
-    a write re-estimates only what it changed and the total never depends on history."""
-    return Summary.of(shard).tokens
 
 
 def hidden_ids(links: Iterable[tuple[str, str, str]]) -> set[str]:
@@ -523,12 +516,11 @@ class Memory:
                  taken: set[str], elsewhere: set[str]) -> list[Entry]:
         """The entries of ``shard`` with ``updates`` applied; hand-written entries get an id
         and a date (one metadata line inserted under the heading, nothing else touched)."""
-        uses = Counter(e.id for e in shard.entries)
         out = []
         for e in shard.entries:
-            if not e.has_meta and e.id not in updates and (e.id in elsewhere or uses[e.id] > 1):
-                # a derived id that another entry already carries: here (stamped while an
-                # older namesake was still live), in the archive, or in a copied entry
+            # parse never derives an id another entry of the shard carries; the archive and
+            # the other shards it cannot see
+            if not e.has_meta and e.id not in updates and e.id in elsewhere:
                 e = replace(e, id=fmt.new_id(shard.name, e.title, e.text, date, taken))
                 taken.add(e.id)
             new = updates.get(e.id)

@@ -262,3 +262,4 @@ def test_a_correction_in_the_archive_still_hides_what_it_corrected(mem: Memory) 
         "\n\nThe cache lives in ~/.cache\n\n")
     assert old.id in mem.superseded_ids()
     assert {s.name: s.superseded for s in mem.status().shards}["quirks"] == 1
+    assert mem.search("cache lives") == []  # the old fact is hidden from search too
