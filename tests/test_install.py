@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import email.parser
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -79,6 +80,21 @@ def test_wheel_in_a_fresh_venv_that_is_not_activated(dists: tuple[Path, Path],
     r = _run(python, "-c", "import lean_memory, sys; print(lean_memory.__file__)",
              cwd=work, env=env)
     assert Path(r.stdout.strip()).is_relative_to(venv)
+
+    # The instructions that init writes for an agent run as written in this setup.
+    assert _run("git", "init", "-q", cwd=work).returncode == 0
+    r = _run(script, "init", "--agent", "claude", cwd=work, env=env)
+    assert r.returncode == 0, r.stderr
+    doc = (work / "CLAUDE.md").read_text(encoding="utf-8")
+    command = re.search(r"Run lean_memory as `([^`]+)`", doc)
+    assert command is not None, doc
+    assert "python -m lean_memory" not in doc  # fails where the venv is not active
+    r = _run("sh", "-c", f"{command.group(1)} put quirks 'installed wheels run' && "
+             f"{command.group(1)} get --query 'installed wheels'", cwd=work, env=env)
+    assert r.returncode == 0 and "installed wheels run" in r.stdout, r.stderr
+    # the personal settings file (it names this venv) is kept out of git
+    status = _run("git", "status", "--porcelain", "--untracked-files=all", cwd=work).stdout
+    assert "settings.local.json" not in status and ".claude/.gitignore" in status
 
 
 def _version() -> str:
