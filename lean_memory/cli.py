@@ -239,6 +239,12 @@ def cmd_hook(args: argparse.Namespace, out: TextIO) -> int:
     return run_hook(args.event, args.root, sys.stdin, out)
 
 
+def cmd_mcp(args: argparse.Namespace, out: TextIO) -> int:
+    from .mcp_server import run
+
+    return run(args.root)
+
+
 def cmd_merge_driver(args: argparse.Namespace, out: TextIO) -> int:
     from .merge import merge_driver
 
@@ -310,6 +316,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("hook", help="agent hook: read the event JSON on stdin, print context")
     s.add_argument("event", choices=("session-start", "user-prompt-submit"))
     s.set_defaults(func=cmd_hook)
+
+    s = sub.add_parser("mcp", help="serve the memory over the Model Context Protocol (stdio)")
+    s.set_defaults(func=cmd_mcp)
 
     s = sub.add_parser("merge-driver", help="git merge driver for shards (%%O %%A %%B %%P)")
     s.add_argument("base")
