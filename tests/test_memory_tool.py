@@ -4,7 +4,6 @@ call: the SDK turns the tool's input into its command objects, as in a real run)
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import pytest
