@@ -245,9 +245,13 @@ class MemoryToolHandler:
         if not parts:
             raise MemoryToolError("Cannot delete the /memories directory itself")
         shard = self._shard_of(parts, str(path), "delete")
+        from . import format as fmt
+        from .manage import archive_entries
+
         with self.mem.lock():
-            current = self._current(shard, str(path))
-            moved = self._archive(shard, current)
+            parsed = fmt.parse(self._current(shard, str(path)), shard)
+            archive_entries(self.mem, parsed, parsed.entries)
+        moved = len(parsed.entries)
         return (f"Successfully deleted {path}: its {moved} entr{'y' if moved == 1 else 'ies'} "
                 "moved to the archive (nothing is destroyed)")
 
@@ -311,29 +315,6 @@ class MemoryToolHandler:
             if size > limit:
                 raise MemoryToolError(f"{what} is ~{size:,} tokens, over max_entry_tokens="
                                       f"{limit:,}; split it into several entries")
-
-    def _archive(self, shard: str, current: str) -> int:
-        """Move every entry of ``shard`` to its archive; the shard keeps its preamble.
-        The archive is written first and skips ids it holds already, so a repeat after a
-        crash converges."""
-        from . import format as fmt
-        from .compaction import archive_piece, archive_preamble
-        from .fsutil import atomic_write
-
-        parsed = fmt.parse(current, shard)
-        if not parsed.entries:
-            return 0
-        apath = self.mem.shard_path(shard, archive=True)
-        archived = self.mem.read_text(apath) or archive_preamble(shard)
-        have = {e.id for e in fmt.parse(archived, shard).entries}
-        pieces = [archive_piece(e) for e in parsed.entries if e.id not in have]
-        if pieces:
-            apath.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(apath, fmt.ensure_separated(archived) + "".join(pieces))
-        atomic_write(self.mem.shard_path(shard), fmt.ensure_separated(parsed.preamble)
-                     if parsed.preamble.strip() else "")
-        self.mem.write_index({})
-        return len(parsed.entries)
 
 
 def anthropic_memory_tool(mem: Memory) -> Any:
