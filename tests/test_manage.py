@@ -74,8 +74,8 @@ def test_edit_is_checked_like_a_put_and_all_or_nothing(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     edited = next(e for e in mem.entries("quirks") if e.id == a.id)
     assert edited.text.endswith("Also when requirements files change.")
-    assert edited.date == "2026-11-01" and edited.meta == a.meta + (("said_again", "1"),
-                                                                   ("last_said", "2026-11-02"))
+    assert edited.date == "2026-11-01"
+    assert edited.meta == (*a.meta, ("said_again", "1"), ("last_said", "2026-11-02"))
 
 
 def test_edit_without_the_metadata_line_keeps_the_entry_identity(tmp_path: Path) -> None:
