@@ -74,7 +74,8 @@ class Merged:
 
     text: str
     conflicts: tuple[str, ...] = ()  # ids (or "preamble") left between conflict markers
-    withheld: tuple[str, ...] = ()  # rules of credentials the other side would bring in
+    withheld: tuple[str, ...] = ()  # those of them whose other side holds a credential
+    rules: tuple[str, ...] = ()  # the rules that found those credentials
 
     @property
     def clean(self) -> bool:
@@ -345,28 +346,17 @@ def merge_shards(base: str, ours: str, theirs: str, name: str = "", *,
         pieces = [_screen_conflict(p, scanner) if isinstance(p, _Conflict) else p
                   for p in pieces]
 
-    preamble = _three_way(b.preamble, o.preamble, t.preamble)
-    conflicts: list[str] = []
-    withheld: set[str] = set()
-    head = ""
-    if isinstance(preamble, _ConflictType):
-        conflicts.append("preamble")
-        rules = scanner.new_rules(t.preamble) if scanner is not None else ()
-        withheld.update(rules)
-        head = _conflict_text(o.preamble, _withheld_note(rules) if rules else t.preamble)
-    elif preamble != o.preamble and scanner is not None and (
-            rules := scanner.new_rules(preamble)):
-        conflicts.append("preamble")
-        withheld.update(rules)
-        head = _conflict_text(o.preamble, _withheld_note(rules))
-    else:
-        head = preamble
-
+    head, conflicted, found = _merge_preamble(b.preamble, o.preamble, t.preamble, scanner)
+    conflicts: list[str] = ["preamble"] if conflicted else []
+    withheld: list[str] = ["preamble"] if found else []
+    rules: set[str] = set(found)
     parts = [head]
     for n, piece in enumerate(pieces):
         if isinstance(piece, _Conflict):
             conflicts.append(_label(piece.key))
-            withheld.update(piece.withheld)
+            if piece.withheld:
+                withheld.append(_label(piece.key))
+                rules.update(piece.withheld)
             theirs_text = (_withheld_note(piece.withheld) if piece.withheld
                            else piece.theirs.raw if piece.theirs is not None else "")
             raw = _conflict_text(piece.ours.raw if piece.ours is not None else "", theirs_text)
@@ -380,7 +370,19 @@ def merge_shards(base: str, ours: str, theirs: str, name: str = "", *,
     text = "".join(parts)
     if not conflicts:
         _verify(text, name, [p for p in pieces if isinstance(p, fmt.Entry)])
-    return Merged(text, tuple(conflicts), tuple(sorted(withheld)))
+    return Merged(text, tuple(conflicts), tuple(withheld), tuple(sorted(rules)))
+
+
+def _merge_preamble(base: str, ours: str, theirs: str, scanner: _Scanner | None
+                    ) -> tuple[str, bool, tuple[str, ...]]:
+    """(the merged preamble, whether it is a conflict, the rules of credentials withheld)."""
+    merged = _three_way(base, ours, theirs)
+    if isinstance(merged, _ConflictType):
+        found = scanner.new_rules(theirs) if scanner is not None else ()
+        return _conflict_text(ours, _withheld_note(found) if found else theirs), True, found
+    if merged != ours and scanner is not None and (found := scanner.new_rules(merged)):
+        return _conflict_text(ours, _withheld_note(found)), True, found
+    return merged, False, ()
 
 
 def _screen(key: Key, entry: fmt.Entry, ours: dict[Key, fmt.Entry],
@@ -446,20 +448,20 @@ def _allowlist() -> Allowlist | None:
 def _line_conflict(base: str, ours: str, theirs: str, allow: Allowlist | None) -> str:
     """Leave git's ordinary line conflict in ``ours`` (what git does without a driver),
     unless it would bring in a credential ours does not hold; returns what was done."""
+    kept = "kept our version"  # git still records the file as conflicted
     try:
         r = subprocess.run(["git", "merge-file", "-p", "-L", "ours", "-L", "base", "-L",
                             "theirs", ours, base, theirs], capture_output=True, timeout=60,
                            check=False)
+        if r.returncode < 0 or r.returncode > 127 or not r.stdout:
+            return kept
+        mine = Path(ours).read_bytes().decode("utf-8", "replace")
+        rules = _Scanner(mine, allow).new_rules(r.stdout.decode("utf-8", "replace"))
+        if rules:
+            return f"{kept}: the other side holds a credential ({', '.join(rules)})"
+        _write(ours, r.stdout)
     except (OSError, subprocess.SubprocessError):
-        return "kept our version"  # git still records the conflict
-    if r.returncode < 0 or r.returncode > 127 or not r.stdout:
-        return "kept our version"
-    mine = Path(ours).read_bytes().decode("utf-8", "replace")
-    rules = _Scanner(mine, allow).new_rules(r.stdout.decode("utf-8", "replace"))
-    if rules:
-        return (f"kept our version: the other side holds a credential "
-                f"({', '.join(rules)})")
-    _write(ours, r.stdout)
+        return kept
     return "left a normal conflict"
 
 
@@ -500,15 +502,22 @@ def merge_driver(base: str, ours: str, theirs: str, path: str = "") -> int:
 
 
 def _conflict_summary(merged: Merged) -> str:
-    """One line; names rules and ids, never a value."""
-    changed = list(merged.conflicts)
-    shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
-    line = (f"{len(changed)} entr{'y' if len(changed) == 1 else 'ies'} changed on both sides "
-            f"differently ({shown}): conflict markers around them")
+    """One line; names ids and rules, never a value."""
+
+    def some(labels: Sequence[str]) -> str:
+        more = f" and {len(labels) - 5} more" if len(labels) > 5 else ""
+        return ", ".join(labels[:5]) + more
+
+    parts = []
+    both = [c for c in merged.conflicts if c not in merged.withheld]
+    if both:
+        parts.append(f"{len(both)} changed differently on the two sides ({some(both)}): "
+                     "conflict markers around them")
     if merged.withheld:
-        line += (f"; the other side's text holding a credential ({', '.join(merged.withheld)}) "
-                 "was withheld: remove it there (`lean-memory scan`) and merge again")
-    return line
+        parts.append(f"{len(merged.withheld)} from the other side hold a credential "
+                     f"({', '.join(merged.rules)}; {some(merged.withheld)}): withheld, "
+                     "remove it there (`lean-memory scan`) and merge again")
+    return "; ".join(parts)
 
 
 # -- setup ----------------------------------------------------------------------------

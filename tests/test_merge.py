@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -379,7 +378,7 @@ def test_property_union_loses_nothing(data: st.DataObject) -> None:
     theirs_new = data.draw(st.lists(st.sampled_from([i for i in rest if i not in ours_new]),
                                     unique=True, max_size=4))
     crlf = data.draw(st.booleans())
-    body = data.draw(st.text(st.characters(blacklist_categories=("Cs",)), min_size=1,
+    body = data.draw(st.text(st.characters(codec="utf-8"), min_size=1,
                              max_size=40).filter(lambda t: t.strip()))
 
     def render(i: int) -> str:
@@ -633,8 +632,8 @@ def test_real_rebase_of_diverging_branches(repo: Path) -> None:
 
 @pytestmark_git
 def test_real_merge_title_on_both_sides(repo: Path) -> None:
-    r = diverge(repo, [edit(TITLE, "## Stale cache breaks the build\n")],
-                [edit(TITLE, "## Stale cache breaks the build\n"), edit("clear it.", "clear it now.")])
+    retitle = edit(TITLE, "## Stale cache breaks the build\n")
+    r = diverge(repo, [retitle], [retitle, edit("clear it.", "clear it now.")])
     e = merged_clean(r, repo)
     assert (e.title, e.text) == ("Stale cache breaks the build", FIRST.replace("it.", "it now."))
 
@@ -715,8 +714,9 @@ def test_real_merge_archive_with_a_duplicate_id(repo: Path) -> None:
     git(repo, "commit", "-q", "-m", "archive with a duplicate")
 
     def append(i: int) -> Callable[[Path], None]:
-        return lambda r: archive.write_text(archive.read_text(encoding="utf-8") + entry(i),
-                                            encoding="utf-8")
+        def run(repo: Path) -> None:
+            archive.write_text(archive.read_text(encoding="utf-8") + entry(i), encoding="utf-8")
+        return run
 
     r = diverge(repo, [append(2)], [append(3)])
     assert r.returncode == 0, r.stdout + r.stderr
