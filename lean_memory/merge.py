@@ -217,6 +217,10 @@ def _fields(e: fmt.Entry) -> _Fields:
     return _Fields(e.title, e.tags, main, e.text[len(main):], e.date, e.supersedes, e.meta)
 
 
+def _changed(new: fmt.Entry, old: fmt.Entry) -> bool:
+    return new.raw != old.raw and _fields(new) != _fields(old)
+
+
 def _newline(raw: str) -> str:
     nl = raw.find("\n")
     return "\r\n" if nl > 0 and raw[nl - 1] == "\r" else "\n"
@@ -225,6 +229,10 @@ def _newline(raw: str) -> str:
 def _merge_entry(base: fmt.Entry | None, ours: fmt.Entry,
                  theirs: fmt.Entry) -> fmt.Entry | None:
     """The merged entry, or None for a conflict. An identical result keeps a side's bytes."""
+    if ours.raw == theirs.raw or (base is not None and theirs.raw == base.raw):
+        return ours  # the common cases, decided on bytes
+    if base is not None and ours.raw == base.raw:
+        return theirs
     fo, ft = _fields(ours), _fields(theirs)
     if fo == ft:
         return ours  # the same change on both sides (a cherry-pick): once, not twice
@@ -328,7 +336,7 @@ def merge_shards(base: str, ours: str, theirs: str, name: str = "", *,
         if other is None:
             if old is None:
                 pieces.append(e)  # added by us
-            elif _fields(e) != _fields(old):
+            elif _changed(e, old):
                 pieces.append(_Conflict(key, e, None))  # changed by us, deleted by them
             continue  # deleted by them, unchanged by us
         merged = _merge_entry(old, e, other)
@@ -340,7 +348,7 @@ def merge_shards(base: str, ours: str, theirs: str, name: str = "", *,
         old = bk.get(key)
         if old is None:
             pieces.append(_screen(key, e, ok, scanner))  # added by them
-        elif _fields(e) != _fields(old):
+        elif _changed(e, old):
             pieces.append(_Conflict(key, None, e))  # changed by them, deleted by us
     if scanner is not None:
         pieces = [_screen_conflict(p, scanner) if isinstance(p, _Conflict) else p
