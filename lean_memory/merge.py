@@ -246,6 +246,8 @@ def _merge_entry(base: fmt.Entry | None, ours: fmt.Entry,
     title = _three_way(fb.title, fo.title, ft.title)
     main = _three_way(fb.main, fo.main, ft.main)
     date = _three_way(fb.date, fo.date, ft.date)
+    if isinstance(date, _ConflictType) and fb.date is None and fo.date and ft.date:
+        date = min(fo.date, ft.date)  # a hand-written entry stamped by a put on each side
     supersedes = _three_way(fb.supersedes, fo.supersedes, ft.supersedes)
     meta = _merge_meta(fb.meta, fo.meta, ft.meta)
     if (isinstance(title, _ConflictType) or isinstance(main, _ConflictType)
@@ -516,14 +518,19 @@ def _conflict_summary(merged: Merged) -> str:
         more = f" and {len(labels) - 5} more" if len(labels) > 5 else ""
         return ", ".join(labels[:5]) + more
 
+    def entries(n: int) -> str:
+        return "the preamble" if n == 0 else f"{n} entr{'y' if n == 1 else 'ies'}"
+
     parts = []
     both = [c for c in merged.conflicts if c not in merged.withheld]
     if both:
-        parts.append(f"{len(both)} changed differently on the two sides ({some(both)}): "
-                     "conflict markers around them")
+        n = len([c for c in both if c != "preamble"])
+        parts.append(f"{entries(n)} changed differently on the two sides ({some(both)}): "
+                     "conflict markers around each; resolve them and commit")
     if merged.withheld:
-        parts.append(f"{len(merged.withheld)} from the other side hold a credential "
-                     f"({', '.join(merged.rules)}; {some(merged.withheld)}): withheld, "
+        n = len([c for c in merged.withheld if c != "preamble"])
+        parts.append(f"{entries(n)} from the other side hold a credential "
+                     f"({', '.join(merged.rules)}; {some(merged.withheld)}): withheld; "
                      "remove it there (`lean-memory scan`) and merge again")
     return "; ".join(parts)
 

@@ -215,6 +215,20 @@ def test_metadata_changed_on_both_sides_differently_conflicts(field: str) -> Non
     assert m.conflicts == ("e1",)
 
 
+def test_hand_written_entry_stamped_on_both_sides_keeps_the_earlier_date() -> None:
+    hand = "## Flaky test\nthe network, again\n\n"
+    base = PRE + hand
+    ours_mem = fmt.parse(base, "failures").entries[0]
+
+    def stamped(date: str, extra: str = "") -> str:
+        meta = fmt.format_meta([("id", ours_mem.id), ("date", date)])
+        return PRE + hand.replace("\n", "\n" + meta + "\n\n", 1) + extra
+
+    merged = clean(base, stamped("2026-03-01", entry(1)), stamped("2026-02-01", entry(2)))
+    assert [(e.id, e.date) for e in fmt.parse(merged).entries] == [
+        (ours_mem.id, "2026-02-01"), ("e1", "2026-01-01"), ("e2", "2026-01-01")]
+
+
 def test_deletion_stands_unless_the_other_side_changed_it() -> None:
     base = PRE + entry(1) + entry(2)
     ours = PRE + entry(2)  # deleted e1 (e.g. compacted away)
