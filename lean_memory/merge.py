@@ -130,13 +130,19 @@ def _blocks(part: str) -> list[str]:
     return [b for b in _BLANK_LINES.split(part.strip("\r\n")) if b.strip()]
 
 
+_QUOTE_DATE = re.compile(r"^> ?\d{4}-\d{2}-\d{2}: ?")
+
+
 def _block_key(block: str) -> str:
-    return block.replace("\r\n", "\n").rstrip()
+    """A paragraph as the union compares it: the same phrasing quoted on two days is one
+    (as :func:`lean_memory.dedup.add_said_again` never quotes a phrasing twice)."""
+    text = _QUOTE_DATE.sub("> ", block.replace("\r\n", "\n"))
+    return " ".join(text.casefold().split())
 
 
 def _merge_said(base: str, ours: str, theirs: str) -> str:
-    """The "Said again" parts: the union of their quotes (a quote removed on one side
-    stays removed), ours' first."""
+    """The "Said again" parts: the union of their paragraphs (one removed on one side stays
+    removed), ours' first; of one phrasing quoted on both sides, the earlier date's."""
     if ours == theirs or theirs == base:
         return ours
     if ours == base:
@@ -145,13 +151,13 @@ def _merge_said(base: str, ours: str, theirs: str) -> str:
     ob, tb = _blocks(ours), _blocks(theirs)
     kept_o, kept_t = {_block_key(b) for b in ob}, {_block_key(b) for b in tb}
     removed = {_block_key(b) for b in _blocks(base)} - (kept_o & kept_t)
-    out: list[str] = []
-    seen: set[str] = set()
+    chosen: dict[str, str] = {}
     for block in [*ob, *tb]:
         key = _block_key(block)
-        if key not in seen and key not in removed:
-            seen.add(key)
-            out.append(key.replace("\n", nl))
+        if key not in removed:
+            block = block.replace("\r\n", "\n").rstrip()
+            chosen[key] = min(chosen.get(key, block), block)  # same on both sides: symmetric
+    out = [b.replace("\n", nl) for b in chosen.values()]
     return nl + nl + (nl + nl).join(out) if out else ""
 
 

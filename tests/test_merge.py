@@ -183,6 +183,12 @@ def test_said_again_counts_add_up_and_quotes_are_united() -> None:
         part = said_again_part(e.text)
         assert all(part.count(q) == 1 for q in (q1, q2, q3, q4)), part
         assert main_text(e.text) == "Body of entry 1."
+    # one phrasing said again on both sides, on other days: quoted once, the earlier day
+    ours = PRE + entry(1, meta=SAID, said=(("2026-02-03", q2),))
+    theirs = PRE + entry(1, meta=SAID, said=(("2026-02-01", q2), ("2026-02-02", q3)))
+    for merged in (clean(PRE + entry(1), ours, theirs), clean(PRE + entry(1), theirs, ours)):
+        part = said_again_part(only(merged).text)
+        assert part.count(q2) == 1 and "2026-02-01: " + q2 in part and q3 in part
 
 
 def test_same_field_changed_on_both_sides_is_a_conflict_for_that_entry_only() -> None:
