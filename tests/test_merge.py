@@ -659,6 +659,16 @@ def test_real_merge_title_on_both_sides(repo: Path) -> None:
 
 
 @pytestmark_git
+def test_real_merge_two_different_titles_conflict_on_that_entry(repo: Path) -> None:
+    r = diverge(repo, [edit(TITLE, "## Title from branch a\n"), say_again(A[0], "2026-02-01")],
+                [edit(TITLE, "## Title from main\n")])
+    assert r.returncode != 0
+    text = shard_file(repo).read_text(encoding="utf-8")
+    assert "## Title from branch a" in text and "## Title from main" in text
+    assert [e.text for e in fmt.parse(outside_markers(text)).entries] == [A[0]]
+
+
+@pytestmark_git
 def test_real_merge_tags_on_both_sides(repo: Path) -> None:
     r = diverge(repo, [edit(META, META + "; tags=ci")], [edit(META, META + "; tags=cache")])
     assert set(merged_clean(r, repo).tags) == {"ci", "cache"}
