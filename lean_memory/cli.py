@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from .errors import LeanMemoryError, SecretFound
+from .errors import LeanMemoryError, SecretFound, redact_message
 
 if TYPE_CHECKING:
     from .format import Entry
@@ -129,7 +129,7 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
 
             out.write(render_hits(hits))
             if not hits:
-                sys.stderr.write(f"{PROG}: no entry matches the query\n")
+                _say("no entry matches the query")
         return 0
     if args.shard is None:
         if args.json:
@@ -196,7 +196,8 @@ def cmd_compact(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
-    from .secrets import format_finding, scan_paths, scan_staged
+    from .scanfiles import scan_paths, scan_staged
+    from .secrets import format_finding
     from .store import Memory, find_root
 
     allow = None
@@ -214,16 +215,31 @@ def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
         _dump({"findings": [{"path": f.path, "line": f.line, "rule": f.rule,
                              "preview": f.preview, "fingerprint": f.fingerprint}
                             for f in result.findings],
-               "skipped": [{"path": p, "reason": r} for p, r in result.skipped]}, out)
+               "skipped": [{"path": p, "reason": r} for p, r in result.skipped],
+               "errors": [{"path": p, "reason": r} for p, r in result.errors],
+               "binary": result.binary, "scanned": result.scanned}, out)
     else:
         for f in result.findings:
             out.write(format_finding(f) + "\n")
-        for path, reason in result.skipped:
-            sys.stderr.write(f"{PROG}: note: skipped {path}: {reason}\n")
+        if len(result.skipped) <= 3:
+            for path, reason in result.skipped:
+                _say(f"note: skipped {path}: {reason}")
+        else:
+            _say(f"note: skipped {len(result.skipped)} symlinks (not followed; see --json)")
+        if result.binary:
+            _say(f"note: {result.binary} binary file(s) not scanned (a NUL in the first "
+                 "8,000 bytes, as git decides)")
+    for path, reason in result.errors:
+        _say(f"error: could not scan {path}: {reason}")
     if result.findings:
-        sys.stderr.write(f"{PROG}: {len(result.findings)} possible secret(s) found; remove them, "
-                         "or allowlist a false positive with `lean-memory: allow`\n")
+        _say(f"{len(result.findings)} possible secret(s) found; remove them, "
+             "or allowlist a false positive with `lean-memory: allow`")
         return 1
+    if result.errors:
+        _say(f"{len(result.errors)} file(s) could not be scanned: the check fails closed; "
+             "fix or remove them, or allowlist their paths (allow_paths in "
+             ".agents/config.toml)")
+        return 2
     return 0
 
 
@@ -326,8 +342,14 @@ def _version() -> str:
     return __version__
 
 
+def _say(message: str) -> None:
+    """The one way the CLI writes to stderr: one line, redacted (it may quote user input)."""
+    line = " ".join(redact_message(message).split())
+    sys.stderr.write(f"{PROG}: {redact_message(line)}\n")  # joined lines: check again
+
+
 def _say_error(message: str) -> None:
-    sys.stderr.write(f"{PROG}: error: {' '.join(message.split())}\n")
+    _say(f"error: {message}")
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
@@ -345,7 +367,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         from .secrets import format_finding
 
         for f in exc.findings:
-            sys.stderr.write(f"  {format_finding(f)}\n")
+            sys.stderr.write(f"  {redact_message(format_finding(f))}\n")
         return 1
     except LeanMemoryError as exc:
         _say_error(str(exc))
