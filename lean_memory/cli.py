@@ -69,10 +69,14 @@ def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
 
         for line in setup_merge_driver(mem.root):
             out.write(line + "\n")
+    unprotected: LeanMemoryError | None = None
     if args.git_hook:
         from .githook import install_git_hook
 
-        out.write(install_git_hook(mem.root) + "\n")
+        try:
+            out.write(install_git_hook(mem.root) + "\n")
+        except LeanMemoryError as exc:
+            unprotected = exc  # the rest of init still runs; the exit code says it failed
     if args.agent:
         from .agents import setup_agent
 
@@ -80,6 +84,8 @@ def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
             out.write(line + "\n")
     if not created:
         out.write(f"memory already initialised at {os.path.relpath(mem.dir, mem.root)}\n")
+    if unprotected is not None:
+        raise unprotected
     return 0
 
 

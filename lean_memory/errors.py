@@ -53,6 +53,10 @@ class NotInitialized(LeanMemoryError):
     """No `.agents/memory/` where one was needed."""
 
 
+class HookNotInstalled(LeanMemoryError):
+    """The git pre-commit hook could not be installed: commits are not protected."""
+
+
 class QueryError(LeanMemoryError):
     """The query has nothing to search for."""
 
