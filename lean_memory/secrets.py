@@ -1067,8 +1067,20 @@ def scan_text(
 _WITHHELD = "(message withheld: it quoted a credential)"
 
 
+# Punctuation at the edges of a word: `--ghp_…` or `ghp_…-` hide a token from rules that
+# want a boundary; a copy with these blanked (same length, so offsets hold) is scanned too.
+_EDGE_PUNCT = re.compile(r"(?:(?<=\s)|^)[^\sA-Za-z0-9]+|[^\sA-Za-z0-9]+(?=\s|$)")
+
+
 def _spans(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, preview) of every credential value in ``text``, allowlists ignored."""
+    yield from _spans_of(text)
+    blanked = _EDGE_PUNCT.sub(lambda m: " " * len(m.group()), text)
+    if blanked != text:
+        yield from _spans_of(blanked)
+
+
+def _spans_of(text: str) -> Iterator[tuple[int, int, str]]:
     if _prepare(text)[1] is None:
         parts: Iterable[tuple[int, str]] = ((0, text),)
     else:  # a line too long to scan whole: flat windows that overlap, as _prepare cuts lines
