@@ -11,6 +11,7 @@ reported, never followed. :mod:`lean_memory.secrets` stays the pure text scanner
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import stat
 import subprocess
@@ -251,7 +252,7 @@ def _git(args: Sequence[str], cwd: str) -> bytes:
 def _staged(top: str) -> list[tuple[str, str]]:
     """(path, blob id) of what the next commit adds or changes; submodules left out."""
     raw = _git(["diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev",
-                "--diff-filter=ACMRT", "--no-ext-diff"], top)
+                "--diff-filter=ACMRT", "--no-ext-diff", "--no-color"], top)
     fields = raw.split(b"\0")
     out = []
     for meta, name in zip(fields[0::2], fields[1::2], strict=False):
@@ -315,7 +316,8 @@ def scan_staged(cwd: str | os.PathLike[str] = ".", *,
     except (OSError, ValueError) as exc:
         raise LeanMemoryError(f"git cat-file failed: {type(exc).__name__}") from None
     finally:
-        proc.stdin.close()
+        with contextlib.suppress(OSError):  # git may have gone already
+            proc.stdin.close()
         proc.stdout.close()
         proc.wait()
     return tally.result()

@@ -29,6 +29,7 @@ from .conftest import git, run_cli
 
 AN = string.ascii_letters + string.digits
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 
 
 def token(seed: int = 0) -> str:
@@ -81,6 +82,7 @@ def test_a_file_over_two_megabytes_is_scanned_to_its_end(tmp_path: Path) -> None
     assert found(res) == [("build.log", lines, "github-pat")] and res.scanned == 1
 
 
+@needs_fifo
 def test_missing_paths_and_special_files_are_errors(tmp_path: Path) -> None:
     (tmp_path / "ok.txt").write_text("fine\n")
     os.mkfifo(tmp_path / "fifo")
@@ -90,6 +92,7 @@ def test_missing_paths_and_special_files_are_errors(tmp_path: Path) -> None:
     assert res.scanned == 1
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges")
 def test_symlinks_are_reported_never_followed(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -138,6 +141,7 @@ def test_a_huge_single_line_is_scanned_in_bounded_pieces() -> None:
 
 
 @needs_git
+@pytest.mark.skipif(sys.platform == "win32", reason="symlinks need privileges")
 def test_scan_staged_streams_blobs_counts_binaries(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q")
     value = token(4)
@@ -198,6 +202,7 @@ def _stderr_lines(r: object) -> list[str]:
     return [ln for ln in r.stderr.decode().splitlines() if ln]  # type: ignore[attr-defined]
 
 
+@needs_fifo
 def test_cli_scan_fails_closed_on_a_fifo_and_a_socket(tmp_path: Path) -> None:
     tree = tmp_path / "tree"
     tree.mkdir()
