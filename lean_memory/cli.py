@@ -1,7 +1,9 @@
 """The command line: a thin layer over the library API.
 
-Exit codes: 0 success, 1 a secret was found or refused, 2 bad usage or bad input.
-Errors are one line on stderr; no traceback ever reaches the user.
+Exit codes: 0 success, 1 a secret was found or refused, 2 bad usage or bad input (or, for
+`scan`, a file that could not be scanned: the check fails closed).
+Errors are one line on stderr, redacted (they may quote user input); no traceback ever
+reaches the user.
 """
 
 from __future__ import annotations
@@ -320,7 +322,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_compact)
 
-    s = sub.add_parser("scan", help="check files (or the staged changes) for secrets")
+    s = sub.add_parser("scan", help="check files (or the staged changes) for secrets; exit 1 "
+                                    "on findings, 2 when a file could not be scanned")
     s.add_argument("paths", nargs="*", metavar="PATH")
     s.add_argument("--staged", action="store_true", help="scan what git has staged")
     s.add_argument("--json", action="store_true")
