@@ -176,26 +176,30 @@ def _walk(paths: Sequence[str | os.PathLike[str]]) -> Iterator[tuple[str, str | 
 
 
 def _walk_dir(top: str) -> Iterator[tuple[str, str | None]]:
-    try:
-        with os.scandir(top) as it:
-            entries = sorted(it, key=lambda e: e.name)
-    except OSError as exc:
-        yield top, _reason(exc)
-        return
-    folders = []
-    for e in entries:
+    """A folder's files before its subfolders, each in name order (as ``os.walk``), without
+    recursion: any depth of folders is fine."""
+    stack = [top]
+    while stack:
+        folder = stack.pop()
         try:
-            mode = e.stat(follow_symlinks=False).st_mode
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            yield e.path, _reason(exc)
+            yield folder, _reason(exc)
             continue
-        if stat.S_ISDIR(mode):
-            if e.name not in _SKIP_DIRS:
-                folders.append(e.path)
-        else:
-            yield e.path, _not_regular(mode)
-    for folder in folders:
-        yield from _walk_dir(folder)
+        folders = []
+        for e in entries:
+            try:
+                mode = e.stat(follow_symlinks=False).st_mode
+            except OSError as exc:
+                yield e.path, _reason(exc)
+                continue
+            if stat.S_ISDIR(mode):
+                if e.name not in _SKIP_DIRS:
+                    folders.append(e.path)
+            else:
+                yield e.path, _not_regular(mode)
+        stack.extend(reversed(folders))
 
 
 def _open_regular(path: str) -> int:

@@ -274,3 +274,12 @@ def test_cli_put_refuses_a_nul(tmp_path: Path) -> None:
     assert run_cli("init", cwd=tmp_path).returncode == 0
     r = run_cli("put", "insights", "-", cwd=tmp_path, stdin=b"a line\0with a NUL\n")
     assert r.returncode == 2 and b"control character (U+0000 on line 1)" in r.stderr
+
+
+def test_a_very_deep_tree_is_walked(tmp_path: Path) -> None:
+    deep = str(tmp_path)
+    for _ in range(1100):  # deeper than Python's recursion limit
+        deep = os.path.join(deep, "d")
+        os.mkdir(deep)
+    Path(deep, "k.txt").write_text(f"t={token(9)}\n")
+    assert [f.line for f in scan_paths([tmp_path]).findings] == [1]
