@@ -170,3 +170,15 @@ def test_fails_closed_when_lean_memory_is_gone(repo: Path) -> None:
     assert git(repo, "rev-parse", "-q", "--verify", "HEAD", check=False).returncode != 0
     # bypassing knowingly works
     git(repo, "commit", "-q", "--no-verify", "-m", "knowingly", env={"PATH": f"{git_dir}:/bin"})
+
+
+def test_real_commit_of_a_large_log_with_a_token_is_blocked(repo: Path) -> None:
+    install_git_hook(repo)
+    line = "INFO request served in 12 ms by worker 3 of the pool\n"
+    (repo / "build.log").write_text(line * (2_100_000 // len(line)) + f"token {TOKEN}\n",
+                                    encoding="utf-8")
+    (repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0" + TOKEN.encode())
+    git(repo, "add", "build.log", "logo.png")
+    r = git(repo, "commit", "-q", "-m", "logs", check=False)
+    assert r.returncode != 0 and "build.log:" in r.stdout + r.stderr
+    assert TOKEN not in r.stdout + r.stderr and "1 binary file" in r.stderr

@@ -277,9 +277,17 @@ def test_cli_put_refuses_a_nul(tmp_path: Path) -> None:
 
 
 def test_a_very_deep_tree_is_walked(tmp_path: Path) -> None:
-    deep = str(tmp_path)
+    deep = str(tmp_path / "top")
+    os.mkdir(deep)
+    levels = [deep]
     for _ in range(1100):  # deeper than Python's recursion limit
-        deep = os.path.join(deep, "d")
-        os.mkdir(deep)
-    Path(deep, "k.txt").write_text(f"t={token(9)}\n")
-    assert [f.line for f in scan_paths([tmp_path]).findings] == [1]
+        levels.append(os.path.join(levels[-1], "d"))
+        os.mkdir(levels[-1])
+    key = Path(levels[-1], "k.txt")
+    key.write_text(f"t={token(9)}\n")
+    try:
+        assert [f.line for f in scan_paths([tmp_path]).findings] == [1]
+    finally:  # shutil.rmtree (pytest's cleanup) recurses, and would fail on this tree
+        key.unlink()
+        for folder in reversed(levels):
+            os.rmdir(folder)
