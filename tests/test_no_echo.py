@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lean_memory import InvalidEntry, LeanMemoryError, Memory, SecretFound, UnknownShard
 from lean_memory.errors import ConfigError, redact_message
@@ -183,3 +185,23 @@ def test_redact_a_long_message() -> None:
     out = redact(text)
     _assert_not_echoed(secret, out.encode())
     assert out == "x" * 10_000 + " ghp_\u2026 " + "y" * 10_000
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=300), st.text(max_size=300), st.sampled_from(sorted(SECRETS)),
+       st.sampled_from([" ", "\n", "'", '"', "--", "=", ": ", "(", "[", "`", "<", "\t"]),
+       st.sampled_from([" ", "\n", "'", '"', "-", ")", "]", ",", ".", ";", "`", ">", ""]))
+def test_redact_removes_a_secret_wherever_a_message_quotes_it(
+        before: str, after: str, kind: str, left: str, right: str) -> None:
+    secret = SECRETS[kind]()
+    out = redact(f"{before} {left}{secret}{right} {after}")
+    _assert_not_echoed(secret, out.encode())
+    assert redact(out) == out
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=500))
+def test_redact_never_raises_and_leaves_text_without_secrets_alone(text: str) -> None:
+    out = redact(text)
+    if not scan_text(text):
+        assert out == text
