@@ -1067,15 +1067,24 @@ def scan_text(
 _WITHHELD = "(message withheld: it quoted a credential)"
 
 
-# Punctuation at the edges of a word: `--ghp_…` or `ghp_…-` hide a token from rules that
-# want a boundary; a copy with these blanked (same length, so offsets hold) is scanned too.
+# Punctuation at the edges of a word (`--ghp_…`, `ghp_…-`) and escapes from repr() (a tag
+# `\x01ghp_…` shows as `'\\x01ghp_…'`) hide a token from rules that want a boundary; a copy
+# with these blanked (same length, so offsets hold) is scanned too.
+_ESCAPES = re.compile(
+    r"\\(?:x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]"  # a terminal colour, as repr() shows it
+    r"|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0abfnrtv\\'\"])"
+)
 _EDGE_PUNCT = re.compile(r"(?:(?<=\s)|^)[^\sA-Za-z0-9]+|[^\sA-Za-z0-9]+(?=\s|$)")
+
+
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group())
 
 
 def _spans(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, preview) of every credential value in ``text``, allowlists ignored."""
     yield from _spans_of(text)
-    blanked = _EDGE_PUNCT.sub(lambda m: " " * len(m.group()), text)
+    blanked = _EDGE_PUNCT.sub(_blank, _ESCAPES.sub(_blank, text))
     if blanked != text:
         yield from _spans_of(blanked)
 

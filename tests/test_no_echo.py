@@ -57,6 +57,8 @@ CASES: dict[str, Callable[[str], list[str]]] = {
     "-k": lambda s: ["get", "-k", s],
     "--tag": lambda s: ["put", "failures", "x", "--tag", s],
     "--tag with a control char": lambda s: ["put", "failures", "x", "--tag", s + "\x01"],
+    "--tag after a control char": lambda s: ["put", "failures", "x", "--tag", "x\x01" + s],
+    "--tag in colour": lambda s: ["put", "failures", "x", "--tag", f"\x1b[1;31m{s}\x1b[0m"],
     "--title": lambda s: ["put", "failures", "x", "--title", s],
     "--title with a control char": lambda s: ["put", "failures", "x", "--title", s + "\x02"],
     "command": lambda s: [s],
@@ -143,6 +145,8 @@ def test_exceptions_never_carry_a_secret(mem: Memory, kind: str) -> None:
     attempts: list[Callable[[], object]] = [
         lambda: mem.put_entry("insights", "x", date=secret),
         lambda: mem.put_entry("insights", "x", tags=[secret + "\x01"]),
+        lambda: mem.put_entry("insights", "x", tags=["x\x01" + secret]),
+        lambda: mem.put_entry("insights", "x", tags=[f"\x1b[31m{secret}\x1b[0m"]),
         lambda: mem.put_entry("insights", "x", tags=[secret]),
         lambda: mem.put_entry("insights", "x", title=secret),
         lambda: mem.put_entry("insights", "x", title=secret + "\n"),
@@ -189,7 +193,8 @@ def test_redact_a_long_message() -> None:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(max_size=300), st.text(max_size=300), st.sampled_from(sorted(SECRETS)),
-       st.sampled_from([" ", "\n", "'", '"', "--", "=", ": ", "(", "[", "`", "<", "\t"]),
+       st.sampled_from([" ", "\n", "'", '"', "--", "=", ": ", "(", "[", "`", "<", "\t",
+                        "\\x01", "\\n", "\\x1b[31m", "\\u2028"]),
        st.sampled_from([" ", "\n", "'", '"', "-", ")", "]", ",", ".", ";", "`", ">", ""]))
 def test_redact_removes_a_secret_wherever_a_message_quotes_it(
         before: str, after: str, kind: str, left: str, right: str) -> None:
