@@ -1,7 +1,9 @@
 """The command line: a thin layer over the library API.
 
-Exit codes: 0 success, 1 a secret was found or refused, 2 bad usage or bad input.
-Errors are one line on stderr; no traceback ever reaches the user.
+Exit codes: 0 success, 1 a secret was found or refused, 2 bad usage or bad input (or, for
+`scan`, a file that could not be scanned: the check fails closed).
+Errors are one line on stderr, redacted (they may quote user input); no traceback ever
+reaches the user.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
-from .errors import LeanMemoryError, SecretFound
+from .errors import LeanMemoryError, SecretFound, redact_message
 
 if TYPE_CHECKING:
     from .format import Entry
@@ -69,10 +71,14 @@ def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
 
         for line in setup_merge_driver(mem.root):
             out.write(line + "\n")
+    unprotected: LeanMemoryError | None = None
     if args.git_hook:
         from .githook import install_git_hook
 
-        out.write(install_git_hook(mem.root) + "\n")
+        try:
+            out.write(install_git_hook(mem.root) + "\n")
+        except LeanMemoryError as exc:
+            unprotected = exc  # the rest of init still runs; the exit code says it failed
     if args.agent:
         from .agents import setup_agent
 
@@ -80,6 +86,8 @@ def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
             out.write(line + "\n")
     if not created:
         out.write(f"memory already initialised at {os.path.relpath(mem.dir, mem.root)}\n")
+    if unprotected is not None:
+        raise unprotected
     return 0
 
 
@@ -129,7 +137,7 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
 
             out.write(render_hits(hits))
             if not hits:
-                sys.stderr.write(f"{PROG}: no entry matches the query\n")
+                _say("no entry matches the query")
         return 0
     if args.shard is None:
         if args.json:
@@ -196,7 +204,8 @@ def cmd_compact(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
-    from .secrets import format_finding, scan_paths, scan_staged
+    from .scanfiles import scan_paths, scan_staged
+    from .secrets import format_finding
     from .store import Memory, find_root
 
     allow = None
@@ -214,16 +223,31 @@ def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
         _dump({"findings": [{"path": f.path, "line": f.line, "rule": f.rule,
                              "preview": f.preview, "fingerprint": f.fingerprint}
                             for f in result.findings],
-               "skipped": [{"path": p, "reason": r} for p, r in result.skipped]}, out)
+               "skipped": [{"path": p, "reason": r} for p, r in result.skipped],
+               "errors": [{"path": p, "reason": r} for p, r in result.errors],
+               "binary": result.binary, "scanned": result.scanned}, out)
     else:
         for f in result.findings:
             out.write(format_finding(f) + "\n")
-        for path, reason in result.skipped:
-            sys.stderr.write(f"{PROG}: note: skipped {path}: {reason}\n")
+        if len(result.skipped) <= 3:
+            for path, reason in result.skipped:
+                _say(f"note: skipped {path}: {reason}")
+        else:
+            _say(f"note: skipped {len(result.skipped)} symlinks (not followed; see --json)")
+        if result.binary:
+            _say(f"note: {result.binary} binary file(s) not scanned (a NUL in the first "
+                 "8,000 bytes, as git decides)")
+    for path, reason in result.errors:
+        _say(f"error: could not scan {path}: {reason}")
     if result.findings:
-        sys.stderr.write(f"{PROG}: {len(result.findings)} possible secret(s) found; remove them, "
-                         "or allowlist a false positive with `lean-memory: allow`\n")
+        _say(f"{len(result.findings)} possible secret(s) found; remove them, "
+             "or allowlist a false positive with `lean-memory: allow`")
         return 1
+    if result.errors:
+        _say(f"{len(result.errors)} file(s) could not be scanned: the check fails closed; "
+             "fix or remove them, or allowlist their paths (allow_paths in "
+             ".agents/config.toml)")
+        return 2
     return 0
 
 
@@ -378,7 +402,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_compact)
 
-    s = sub.add_parser("scan", help="check files (or the staged changes) for secrets")
+    s = sub.add_parser("scan", help="check files (or the staged changes) for secrets; exit 1 "
+                                    "on findings, 2 when a file could not be scanned")
     s.add_argument("paths", nargs="*", metavar="PATH")
     s.add_argument("--staged", action="store_true", help="scan what git has staged")
     s.add_argument("--json", action="store_true")
@@ -429,8 +454,14 @@ def _version() -> str:
     return __version__
 
 
+def _say(message: str) -> None:
+    """The one way the CLI writes to stderr: one line, redacted (it may quote user input)."""
+    line = " ".join(redact_message(message).split())
+    sys.stderr.write(f"{PROG}: {redact_message(line)}\n")  # joined lines: check again
+
+
 def _say_error(message: str) -> None:
-    sys.stderr.write(f"{PROG}: error: {' '.join(message.split())}\n")
+    _say(f"error: {message}")
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
@@ -448,7 +479,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         from .secrets import format_finding
 
         for f in exc.findings:
-            sys.stderr.write(f"  {format_finding(f)}\n")
+            sys.stderr.write(f"  {redact_message(format_finding(f))}\n")
         return 1
     except LeanMemoryError as exc:
         _say_error(str(exc))

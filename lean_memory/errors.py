@@ -10,9 +10,27 @@ if TYPE_CHECKING:
 
 
 class LeanMemoryError(Exception):
-    """Base class of every error lean_memory raises on purpose."""
+    """Base class of every error lean_memory raises on purpose.
+
+    A message may quote what the user gave (a date, a tag, a shard name, a path), and that
+    may be a credential: every message passes through the redactor here, once, so a new
+    message is safe by construction.
+    """
 
     exit_code = 2
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact_message(a) if isinstance(a, str) else a for a in args))
+
+
+def redact_message(message: str) -> str:
+    """``message`` with every credential in it replaced by its redacted preview."""
+    from .secrets import redact  # lazily: the scanner imports this module
+
+    try:
+        return redact(message)
+    except Exception:  # a redactor bug must not let the raw message through
+        return "(message withheld: it could not be checked for credentials)"
 
 
 class UnknownShard(LeanMemoryError):
@@ -33,6 +51,10 @@ class ShardError(LeanMemoryError):
 
 class NotInitialized(LeanMemoryError):
     """No `.agents/memory/` where one was needed."""
+
+
+class HookNotInstalled(LeanMemoryError):
+    """The git pre-commit hook could not be installed: commits are not protected."""
 
 
 class QueryError(LeanMemoryError):

@@ -6,9 +6,14 @@
   time, before the other shards are merged).
 
 Each hook is POSIX ``sh``. It runs the interpreter that installed it while that still
-exists, else ``lean-memory`` from PATH, else says one line and lets git carry on. A hook
-file is only ever (re)written when it is missing or was written by us; somebody else's
-hook is left alone and the message says what to add to it.
+exists, else ``lean-memory`` from PATH. When neither can run, the pre-commit hook fails
+closed (ADR 0010): the commit is blocked with the way to repair it or to bypass it knowingly;
+the post-* hooks only tidy a derived file, so they let git carry on.
+
+A hook file is only ever (re)written when it is missing or was written by us. Somebody
+else's pre-commit hook is kept and chained: it moves to ``pre-commit.before-lean-memory``
+and ours runs it first, so both must pass. When that cannot be done, ``install_git_hook``
+raises with the exact line to add, rather than report success with commits unprotected.
 """
 
 from __future__ import annotations
@@ -18,7 +23,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .errors import HookNotInstalled
+
 MARKER = "# lean-memory hook:"
+CHAINED = "pre-commit.before-lean-memory"  # the pre-commit hook that was there before ours
+SCAN_LINE = "lean-memory scan --staged || exit 1"  # what to add to a hook we cannot chain
 
 _RUNNER = """\
 PY={py}
@@ -36,9 +45,13 @@ lean_memory() {{
 _PRE_COMMIT = """\
 #!/bin/sh
 {marker} pre-commit (written by `lean-memory init --git-hook`; run it again to update)
-# Refuses a commit whose staged changes contain a secret.
+# Refuses a commit whose staged changes contain a secret, or that cannot be checked.
 {runner}
-cd "$(git rev-parse --show-toplevel)" || exit 0
+CHAINED="$(dirname "$0")/{chained}"
+if [ -x "$CHAINED" ]; then  # the hook that was here before ours: it must pass too
+    "$CHAINED" "$@" || exit $?
+fi
+cd "$(git rev-parse --show-toplevel)" || exit 1
 MEM_ROOT={root}
 if git rev-parse -q --verify MERGE_HEAD >/dev/null 2>&1 &&
         git ls-files --error-unmatch -- "$MEM_ROOT/.agents/memory/INDEX.md" >/dev/null 2>&1
@@ -133,7 +146,7 @@ def _locate(root: Path) -> tuple[Path, str] | str:
     custom = _git(root, "config", "core.hooksPath").stdout.strip()
     if custom:
         return (f"git uses core.hooksPath={custom} (a hook manager?): no git hook installed; "
-                "add `lean-memory scan --staged` to its pre-commit hook and "
+                f"add this line to its pre-commit hook: {SCAN_LINE}; and "
                 "`lean-memory index` to its post-merge hook")
     hooks = _git(root, "rev-parse", "--git-path", "hooks").stdout.strip()
     folder = Path(hooks) if os.path.isabs(hooks) else root / hooks
@@ -145,16 +158,24 @@ def _script(template: str, rel_root: str, missing: str) -> str:
     runner = _RUNNER.format(py=_sh_quote(Path(sys.executable).as_posix()), missing=missing)
     index = (Path(rel_root) / ".agents" / "memory" / "INDEX.md").as_posix()
     return template.format(marker=MARKER, runner=runner.rstrip("\n"), root=_sh_quote(rel_root),
-                           index=_sh_quote(index), fold=_FOLD.rstrip("\n"))
+                           index=_sh_quote(index), fold=_FOLD.rstrip("\n"), chained=CHAINED)
+
+
+def _current(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8", "replace")
+    except FileNotFoundError:
+        return None
+
+
+def _ours(text: str) -> bool:
+    return MARKER in "\n".join(text.splitlines()[:3])
 
 
 def _install(folder: Path, name: str, script: str, foreign_hint: str) -> str:
     path = folder / name
-    try:
-        current = path.read_bytes().decode("utf-8", "replace")
-    except FileNotFoundError:
-        current = None
-    if current is not None and MARKER not in "\n".join(current.splitlines()[:3]):
+    current = _current(path)
+    if current is not None and not _ours(current):
         return (f"{path} exists and is not ours: left it alone; {foreign_hint}")
     if current == script and os.access(path, os.X_OK):
         return f"git {name} hook already installed"
@@ -166,18 +187,36 @@ def _install(folder: Path, name: str, script: str, foreign_hint: str) -> str:
     return f"{'updated' if current is not None else 'installed'} git {name} hook ({path})"
 
 
+# Said when the pre-commit hook cannot run the scanner: the commit is blocked, not let through.
+_MISSING = """\
+echo "lean-memory: commit blocked: the secret scan cannot run (lean_memory is not installed \
+for $PY, and lean-memory is not on PATH)." >&2
+        echo "lean-memory: repair: reinstall lean-memory, then run: lean-memory init --git-hook" >&2
+        echo "lean-memory: or commit without the scan, knowingly: git commit --no-verify" >&2
+        return 1"""
+
+
 def install_git_hook(root: str | os.PathLike[str]) -> str:
-    """Write ``.git/hooks/pre-commit`` running the secret scan; refuses a foreign hook."""
+    """Write the git pre-commit hook running the secret scan, chaining to a hook already
+    there; raises :class:`HookNotInstalled` (with the line to add) when commits would be
+    left unprotected."""
     where = _locate(Path(root))
     if isinstance(where, str):
-        return where
+        raise HookNotInstalled(where)
     folder, rel = where
-    missing = ('echo "lean-memory: secret scan skipped: lean_memory is not installed for $PY '
-               'nor on PATH (reinstall it, then run: lean-memory init --git-hook)" >&2; '
-               'return 0')
-    script = _script(_PRE_COMMIT, rel, missing)
-    return _install(folder, "pre-commit", script,
-                    "add this line to it: lean-memory scan --staged")
+    path = folder / "pre-commit"
+    current = _current(path)
+    moved = ""
+    if current is not None and not _ours(current):
+        chained = folder / CHAINED
+        if chained.exists() or chained.is_symlink():
+            raise HookNotInstalled(
+                f"{path} is not ours and {chained.name} is taken: no git hook installed; "
+                f"add this line to {path}: {SCAN_LINE}")
+        os.replace(path, chained)  # keeps its mode: git ran it only if executable, as we do
+        moved = f"; the hook that was there runs first, from {chained} (both must pass)"
+    script = _script(_PRE_COMMIT, rel, _MISSING)
+    return _install(folder, "pre-commit", script, "") + moved
 
 
 def install_index_hooks(root: str | os.PathLike[str]) -> list[str]:

@@ -19,16 +19,13 @@ import os
 import re
 import sys
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
-
-from .errors import LeanMemoryError
 
 __all__ = [
     "Allowlist",
     "Finding",
-    "ScanResult",
     "format_finding",
     "is_encrypted_blob",
     "is_hash",
@@ -39,8 +36,7 @@ __all__ = [
     "is_reference",
     "is_template",
     "is_uuid",
-    "scan_paths",
-    "scan_staged",
+    "redact",
     "scan_text",
 ]
 
@@ -49,12 +45,6 @@ MAX_LINE = 4096  # longer lines are scanned in overlapping windows of this size
 _OVERLAP = 512  # longer than any single token we look for, so none is cut in two everywhere
 _ALLOW_MARKERS = ("lean-memory: allow", "pragma: allowlist secret")
 _ALLOW_NEXT_MARKERS = ("lean-memory: allow-next-line", "pragma: allowlist nextline secret")
-# fmt: off
-_SKIP_DIRS = frozenset({
-    ".git", ".hg", ".svn", ".cache", "__pycache__", ".mypy_cache", ".pytest_cache",
-    ".ruff_cache",
-})
-# fmt: on
 
 
 @dataclass(frozen=True)
@@ -75,14 +65,6 @@ class Allowlist:
     rules: frozenset[str] = frozenset()
     paths: tuple[str, ...] = ()
     fingerprints: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True)
-class ScanResult:
-    """Findings of a file scan, and the files that were not scanned with the reason."""
-
-    findings: tuple[Finding, ...]
-    skipped: tuple[tuple[str, str], ...]
 
 
 def format_finding(f: Finding) -> str:
@@ -1080,114 +1062,79 @@ def scan_text(
 
 
 # ---------------------------------------------------------------------------------------------
-# Files and git's index.
+# Redaction of messages. (Files and git's index are scanned in :mod:`lean_memory.scanfiles`.)
+
+_WITHHELD = "(message withheld: it quoted a credential)"
 
 
-def _looks_binary(data: bytes) -> bool:
-    return b"\0" in data[:8192]
+# Punctuation at the edges of a word (`--ghp_…`, `ghp_…-`) and escapes from repr() (a tag
+# `\x01ghp_…` shows as `'\\x01ghp_…'`) hide a token from rules that want a boundary; a copy
+# with these blanked (same length, so offsets hold) is scanned too.
+_ESCAPES = re.compile(
+    r"\\(?:x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]"  # a terminal colour, as repr() shows it
+    r"|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0abfnrtv\\'\"])"
+)
+_EDGE_PUNCT = re.compile(r"(?:(?<=\s)|^)[^\sA-Za-z0-9]+|[^\sA-Za-z0-9]+(?=\s|$)")
 
 
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group())
 
 
-def _iter_files(paths: Sequence[str | os.PathLike[str]]) -> Iterator[str]:
-    for p in paths:
-        p = os.fspath(p)
-        if os.path.isdir(p):
-            for root, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
-                for name in sorted(files):
-                    yield os.path.join(root, name)
-        else:
-            yield p
+def _spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, preview) of every credential value in ``text``, allowlists ignored."""
+    yield from _spans_of(text)
+    blanked = _EDGE_PUNCT.sub(_blank, _ESCAPES.sub(_blank, text))
+    if blanked != text:
+        yield from _spans_of(blanked)
 
 
-def scan_paths(
-    paths: Sequence[str | os.PathLike[str]],
-    *,
-    allow: Allowlist | None = None,
-    max_bytes: int = 2_000_000,
-) -> ScanResult:
-    """Scan files and folders (recursively; VCS and cache folders, binaries, huge files skipped)."""
-    findings: list[Finding] = []
-    skipped: list[tuple[str, str]] = []
-    for path in _iter_files(paths):
-        shown = path.replace(os.sep, "/")
-        if allow is not None and allow.paths and _path_allowed(shown, allow):
-            continue
-        try:
-            size = os.path.getsize(path)
-            if size > max_bytes:
-                skipped.append((shown, f"too large ({size} bytes > {max_bytes})"))
+def _spans_of(text: str) -> Iterator[tuple[int, int, str]]:
+    if _prepare(text)[1] is None:
+        parts: Iterable[tuple[int, str]] = ((0, text),)
+    else:  # a line too long to scan whole: flat windows that overlap, as _prepare cuts lines
+        parts = ((i, text[i : i + MAX_LINE])
+                 for i in range(0, max(len(text) - _OVERLAP, 1), MAX_LINE - _OVERLAP))
+    for offset, part in parts:
+        claims = _Claims()
+        for _rule, start, end, _value, preview, _at in _raw_matches(part, claims):
+            if not claims.overlaps(start, end):
+                claims.add(start, end)
+                yield offset + start, offset + end, preview
+
+
+def redact(text: str) -> str:
+    """``text`` with every credential the scanner finds replaced by its preview (``ghp_…``).
+
+    For messages that may quote user input: every error message passes through it. If a
+    credential still shows after replacing (it cannot be located), the whole text is withheld.
+    """
+    if not isinstance(text, str) or not text:
+        return text
+    for _ in range(3):
+        spans = sorted(_spans(text))
+        if not spans:
+            return text
+        out: list[str] = []
+        last = 0
+        for start, end, preview in spans:
+            if end <= last:
                 continue
-            with open(path, "rb") as fh:
-                data = fh.read(max_bytes + 1)
-        except OSError as exc:
-            skipped.append((shown, f"unreadable ({exc.strerror or type(exc).__name__})"))
-            continue
-        if _looks_binary(data):
-            skipped.append((shown, "binary"))
-            continue
-        findings.extend(scan_text(_decode(data), allow=allow, path=shown))
-    return ScanResult(tuple(findings), tuple(skipped))
+            start = max(start, last)
+            stem = preview.rstrip(ELLIPSIS)
+            value = text[start:end]
+            out.append(text[last:start])
+            out.append(preview if stem and value.startswith(stem) else ELLIPSIS)
+            last = end
+        out.append(text[last:])
+        text = "".join(out)
+    return _WITHHELD if any(True for _ in _spans(text)) else text
 
 
-def _git(args: Sequence[str], cwd: str, stdin: bytes | None = None) -> bytes:
-    import subprocess
+def __getattr__(name: str) -> Any:
+    # The file scanner moved to lean_memory.scanfiles; these names stay importable from here.
+    if name in ("scan_paths", "scan_staged", "ScanResult"):
+        from . import scanfiles
 
-    try:
-        proc = subprocess.run(
-            ["git", *args], cwd=cwd, input=stdin, capture_output=True, check=False
-        )
-    except OSError as exc:
-        raise LeanMemoryError(f"cannot run git: {exc.strerror or exc}") from None
-    if proc.returncode != 0:
-        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise LeanMemoryError(f"git {args[0]} failed: {msg[0] if msg else 'unknown error'}")
-    return proc.stdout
-
-
-def scan_staged(
-    cwd: str | os.PathLike[str] = ".", *, allow: Allowlist | None = None, max_bytes: int = 2_000_000
-) -> ScanResult:
-    """Scan the blobs staged in git's index (what the next commit will contain)."""
-    where = os.fspath(cwd)
-    try:
-        top = _git(["rev-parse", "--show-toplevel"], where).decode("utf-8", "replace").strip()
-    except LeanMemoryError:
-        raise LeanMemoryError(f"not a git repository: {where}") from None
-    names = _git(["diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR"], top)
-    paths = [n.decode("utf-8", "surrogateescape") for n in names.split(b"\0") if n]
-    if not paths:
-        return ScanResult((), ())
-    # One `ls-files -s` and one `cat-file --batch` for all files, instead of a process per file.
-    staged = _git(["ls-files", "-s", "-z", "--", *paths], top)
-    entries: list[tuple[str, str]] = []
-    for rec in staged.split(b"\0"):
-        if not rec:
-            continue
-        meta, _, raw_name = rec.partition(b"\t")
-        mode, oid, _stage = meta.decode().split()
-        if mode == "160000":
-            continue  # a submodule: its content is in another repository
-        entries.append((raw_name.decode("utf-8", "surrogateescape"), oid))
-    findings: list[Finding] = []
-    skipped: list[tuple[str, str]] = []
-    blobs = _git(["cat-file", "--batch"], top, "".join(o + "\n" for _, o in entries).encode())
-    pos = 0
-    for name, _oid in entries:
-        header_end = blobs.index(b"\n", pos)
-        header = blobs[pos:header_end].split()
-        size = int(header[2]) if len(header) >= 3 else 0
-        data = blobs[header_end + 1 : header_end + 1 + size]
-        pos = header_end + 1 + size + 1
-        if allow is not None and allow.paths and _path_allowed(name, allow):
-            continue
-        if size > max_bytes:
-            skipped.append((name, f"too large ({size} bytes > {max_bytes})"))
-        elif _looks_binary(data):
-            skipped.append((name, "binary"))
-        else:
-            findings.extend(scan_text(_decode(data), allow=allow, path=name))
-    return ScanResult(tuple(findings), tuple(skipped))
+        return getattr(scanfiles, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

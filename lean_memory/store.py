@@ -37,6 +37,9 @@ MAX_TITLE_CHARS = 120
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _CLAUSE_END = re.compile(r"[.:;!?](?=\s)")
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+# Control characters an entry's text may not hold: all but tab, LF and CR (a NUL makes git
+# call the shard binary, and then nothing scans or diffs it).
+_TEXT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)
@@ -466,6 +469,11 @@ class Memory:
             raise InvalidEntry("entry text is empty")
         if any(0xD800 <= ord(ch) <= 0xDFFF for ch in text if ord(ch) >= 0xD800):
             raise InvalidEntry("entry text is not valid unicode (lone surrogate)")
+        bad = _TEXT_CONTROL.search(text)
+        if bad is not None:
+            raise InvalidEntry(
+                f"entry text holds a control character (U+{ord(bad.group()):04X} on line "
+                f"{text.count(chr(10), 0, bad.start()) + 1}); only tab, LF and CR are allowed")
         size = estimate_tokens(text)
         limit = self.config.max_entry_tokens
         if size > limit:
@@ -496,7 +504,8 @@ class Memory:
         from .errors import SecretFound
         from .secrets import scan_text
 
-        allow = self.allowlist
+        # allow_paths is for `scan` (files); an entry is always scanned.
+        allow = replace(self.allowlist, paths=())
         findings = [*scan_text(title, allow=allow, path="title"),
                     *scan_text(text, allow=allow, path="text"),
                     *scan_text("\n".join(tags), allow=allow, path="tags")]

@@ -572,55 +572,10 @@ def test_filters() -> None:
     assert S.is_public_material("ssh-ed25519 AAAA") and S.is_public_material("pk_live_abc")
 
 
-def test_scan_paths(tmp_path: Path) -> None:
-    value = "glpat-" + rnd(URLSAFE, 20)
-    (tmp_path / "a").mkdir()
-    (tmp_path / "a" / "notes.md").write_text(f"hello\nGITLAB={value}\n")
-    (tmp_path / "clean.txt").write_text("nothing to see\n")
-    (tmp_path / "bin.dat").write_bytes(b"\0\1\2" + value.encode())
-    (tmp_path / "big.txt").write_text("x" * 5000 + value)
-    (tmp_path / ".git").mkdir()
-    (tmp_path / ".git" / "config").write_text(f"t={value}\n")
-    (tmp_path / ".cache").mkdir()
-    (tmp_path / ".cache" / "c.txt").write_text(f"t={value}\n")
-    res = scan_paths([tmp_path], max_bytes=4000)
-    assert [(Path(f.path or "").name, f.line, f.rule) for f in res.findings] == [
-        ("notes.md", 2, "gitlab-pat")
-    ]
-    reasons = {Path(p).name: r for p, r in res.skipped}
-    assert reasons["bin.dat"] == "binary" and reasons["big.txt"].startswith("too large")
-    single = scan_paths([tmp_path / "a" / "notes.md", str(tmp_path / "missing.txt")])
-    assert len(single.findings) == 1 and single.skipped[0][1].startswith("unreadable")
-    allowed = scan_paths([tmp_path], allow=Allowlist(paths=("*/a/*",)), max_bytes=4000)
-    assert not allowed.findings
-
-
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+# Scanning files and git's index: tests/test_scan_gate.py.
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
-def test_scan_staged_reads_the_index(tmp_path: Path) -> None:
-    _git(tmp_path, "init", "-q")
-    value = "ghp_" + rnd(AN, 36)
-    (tmp_path / "staged.md").write_text(f"token={value}\n")
-    (tmp_path / "unstaged.md").write_text(f"token={value}\n")
-    (tmp_path / "dir with space").mkdir()
-    (tmp_path / "dir with space" / "ok.txt").write_text("clean\n")
-    (tmp_path / "img.bin").write_bytes(b"\0\0" + value.encode())
-    _git(tmp_path, "add", "staged.md", "dir with space/ok.txt", "img.bin")
-    # The working tree is cleaned after staging: the index still holds the secret.
-    (tmp_path / "staged.md").write_text("clean now\n")
-    res = scan_staged(tmp_path)
-    assert [(f.path, f.line, f.rule) for f in res.findings] == [("staged.md", 1, "github-pat")]
-    assert res.skipped == (("img.bin", "binary"),)
-    # And the reverse: a secret only in the working tree is not what will be committed.
-    _git(tmp_path, "add", "staged.md")
-    (tmp_path / "staged.md").write_text(f"token={value}\n")
-    assert not scan_staged(tmp_path).findings
-    assert scan_staged(tmp_path / "dir with space").findings == ()  # from a subfolder too
-
-
 def test_scan_staged_outside_git(tmp_path: Path) -> None:
     env_dir = tmp_path / "not-a-repo"
     env_dir.mkdir()

@@ -119,7 +119,7 @@ def throughput(files: list[str], ds_fraction: float = 1.0) -> dict[str, float]:
     """
     size = sum(os.path.getsize(f) for f in files) / 1e6
     t, c = time.perf_counter(), time.process_time()
-    res = scan_paths(files, max_bytes=MAX_BYTES)
+    res = scan_paths(files)
     lean_s, lean_cpu = time.perf_counter() - t, time.process_time() - c
     ds_files = files if ds_fraction >= 1 else files[:: round(1 / ds_fraction)]
     ds_size = sum(os.path.getsize(f) for f in ds_files) / 1e6
@@ -235,7 +235,7 @@ def main() -> None:
             f"({tp['ds_cpu_mb_s']:.3f} by CPU) on {tp['ds_mb']:.1f} MB, "
             f"ratio {tp['ratio']:.1f}x wall, {tp['cpu_ratio']:.1f}x CPU"
         )
-        findings = scan_paths(files, max_bytes=MAX_BYTES).findings
+        findings = scan_paths(files).findings
         out["stdlib_findings"] = [format_finding(f).replace(root, "<stdlib>") for f in findings]
         print(f"{len(findings)} findings in the standard library:")
         for line in out["stdlib_findings"]:  # type: ignore[attr-defined]
