@@ -39,11 +39,9 @@ class UnsafePath(ShardError):
 
 def boundary_of(path: Path) -> Path | None:
     """The ``.agents`` folder ``path`` lies in (the nearest one), or None."""
-    parts = path.parts
-    for i in range(len(parts) - 1, -1, -1):
-        if parts[i] == BOUNDARY:
-            return Path(*parts[: i + 1])
-    return None
+    text = f"{os.sep}{os.fspath(path)}{os.sep}"  # strings: this runs on every file access
+    at = text.rfind(f"{os.sep}{BOUNDARY}{os.sep}")
+    return None if at < 0 else Path(text[1: at + 1 + len(BOUNDARY)])
 
 
 def _shown(path: Path, root: Path | None) -> str:
@@ -64,33 +62,33 @@ def _special(path: Path, root: Path | None) -> UnsafePath:
                       "(a FIFO, a device or a folder)")
 
 
-def check_folders(folder: Path, root: Path | None = None) -> None:
+def check_folders(folder: Path, root: Path | None = None) -> bool:
     """Refuse a symbolic link among the folders from the boundary ``root`` (inclusive;
-    found from ``folder`` when None) down to ``folder``. Missing folders are fine."""
+    found from ``folder`` when None) down to ``folder``; True when they all exist."""
     root = boundary_of(folder) if root is None else root
     if root is None:
-        return
-    try:
-        rest = folder.relative_to(root).parts
-    except ValueError:
-        return
-    current = root
-    for part in ("", *rest):
-        current = current / part if part else current
+        return True
+    top, here = os.fspath(root), os.fspath(folder)
+    if here != top and not here.startswith(top + os.sep):
+        return True  # not below the boundary: not ours to judge
+    current = top
+    for part in ("", *here[len(top) + 1:].split(os.sep)):
+        current = f"{current}{os.sep}{part}" if part else current
         try:
             st = os.lstat(current)
         except FileNotFoundError:
-            return
+            return False
         if stat.S_ISLNK(st.st_mode):
-            raise _link(current, root)
+            raise _link(Path(current), root)
+    return True
 
 
 def ensure_dir(folder: Path, root: Path | None = None) -> None:
     """``mkdir -p`` that never creates a folder through a symbolic link."""
     root = boundary_of(folder) if root is None else root
-    check_folders(folder, root)
-    folder.mkdir(parents=True, exist_ok=True)
-    check_folders(folder, root)  # a link made meanwhile is refused before any file is written
+    if not check_folders(folder, root):
+        folder.mkdir(parents=True, exist_ok=True)
+        check_folders(folder, root)  # a link made meanwhile is refused before any write
 
 
 def read_bounded(path: Path, limit: int, root: Path | None = None) -> bytes:
@@ -146,6 +144,10 @@ def check_target(path: Path, root: Path | None = None) -> os.stat_result | None:
     ``root``) or over a special file; returns its current status, None if it is missing."""
     root = boundary_of(path) if root is None else root
     check_folders(path.parent, root)
+    return _check_file(path, root)
+
+
+def _check_file(path: Path, root: Path | None) -> os.stat_result | None:
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -229,15 +231,14 @@ def read_cache(path: Path, root: Path | None = None) -> bytes | None:
         return None
 
 
-def sweep(folder: Path, files: Collection[str] = (), *, older_than: float = 0.0,
-          root: Path | None = None) -> int:
-    """Prepare ``folder`` for writing, holding the lock of whoever writes there: refuse
-    (UnsafePath) a symbolic link among its folders or at one of ``files``, or one of them
-    that is not a regular file, and remove the temp files a crashed atomic_write left
-    (only regular files of its own name pattern, modified over ``older_than`` seconds
-    ago). Returns how many were removed."""
+def sweep(folder: Path, files: Collection[str] = (), folders: Collection[str] = (), *,
+          older_than: float = 0.0, root: Path | None = None) -> int:
+    """Prepare ``folder`` (its own folders already checked) for writing, holding the lock
+    of whoever writes there: refuse (UnsafePath) one of ``files`` that is not a regular
+    file or one of ``folders`` that is a symbolic link, and remove the temp files a
+    crashed atomic_write left (only regular files of its own name pattern, modified over
+    ``older_than`` seconds ago). Returns how many were removed."""
     root = boundary_of(folder) if root is None else root
-    check_folders(folder, root)
     try:
         entries = list(os.scandir(folder))
     except FileNotFoundError:
@@ -247,6 +248,8 @@ def sweep(folder: Path, files: Collection[str] = (), *, older_than: float = 0.0,
     for entry in entries:
         if entry.name in files and (entry.is_symlink() or not entry.is_file()):
             raise (_link if entry.is_symlink() else _special)(Path(entry.path), root)
+        if entry.name in folders and entry.is_symlink():
+            raise _link(Path(entry.path), root)
         if not _TEMP.fullmatch(entry.name):
             continue
         try:
@@ -264,7 +267,8 @@ def append_line(path: Path, line: str, *, limit: int, root: Path | None = None) 
     kept. Never follows a symbolic link nor writes to a special file."""
     root = boundary_of(path) if root is None else root
     ensure_dir(path.parent, root)
-    check_target(path, root)
+    if not _NOFOLLOW:  # elsewhere the open below refuses links, fstat special files
+        _check_file(path, root)
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | _WRITE, 0o644)
     except OSError as exc:
@@ -307,7 +311,8 @@ def file_lock(path: Path, timeout: float = 30.0, root: Path | None = None) -> It
     """
     root = boundary_of(path) if root is None else root
     ensure_dir(path.parent, root)
-    check_target(path, root)
+    if not _NOFOLLOW:  # elsewhere the open below refuses links, fstat special files
+        _check_file(path, root)
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | _WRITE, 0o644)
     except OSError as exc:

@@ -405,9 +405,9 @@ class Memory:
         of the cache only when old: readers write the cache without the lock).
         """
         root = self.agents_dir
-        with file_lock(self.cache_dir / "lock", root=root):
+        with file_lock(self.cache_dir / "lock", root=root):  # checks .agents, memory, .cache
             shards = [f"{name}.md" for name in self.shards]
-            sweep(self.dir, {"INDEX.md", ".gitignore", *shards}, root=root)
+            sweep(self.dir, {"INDEX.md", ".gitignore", *shards}, {"archive"}, root=root)
             sweep(self.archive_dir, shards, root=root)
             sweep(self.cache_dir, older_than=3600.0, root=root)
             yield
