@@ -262,9 +262,9 @@ def sweep(folder: Path, files: Collection[str] = (), folders: Collection[str] = 
     return removed
 
 
-def append_line(path: Path, line: str, *, limit: int, root: Path | None = None) -> None:
-    """Append ``line`` to the log ``path``; past ``limit`` bytes only its newer half is
-    kept. Never follows a symbolic link nor writes to a special file."""
+def _open_regular(path: Path, root: Path | None) -> int:
+    """A read-write descriptor of the regular file ``path`` (created if missing, with its
+    folders), never opened through a link; for files changed in place (log, lock)."""
     root = boundary_of(path) if root is None else root
     ensure_dir(path.parent, root)
     if not _NOFOLLOW:  # elsewhere the open below refuses links, fstat special files
@@ -275,12 +275,20 @@ def append_line(path: Path, line: str, *, limit: int, root: Path | None = None) 
         if exc.errno in (errno.ELOOP, errno.EMLINK):
             raise _link(path, root) from None
         raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise _special(path, root)
+    return fd
+
+
+def append_line(path: Path, line: str, *, limit: int, root: Path | None = None) -> None:
+    """Append ``line`` to the log ``path``; past ``limit`` bytes only its newer half is
+    kept. Never follows a symbolic link nor writes to a special file."""
+    fd = _open_regular(path, root)
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise _special(path, root)
-        if st.st_size > limit:
-            os.lseek(fd, st.st_size - limit // 2, os.SEEK_SET)
+        size = os.fstat(fd).st_size
+        if size > limit:
+            os.lseek(fd, size - limit // 2, os.SEEK_SET)
             tail = os.read(fd, limit // 2)
             os.ftruncate(fd, 0)
             os.lseek(fd, 0, os.SEEK_SET)
@@ -309,19 +317,8 @@ def file_lock(path: Path, timeout: float = 30.0, root: Path | None = None) -> It
     the OS when the process dies, so a killed writer never leaves a stale lock. The lock
     file is never opened through a symbolic link, nor as a special file.
     """
-    root = boundary_of(path) if root is None else root
-    ensure_dir(path.parent, root)
-    if not _NOFOLLOW:  # elsewhere the open below refuses links, fstat special files
-        _check_file(path, root)
+    fd = _open_regular(path, root)
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | _WRITE, 0o644)
-    except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.EMLINK):
-            raise _link(path, root) from None
-        raise
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise _special(path, root)
         _acquire(fd, path, timeout)
         try:
             yield
