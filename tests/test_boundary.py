@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lean_memory import LeanMemoryError, Memory
 from lean_memory.config import RESERVED, parse_config
@@ -24,6 +26,7 @@ from lean_memory.fsutil import (
     UnsafePath,
     append_line,
     atomic_write,
+    boundary_of,
     file_lock,
     read_bounded,
     sweep,
@@ -124,6 +127,16 @@ def outside(tmp_path: Path) -> Outside:
     return Outside(tmp_path / "outside.md")
 
 
+def _link(link: Path, target: Path | str) -> None:
+    """``link`` -> ``target``; skipped where the user may not make links (Windows)."""
+    try:
+        os.symlink(target, link, target_is_directory=os.path.isdir(target))
+    except OSError:
+        if POSIX:
+            raise
+        pytest.skip("symbolic links need a privilege here")
+
+
 def _refused(run: Run, what: str = "symbolic link") -> None:
     assert run.code == 2, run
     assert _marker() not in run.out + run.err
@@ -147,7 +160,7 @@ def test_a_file_linked_outside_is_never_read_into_context(
         repo: Memory, outside: Outside, name: str) -> None:
     target = repo.dir / name
     target.unlink()
-    target.symlink_to(outside.path)
+    _link(target, outside.path)
     _hooks_silent(repo.root)
     for args in (("get",), ("get", "quirks"), ("get", "--digest", PROMPT),
                  ("get", "--query", "deploy migration"), ("status",), ("index",),
@@ -164,7 +177,7 @@ def test_a_file_linked_outside_is_never_read_into_context(
 
 
 def test_a_config_linked_outside_is_refused(repo: Memory, outside: Outside) -> None:
-    (repo.agents_dir / "config.toml").symlink_to(outside.path)
+    _link(repo.agents_dir / "config.toml", outside.path)
     _refused(lm(repo.root, "status"))
     _hooks_silent(repo.root)
     assert outside.untouched()
@@ -176,7 +189,7 @@ def test_a_shard_linked_to_a_device_is_refused_with_bounded_memory(
         repo: Memory, device: str) -> None:
     shard = repo.dir / "quirks.md"
     shard.unlink()
-    shard.symlink_to(device)
+    _link(shard, device)
     for args in (("status",), ("get", "quirks"), ("get", "--query", "deploy")):
         r = lm(repo.root, *args)
         _refused(r)
@@ -217,7 +230,7 @@ def test_a_linked_hook_log_is_never_written(repo: Memory, outside: Outside) -> N
     (repo.agents_dir / "config.toml").write_text("[memory\nbroken = \n")  # so the hook logs
     log = repo.cache_dir / "hook.log"
     log.unlink(missing_ok=True)
-    log.symlink_to(outside.path)
+    _link(log, outside.path)
     _hooks_silent(repo.root)
     assert outside.untouched()
     assert log.is_symlink()
@@ -239,7 +252,7 @@ def test_a_linked_folder_is_never_written_through(
     real = repo.root / link
     elsewhere = tmp_path / "elsewhere"
     real.rename(elsewhere)
-    real.symlink_to(elsewhere, target_is_directory=True)
+    _link(real, elsewhere)
     before = _tree(elsewhere)
     for args in (("put", "quirks", "A new fact."), ("index",), ("compact",), ("init",)):
         _refused(lm(repo.root, *args))
@@ -253,6 +266,11 @@ def test_a_linked_folder_is_never_written_through(
             _refused(r)
     _hooks_silent(repo.root)
     assert _tree(elsewhere) == before
+    config = (elsewhere if link == ".agents" else repo.agents_dir) / "config.toml"
+    config.write_text("[memory\n")  # now the hooks fail, and log where it is safe
+    before = _tree(elsewhere)
+    _hooks_silent(repo.root)
+    assert _tree(elsewhere) == before
     assert real.is_symlink()
 
 
@@ -261,7 +279,7 @@ def test_a_linked_lock_or_cache_file_is_never_written(
         repo: Memory, outside: Outside, name: str) -> None:
     path = repo.cache_dir / name
     path.unlink(missing_ok=True)
-    path.symlink_to(outside.path)
+    _link(path, outside.path)
     r = lm(repo.root, "put", "quirks", "Deploys wait for the migration to finish.")
     if name == "lock":
         _refused(r)
@@ -277,7 +295,7 @@ def test_a_linked_lock_or_cache_file_is_never_written(
 def test_a_linked_temp_file_name_is_neither_followed_nor_removed(
         repo: Memory, outside: Outside) -> None:
     link = repo.dir / ".quirks.md.abcdefgh.tmp"
-    link.symlink_to(outside.path)
+    _link(link, outside.path)
     assert lm(repo.root, "put", "quirks", "A new fact.").code == 0
     assert link.is_symlink() and outside.untouched()
 
@@ -361,12 +379,39 @@ def test_read_bounded_reads_exactly_what_is_there(tmp_path: Path) -> None:
         read_bounded(path.with_name("missing.md"), 10)
 
 
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=3000), limit=st.integers(0, 4000))
+def test_read_bounded_returns_the_file_or_refuses_it_whole(
+        tmp_path: Path, data: bytes, limit: int) -> None:
+    path = tmp_path / ".agents" / "memory" / "x.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    if len(data) <= limit:
+        assert read_bounded(path, limit) == data
+    else:
+        with pytest.raises(UnsafePath):
+            read_bounded(path, limit)
+
+
+@given(st.lists(st.sampled_from(["a", "b", ".agents", "memory", ".cache", "x.md"]),
+                min_size=1, max_size=8))
+def test_the_boundary_is_the_nearest_agents_folder(parts: list[str]) -> None:
+    path = Path("/", *parts)
+    found = boundary_of(path)
+    if ".agents" not in parts:
+        assert found is None
+    else:
+        last = len(parts) - 1 - parts[::-1].index(".agents")
+        assert found == Path("/", *parts[: last + 1])
+
+
 def test_every_refusal_is_a_lean_memory_error_of_one_line(tmp_path: Path,
                                                           outside: Outside) -> None:
     agents = tmp_path / ".agents"
     (agents / "memory" / ".cache").mkdir(parents=True)
     link = agents / "memory" / "x.md"
-    link.symlink_to(outside.path)
+    _link(link, outside.path)
     calls: list[Callable[[], object]] = [
         lambda: read_bounded(link, 100),
         lambda: atomic_write(link, "x"),
@@ -374,7 +419,7 @@ def test_every_refusal_is_a_lean_memory_error_of_one_line(tmp_path: Path,
         lambda: sweep(agents / "memory", {"x.md"}),
     ]
     lock = agents / "memory" / ".cache" / "lock"
-    lock.symlink_to(outside.path)
+    _link(lock, outside.path)
     calls.append(lambda: file_lock(lock).__enter__())
     for call in calls:
         with pytest.raises(LeanMemoryError) as info:
