@@ -135,8 +135,9 @@ def read_bounded(path: Path, limit: int, root: Path | None = None) -> bytes:
 
 
 def _too_large(path: Path, root: Path | None, limit: int) -> UnsafePath:
-    return UnsafePath(f"refused: {_shown(path, root)} is over {limit >> 20} MiB, far more "
-                      "than a memory file holds")
+    size = f"{limit >> 20} MiB" if limit >= 1 << 20 else f"{limit} bytes"
+    return UnsafePath(f"refused: {_shown(path, root)} is over {size}, far more than a memory "
+                      "file holds")
 
 
 def check_target(path: Path, root: Path | None = None) -> os.stat_result | None:
