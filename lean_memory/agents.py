@@ -303,15 +303,14 @@ def _log(event: str, message: str) -> None:
     try:
         import time
 
-        path = mem.cache_dir / "hook.log"
+        from .fsutil import append_line
+
         if not mem.dir.is_dir():
             return
-        path.parent.mkdir(exist_ok=True)
-        if path.exists() and path.stat().st_size > LOG_LIMIT:
-            path.write_bytes(path.read_bytes()[-LOG_LIMIT // 2:])
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(f"{stamp} {event}: {message}\n")
+        # never through a link: a cloned repository may commit hook.log as one (ADR 0012)
+        append_line(mem.cache_dir / "hook.log", f"{stamp} {event}: {message}\n",
+                    limit=LOG_LIMIT, root=mem.agents_dir)
     except Exception:  # logging must never break the hook
         pass
 

@@ -156,7 +156,7 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_index(args: argparse.Namespace, out: TextIO) -> int:
     mem = _memory(args)
-    before = mem.index_path.read_bytes() if mem.index_path.exists() else b""
+    before = mem.read_text(mem.index_path).encode("utf-8")
     text = mem.index()
     changed = text.encode("utf-8") != before
     out.write(f"{os.path.relpath(mem.index_path, mem.root)}: "

@@ -8,10 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+from .fsutil import MAX_CONFIG_BYTES, UnsafePath, read_bounded
 
 DEFAULT_SHARDS = ("seed", "failures", "corrections", "insights", "conventions", "quirks")
 SHARD_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
-RESERVED = frozenset({"index", "archive", "readme"})
+# Names of the memory's own files, and Windows device names: there, `con.md` or `nul.md`
+# opens the device whatever the folder or extension (shard names are lowercase, dotless).
+WINDOWS_DEVICES = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
+                             *(f"lpt{i}" for i in range(1, 10))})
+RESERVED = frozenset({"index", "archive", "readme"}) | WINDOWS_DEVICES
 
 
 @dataclass(frozen=True)
@@ -104,9 +109,11 @@ def parse_config(data: dict[str, Any]) -> Config:
 def load_config(path: Path) -> Config:
     """Read the config file; a missing file means the defaults."""
     try:
-        raw = path.read_bytes()
+        raw = read_bounded(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return Config()
+    except UnsafePath as exc:
+        raise ConfigError(f"config: {exc}") from None
     except OSError as exc:
         raise ConfigError(f"config: cannot read {path.name}: {exc.strerror}") from None
     import tomllib  # only paid for when a config exists

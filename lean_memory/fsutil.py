@@ -1,28 +1,182 @@
-"""Durable file writes and a cross-process lock (ADR 0003)."""
+"""File access at the memory folder's boundary: bounded reads, durable writes, the lock.
+
+A cloned repository is untrusted input (ADR 0012): nothing here follows a symbolic link
+below ``.agents/``, opens a FIFO or device, or reads more than a set limit. Durable writes
+and the cross-process lock are ADR 0003.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import re
+import stat
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
-from .errors import LeanMemoryError
+from .errors import LeanMemoryError, ShardError
+
+MAX_FILE_BYTES = 64 << 20  # a shard, an archive shard, INDEX.md, .gitignore
+MAX_CONFIG_BYTES = 1 << 20
+MAX_CACHE_BYTES = 512 << 20  # derived; over it, the cache is rebuilt
+BOUNDARY = ".agents"
+
+# Never follow a symlink, never block on a FIFO; binary on Windows (text mode translates).
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_READ = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+_WRITE = _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+# Temp files of atomic_write: ".<name>.<8 chars>.tmp", the pattern tempfile.mkstemp made too.
+_TEMP = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
+_TEMP_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
 
 
-def atomic_write(path: Path, data: str | bytes, *, durable: bool = True) -> None:
+class UnsafePath(ShardError):
+    """A memory file or folder is a symbolic link, a special file or too large."""
+
+
+def boundary_of(path: Path) -> Path | None:
+    """The ``.agents`` folder ``path`` lies in (the nearest one), or None."""
+    text = f"{os.sep}{os.fspath(path)}{os.sep}"  # strings: this runs on every file access
+    at = text.rfind(f"{os.sep}{BOUNDARY}{os.sep}")
+    return None if at < 0 else Path(text[1: at + 1 + len(BOUNDARY)])
+
+
+def _shown(path: Path, root: Path | None) -> str:
+    """``path`` as the user knows it: relative to the repository when possible."""
+    if root is not None:
+        with contextlib.suppress(ValueError):
+            return path.relative_to(root.parent).as_posix()
+    return str(path)
+
+
+def _link(path: Path, root: Path | None) -> UnsafePath:
+    return UnsafePath(f"refused: {_shown(path, root)} is a symbolic link; lean_memory follows "
+                      f"no link under {BOUNDARY}/ (a cloned repository is untrusted)")
+
+
+def _special(path: Path, root: Path | None) -> UnsafePath:
+    return UnsafePath(f"refused: {_shown(path, root)} is not a regular file "
+                      "(a FIFO, a device or a folder)")
+
+
+def check_folders(folder: Path, root: Path | None = None) -> bool:
+    """Refuse a symbolic link among the folders from the boundary ``root`` (inclusive;
+    found from ``folder`` when None) down to ``folder``; True when they all exist."""
+    root = boundary_of(folder) if root is None else root
+    if root is None:
+        return True
+    top, here = os.fspath(root), os.fspath(folder)
+    if here != top and not here.startswith(top + os.sep):
+        return True  # not below the boundary: not ours to judge
+    current = top
+    for part in ("", *here[len(top) + 1:].split(os.sep)):
+        current = f"{current}{os.sep}{part}" if part else current
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            return False
+        if stat.S_ISLNK(st.st_mode):
+            raise _link(Path(current), root)
+    return True
+
+
+def ensure_dir(folder: Path, root: Path | None = None) -> None:
+    """``mkdir -p`` that never creates a folder through a symbolic link."""
+    root = boundary_of(folder) if root is None else root
+    if not check_folders(folder, root):
+        folder.mkdir(parents=True, exist_ok=True)
+        check_folders(folder, root)  # a link made meanwhile is refused before any write
+
+
+def read_bounded(path: Path, limit: int, root: Path | None = None) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them.
+
+    Refuses (UnsafePath) a symbolic link at ``path`` or among its folders below the
+    boundary ``root`` (the ``.agents`` folder ``path`` lies in when None), anything not a
+    regular file, and a file over ``limit``; never blocks on a FIFO. A missing file raises
+    FileNotFoundError, other failures OSError.
+    """
+    root = boundary_of(path) if root is None else root
+    check_folders(path.parent, root)
+    if not _NOFOLLOW and os.path.islink(path):
+        raise _link(path, root)
+    try:
+        fd = os.open(path, _READ)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK) and os.path.islink(path):
+            raise _link(path, root) from None
+        if exc.errno == errno.ENXIO:  # a socket, or a device without a driver
+            raise _special(path, root) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _special(path, root)
+        if st.st_size > limit:
+            raise _too_large(path, root, limit)
+        chunks: list[bytes] = []
+        left = limit + 1  # one byte over the limit tells a file that grew meanwhile
+        want = min(st.st_size + 1, left)
+        while left > 0:
+            chunk = os.read(fd, min(want, left))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+            want = 1 << 20
+    finally:
+        os.close(fd)
+    if left <= 0:
+        raise _too_large(path, root, limit)
+    return b"".join(chunks)
+
+
+def _too_large(path: Path, root: Path | None, limit: int) -> UnsafePath:
+    size = f"{limit >> 20} MiB" if limit >= 1 << 20 else f"{limit} bytes"
+    return UnsafePath(f"refused: {_shown(path, root)} is over {size}, far more than a memory "
+                      "file holds")
+
+
+def check_target(path: Path, root: Path | None = None) -> os.stat_result | None:
+    """Refuse to write ``path`` through a symbolic link (at it or among its folders below
+    ``root``) or over a special file; returns its current status, None if it is missing."""
+    root = boundary_of(path) if root is None else root
+    check_folders(path.parent, root)
+    return _check_file(path, root)
+
+
+def _check_file(path: Path, root: Path | None) -> os.stat_result | None:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        raise _link(path, root)
+    if not stat.S_ISREG(st.st_mode):
+        raise _special(path, root)
+    return st
+
+
+def atomic_write(path: Path, data: str | bytes, *, durable: bool = True,
+                 root: Path | None = None) -> None:
     """Replace ``path`` so that a crash leaves either the old or the new content.
 
     Temp file in the same folder (same file system, so the rename is atomic), flush,
     fsync, ``os.replace``, then fsync the folder so the rename itself is durable.
-    ``durable=False`` skips both fsyncs, for files derived from others.
+    ``durable=False`` skips both fsyncs, for files derived from others. Below a boundary
+    (``root``, else the ``.agents`` folder ``path`` lies in) a symbolic link or special
+    file is refused, never replaced. The file keeps its mode (a new one: 0644 less umask).
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    root = boundary_of(path) if root is None else root
+    old = check_target(path, root) if root is not None else _status(path)
+    fd, tmp = _temp_file(path)
     try:
+        if old is not None and hasattr(os, "fchmod"):
+            os.fchmod(fd, stat.S_IMODE(old.st_mode))
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
             fh.flush()
@@ -37,15 +191,113 @@ def atomic_write(path: Path, data: str | bytes, *, durable: bool = True) -> None
         _fsync_dir(path.parent)
 
 
-def write_cache(path: Path, data: bytes) -> bool:
-    """Write a cache file (atomic, not fsynced); a failure, such as a read-only
-    checkout, only costs speed, so it is reported by the return value alone."""
+def _status(path: Path) -> os.stat_result | None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, data, durable=False)
+        return os.stat(path)
     except OSError:
+        return None
+
+
+def _temp_file(path: Path) -> tuple[int, Path]:
+    """A new temp file next to ``path``, created exclusively (so never through a link),
+    with mode 0644 less the umask, as any new file."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | _WRITE
+    for _ in range(100):
+        token = "".join(_TEMP_CHARS[b % len(_TEMP_CHARS)] for b in os.urandom(8))
+        tmp = path.parent / f".{path.name}.{token}.tmp"
+        try:
+            return os.open(tmp, flags, 0o644), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no unused temporary file name", str(path.parent))
+
+
+def write_cache(path: Path, data: bytes, root: Path | None = None) -> bool:
+    """Write a cache file (atomic, not fsynced); a failure, such as a read-only
+    checkout or a refused link, only costs speed, so it is reported by the return
+    value alone."""
+    try:
+        ensure_dir(path.parent, root)
+        atomic_write(path, data, durable=False, root=root)
+    except (OSError, LeanMemoryError):
         return False
     return True
+
+
+def read_cache(path: Path, root: Path | None = None) -> bytes | None:
+    """A cache file's bytes, or None when it is missing, unsafe or unreadable."""
+    try:
+        return read_bounded(path, MAX_CACHE_BYTES, root)
+    except (OSError, LeanMemoryError):
+        return None
+
+
+def sweep(folder: Path, files: Collection[str] = (), folders: Collection[str] = (), *,
+          older_than: float = 0.0, root: Path | None = None) -> int:
+    """Prepare ``folder`` (its own folders already checked) for writing, holding the lock
+    of whoever writes there: refuse (UnsafePath) one of ``files`` that is not a regular
+    file or one of ``folders`` that is a symbolic link, and remove the temp files a
+    crashed atomic_write left (only regular files of its own name pattern, modified over
+    ``older_than`` seconds ago). Returns how many were removed."""
+    root = boundary_of(folder) if root is None else root
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        return 0
+    removed = 0
+    now = time.time()
+    for entry in entries:
+        if entry.name in files and (entry.is_symlink() or not entry.is_file()):
+            raise (_link if entry.is_symlink() else _special)(Path(entry.path), root)
+        if entry.name in folders and entry.is_symlink():
+            raise _link(Path(entry.path), root)
+        if not _TEMP.fullmatch(entry.name):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if stat.S_ISREG(st.st_mode) and now - st.st_mtime >= older_than:
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            continue
+    return removed
+
+
+def _open_regular(path: Path, root: Path | None) -> int:
+    """A read-write descriptor of the regular file ``path`` (created if missing, with its
+    folders), never opened through a link; for files changed in place (log, lock)."""
+    root = boundary_of(path) if root is None else root
+    ensure_dir(path.parent, root)
+    if not _NOFOLLOW:  # elsewhere the open below refuses links, fstat special files
+        _check_file(path, root)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | _WRITE, 0o644)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):
+            raise _link(path, root) from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise _special(path, root)
+    return fd
+
+
+def append_line(path: Path, line: str, *, limit: int, root: Path | None = None) -> None:
+    """Append ``line`` to the log ``path``; past ``limit`` bytes only its newer half is
+    kept. Never follows a symbolic link nor writes to a special file."""
+    fd = _open_regular(path, root)
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            os.lseek(fd, size - limit // 2, os.SEEK_SET)
+            tail = os.read(fd, limit // 2)
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, tail)
+        os.lseek(fd, 0, os.SEEK_END)
+        os.write(fd, line.encode("utf-8", "replace"))
+    finally:
+        os.close(fd)
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -59,14 +311,14 @@ def _fsync_dir(folder: Path) -> None:
 
 
 @contextlib.contextmanager
-def file_lock(path: Path, timeout: float = 30.0) -> Iterator[None]:
+def file_lock(path: Path, timeout: float = 30.0, root: Path | None = None) -> Iterator[None]:
     """Hold an exclusive lock on ``path`` (created if needed) across processes.
 
     ``fcntl.flock`` on POSIX and ``msvcrt.locking`` on Windows; both are released by
-    the OS when the process dies, so a killed writer never leaves a stale lock.
+    the OS when the process dies, so a killed writer never leaves a stale lock. The lock
+    file is never opened through a symbolic link, nor as a special file.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = _open_regular(path, root)
     try:
         _acquire(fd, path, timeout)
         try:

@@ -32,7 +32,7 @@ from .bm25 import (
     tokenize,
 )
 from .errors import QueryError
-from .fsutil import write_cache
+from .fsutil import read_cache, write_cache
 
 if TYPE_CHECKING:
     from .store import Memory
@@ -249,8 +249,9 @@ def load_corpus(mem: Memory) -> Corpus:
     """
     try:
         # loads() of the whole file: load() on a file object reads it in small pieces
-        cached = marshal.loads((mem.cache_dir / _CACHE_NAME).read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
+        raw = read_cache(mem.cache_dir / _CACHE_NAME, mem.agents_dir)
+        cached = marshal.loads(raw) if raw is not None else None
+    except (EOFError, ValueError, TypeError):
         cached = None
     if cached is not None:
         try:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -14,7 +15,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from . import format as fmt
 from .config import RESERVED, SHARD_NAME, Config, load_config
 from .errors import InvalidEntry, NotInitialized, ShardError, UnknownShard
-from .fsutil import atomic_write, file_lock, write_cache
+from .fsutil import (
+    MAX_FILE_BYTES,
+    atomic_write,
+    ensure_dir,
+    file_lock,
+    read_bounded,
+    read_cache,
+    sweep,
+    write_cache,
+)
 from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -239,9 +249,10 @@ class Memory:
     # -- reading ------------------------------------------------------------------
 
     def read_text(self, path: Path) -> str:
-        """A memory file as text ('' when missing); refuses what is not UTF-8."""
+        """A memory file as text ('' when missing); refuses what is not UTF-8, and (as
+        UnsafePath) a symbolic link, a special file or a file over the size limit."""
         try:
-            data = path.read_bytes()
+            data = read_bounded(path, MAX_FILE_BYTES, self.agents_dir)
         except FileNotFoundError:
             return ""
         except OSError as exc:
@@ -285,9 +296,10 @@ class Memory:
         cache_path = self.cache_dir / "stats.marshal"
         cached = self._stats
         if cached is None:  # entries are checked against file signatures below, every time
+            raw = read_cache(cache_path, self.agents_dir)
             try:
-                cached = marshal.loads(cache_path.read_bytes())
-            except (OSError, EOFError, ValueError, TypeError):
+                cached = marshal.loads(raw) if raw is not None else None
+            except (EOFError, ValueError, TypeError):
                 cached = None
             if not isinstance(cached, dict) or cached.get("v") != _STATS_VERSION:
                 cached = {"v": _STATS_VERSION}
@@ -359,13 +371,17 @@ class Memory:
         created: list[Path] = []
         for folder in (self.dir, self.archive_dir):
             if not folder.is_dir():
-                folder.mkdir(parents=True, exist_ok=True)
+                ensure_dir(folder, self.agents_dir)
                 created.append(folder)
-        gitignore = self.dir / ".gitignore"
-        if not gitignore.exists():
-            atomic_write(gitignore, ".cache/\n")
-            created.append(gitignore)
         with self.lock():
+            gitignore = self.dir / ".gitignore"
+            current = self.read_text(gitignore)
+            have = {line.strip() for line in current.splitlines()}
+            missing = [line for line in GITIGNORE if line not in have]
+            if missing:  # a generated file of an older version gains the lines it lacks
+                if not current:
+                    created.append(gitignore)
+                atomic_write(gitignore, _with_lines(current, missing), root=self.agents_dir)
             for name in self.shards:
                 path = self.shard_path(name)
                 if not path.exists():
@@ -383,9 +399,21 @@ class Memory:
         what = DESCRIPTIONS.get(name, f"Entries about {title.lower()}.")
         return f"# {title}\n\n{what}\n\n"
 
-    def lock(self) -> Any:
-        """The writers' lock: hold it around every read-modify-write of the memory."""
-        return file_lock(self.cache_dir / "lock")
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """The writers' lock: hold it around every read-modify-write of the memory.
+
+        On taking it, a symbolic link or special file where lean_memory writes is refused
+        before anything is written, and temp files of crashed writers are removed (those
+        of the cache only when old: readers write the cache without the lock).
+        """
+        root = self.agents_dir
+        with file_lock(self.cache_dir / "lock", root=root):  # checks .agents, memory, .cache
+            shards = [f"{name}.md" for name in self.shards]
+            sweep(self.dir, {"INDEX.md", ".gitignore", *shards}, {"archive"}, root=root)
+            sweep(self.archive_dir, shards, root=root)
+            sweep(self.cache_dir, older_than=3600.0, root=root)
+            yield
 
     def put_entry(self, shard: str, text: str, *, title: str | None = None,
                   tags: Iterable[str] = (), date: str | None = None,
@@ -650,6 +678,16 @@ class Memory:
             # regenerates it from the shards.
             atomic_write(self.index_path, text, durable=False)
         return status
+
+
+GITIGNORE = (".cache/", ".*.tmp")  # the derived cache; temp files a crash left
+
+
+def _with_lines(text: str, lines: Sequence[str]) -> str:
+    """``text`` with ``lines`` appended, each on its own line."""
+    if text and not text.endswith("\n"):
+        text += "\n"
+    return text + "".join(f"{line}\n" for line in lines)
 
 
 def _appended(shard: fmt.Shard, entries: list[Entry],
