@@ -112,12 +112,10 @@ def _match_block(hit: Hit, cap: int) -> str:
 
 
 def _index_block(mem: Memory, verdicts: Verdicts) -> str:
-    text = mem.read_text(mem.index_path)
-    if text:
-        from .withhold import shown_index
+    from .withhold import shown_index
 
-        text = shown_index(mem, text, verdicts)
-    else:
+    text = shown_index(mem, verdicts)
+    if not text:
         from .indexfile import render_index
 
         text = render_index(mem.status(), mem.config.max_index_tokens)
@@ -138,10 +136,8 @@ def _rules(mem: Memory, verdicts: Verdicts) -> tuple[list[Entry], int]:
     from .withhold import content_key
 
     hidden = mem.superseded_ids()
-    text = mem.read_text(mem.shard_path(RULES_SHARD))
-    shard = fmt.parse(text, RULES_SHARD)
-    live = [e for e in shard.entries if e.id not in hidden]
-    bad = verdicts.withheld_in(text, shard) if live else set()
+    text, bad = verdicts.read(mem.shard_path(RULES_SHARD), RULES_SHARD)
+    live = [e for e in fmt.parse(text, RULES_SHARD).entries if e.id not in hidden]
     if not bad:
         return live, 0
     kept = [e for e in live if content_key(e.raw) not in bad]

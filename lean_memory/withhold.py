@@ -6,10 +6,11 @@ this module and withholds such an entry, saying so (ADR 0011).
 
 Verdicts honour the configured allowlist (rules, fingerprints, inline markers), never
 ``allow_paths``: that one is for ``scan`` alone. Each text is scanned once: its verdict is
-remembered by content hash in ``.cache/withheld.marshal`` (volatile; a corrupt or stale cache
-is ignored). Whole files are remembered too (the file's hash and the hashes of the entries it
-withholds), so a warm ``get SHARD`` or prompt hook hashes a file and does not scan or parse.
-The cache holds hashes and booleans only, never text.
+remembered by content hash in ``.cache/verdicts.marshal`` (volatile; a corrupt or stale cache
+is ignored). Whole files are remembered too, in the small ``.cache/withheld.marshal`` (the
+file's hash, the hashes of what it withholds, and its signature), so a warm ``get SHARD`` or
+prompt hook neither scans nor parses, nor hashes a file that did not change. The caches hold
+hashes, signatures and booleans only, never text.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ if TYPE_CHECKING:
     from .store import Memory
 
 _CACHE_NAME = "withheld.marshal"
+_TEXTS_NAME = "verdicts.marshal"
 _VERSION = "lean_memory.withhold/1"
+_SCANNER_FILES = ("secrets.py", "_secret_rules.py")
 MAX_TEXTS = 200_000  # remembered entry verdicts; past this, only those used in this process
 MAX_FILES = 64  # remembered whole files (each shard rewrite makes a new one)
 TITLE_WITHHELD = "(title withheld: it holds a credential)"
@@ -45,12 +48,13 @@ def content_key(text: str) -> bytes:
 def scanner_signature() -> list[Any]:
     """What the verdicts depend on besides the allowlist: the scanner's source files."""
     out: list[Any] = []
-    with os.scandir(Path(__file__).parent) as it:
-        for d in it:
-            if "secret" in d.name and d.name.endswith(".py"):
-                st = d.stat()
-                out.append((d.name, st.st_size, st.st_mtime_ns))
-    return sorted(out)
+    for name in _SCANNER_FILES:
+        try:
+            st = os.stat(Path(__file__).with_name(name))
+        except OSError:
+            continue
+        out.append((name, st.st_size, st.st_mtime_ns))
+    return out
 
 
 def header(mem: Memory) -> list[Any]:
@@ -101,44 +105,44 @@ def _batch_findings(texts: Sequence[str], allow: Any) -> list[bool]:
 
 
 class Verdicts:
-    """Verdicts of one memory, loaded on first use; ``save`` writes what was learned."""
+    """Verdicts of one memory, loaded on first use; ``save`` writes what was learned.
+
+    Two cache files: ``withheld.marshal`` (small, read on every hot path) maps each file
+    seen to the keys of what it withholds, and ``verdicts.marshal`` maps each entry's key
+    to its verdict; the second is read only when a file is new.
+    """
 
     def __init__(self, mem: Memory) -> None:
         self.mem = mem
-        self.path = mem.cache_dir / _CACHE_NAME
-        self._header: list[Any] | None = None
+        self.files_path = mem.cache_dir / _CACHE_NAME
+        self.texts_path = mem.cache_dir / _TEXTS_NAME
+        self._header: list[Any] = []
         self._files: dict[bytes, tuple[bytes, ...]] | None = None
-        self._payload: bytes = b""
+        self._sigs: dict[str, Any] = {}
         self._texts: dict[bytes, bool] | None = None
         self._used: set[bytes] = set()
-        self._dirty = False
+        self._dirty_files = self._dirty_texts = False
 
     def _load(self) -> dict[bytes, tuple[bytes, ...]]:
         if self._files is not None:
             return self._files
         self._header = header(self.mem)
         self._files = {}
-        try:
-            cached = marshal.loads(self.path.read_bytes())
-        except (OSError, EOFError, ValueError, TypeError):
-            return self._files
-        if (isinstance(cached, list) and len(cached) == 4 and cached[0] == self._header
-                and isinstance(cached[1], dict) and isinstance(cached[3], bytes)
-                and cached[2] == _key_bytes(cached[3])
+        cached = _read(self.files_path)
+        if (isinstance(cached, list) and len(cached) == 3 and cached[0] == self._header
+                and isinstance(cached[1], dict) and isinstance(cached[2], dict)
                 and all(isinstance(v, tuple) for v in cached[1].values())):
-            self._files = cached[1]
-            self._payload = cached[3]
+            self._files, self._sigs = cached[1], cached[2]
         return self._files
 
     def _entries(self) -> dict[bytes, bool]:
         if self._texts is None:
             self._load()
             self._texts = {}
-            if self._payload:
-                try:
-                    texts = marshal.loads(self._payload)
-                except (EOFError, ValueError, TypeError):
-                    texts = None
+            cached = _read(self.texts_path)
+            if (isinstance(cached, list) and len(cached) == 3 and cached[0] == self._header
+                    and isinstance(cached[2], bytes) and cached[1] == _checksum(cached[2])):
+                texts = _loads(cached[2])
                 if isinstance(texts, dict):
                     self._texts = texts
         return self._texts
@@ -158,65 +162,91 @@ class Verdicts:
             allow = self.mem.allowlist
             for k, flag in zip(todo, _batch_findings(list(todo.values()), allow), strict=True):
                 known[k] = flag
-            self._dirty = True
+            self._dirty_texts = True
         return [known[k] is True for k in keys]
 
-    def withheld_in(self, text: str, shard: fmt.Shard | None) -> set[bytes]:
-        """Keys of the entries and preamble of ``shard``, parsed from the file ``text``
-        (the whole ``text`` when None), that hold a credential; remembered by the hash of
-        the file."""
+    def read(self, path: Path, name: str | None) -> tuple[str, set[bytes]]:
+        """A memory file's text and the keys of what in it holds a credential: its
+        preamble and entries (shard ``name``), or the whole text (``name`` None).
+
+        Remembered by the hash of the file; a file whose signature (size, mtime, inode)
+        did not change while it was read is not even hashed again.
+        """
+        from .store import file_signature
+
         files = self._load()
-        key = content_key(text)
+        before = file_signature(path)
+        text = self.mem.read_text(path)
+        steady = before == file_signature(path) and before[0] >= 0
+        rel = path.relative_to(self.mem.dir).as_posix()
+        seen = self._sigs.get(rel)
+        key = seen[1] if (steady and isinstance(seen, tuple) and len(seen) == 2
+                          and seen[0] == before) else content_key(text)
         found = files.get(key)
         if found is None:
-            raws = [text] if shard is None else [shard.preamble, *(e.raw for e in shard.entries)]
+            if name is None:
+                raws = [text]
+            else:
+                shard = fmt.parse(text, name)
+                raws = [shard.preamble, *(e.raw for e in shard.entries)]
             found = tuple(content_key(r) for r, bad in zip(raws, self.holding(raws), strict=True)
                           if bad)
             files.pop(key, None)
             files[key] = found
             while len(files) > MAX_FILES:
                 del files[next(iter(files))]
-            self._dirty = True
-        return set(found)
-
-    def clean_file(self, text: str) -> bool | None:
-        """True when ``text`` is a file known to withhold nothing; None when not known."""
-        found = self._load().get(content_key(text))
-        return None if found is None else not found
+            self._dirty_files = True
+        if steady and seen != (before, key):
+            self._sigs[rel] = (before, key)
+            self._dirty_files = True
+        return text, set(found)
 
     def save(self) -> None:
-        """Write the cache if anything was learned; a failure only costs speed."""
-        if not self._dirty or self._files is None:
-            return
-        texts = self._entries()
-        if len(texts) > MAX_TEXTS:
-            texts = {k: v for k, v in texts.items() if k in self._used}
-        payload = marshal.dumps(texts)
-        write_cache(self.path, marshal.dumps([self._header, self._files, _key_bytes(payload),
-                                              payload]))
-        self._dirty = False
+        """Write what was learned; a failure only costs speed."""
+        if self._dirty_texts and self._texts is not None:
+            texts = self._texts
+            if len(texts) > MAX_TEXTS:
+                texts = {k: v for k, v in texts.items() if k in self._used}
+            payload = marshal.dumps(texts)
+            write_cache(self.texts_path, marshal.dumps([self._header, _checksum(payload),
+                                                        payload]))
+        if self._dirty_files and self._files is not None:
+            write_cache(self.files_path, marshal.dumps([self._header, self._files, self._sigs]))
+        self._dirty_files = self._dirty_texts = False
 
 
-def _key_bytes(data: bytes) -> bytes:
+def _read(path: Path) -> Any:
+    try:
+        return marshal.loads(path.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+
+
+def _loads(data: bytes) -> Any:
+    try:
+        return marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+
+
+def _checksum(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def shown_file(mem: Memory, text: str, name: str,
+def shown_file(mem: Memory, path: Path, name: str,
                verdicts: Verdicts | None = None) -> tuple[str, list[str]]:
-    """A shard file's ``text`` with every entry that holds a credential replaced by a
+    """The shard file at ``path`` with every entry that holds a credential replaced by a
     one-line notice naming its id (a preamble that holds one, by a notice too); and the ids
     withheld."""
     v = verdicts or Verdicts(mem)
     try:
-        if v.clean_file(text):
-            return text, []
-        shard = fmt.parse(text, name)
-        bad = v.withheld_in(text, shard)
+        text, bad = v.read(path, name)
     finally:
         if verdicts is None:
             v.save()
     if not bad:
         return text, []
+    shard = fmt.parse(text, name)
     preamble = shard.preamble
     if content_key(preamble) in bad:
         preamble = "> [withheld] this shard's preamble holds a credential and is not shown\n\n"
@@ -232,18 +262,16 @@ def shown_file(mem: Memory, text: str, name: str,
     return "".join(parts), ids
 
 
-def shown_index(mem: Memory, text: str, verdicts: Verdicts | None = None) -> str:
-    """INDEX.md as read, or rendered afresh when the file holds a credential (typed in by
-    hand: it is derived data)."""
+def shown_index(mem: Memory, verdicts: Verdicts | None = None) -> str:
+    """INDEX.md as read ('' when missing), or rendered afresh when the file holds a
+    credential (typed in by hand: it is derived data)."""
     v = verdicts or Verdicts(mem)
     try:
-        clean = v.clean_file(text)
-        if clean is None:
-            clean = not v.withheld_in(text, None)
+        text, bad = v.read(mem.index_path, None)
     finally:
         if verdicts is None:
             v.save()
-    if clean:
+    if not bad:
         return text
     from .indexfile import render_index
 
@@ -257,9 +285,8 @@ def read_shown(mem: Memory, shard: str | None = None, *,
     v = Verdicts(mem)
     try:
         if shard is None:
-            text = mem.read_text(mem.index_path) or mem.index()
-            return shown_index(mem, text, v), []
-        return shown_file(mem, mem.read_text(mem.shard_path(shard, archive=archive)), shard, v)
+            return shown_index(mem, v) or mem.index(), []
+        return shown_file(mem, mem.shard_path(shard, archive=archive), shard, v)
     finally:
         v.save()
 

@@ -244,24 +244,30 @@ def test_allowlist_counts_but_not_allow_paths(tmp_path: Path) -> None:
 def test_verdicts_are_remembered_and_a_corrupt_cache_is_ignored(
         leaky: lean_memory.Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     first = read_shown(leaky, "quirks")
-    cache = leaky.cache_dir / "withheld.marshal"
-    assert cache.is_file()
+    caches = [leaky.cache_dir / "withheld.marshal", leaky.cache_dir / "verdicts.marshal"]
+    assert all(c.is_file() for c in caches)
+    raws = [e.raw for e in leaky.entries("quirks")]
 
     def no_scan(*args: object, **kwargs: object) -> list[object]:
         raise AssertionError("scanned again")
 
     monkeypatch.setattr("lean_memory.secrets.scan_text", no_scan)
-    assert read_shown(leaky, "quirks") == first  # the file verdict
-    assert Verdicts(leaky).holding([e.raw for e in leaky.entries("quirks")]) == [False, True]
+    assert read_shown(leaky, "quirks") == first  # the file's verdict
+    assert Verdicts(leaky).holding(raws) == [False, True]  # the entries' verdicts
     monkeypatch.undo()
-    for garbage in (b"", b"\x00garbage", cache.read_bytes()[:-7],
-                    marshal.dumps([1, 2, 3, 4])):
-        cache.write_bytes(garbage)
-        assert read_shown(leaky, "quirks") == first
-    data = marshal.loads(cache.read_bytes())
-    data[3] = marshal.dumps({k: False for k in marshal.loads(data[3])})  # tampered payload
-    cache.write_bytes(marshal.dumps(data))
-    assert Verdicts(leaky).holding([e.raw for e in leaky.entries("quirks")]) == [False, True]
+    for cache in caches:
+        good = cache.read_bytes()
+        for garbage in (b"", b"\x00garbage", good[:-7], marshal.dumps([1, 2, 3])):
+            cache.write_bytes(garbage)
+            assert read_shown(leaky, "quirks") == first
+            assert Verdicts(leaky).holding(raws) == [False, True]
+    v = Verdicts(leaky)
+    v.holding(raws)
+    v.save()  # learned again and written
+    data = marshal.loads(caches[1].read_bytes())
+    data[2] = marshal.dumps({k: False for k in marshal.loads(data[2])})  # tampered payload
+    caches[1].write_bytes(marshal.dumps(data))
+    assert Verdicts(leaky).holding(raws) == [False, True]
 
 
 def test_an_edited_entry_is_judged_again(tmp_path: Path) -> None:
