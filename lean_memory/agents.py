@@ -319,8 +319,13 @@ def hook_output(event: str, root: str | None, payload: Any,
         env = os.environ.get("LEAN_MEMORY_DIGEST_TOKENS", "")
         budget_tokens = int(env) if env.isdigit() else 1200
     text = digest(mem, prompt, budget_tokens=budget_tokens)
-    while len(text) > CONTEXT_LIMIT:  # both agents cap additionalContext at 10,000 chars
+    note = ""
+    if len(text) > CONTEXT_LIMIT and text.endswith(")_\n") and "withheld: " in text[-200:]:
+        cut = text.rstrip("\n").rfind("\n") + 1  # the note of withheld entries stays
+        text, note = text[:cut], text[cut:]
+    while len(text) + len(note) > CONTEXT_LIMIT:  # both agents cap additionalContext at 10,000
         text = text[: text.rstrip("\n").rfind("\n") + 1] if "\n" in text.rstrip("\n") else ""
+    text = text + note if text.strip() else ""
     if not text.strip():
         return ""
     out = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}

@@ -14,6 +14,7 @@ import json
 import marshal
 import random
 import string
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -207,6 +208,38 @@ def test_api_returns_no_hit_and_no_text(leaky: lean_memory.Memory) -> None:
     _absent("get_memory", leaky.get_memory("quirks"))
     _absent("get_memory query", leaky.get_memory(query="redis windows token"))
     _absent("digest", leaky.digest("redis deploy on windows with the slack bot token"))
+
+
+def test_plugin_retrievers_never_see_a_withheld_entry(leaky: lean_memory.Memory) -> None:
+    seen: list[str] = []
+
+    class Spy:
+        name = "spy"
+
+        def rank(self, query: str, entries: Sequence[lean_memory.Entry],
+                 k: int) -> list[tuple[str, float]]:
+            seen.extend(e.raw for e in entries)
+            return [(e.id, 1.0) for e in entries[:k]]
+
+    mem = lean_memory.Memory(leaky.root, retrievers=[Spy(), lean_memory.BM25()])
+    hits = mem.search("redis deploy windows token key admin", k=10)
+    assert seen and hits and all(not h.entry.id.startswith("aaaa") for h in hits)
+    _absent("what a plugin retriever was given", "".join(seen))
+
+
+def test_the_hook_keeps_the_withheld_note_when_it_cuts(leaky: lean_memory.Memory) -> None:
+    for i in range(40):
+        leaky.put_entry("conventions", f"Rule {i}: redis deploys on windows need step {i} "
+                        + "of the runbook, " * 12, date="2026-02-01")
+    r = run_cli("hook", "user-prompt-submit", cwd=leaky.root,
+                stdin=json.dumps({"hook_event_name": "UserPromptSubmit",
+                                  "cwd": str(leaky.root),
+                                  "prompt": "redis deploy windows token"}).encode(),
+                env={"LEAN_MEMORY_DIGEST_TOKENS": "20000"})
+    _absent("hook output", r.stdout + r.stderr)
+    context = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert len(context) <= 9000
+    assert context.rstrip().endswith("run `lean-memory scan .agents/memory`)_")
 
 
 def test_an_index_typed_by_hand_is_rendered_afresh(leaky: lean_memory.Memory) -> None:
