@@ -267,9 +267,16 @@ def cmd_merge_driver(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_list(args: argparse.Namespace, out: TextIO) -> int:
-    from .manage import list_entries
+    from dataclasses import replace
 
-    rows = list_entries(_memory(args), args.shard)
+    from .manage import list_entries
+    from .withhold import masked
+
+    mem = _memory(args)
+    rows = list_entries(mem, args.shard)
+    shown, withheld = masked(mem, [r.entry for r in rows])
+    rows = [replace(r, entry=e) for r, e in zip(rows, shown, strict=True)]
+    _note_withheld(withheld)
     if args.json:
         _dump([{**entry_json(r.entry), "tokens": r.tokens, "superseded": r.superseded,
                 "said_again": r.said_again} for r in rows], out)
@@ -290,8 +297,11 @@ def cmd_list(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
     from .manage import find_entry
+    from .withhold import masked
 
-    entry = find_entry(_memory(args), args.id)
+    mem = _memory(args)
+    [entry], withheld = masked(mem, [find_entry(mem, args.id)])
+    _note_withheld(withheld)
     if args.json:
         _dump(entry_json(entry), out)
     else:

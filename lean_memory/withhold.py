@@ -291,6 +291,37 @@ def read_shown(mem: Memory, shard: str | None = None, *,
         v.save()
 
 
+def shown_path(mem: Memory, path: Path) -> str:
+    """Any file of the memory folder as read, withholding as above: INDEX.md, a shard or
+    archive file (by its name), else the whole file when it holds a credential."""
+    v = Verdicts(mem)
+    try:
+        if path == mem.index_path:
+            return shown_index(mem, v)
+        if path.suffix == ".md" and path.stem in mem.shards and path.parent in (
+                mem.dir, mem.archive_dir):
+            return shown_file(mem, path, path.stem, v)[0]
+        text, bad = v.read(path, None)
+    finally:
+        v.save()
+    return "> [withheld] this file holds a credential and is not shown\n" if bad else text
+
+
+def masked(mem: Memory, entries: Sequence[fmt.Entry]) -> tuple[list[fmt.Entry], int]:
+    """``entries`` with each one that holds a credential replaced by a stand-in that keeps
+    its id, shard and date (its title, text, tags and metadata withheld; its raw text the
+    one-line notice); and how many were."""
+    v = Verdicts(mem)
+    try:
+        flags = v.holding([e.raw for e in entries])
+    finally:
+        v.save()
+    out = [replace(e, title=TITLE_WITHHELD, text=TEXT_WITHHELD, tags=(), supersedes=None,
+                   meta=(), raw=notice(e.id)) if bad else e
+           for e, bad in zip(entries, flags, strict=True)]
+    return out, sum(flags)
+
+
 def live_entries(mem: Memory, entries: Sequence[fmt.Entry],
                  verdicts: Verdicts | None = None) -> tuple[list[fmt.Entry], int]:
     """``entries`` without those that hold a credential, and how many those were."""

@@ -210,6 +210,27 @@ def test_api_returns_no_hit_and_no_text(leaky: lean_memory.Memory) -> None:
     _absent("digest", leaky.digest("redis deploy on windows with the slack bot token"))
 
 
+def test_show_list_and_the_memory_tool_withhold(leaky: lean_memory.Memory) -> None:
+    r = run_cli("show", "aaaa0001", cwd=leaky.root)
+    assert r.returncode == 0
+    _absent("show", r.stdout + r.stderr)
+    assert b"[withheld] entry `aaaa0001`" in r.stdout and b"1 entry withheld" in r.stderr
+    r = run_cli("show", "aaaa0002", "--json", cwd=leaky.root)
+    _absent("show --json", r.stdout + r.stderr)
+    assert json.loads(r.stdout)["id"] == "aaaa0002"
+    for args in (("list",), ("list", "--json")):
+        r = run_cli(*args, cwd=leaky.root)
+        assert r.returncode == 0
+        _absent(" ".join(args), r.stdout + r.stderr)
+        assert b"aaaa0001" in r.stdout and b"4 entries withheld" in r.stderr
+    from lean_memory.memory_tool import MemoryToolHandler
+
+    tool = MemoryToolHandler(leaky)
+    for path in ("/memories/quirks.md", "/memories/failures.md", "/memories/conventions.md",
+                 "/memories/insights.md", "/memories/INDEX.md"):
+        _absent(f"memory tool view {path}", tool.execute({"command": "view", "path": path}))
+
+
 def test_plugin_retrievers_never_see_a_withheld_entry(leaky: lean_memory.Memory) -> None:
     seen: list[str] = []
 
