@@ -5,6 +5,8 @@
   prompt, all within a token budget. The rules have their own share, so the matches can
   never be crowded out by them (nor they by the matches); one oversized item is cut to a
   per-item cap; whatever is left out is *said* (a count and the command to get it).
+  An entry that holds a credential is never shown: the digest says how many it withheld
+  (ADR 0011).
 * :func:`run_hook` is ``python -m lean_memory hook EVENT``: it reads the agent's hook JSON
   (Claude Code and Codex share the shape) and prints
   ``{"hookSpecificOutput": {"hookEventName": …, "additionalContext": …}}``. It never blocks
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from .format import Entry
     from .search import Hit
     from .store import Memory
+    from .withhold import Verdicts
 
 RULES_SHARD = "conventions"
 RULE_CAP = 60  # tokens per rule: a long rule is cut, never carried whole into every prompt
@@ -108,8 +111,10 @@ def _match_block(hit: Hit, cap: int) -> str:
     return head + fmt.escape_body(body).rstrip("\n") + "\n"
 
 
-def _index_block(mem: Memory) -> str:
-    text = mem.read_text(mem.index_path)
+def _index_block(mem: Memory, verdicts: Verdicts) -> str:
+    from .withhold import shown_index
+
+    text = shown_index(mem, verdicts)
     if not text:
         from .indexfile import render_index
 
@@ -118,26 +123,38 @@ def _index_block(mem: Memory) -> str:
     return "\n".join(lines).strip("\n") + "\n"
 
 
-def _rules(mem: Memory) -> list[Entry]:
-    """Live entries of the conventions shard, in file order.
+def _rules(mem: Memory, verdicts: Verdicts) -> tuple[list[Entry], int]:
+    """Live entries of the conventions shard, in file order, without those that hold a
+    credential; and how many of those there were.
 
     Only that shard is parsed; what the other shards (and the archive) supersede comes from
     the store's per-shard summaries, cached by file signature, so this stays cheap.
     """
     if RULES_SHARD not in mem.shards:
-        return []
+        return [], 0
+    from . import format as fmt
+    from .withhold import content_key
+
     hidden = mem.superseded_ids()
-    return [e for e in mem.read_shard(RULES_SHARD).entries if e.id not in hidden]
+    text, bad = verdicts.read(mem.shard_path(RULES_SHARD), RULES_SHARD)
+    live = [e for e in fmt.parse(text, RULES_SHARD).entries if e.id not in hidden]
+    if not bad:
+        return live, 0
+    kept = [e for e in live if content_key(e.raw) not in bad]
+    return kept, len(live) - len(kept)
 
 
-def _matches(mem: Memory, prompt: str) -> list[Hit]:
+def _matches(mem: Memory, prompt: str) -> tuple[list[Hit], int]:
     from .bm25 import tokenize
 
     query = prompt[:MAX_QUERY_CHARS]
     others = [s for s in mem.shards if s != RULES_SHARD]
     if not others or not tokenize(query):
-        return []
-    return list(mem.search(query, k=K_MATCHES, shards=others))
+        return [], 0
+    from .search import find
+
+    found = find(mem, query, k=K_MATCHES, shards=others)
+    return list(found.hits), found.withheld
 
 
 def _fit_rules(rules: Sequence[Entry], room: int) -> list[str]:
@@ -167,17 +184,35 @@ def _fit_rules(rules: Sequence[Entry], room: int) -> list[str]:
 
 def digest(mem: Memory, prompt: str, *, budget_tokens: int = 1200) -> str:
     """The block to inject before ``prompt``: INDEX.md, the standing rules, the best
-    matches, in at most ``budget_tokens`` (estimated). Deterministic."""
+    matches, in at most ``budget_tokens`` (estimated), and a note of the entries withheld
+    because they hold a credential. Deterministic."""
+    from .withhold import Verdicts, count_note
+
     mem._require_init()
+    verdicts = Verdicts(mem)
+    try:
+        index = _index_block(mem, verdicts)
+        rules, withheld = _rules(mem, verdicts)
+    finally:
+        verdicts.save()
+    hits, withheld_hits = _matches(mem, prompt) if prompt and prompt.strip() else ([], 0)
+    note = count_note(withheld + withheld_hits)
+    if not note:
+        return _digest(mem, budget_tokens, index, rules, hits)
+    note = f"\n_({note})_\n"
     budget = max(int(budget_tokens), 0)
-    index = _index_block(mem)
+    text = _digest(mem, budget - _tokens(note) - 1, index, rules, hits)
+    return text + note if text else ""
+
+
+def _digest(mem: Memory, budget_tokens: int, index: str, rules: list[Entry],
+            hits: list[Hit]) -> str:
+    budget = max(int(budget_tokens), 0)
     if _tokens(index) > budget // 2:  # a tiny budget: a pointer instead of the index
         index = ("Project memory: `python -m lean_memory get` (index), "
                  '`python -m lean_memory get --query "<words>"`.\n')
     if _tokens(index) > budget:
         return ""
-    rules = _rules(mem)
-    hits = _matches(mem, prompt) if prompt and prompt.strip() else []
     rules_head = f"\n## Standing rules ({RULES_SHARD}: follow them)\n"
     match_head = "\n## Memory matching this prompt\n"
 
@@ -284,8 +319,13 @@ def hook_output(event: str, root: str | None, payload: Any,
         env = os.environ.get("LEAN_MEMORY_DIGEST_TOKENS", "")
         budget_tokens = int(env) if env.isdigit() else 1200
     text = digest(mem, prompt, budget_tokens=budget_tokens)
-    while len(text) > CONTEXT_LIMIT:  # both agents cap additionalContext at 10,000 chars
+    note = ""
+    if len(text) > CONTEXT_LIMIT and text.endswith(")_\n") and "withheld: " in text[-200:]:
+        cut = text.rstrip("\n").rfind("\n") + 1  # the note of withheld entries stays
+        text, note = text[:cut], text[cut:]
+    while len(text) + len(note) > CONTEXT_LIMIT:  # both agents cap additionalContext at 10,000
         text = text[: text.rstrip("\n").rfind("\n") + 1] if "\n" in text.rstrip("\n") else ""
+    text = text + note if text.strip() else ""
     if not text.strip():
         return ""
     out = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}

@@ -126,9 +126,15 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
     if args.digest is not None:
         out.write(mem.digest(args.digest))
         return 0
+    from .withhold import live_entries, read_shown
+
     if args.query is not None:
-        shards = (args.shard,) if args.shard else None
-        hits = mem.search(args.query, k=args.k, shards=shards, include_archive=args.archive)
+        from .search import find
+
+        found = find(mem, args.query, k=args.k, shards=(args.shard,) if args.shard else None,
+                     include_archive=args.archive)
+        hits = found.hits
+        _note_withheld(found.withheld)
         if args.json:
             _dump([{**entry_json(h.entry), "score": round(h.score, 6), "archived": h.archived}
                    for h in hits], out)
@@ -143,15 +149,24 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
         if args.json:
             _dump(status_json(mem), out)
         else:
-            out.write(mem.get_memory())
+            out.write(read_shown(mem)[0])
         return 0
     if args.json:
-        _dump([entry_json(e) for e in mem.entries(args.shard, archive=args.archive)], out)
-    elif args.archive:
-        out.write(mem.read_text(mem.shard_path(args.shard, archive=True)))
+        kept, n = live_entries(mem, mem.entries(args.shard, archive=args.archive))
+        _dump([entry_json(e) for e in kept], out)
     else:
-        out.write(mem.get_memory(args.shard))
+        text, ids = read_shown(mem, args.shard, archive=args.archive)
+        out.write(text)
+        n = len(ids)
+    _note_withheld(n)
     return 0
+
+
+def _note_withheld(n: int) -> None:
+    from .withhold import count_note
+
+    if n:
+        sys.stderr.write(f"{PROG}: note: {count_note(n)}\n")
 
 
 def cmd_index(args: argparse.Namespace, out: TextIO) -> int:
@@ -276,9 +291,16 @@ def cmd_merge_driver(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_list(args: argparse.Namespace, out: TextIO) -> int:
-    from .manage import list_entries
+    from dataclasses import replace
 
-    rows = list_entries(_memory(args), args.shard)
+    from .manage import list_entries
+    from .withhold import masked
+
+    mem = _memory(args)
+    rows = list_entries(mem, args.shard)
+    shown, withheld = masked(mem, [r.entry for r in rows])
+    rows = [replace(r, entry=e) for r, e in zip(rows, shown, strict=True)]
+    _note_withheld(withheld)
     if args.json:
         _dump([{**entry_json(r.entry), "tokens": r.tokens, "superseded": r.superseded,
                 "said_again": r.said_again} for r in rows], out)
@@ -299,8 +321,11 @@ def cmd_list(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
     from .manage import find_entry
+    from .withhold import masked
 
-    entry = find_entry(_memory(args), args.id)
+    mem = _memory(args)
+    [entry], withheld = masked(mem, [find_entry(mem, args.id)])
+    _note_withheld(withheld)
     if args.json:
         _dump(entry_json(entry), out)
     else:

@@ -231,7 +231,14 @@ def gist(entry: Entry, limit: int) -> str:
 
 
 def _item(entry: Entry, level: int, superseded: bool) -> str:
-    """One line of the compacted entry's list, at ``level`` (gists, short or titles)."""
+    """One line of the compacted entry's list, at ``level`` (gists, short or titles);
+    never a credential (ADR 0011)."""
+    from .withhold import checked_item
+
+    return checked_item(entry, lambda e: _plain_item(e, level, superseded))
+
+
+def _plain_item(entry: Entry, level: int, superseded: bool) -> str:
     when = f"{entry.date}, " if entry.date else ""
     mark = " (superseded)" if superseded else ""
     line = f"- **{_flat(entry.title)}** ({when}`{entry.id}`){mark}"

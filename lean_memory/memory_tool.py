@@ -177,8 +177,9 @@ class MemoryToolHandler:
         path = self.mem.dir.joinpath(*parts)
         if path.stat().st_size > MAX_FILE_BYTES:
             raise MemoryToolError(f"{PREFIX}/{'/'.join(parts)} is too large to show")
-        text: str = self.mem.read_text(path)
-        return text
+        from .withhold import shown_path  # never a credential into the context
+
+        return shown_path(self.mem, path)
 
     def create(self, command: dict[str, Any]) -> str:
         path, text = command.get("path"), command.get("file_text")

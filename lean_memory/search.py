@@ -7,6 +7,10 @@ re-tokenising only the entries whose indexed text changed; the parts are then sc
 index, so the global BM25 statistics are always those of the whole memory. The file is written
 atomically and only from an unchanged snapshot, so concurrent processes at worst build twice.
 Deleting it loses nothing (ADR 0004).
+
+An entry that holds a credential (ADR 0011) is indexed as an empty document, so none of its
+words reach the cache, and is never a hit; a query says how many such entries it would have
+returned, scoring them on the fly (they are rare).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from .fsutil import read_cache, write_cache
 
 if TYPE_CHECKING:
     from .store import Memory
+    from .withhold import Verdicts
 
 
 def _debug(message: str, *args: object) -> None:
@@ -47,7 +52,7 @@ def _debug(message: str, *args: object) -> None:
 
 RRF_K = 60
 _CACHE_NAME = "search.marshal"
-_CACHE_VERSION = "lean_memory.search/2"
+_CACHE_VERSION = "lean_memory.search/3"
 # The built-in retriever's title weight; the cache is built with it.
 _TITLE_WEIGHT = BM25().title_weight
 
@@ -60,6 +65,15 @@ class Hit:
     shard: str
     score: float
     archived: bool = False
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a query found: the hits, and how many entries that hold a credential would
+    have been among them (withheld, never returned)."""
+
+    hits: list[Hit]
+    withheld: int = 0
 
 
 @runtime_checkable
@@ -77,8 +91,9 @@ class Retriever(Protocol):
 
 # A part is what one shard file contributes, as marshal-ready builtins:
 # [shard name, archived, file signature, ids, dates, supersedes, spans (array "q" bytes:
-#  start, end of each entry's raw text), entry keys, BM25 index state].
-_NAME, _ARCHIVED, _SIG, _IDS, _DATES, _SUPERSEDES, _SPANS, _KEYS, _STATE = range(9)
+#  start, end of each entry's raw text), entry keys, BM25 index state, withheld (the
+#  numbers, in the part, of the entries that hold a credential)].
+_NAME, _ARCHIVED, _SIG, _IDS, _DATES, _SUPERSEDES, _SPANS, _KEYS, _STATE, _WITHHELD = range(10)
 
 
 class Corpus:
@@ -103,6 +118,8 @@ class Corpus:
         self.index = BM25Index.merge(indexes)
         if len(self.index) != len(self.ids):
             raise ValueError("inconsistent search cache")
+        self.withheld = [base + local for part, base in zip(parts, self.bases, strict=False)
+                         for local in part[_WITHHELD]]
         self._spans: dict[int, array[int]] = {}
         self._texts: dict[int, str] = {}
 
@@ -129,7 +146,15 @@ class Corpus:
         return replace(entry, id=self.ids[number], line=text.count("\n", 0, start) + 1)
 
     def allowed(self, shards: Sequence[str], include_archive: bool) -> bytearray:
-        """A mask over entry numbers: in ``shards``, archived only if asked, not superseded."""
+        """A mask over entry numbers: in ``shards``, archived only if asked, not superseded,
+        not withheld."""
+        mask = self.eligible(shards, include_archive)
+        for n in self.withheld:
+            mask[n] = 0
+        return mask
+
+    def eligible(self, shards: Sequence[str], include_archive: bool) -> bytearray:
+        """The same mask with the withheld entries left in."""
         wanted = set(shards)
         mask = bytearray(len(self.ids))
         hidden = self.hidden
@@ -145,8 +170,10 @@ class Corpus:
 
 
 def _header(mem: Memory) -> list[Any]:
+    from .withhold import header
+
     c = mem.config
-    return [_CACHE_VERSION, TOKENIZER_VERSION, c.bm25_k1, c.bm25_b, _TITLE_WEIGHT]
+    return [_CACHE_VERSION, TOKENIZER_VERSION, c.bm25_k1, c.bm25_b, _TITLE_WEIGHT, header(mem)]
 
 
 def _sources(mem: Memory) -> list[tuple[str, bool, Path]]:
@@ -155,14 +182,16 @@ def _sources(mem: Memory) -> list[tuple[str, bool, Path]]:
 
 
 def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[int, int, int],
-                previous: list[Any] | None) -> tuple[list[Any], BM25Index]:
+                previous: list[Any] | None, verdicts: Verdicts) -> tuple[list[Any], BM25Index]:
     """The part of one shard file; entries whose indexed text ``previous`` has seen are not
-    tokenised again (their term counts are read back from its index)."""
+    tokenised again (their term counts are read back from its index). Entries that hold a
+    credential count as empty documents."""
     from hashlib import blake2b
 
     from .dedup import MARKER, main_text
 
     shard = fmt.parse(mem.read_text(path), name)
+    flags = verdicts.holding([e.raw for e in shard.entries])
     known: dict[bytes, TermCounts] = {}
     if previous is not None:
         known = dict(zip(previous[_KEYS], BM25Index.from_state(previous[_STATE]).counts(),
@@ -173,7 +202,13 @@ def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[i
     todo: list[tuple[str, str]] = []
     spans = array("q")
     start = len(shard.preamble)
-    for e in shard.entries:
+    for e, withheld in zip(shard.entries, flags, strict=True):
+        spans.extend((start, start + len(e.raw)))
+        start += len(e.raw)
+        if withheld:  # no key: nothing else may take these (empty) counts
+            keys.append(b"")
+            reused.append(({}, 0.0))
+            continue
         # The substring test spares most entries main_text's regex search.
         body = (main_text(e.text) if MARKER in e.text else e.text) + _tag_text(e)
         # The key of what is indexed: a changed "Said again" part keeps the entry's counts.
@@ -184,19 +219,25 @@ def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[i
         if found is None:
             todo.append((e.title, body))
         reused.append(found)
-        spans.extend((start, start + len(e.raw)))
-        start += len(e.raw)
     fresh = iter(documents_terms(todo, title_weight=_TITLE_WEIGHT))
     counts = [next(fresh) if tc is None else tc for tc in reused]
     index = BM25Index.from_counts(counts, k1=c.bm25_k1, b=c.bm25_b, title_weight=_TITLE_WEIGHT)
     entries = shard.entries
     part = [name, archived, sig, [e.id for e in entries], [e.date or "" for e in entries],
-            [e.supersedes or "" for e in entries], spans.tobytes(), keys, index.to_state()]
+            [e.supersedes or "" for e in entries], spans.tobytes(), keys, index.to_state(),
+            [i for i, withheld in enumerate(flags) if withheld]]
     return part, index
 
 
 def _tag_text(e: fmt.Entry) -> str:
     return "\n" + " ".join(e.tags) if e.tags else ""
+
+
+def _indexed_body(e: fmt.Entry) -> str:
+    """The body BM25 indexes, as ``_build_part`` makes it."""
+    from .dedup import main_text
+
+    return main_text(e.text) + _tag_text(e)
 
 
 def _hidden(parts: list[list[Any]]) -> set[str]:
@@ -209,8 +250,10 @@ def _hidden(parts: list[list[Any]]) -> set[str]:
 
 def _load(mem: Memory, cached: Any) -> Corpus:
     from .store import file_signature
+    from .withhold import Verdicts
 
     header = _header(mem)
+    verdicts = Verdicts(mem)
     old: dict[tuple[str, bool], list[Any]] = {}
     if isinstance(cached, list) and len(cached) == 3 and cached[0] == header:
         old = {(p[_NAME], bool(p[_ARCHIVED])): p for p in cached[1]}
@@ -225,12 +268,13 @@ def _load(mem: Memory, cached: Any) -> Corpus:
             sig = file_signature(path)  # before reading: a later change then shows as stale
             part = old.get((name, archived))
             if part is None or part[_SIG] != sig:
-                part, index = _build_part(mem, name, archived, path, sig, part)
+                part, index = _build_part(mem, name, archived, path, sig, part, verdicts)
                 rebuilt = True
             else:
                 index = BM25Index.from_state(part[_STATE])
             parts.append(part)
             indexes.append(index)
+    verdicts.save()
     hidden = _hidden(parts) if rebuilt else set(cached[2])
     corpus = Corpus(mem, parts, hidden, indexes)
     # Cache only a snapshot no writer touched meanwhile; otherwise the next query rebuilds.
@@ -339,7 +383,14 @@ def _is_cached_bm25(r: Any, mem: Memory) -> bool:
 
 def search(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
            include_archive: bool = False) -> list[Hit]:
-    """The ``k`` best live entries for ``query``; superseded entries never appear."""
+    """The ``k`` best live entries for ``query``; superseded entries, and entries that hold
+    a credential, never appear."""
+    return find(mem, query, k=k, shards=shards, include_archive=include_archive).hits
+
+
+def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
+         include_archive: bool = False) -> Found:
+    """:func:`search`, and how many withheld entries the query would have returned."""
     if not isinstance(query, str) or not tokenize(query):
         raise QueryError("the query has no searchable words (empty, or only stop words)")
     if k < 1:
@@ -381,7 +432,30 @@ def search(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None 
     for n, score in fused[:k]:
         shard, archived = corpus.where(n)
         hits.append(Hit(corpus.entry(n), shard, score, archived))
-    return hits
+    return Found(hits, _withheld_matches(corpus, query, k, allowed, names, include_archive))
+
+
+def _withheld_matches(corpus: Corpus, query: str, k: int, allowed: bytearray,
+                      names: Sequence[str], include_archive: bool) -> int:
+    """How many withheld entries BM25 would have put among the ``k`` best: they are
+    tokenised now, in memory, as extra documents of the index."""
+    if not corpus.withheld:
+        return 0
+    eligible = corpus.eligible(names, include_archive)
+    extra = [n for n in corpus.withheld if eligible[n]]
+    if not extra:
+        return 0
+    entries = [corpus.entry(n) for n in extra]
+    index = corpus.index
+    more = BM25Index.from_counts(
+        documents_terms([(e.title, _indexed_body(e)) for e in entries],
+                        title_weight=_TITLE_WEIGHT),
+        k1=index.k1, b=index.b, title_weight=_TITLE_WEIGHT)
+    n = len(corpus.ids)
+    top = BM25Index.merge([index, more]).top(
+        query, k, allowed=allowed + b"\x01" * len(extra),
+        newer=[*corpus.dates, *(corpus.dates[m] for m in extra)])
+    return sum(1 for m, _ in top if m >= n)
 
 
 def render_hits(hits: Sequence[Hit]) -> str:

@@ -335,10 +335,9 @@ class Memory:
             from .search import render_hits
 
             return render_hits(self.search(query, k=k, shards=(shard,) if shard else None))
-        if shard is not None:
-            return self.read_text(self.shard_path(shard))
-        text = self.read_text(self.index_path)
-        return text or self.index()
+        from .withhold import read_shown  # an entry holding a credential is withheld
+
+        return read_shown(self, shard)[0]
 
     def search(self, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
                include_archive: bool = False) -> list[Hit]:

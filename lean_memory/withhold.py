@@ -1,0 +1,358 @@
+"""Which memory texts hold a credential, so that no read path carries one into a context.
+
+A credential can reach a shard without the write-time scan: typed by hand, or merged in from
+another branch. Every read path (search, ``get SHARD``, the digest and the agent hooks) asks
+this module and withholds such an entry, saying so (ADR 0011).
+
+Verdicts honour the configured allowlist (rules, fingerprints, inline markers), never
+``allow_paths``: that one is for ``scan`` alone. Each text is scanned once: its verdict is
+remembered by content hash in ``.cache/verdicts.marshal`` (volatile; a corrupt or stale cache
+is ignored). Whole files are remembered too, in the small ``.cache/withheld.marshal`` (the
+file's hash, the hashes of what it withholds, and its signature), so a warm ``get SHARD`` or
+prompt hook neither scans nor parses, nor hashes a file that did not change. The caches hold
+hashes, signatures and booleans only, never text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import format as fmt
+from .fsutil import write_cache
+
+if TYPE_CHECKING:
+    from .store import Memory
+
+_CACHE_NAME = "withheld.marshal"
+_TEXTS_NAME = "verdicts.marshal"
+_VERSION = "lean_memory.withhold/1"
+_SCANNER_FILES = ("secrets.py", "_secret_rules.py")
+MAX_TEXTS = 200_000  # remembered entry verdicts; past this, only those used in this process
+MAX_FILES = 64  # remembered whole files (each shard rewrite makes a new one)
+TITLE_WITHHELD = "(title withheld: it holds a credential)"
+TEXT_WITHHELD = "text withheld: it holds a credential; run `lean-memory scan .agents/memory`"
+
+
+def content_key(text: str) -> bytes:
+    """The hash a verdict is remembered by."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def scanner_signature() -> list[Any]:
+    """What the verdicts depend on besides the allowlist: the scanner's source files."""
+    out: list[Any] = []
+    for name in _SCANNER_FILES:
+        try:
+            st = os.stat(Path(__file__).with_name(name))
+        except OSError:
+            continue
+        out.append((name, st.st_size, st.st_mtime_ns))
+    return out
+
+
+def header(mem: Memory) -> list[Any]:
+    """The validity key of every verdict: scanner version and the allowlist that counts."""
+    c = mem.config
+    return [_VERSION, scanner_signature(), sorted(c.allow_rules), sorted(c.allow_fingerprints)]
+
+
+def notice(entry_id: str) -> str:
+    """The one line that stands for a withheld entry."""
+    return (f"> [withheld] entry `{entry_id}` holds a credential and is not shown; "
+            "run `lean-memory scan .agents/memory`\n")
+
+
+def count_note(n: int) -> str:
+    """What the output says about ``n`` withheld entries ('' for none)."""
+    if n <= 0:
+        return ""
+    what = "1 entry withheld: it holds" if n == 1 else f"{n} entries withheld: they hold"
+    return f"{what} a credential; run `lean-memory scan .agents/memory`"
+
+
+def _batch_findings(texts: Sequence[str], allow: Any) -> list[bool]:
+    """For each text, whether it holds a credential; scanned as one text (a call per
+    entry costs about twice as much), each followed by a blank line so that no
+    ``allow-next-line`` marker reaches the next one."""
+    from bisect import bisect_right
+
+    from .secrets import scan_text
+
+    starts: list[int] = []
+    pieces: list[str] = []
+    line = 1
+    for t in texts:
+        starts.append(line)
+        piece = t if t.endswith("\n") else t + "\n"
+        pieces.append(piece + "\n")
+        line += piece.count("\n") + 1
+    flagged = [False] * len(texts)
+    for f in scan_text("".join(pieces), allow=allow):
+        flagged[bisect_right(starts, f.line) - 1] = True
+    # A match that ran past its text may have claimed (hidden) one in the next: those
+    # neighbours are scanned alone.
+    for i in [i + 1 for i, hit in enumerate(flagged) if hit and i + 1 < len(texts)]:
+        if not flagged[i] and scan_text(texts[i], allow=allow):
+            flagged[i] = True
+    return flagged
+
+
+class Verdicts:
+    """Verdicts of one memory, loaded on first use; ``save`` writes what was learned.
+
+    Two cache files: ``withheld.marshal`` (small, read on every hot path) maps each file
+    seen to the keys of what it withholds, and ``verdicts.marshal`` maps each entry's key
+    to its verdict; the second is read only when a file is new.
+    """
+
+    def __init__(self, mem: Memory) -> None:
+        self.mem = mem
+        self.files_path = mem.cache_dir / _CACHE_NAME
+        self.texts_path = mem.cache_dir / _TEXTS_NAME
+        self._header: list[Any] = []
+        self._files: dict[bytes, tuple[bytes, ...]] | None = None
+        self._sigs: dict[str, Any] = {}
+        self._texts: dict[bytes, bool] | None = None
+        self._used: set[bytes] = set()
+        self._dirty_files = self._dirty_texts = False
+
+    def _load(self) -> dict[bytes, tuple[bytes, ...]]:
+        if self._files is not None:
+            return self._files
+        self._header = header(self.mem)
+        self._files = {}
+        cached = _read(self.files_path)
+        if (isinstance(cached, list) and len(cached) == 3 and cached[0] == self._header
+                and isinstance(cached[1], dict) and isinstance(cached[2], dict)
+                and all(isinstance(v, tuple) for v in cached[1].values())):
+            self._files, self._sigs = cached[1], cached[2]
+        return self._files
+
+    def _entries(self) -> dict[bytes, bool]:
+        if self._texts is None:
+            self._load()
+            self._texts = {}
+            cached = _read(self.texts_path)
+            if (isinstance(cached, list) and len(cached) == 3 and cached[0] == self._header
+                    and isinstance(cached[2], bytes) and cached[1] == _checksum(cached[2])):
+                texts = _loads(cached[2])
+                if isinstance(texts, dict):
+                    self._texts = texts
+        return self._texts
+
+    def holding(self, texts: Sequence[str]) -> list[bool]:
+        """For each text, whether it holds a credential (by the configured allowlist)."""
+        if not texts:
+            return []
+        known = self._entries()
+        keys = [content_key(t) for t in texts]
+        self._used.update(keys)
+        todo: dict[bytes, str] = {}
+        for k, t in zip(keys, texts, strict=True):
+            if k not in known and k not in todo:
+                todo[k] = t
+        if todo:
+            allow = self.mem.allowlist
+            for k, flag in zip(todo, _batch_findings(list(todo.values()), allow), strict=True):
+                known[k] = flag
+            self._dirty_texts = True
+        return [known[k] is True for k in keys]
+
+    def read(self, path: Path, name: str | None) -> tuple[str, set[bytes]]:
+        """A memory file's text and the keys of what in it holds a credential: its
+        preamble and entries (shard ``name``), or the whole text (``name`` None).
+
+        Remembered by the hash of the file; a file whose signature (size, mtime, inode)
+        did not change while it was read is not even hashed again.
+        """
+        from .store import file_signature
+
+        files = self._load()
+        before = file_signature(path)
+        text = self.mem.read_text(path)
+        steady = before == file_signature(path) and before[0] >= 0
+        rel = path.relative_to(self.mem.dir).as_posix()
+        seen = self._sigs.get(rel)
+        key = seen[1] if (steady and isinstance(seen, tuple) and len(seen) == 2
+                          and seen[0] == before) else content_key(text)
+        found = files.get(key)
+        if found is None:
+            if name is None:
+                raws = [text]
+            else:
+                shard = fmt.parse(text, name)
+                raws = [shard.preamble, *(e.raw for e in shard.entries)]
+            found = tuple(content_key(r) for r, bad in zip(raws, self.holding(raws), strict=True)
+                          if bad)
+            files.pop(key, None)
+            files[key] = found
+            while len(files) > MAX_FILES:
+                del files[next(iter(files))]
+            self._dirty_files = True
+        if steady and seen != (before, key):
+            self._sigs[rel] = (before, key)
+            self._dirty_files = True
+        return text, set(found)
+
+    def save(self) -> None:
+        """Write what was learned; a failure only costs speed."""
+        if self._dirty_texts and self._texts is not None:
+            texts = self._texts
+            if len(texts) > MAX_TEXTS:
+                texts = {k: v for k, v in texts.items() if k in self._used}
+            payload = marshal.dumps(texts)
+            write_cache(self.texts_path, marshal.dumps([self._header, _checksum(payload),
+                                                        payload]))
+        if self._dirty_files and self._files is not None:
+            write_cache(self.files_path, marshal.dumps([self._header, self._files, self._sigs]))
+        self._dirty_files = self._dirty_texts = False
+
+
+def _read(path: Path) -> Any:
+    try:
+        return marshal.loads(path.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+
+
+def _loads(data: bytes) -> Any:
+    try:
+        return marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+
+
+def _checksum(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def shown_file(mem: Memory, path: Path, name: str,
+               verdicts: Verdicts | None = None) -> tuple[str, list[str]]:
+    """The shard file at ``path`` with every entry that holds a credential replaced by a
+    one-line notice naming its id (a preamble that holds one, by a notice too); and the ids
+    withheld."""
+    v = verdicts or Verdicts(mem)
+    try:
+        text, bad = v.read(path, name)
+    finally:
+        if verdicts is None:
+            v.save()
+    if not bad:
+        return text, []
+    shard = fmt.parse(text, name)
+    preamble = shard.preamble
+    if content_key(preamble) in bad:
+        preamble = "> [withheld] this shard's preamble holds a credential and is not shown\n\n"
+    parts = [preamble]
+    ids: list[str] = []
+    for e in shard.entries:
+        if content_key(e.raw) in bad:
+            ids.append(e.id)
+            tail = e.raw[len(e.raw.rstrip("\r\n")):]
+            parts.append(notice(e.id) + ("\n" if tail.count("\n") > 1 else ""))
+        else:
+            parts.append(e.raw)
+    return "".join(parts), ids
+
+
+def shown_index(mem: Memory, verdicts: Verdicts | None = None) -> str:
+    """INDEX.md as read ('' when missing), or rendered afresh when the file holds a
+    credential (typed in by hand: it is derived data)."""
+    v = verdicts or Verdicts(mem)
+    try:
+        text, bad = v.read(mem.index_path, None)
+    finally:
+        if verdicts is None:
+            v.save()
+    if not bad:
+        return text
+    from .indexfile import render_index
+
+    return render_index(mem.status(), mem.config.max_index_tokens)
+
+
+def read_shown(mem: Memory, shard: str | None = None, *,
+               archive: bool = False) -> tuple[str, list[str]]:
+    """What ``get`` prints: INDEX.md (``shard`` None) or a shard file, withholding as above."""
+    mem._require_init()
+    v = Verdicts(mem)
+    try:
+        if shard is None:
+            return shown_index(mem, v) or mem.index(), []
+        return shown_file(mem, mem.shard_path(shard, archive=archive), shard, v)
+    finally:
+        v.save()
+
+
+def shown_path(mem: Memory, path: Path) -> str:
+    """Any file of the memory folder as read, withholding as above: INDEX.md, a shard or
+    archive file (by its name), else the whole file when it holds a credential."""
+    v = Verdicts(mem)
+    try:
+        if path == mem.index_path:
+            return shown_index(mem, v)
+        if path.suffix == ".md" and path.stem in mem.shards and path.parent in (
+                mem.dir, mem.archive_dir):
+            return shown_file(mem, path, path.stem, v)[0]
+        text, bad = v.read(path, None)
+    finally:
+        v.save()
+    return "> [withheld] this file holds a credential and is not shown\n" if bad else text
+
+
+def masked(mem: Memory, entries: Sequence[fmt.Entry]) -> tuple[list[fmt.Entry], int]:
+    """``entries`` with each one that holds a credential replaced by a stand-in that keeps
+    its id, shard and date (its title, text, tags and metadata withheld; its raw text the
+    one-line notice); and how many were."""
+    v = Verdicts(mem)
+    try:
+        flags = v.holding([e.raw for e in entries])
+    finally:
+        v.save()
+    out = [replace(e, title=TITLE_WITHHELD, text=TEXT_WITHHELD, tags=(), supersedes=None,
+                   meta=(), raw=notice(e.id)) if bad else e
+           for e, bad in zip(entries, flags, strict=True)]
+    return out, sum(flags)
+
+
+def live_entries(mem: Memory, entries: Sequence[fmt.Entry],
+                 verdicts: Verdicts | None = None) -> tuple[list[fmt.Entry], int]:
+    """``entries`` without those that hold a credential, and how many those were."""
+    v = verdicts or Verdicts(mem)
+    try:
+        flags = v.holding([e.raw for e in entries])
+    finally:
+        if verdicts is None:
+            v.save()
+    kept = [e for e, bad in zip(entries, flags, strict=True) if not bad]
+    return kept, len(entries) - len(kept)
+
+
+@lru_cache(maxsize=65536)
+def _holds(text: str) -> bool:
+    from .secrets import scan_text
+
+    return bool(scan_text(text))
+
+
+def checked_item(entry: fmt.Entry, render: Any) -> str:
+    """A compacted entry's list line for ``entry``, made by ``render(entry)``, that holds
+    no credential: when the entry or the line holds one, the line names the entry by its
+    title (or a placeholder when the title holds one too) and id only, with a note.
+
+    Compaction has no allowlist at hand, so this is the stricter check: at worst an
+    allowlisted entry is listed without its gist.
+    """
+    line: str = render(entry)
+    if not _holds(entry.raw) and not _holds(line):
+        return line
+    title = TITLE_WITHHELD if _holds(entry.title) else entry.title
+    bare: str = render(replace(entry, title=title, text=""))
+    return f"{bare.rstrip()} ({TEXT_WITHHELD})"
