@@ -607,7 +607,13 @@ def _generic_pattern(kw: str) -> str:
     return (
         f"(?P<kw>{kw})" + r"(?P<rest>[a-z0-9_.\-]{0,30})(?P<q>[\"'`]?\]?\)?)"
         r"(?P<for>[ \t](?:for|of|on|in)[ \t][^\n.:=;,\"'`]{1,40}?)?"
-        r"(?P<sep>[ \t]{0,3}(?::=|=>|->|=(?!=)|:(?!:)|>)[ \t]{0,3}"
+        # Go `var k string = …`, Kotlin/TS `k: String = …`: a type between name and `=`.
+        r"(?P<type>:?[ \t]{1,3}(?:string|str|\[\]byte|char\*?|text)(?=[ \t]{0,3}=))?"
+        # `:=` (Go), `::=`/`:::=`/`?=` (make), `.=` (PHP), `=>`, `->`, `=`, `:`, and `>` of an
+        # XML element, whose value may sit on its own line.
+        r"(?P<sep>[ \t]{0,3}(?::{1,3}=|[?.]=|=>|->|=(?!=)|:(?!:)|>(?:[ \t]*\r?\n)?)[ \t]{0,40}"
+        # A quoted name then a quoted value: `setProperty("K", "v")`, `setenv("K", "v")`.
+        r"|(?<=[\"'])[ \t]{0,3},[ \t]{0,3}(?=[\"'])"
         r"|[ \t]{1,3}(?:is|was|are|will be|set to|changed to|to)[ \t]{1,3}(?:now |still )?:?"
         r"[ \t]{0,2}"
         r"|(?(for)(?!)|[ \t]{1,3}))"
