@@ -397,7 +397,9 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
     ):
         return False
     if is_uuid(value):
-        return kind in ("api", "secret", "password")
+        # Heroku, HubSpot, Snyk … keys are UUIDs; the name (not `*_id`, not `request_token`)
+        # decides, and the callers have judged it already.
+        return True
     low = value.lower()
     if (
         _rx().number_re.fullmatch(value)
@@ -595,7 +597,7 @@ _TOKEN_NON_SECRET = frozenset({
     "continuation", "cursor", "sync", "cancel", "cancellation", "idempotency", "request",
     "max", "num", "total", "input", "output", "prompt", "completion", "completions", "eos",
     "bos", "pad", "unk", "sep", "cls", "mask", "special", "start", "end", "stop", "lexer",
-    "parse", "parser", "ast", "syntax", "type", "kind", "token", "bucket", "reasoning",
+    "parse", "parser", "ast", "syntax", "type", "kind", "bucket", "reasoning",
     "cached", "cache", "image", "audio", "text", "word", "char", "count", "verification",
     "lookahead", "current", "last", "first", "prev", "previous", "peek",
 })
