@@ -77,6 +77,19 @@ RULES: tuple[Rule, ...] = (
         ci=True,
         scope="keyed",
     ),
+    # Amazon Bedrock API keys: long-lived "ABSK" + base64("BedrockAPIKey-…"); short-lived
+    # ones are "bedrock-api-key-" + base64 of a presigned "bedrock.amazonaws.com/…" URL.
+    Rule(
+        "aws-bedrock-api-key",
+        ("ABSKQmVkcm9ja0FQSUtleS",),
+        rf"{_START}(?P<s>(?P<p>ABSK)QmVkcm9ja0FQSUtleS[{_B64}]{{20,2000}}={{0,2}})",
+    ),
+    Rule(
+        "aws-bedrock-api-key",
+        ("bedrock-api-key-YmVkcm9jay5hbWF6b25hd3Mu",),
+        rf"(?P<s>(?P<p>bedrock-api-key-)YmVkcm9jay5hbWF6b25hd3Mu[{_URLSAFE}+/%=&.]{{0,4000}})",
+        "fixed",
+    ),
     # The 40-character secret has no prefix: require an AWS-ish key name next to it.
     Rule(
         "aws-secret-access-key",
@@ -148,6 +161,13 @@ RULES: tuple[Rule, ...] = (
         rf"(?P<s>(?P<p>github_pat_)[A-Za-z0-9_]{{50,255}}){_END}",
     ),
     Rule("github-oauth-token", ("gho_",), rf"{_START}(?P<s>(?P<p>gho_)[A-Za-z0-9]{{36}}){_END}"),
+    # Installation tokens since April 2026: ghs_<app id>_<JWT>.
+    Rule(
+        "github-app-token",
+        ("ghs_",),
+        rf"{_START}(?P<s>(?P<p>ghs_)\d{{1,20}}_[{_URLSAFE}]{{10,4000}}\.[{_URLSAFE}]{{10,4000}}"
+        rf"\.[{_URLSAFE}]{{10,1000}})",
+    ),
     Rule(
         "github-app-token",
         ("ghu_", "ghs_"),
@@ -159,7 +179,7 @@ RULES: tuple[Rule, ...] = (
         rf"{_START}(?P<s>(?P<p>ghr_)[A-Za-z0-9]{{36,76}}){_END}",
     ),
     # --- GitLab (docs.gitlab.com "Token prefixes") -------------------------------------
-    Rule("gitlab-pat", ("glpat-",), rf"(?P<s>(?P<p>glpat-)[{_URLSAFE}.]{{20,200}})"),
+    Rule("gitlab-pat", ("glpat-",), rf"{_START}(?P<s>(?P<p>glpat-)[{_URLSAFE}.]{{20,200}})"),
     Rule(
         "gitlab-token",
         (
@@ -183,13 +203,19 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "slack-token",
         ("xox", "xapp-"),
-        r"(?<![A-Za-z0-9])(?P<s>(?P<p>xox[abposer]-|xoxe\.xox[bp]-|xoxe-|xapp-)"
+        r"(?<![A-Za-z0-9_\-./])(?P<s>(?P<p>xox[abposer]-|xoxe\.xox[bp]-|xoxe-|xapp-)"
         r"[A-Za-z0-9\-]{10,250})",
     ),
     Rule(
         "slack-webhook",
         ("hooks.slack.com/",),
         r"(?P<p>hooks\.slack\.com/(?:services|workflows|triggers)/)(?P<s>[A-Za-z0-9+/_\-]{20,200})",
+    ),
+    # X/Twitter app-only bearer tokens: 22 "A"s, then the URL-encoded token.
+    Rule(
+        "twitter-bearer-token",
+        ("AAAAAAAAAAAAAAAAAAAAA",),
+        r"(?<![A-Za-z0-9%])(?P<s>(?P<p>A{21,23})[A-Za-z0-9%]{60,200})(?![A-Za-z0-9%])",
     ),
     # --- Discord / Telegram (bot token shapes from their developer docs) ----------------
     Rule(
@@ -233,6 +259,12 @@ RULES: tuple[Rule, ...] = (
         "square-token",
         ("sq0atp-", "sq0csp-"),
         r"(?<![A-Za-z0-9])(?P<s>(?P<p>sq0atp-|sq0csp-)[A-Za-z0-9_\-]{22,60})",
+    ),
+    # Flutterwave secret and encryption keys (FLWPUBK_ public keys are not secret).
+    Rule(
+        "flutterwave-secret-key",
+        ("FLWSECK",),
+        r"(?<![A-Za-z0-9])(?P<s>(?P<p>FLWSECK(?:_TEST)?-)[a-fA-F0-9]{12,64}(?:-X)?)(?![A-Za-z0-9])",
     ),
     # Braintree/PayPal access tokens.
     Rule(
@@ -400,7 +432,11 @@ RULES: tuple[Rule, ...] = (
         ("sk.eyJ",),
         rf"(?P<s>(?P<p>sk\.eyJ)[{_URLSAFE}]{{20,200}}\.[{_URLSAFE}]{{20,100}})",
     ),
-    Rule("flyio-token", ("fo1_", "fm2_"), rf"(?P<s>(?P<p>fo1_|fm2_)[{_URLSAFE}+/=]{{40,1000}})"),
+    Rule(
+        "flyio-token",
+        ("fo1_", "fm2_"),
+        rf"(?<![A-Za-z0-9_\-+/])(?P<s>(?P<p>fo1_|fm2_)[{_URLSAFE}+/=]{{40,1000}})",
+    ),
     # --- structural: JWTs, URLs with passwords, HTTP auth, CLI flags ----------------------
     # RFC 7519 compact form: two base64url JSON parts starting with '{"' -> "eyJ", signature.
     Rule(
@@ -409,6 +445,13 @@ RULES: tuple[Rule, ...] = (
         rf"(?<![A-Za-z0-9_\-.])(?P<s>(?P<p>eyJ)[{_URLSAFE}]{{10,4000}}\.eyJ[{_URLSAFE}]{{10,4000}}"
         rf"\.[{_URLSAFE}]{{16,1000}})",
         "jwt",
+    ),
+    # A JWT base64-encoded once more (Kubernetes Secret data, env files): "eyJ" -> "ZXlK".
+    Rule(
+        "jwt",
+        ("ZXlK",),
+        rf"(?<![{_B64}])(?P<s>(?P<p>ZXlK)[{_B64}]{{60,8000}}={{0,2}})",
+        "jwt_b64",
     ),
     # RFC 3986 userinfo: scheme://user:password@host (DSNs, git remotes, proxies).
     Rule(
@@ -534,6 +577,7 @@ REFERENCES: dict[str, str] = {
     "aws-access-key-id": "AWS IAM docs, 'Unique identifiers': AKIA (user), ASIA (STS) …",
     "aws-session-token": "AWS STS GetSessionToken/AssumeRole responses (SessionToken)",
     "aws-secret-access-key": "AWS IAM access keys: 40-char secret beside the key id",
+    "aws-bedrock-api-key": "Amazon Bedrock API keys: ABSK… (long-lived), bedrock-api-key-… (short)",
     "google-api-key": "Google Cloud 'API keys': AIza + 35 chars",
     "google-oauth-client-secret": "Google OAuth client secrets since 2021: GOCSPX-",
     "google-oauth-access-token": "Google OAuth 2.0 access tokens: ya29.",
@@ -545,7 +589,7 @@ REFERENCES: dict[str, str] = {
     "github-pat": "GitHub token formats (github.blog 2021-04): ghp_ + 36",
     "github-fine-grained-pat": "GitHub fine-grained personal access tokens: github_pat_",
     "github-oauth-token": "GitHub token formats: gho_ (OAuth app user token)",
-    "github-app-token": "GitHub token formats: ghu_ (user-to-server), ghs_ (installation)",
+    "github-app-token": "GitHub token formats: ghu_, ghs_ (installation; ghs_<app id>_<JWT>)",
     "github-refresh-token": "GitHub token formats: ghr_ (refresh token)",
     "gitlab-pat": "GitLab docs 'Token prefixes': glpat-",
     "gitlab-token": "GitLab docs 'Token prefixes': gldt-, glrt-, glptt-, glsoat-, GR1348941 …",
@@ -557,6 +601,8 @@ REFERENCES: dict[str, str] = {
     "stripe-secret-key": "Stripe 'API keys': sk_live_ / sk_test_ (pk_ is public)",
     "stripe-restricted-key": "Stripe restricted keys: rk_live_ / rk_test_",
     "stripe-webhook-secret": "Stripe webhook signing secrets: whsec_",
+    "flutterwave-secret-key": "Flutterwave secret / encryption keys: FLWSECK-, FLWSECK_TEST-",
+    "twitter-bearer-token": "X/Twitter app-only bearer tokens: 22 'A's + URL-encoded token",
     "square-token": "Square access tokens and OAuth secrets: sq0atp-, sq0csp-",
     "paypal-braintree-token": "Braintree/PayPal access tokens: access_token$production$…",
     "twilio-api-key": "Twilio API keys: SK + 32 hex (AC… account SIDs are not secret)",
@@ -600,7 +646,7 @@ REFERENCES: dict[str, str] = {
     "pulumi-token": "Pulumi access tokens: pul- + 40 hex",
     "mapbox-secret-token": "Mapbox secret tokens: sk.eyJ (pk.eyJ is public)",
     "flyio-token": "Fly.io tokens: fo1_, fm2_",
-    "jwt": "RFC 7519 compact JWS: eyJ….eyJ….signature",
+    "jwt": "RFC 7519 compact JWS: eyJ….eyJ….signature (also base64-wrapped: ZXlK…)",
     "url-password": "RFC 3986 userinfo: scheme://user:password@host",
     "http-auth-header": "RFC 7617 Basic, RFC 6750 Bearer Authorization headers",
     "curl-basic-auth": "curl -u/--user user:password",

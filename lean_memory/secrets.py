@@ -218,6 +218,7 @@ class _Regexes:
         specs["k8s_kind_re"] = (
             r"^\s*[\"']?kind[\"']?\s*:\s*[\"']?Secret[\"']?\s*,?\s*$", re.M
         )
+        specs["jwt_re"] = r"eyJ[\w\-]{10,4000}\.eyJ[\w\-]{10,4000}\.[\w\-]{16,1000}"
         specs["run_re"] = r"[A-Za-z0-9_\-.+/=~%:$]{16,}"
         specs["k8s_kind_hint_re"] = r"kind[\"']?\s{0,3}:\s{0,3}[\"']?Secret\b"
         specs["k8s_block_re"] = r"^(\s*)(data|stringData)\s*:\s*$"
@@ -522,6 +523,19 @@ def _check_jwt(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
     return payload is None or ('"anon"' not in payload and '"John Doe"' not in payload)
 
 
+def _check_jwt_b64(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    inner = _b64decode(value)
+    if inner is None:
+        return False
+    jwt = _rx().jwt_re.fullmatch(inner.strip())
+    return jwt is not None and _check_jwt(jwt, jwt.group(0), "eyJ", inner)
+
+
+def _check_fixed(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    """A prefix that is itself proof (it encodes the issuing service): only examples fail."""
+    return not _is_example(value)
+
+
 def _check_password(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
     return _looks_secret(value, "password", quoted=True)
 
@@ -536,6 +550,8 @@ _VALIDATORS: dict[str, _Validator] = {
     "basic": _check_basic,
     "npmrc": _check_npmrc,
     "jwt": _check_jwt,
+    "jwt_b64": _check_jwt_b64,
+    "fixed": _check_fixed,
     "password": _check_password,
 }
 
