@@ -86,8 +86,8 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "aws-bedrock-api-key",
-        ("bedrock-api-key-YmVkcm9jay5hbWF6b25hd3Mu",),
-        rf"(?P<s>(?P<p>bedrock-api-key-)YmVkcm9jay5hbWF6b25hd3Mu[{_URLSAFE}+/%=&.]{{0,4000}})",
+        ("bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t",),
+        rf"(?P<s>(?P<p>bedrock-api-key-)YmVkcm9jay5hbWF6b25hd3MuY29t[{_URLSAFE}+/%=&.]{{0,4000}})",
         "fixed",
     ),
     # The 40-character secret has no prefix: require an AWS-ish key name next to it.
@@ -204,7 +204,7 @@ RULES: tuple[Rule, ...] = (
         "slack-token",
         ("xox", "xapp-"),
         r"(?<![A-Za-z0-9_\-./])(?P<s>(?P<p>xox[abposer]-|xoxe\.xox[bp]-|xoxe-|xapp-)"
-        r"[A-Za-z0-9\-]{10,250})",
+        r"[A-Za-z0-9\-]{20,250})",
     ),
     Rule(
         "slack-webhook",

@@ -154,6 +154,28 @@ _EXAMPLE_VALUES = frozenset(
         # Documented example keys (AWS, Stripe docs, jwt.io), kept as fingerprints so the repo
         # itself does not contain them in full.
         "2cafc0970149a84f3b9e62eaf169f36f59907a3b3e31f7b82e68c69cd27f7326",  # Stripe docs test key
+        # The Azurite / storage emulator account key (learn.microsoft.com, "Use Azurite").
+        "0011cc25eb4320717494d2703e8cba85743e71b500283c21c8b88147992f9059",
+        # Telegram's Bot API documentation tokens (core.telegram.org/bots).
+        "0b5dd075ccdd03c42f4edda8e299e6838e2a75d3486a2a8d86940ed1541e9178",
+        "731fa294d036e54f19df879bfcd4fe72d967dc6327800c5f74a48414a3f258c9",
+        # Example API keys committed in github.com/firebase/firebase-android-sdk (as listed by
+        # gitleaks' gcp-api-key allowlist): restricted, published on purpose.
+        "2037abcaffb2b77785da716cf7ccff4ff4d00c4ea930db0167b7d71f50af7eb4",
+        "3f370c9dd8225c63b5c77de1f785edc9712958f18bb612d5fa2e0ae33aeca682",
+        "e4a5542bb7fd7b67e943c71ad29c34b5972c9840597e7eda53e666f44d5da0b9",
+        "a19f89ab3555eac10c40741f6df79ecf0935998f15569f8db9d67bce0181fff6",
+        "0b476bdf9acf2123d547b5ae76f1e59884d8ec9553ee0c47e9f31fd4768f3f3c",
+        "eb540d2b6ee2a0a47c5779bc8a0141784c6b753840d4c6f4e2428a6e86e9e0b1",
+        "37f8f09bdf12c2f2eae4ead7273a62ddb0c23459cbf902892f282b57f7ed6619",
+        "8731261cb72d86267a32a532ebd3df429e2144e5e4ced7e13568bc9e6c8fb1b1",
+        "49f777db995e8260da7ca9ffdf0c08d66f0453e97ec967018baf2cdfe3b582d0",
+        "27a9a42931dff7eb2f8434e20a9bce976ea364e7bee49187f19d5cfeca9c7045",
+        "dc0fcf046c61640cbd1e8b999ada3262d722c2ca4bf42dceac999020ffdbb614",
+        "4c98242dcadc8b29005c6b4aad526552d5ea1842149154c0694adeec75847583",
+        "ea9bb1082cf95663f5faca23b8b15ef2aa0fce0a5c6df9c32dcb85b2e0a4513d",
+        "3a8b61d0f636b007840c0d40ba12bcf48465dc054cdc1a68704a33521d84b665",
+        "a6c814bc555ae62c7bd8b58ec07bf559c7ed3a009976a1e0acc9cef0d4473b41",
     }
 )
 
@@ -219,6 +241,7 @@ class _Regexes:
             r"^\s*[\"']?kind[\"']?\s*:\s*[\"']?Secret[\"']?\s*,?\s*$", re.M
         )
         specs["jwt_re"] = r"eyJ[\w\-]{10,4000}\.eyJ[\w\-]{10,4000}\.[\w\-]{16,1000}"
+        specs["words_re"] = r"(?:[A-Z][a-z]{2,}){3,}"
         specs["run_re"] = r"[A-Za-z0-9_\-.+/=~%:$]{16,}"
         specs["k8s_kind_hint_re"] = r"kind[\"']?\s{0,3}:\s{0,3}[\"']?Secret\b"
         specs["k8s_block_re"] = r"^(\s*)(data|stringData)\s*:\s*$"
@@ -410,6 +433,7 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
         or _is_path(value)
         or re.match(r"[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.[a-z]{2,6}(?:/|:\d|$)", value)
         or re.fullmatch(r"[\w.+\-]+@[\w\-]+\.[\w.\-]+", value)
+        or re.fullmatch(r"[A-Za-z][\w.\-]*[-_]v?\d+(?:\.\d+){1,3}", value)  # jjwt-api-0.11.2
         or re.fullmatch(r"[\w\-./]+\.(?:txt|json|ya?ml|pem|key|env|ini|cfg|conf|toml|crt|p12)", low)
     ):
         return False
@@ -444,10 +468,38 @@ def _vendor_ok(value: str, prefix: str) -> bool:
         or _rx().x_run_re.search(body)
     ):
         return False
-    if any(c in body for c in _MASK_CHARS):
+    if any(c in body for c in _MASK_CHARS) or _is_typed_filler(body):
         return False
     distinct = len(set(low))
     return distinct >= min(8, len(body) // 3) and not _is_sequence(low)
+
+
+def _ascending_run(low: str, n: int = 6) -> bool:
+    """A run of `n` letters or digits in alphabet order ("klmnop", "456789")."""
+    run = 1
+    for a, b in zip(low, low[1:], strict=False):
+        run = run + 1 if ord(b) == ord(a) + 1 and a.isalnum() and b.isalnum() else 1
+        if run >= n:
+            return True
+    return False
+
+
+def _is_typed_filler(body: str) -> bool:
+    """A token body a human typed in place of a real one.
+
+    Random tokens have no alphabet runs, no part repeated three times, no part spelled in
+    words: "abc123xyz-456def789ghij-klmnopqrstuvwx", "1234-1234-1234-…", "RANDOMSTRINGHERE",
+    "SlackAppConfigurationAccessTokenHere".
+    """
+    if _ascending_run(body.lower()):
+        return True
+    parts = [p for p in re.split(r"[-_.]", body) if p]
+    if any(parts.count(p) >= 3 for p in parts if len(p) >= 3):
+        return True
+    return any(
+        len(p) >= 12 and p.isalpha() and (p.isupper() or _rx().words_re.fullmatch(p) is not None)
+        for p in parts
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -457,6 +509,9 @@ _Validator = Callable[["re.Match[str]", str, str, str], bool]
 
 
 def _check_token(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    after = text[m.end() : m.end() + 3]
+    if after[:1] in ("#", "*", ELLIPSIS) or after == "...":
+        return False  # the visible start of a masked token: "xoxb-1234…####"
     return _vendor_ok(value, prefix)
 
 
@@ -604,6 +659,7 @@ _NON_SECRET_LAST = frozenset({
 # fmt: off
 _NON_SECRET_ANY = frozenset({
     "public", "publishable", "pub", "tokenizer", "tokenize", "tokenizers", "example", "sample",
+    "hashed",
 })
 # fmt: on
 # fmt: off
@@ -691,6 +747,8 @@ def _judge_generic(
         value, vstart, vend = raw[1:-1], vstart + 1, vend - 1
     else:
         value = raw
+        if value.endswith(("...", ELLIPSIS)):
+            return None  # elided: `OP_TOKEN=ops_eyJzaWdu...` in documentation
         while value.endswith(("\\n", "\\r", "\\t")):
             value, vend = value[:-2], vend - 2  # an escape at the end of a string literal
         # Closing brackets of the code around, sentence punctuation: not part of the value.
