@@ -87,7 +87,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "aws-bedrock-api-key",
         ("bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t",),
-        rf"(?P<s>(?P<p>bedrock-api-key-)YmVkcm9jay5hbWF6b25hd3MuY29t[{_URLSAFE}+/%=&.]{{0,4000}})",
+        rf"(?P<s>(?P<p>bedrock-api-key-)YmVkcm9jay5hbWF6b25hd3MuY29t[{_URLSAFE}+/%=&.]{{40,4000}})",
         "fixed",
     ),
     # The 40-character secret has no prefix: require an AWS-ish key name next to it.

@@ -732,6 +732,11 @@ def _judge_generic(
     bare = sep.strip() == "" and not key.startswith("-")
     if sep.strip() == ">" and text[b - 1 : b] != "<":
         return None
+    if sep.strip() == "," and not (
+        re.search(r"\w\([ \t]{0,3}[\"']$", text[max(0, b - 8) : b])
+        and re.match(r"[ \t]{0,3}\)", text[m.end("v") : m.end("v") + 4])
+    ):
+        return None  # only a call with the two: `setProperty("K", "v")`, not a tuple or list
     words = [w.lower() for w in _rx().word_re.findall(key.lstrip("$@-"))]
     if not words or words[-1] in _NON_SECRET_LAST or _NON_SECRET_ANY.intersection(words):
         return None
