@@ -499,6 +499,15 @@ RULES: tuple[Rule, ...] = (
         "password",
         scope="keyed",
     ),
+    # MongoDB shells and tools, SQL Server's sqlcmd/bcp: `-p PASS`, `--password PASS`, `-P PASS`.
+    Rule(
+        "cli-password",
+        ("mongo", "sqlcmd", "bcp "),
+        r"(?P<p>(?:mongo(?:sh|dump|restore|export|import|stat|top)?\b[^\n|;&]{0,200}?\s(?:-p|--password)"
+        r"|(?:sqlcmd|bcp)\b[^\n|;&]{0,200}?\s-P)(?:\s{1,3}|=))[\"']?(?P<s>[^\s\"'\-][^\s\"']{2,100})",
+        "password",
+        scope="keyed",
+    ),
     # htpasswd -b FILE USER PASSWORD (the password is on the command line in batch mode).
     Rule(
         "cli-password",
@@ -527,6 +536,57 @@ RULES: tuple[Rule, ...] = (
         r"[a-z0-9_]{0,20})[\"']?[ \t]{0,5}\r?\n[ \t]{0,40}value:[ \t]{0,3}[\"']?"
         r"(?P<s>[^\s\"']{6,300})",
         "password",
+        ci=True,
+        scope="keyed",
+    ),
+    # .pgpass lines (PostgreSQL docs, "The Password File"): host:port:database:user:password.
+    Rule(
+        "pgpass-password",
+        (":",),
+        r"(?m)^(?P<p>[A-Za-z0-9*][\w.\-]{0,100}:(?:\d{2,5}|\*):[\w.\-*]{1,100}:[\w.\-*@]{1,100}:)"
+        r"(?P<s>[^\s:]{4,200})$",
+        "password",
+        scope="text",
+    ),
+    # A key passed positionally to a client's constructor: `SendGridAPIClient("…")`,
+    # `TwilioRestClient("AC…", "…")`: the class name says what the string is.
+    Rule(
+        "client-constructor-key",
+        ("Client(", "API(", "Api(", "SDK(", "Sdk("),
+        r"(?P<p>[A-Z][A-Za-z0-9_]{0,40}(?:Client|API|Api|SDK|Sdk))\(\s{0,3}"
+        r"(?:[\"'][^\"'\n]{1,100}[\"']\s{0,3},\s{0,3})?[\"'](?P<s>[^\"'\s]{20,300})[\"']",
+        "client_key",
+        scope="keyed",
+    ),
+    # A storage account key (64 bytes, base64) stated without `AccountKey=`: `--account-key`,
+    # `storage key: …`; the line must name storage, an account, Azure or blobs.
+    Rule(
+        "azure-storage-key",
+        ("storage", "account", "azure", "blob"),
+        r"(?P<p>(?:storage|account|azure|blob))[^\n]{0,80}?(?<![a-z0-9+/=_\-])"
+        r"(?P<s>[a-z0-9+/]{86}==)(?![a-z0-9+/=])",
+        "aws_secret",
+        ci=True,
+        scope="keyed",
+    ),
+    # Credentials stated in a sentence: "Login: admin / P4ss…", "creds are deploy:P4ss…".
+    Rule(
+        "credential-in-prose",
+        ("login", "credential", "creds", "user", "account"),
+        r"(?P<p>(?:login|credentials?|creds|user(?:name)?|account)(?:[ \t][^\n:=]{0,40}?)?"
+        r"(?:[ \t]{0,3}[:=]|[ \t](?:is|are)))[ \t]{0,3}[\"'`]?(?P<u>[a-z0-9_.@+\-]{1,64})"
+        r"(?:[ \t]{0,2}/[ \t]{0,2}|:)(?P<s>[^\s\"'`/]{4,100})",
+        "prose_login",
+        ci=True,
+        scope="keyed",
+    ),
+    # Vault unseal keys, recovery keys and codes printed once at init ("Unseal Key 1: …").
+    Rule(
+        "recovery-key",
+        ("unseal key", "recovery key", "recovery code"),
+        r"(?P<p>(?:unseal|recovery)[ \t](?:key|code)s?(?:[ \t]\d{1,2})?)[ \t]{0,3}[:=][ \t]{0,3}"
+        r"(?P<s>[a-z0-9+/=\-]{16,200})",
+        "recovery",
         ci=True,
         scope="keyed",
     ),
@@ -568,6 +628,9 @@ GENERIC_KEYWORDS: dict[str, str] = {
     "license" + _KEY: "generic-api-key",
     "primary" + _KEY: "generic-api-key",
     "credential": "generic-secret",
+    # Names people use: AZURE_OPENAI_KEY, AZURE_DEVOPS_PAT (personal access token).
+    "openai" + _KEY: "generic-api-key",
+    "_pat": "generic-api-key",
 }
 
 # One line per rule id: where the token shape is documented (users read this when allowlisting).
@@ -652,6 +715,10 @@ REFERENCES: dict[str, str] = {
     "curl-basic-auth": "curl -u/--user user:password",
     "cli-password": "mysql -pPASS, sshpass -p, redis-cli -a, docker login -p, htpasswd -b",
     "generic-secret": "secret / client_secret / private_key / signing_key … = value",
+    "pgpass-password": "PostgreSQL .pgpass: host:port:database:user:password",
+    "client-constructor-key": "a key passed positionally to an SDK client: FooClient(\"…\")",
+    "credential-in-prose": "a login and its password in a sentence: 'Login: admin / …'",
+    "recovery-key": "Vault unseal keys, recovery keys and codes: 'Unseal Key 1: …'",
     "docker-auth": "Docker config.json auths.<registry>.auth = base64(user:password)",
     "generic-password": "password / passwd / pwd / passphrase = value, or stated in a sentence",
     "generic-token": "…_token = value (auth, access, refresh, bot …)",

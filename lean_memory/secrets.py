@@ -408,8 +408,21 @@ def _rejected_common(value: str) -> bool:
 def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
     """Judge a value assigned to a secret-looking name."""
     min_len = {"password": 6, "secret": 8}.get(kind, 12)
-    if len(value) < min_len or len(value) > 300 or len(value.split()) != 1:
+    # Quoted, a value may be long (Entra refresh tokens run past 1,000 characters).
+    if len(value) < min_len or len(value) > (4000 if quoted else 300):
         return False
+    words = value.split()
+    if len(words) != 1:
+        # A quoted password may hold spaces ("Blue 7 Horse!"); judged without them, and never
+        # a sentence: at most five words, and no placeholder word anywhere.
+        return (
+            quoted
+            and kind == "password"
+            and len(words) <= 5
+            and not is_placeholder(value)
+            and _looks_secret("".join(words), kind, quoted=True)
+            and _classes(value.replace(" ", "")) >= 3
+        )
     if _rejected_common(value) or is_reference(value) or _rx().hash_prefix_re.match(value):
         return False
     # Unquoted, a value that starts or calls code is code, cut at a quote or a space:
@@ -595,6 +608,21 @@ def _check_password(m: re.Match[str], value: str, prefix: str, text: str) -> boo
     return _looks_secret(value, "password", quoted=True)
 
 
+def _check_client_key(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    return _looks_secret(value, "api", quoted=True) and _entropy(value) >= 3.0
+
+
+def _check_prose_login(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    user = (m.group("u") or "").lower()
+    if value.lower() == user or user.isdigit() or not any(c.isdigit() for c in value):
+        return False  # "account: 1234/5678", "user: root:root"
+    return any(c.isalpha() for c in value) and _looks_secret(value, "password", quoted=True)
+
+
+def _check_recovery(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    return any(c.isdigit() for c in value) and _vendor_ok(value, "") and not is_uuid(value)
+
+
 _VALIDATORS: dict[str, _Validator] = {
     "token": _check_token,
     "pem": _check_pem,
@@ -607,6 +635,9 @@ _VALIDATORS: dict[str, _Validator] = {
     "jwt": _check_jwt,
     "jwt_b64": _check_jwt_b64,
     "fixed": _check_fixed,
+    "client_key": _check_client_key,
+    "prose_login": _check_prose_login,
+    "recovery": _check_recovery,
     "password": _check_password,
 }
 
@@ -691,7 +722,7 @@ def _generic_pattern(kw: str) -> str:
         r"|[ \t]{1,3}(?:is|was|are|will be|set to|changed to|to)[ \t]{1,3}(?:now |still )?:?"
         r"[ \t]{0,2}"
         r"|(?(for)(?!)|[ \t]{1,3}))"
-        r"(?P<v>\"[^\"\n]{1,300}\"|'[^'\n]{1,300}'|`[^`\n]{1,300}`|[^\s\"'`,;<]{1,300})"
+        r"(?P<v>\"[^\"\n]{1,4000}\"|'[^'\n]{1,4000}'|`[^`\n]{1,300}`|[^\s\"'`,;<]{1,300})"
     )
 
 
@@ -730,8 +761,10 @@ def _judge_generic(
     key = text[b : m.end("rest")]
     sep = m.group("sep")
     bare = sep.strip() == "" and not key.startswith("-")
-    if sep.strip() == ">" and text[b - 1 : b] != "<":
-        return None
+    if sep.strip() == ">" and (
+        text[b - 1 : b] != "<" or not re.match(r"\s{0,40}</", text[m.end("v") : m.end("v") + 44])
+    ):
+        return None  # `<password>VALUE</password>` only; not `<password>@host` in a URL
     if sep.strip() == "," and not (
         re.search(r"\w\([ \t]{0,3}[\"']$", text[max(0, b - 8) : b])
         and re.match(r"[ \t]{0,3}\)", text[m.end("v") : m.end("v") + 4])
@@ -770,9 +803,15 @@ def _judge_generic(
         return None
     if not _looks_secret(value, kind, quoted=quoted):
         return None
-    if bare and not _strong(value, kind):
+    if bare and not (_strong(value, kind) or _netrc_field(text, b)):
         return None  # "password reset", "token budget": a bare space needs a random value
     return _shown_key(key, text[kstart : m.end("rest")]), value, vstart, vend
+
+
+def _netrc_field(text: str, key_start: int) -> bool:
+    """`password X` right after `machine H` / `login U` (.netrc): a field, not a sentence."""
+    before = text[max(0, key_start - 200) : key_start]
+    return re.search(r"\b(?:machine|login|account)[ \t]+\S{1,100}\s{1,40}$", before) is not None
 
 
 def _shown_key(key: str, keyword: str) -> str:
