@@ -573,8 +573,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "credential-in-prose",
         ("login", "credential", "creds", "user", "account"),
-        r"(?P<p>(?:login|credentials?|creds|user(?:name)?|account)(?:[ \t][^\n:=]{0,40}?)?"
-        r"(?:[ \t]{0,3}[:=]|[ \t](?:is|are)))[ \t]{0,3}[\"'`]?(?P<u>[a-z0-9_.@+\-]{1,64})"
+        r"(?<![a-z0-9_/.@\-])(?P<p>(?:login|credentials?|creds|user(?:name)?|account)"
+        r"(?:[ \t][^\n:=]{0,40}?)?(?:[ \t]{0,3}(?::[ \t]|=)|[ \t](?:is|are)[ \t]))[ \t]{0,3}[\"'`]?(?P<u>[a-z0-9_.@+\-]{1,64})"
         r"(?:[ \t]{0,2}/[ \t]{0,2}|:)(?P<s>[^\s\"'`/]{4,100})",
         "prose_login",
         ci=True,

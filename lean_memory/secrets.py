@@ -242,6 +242,7 @@ class _Regexes:
         )
         specs["jwt_re"] = r"eyJ[\w\-]{10,4000}\.eyJ[\w\-]{10,4000}\.[\w\-]{16,1000}"
         specs["words_re"] = r"(?:[A-Z][a-z]{2,}){3,}"
+        specs["escapes_re"] = r"(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[0-7]{3}))+"
         specs["run_re"] = r"[A-Za-z0-9_\-.+/=~%:$]{16,}"
         specs["k8s_kind_hint_re"] = r"kind[\"']?\s{0,3}:\s{0,3}[\"']?Secret\b"
         specs["k8s_block_re"] = r"^(\s*)(data|stringData)\s*:\s*$"
@@ -414,15 +415,20 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
     words = value.split()
     if len(words) != 1:
         # A quoted password may hold spaces ("Blue 7 Horse!"); judged without them, and never
-        # a sentence: at most five words, and no placeholder word anywhere.
+        # a sentence or code: at most five words, a digit, no placeholder, no format string.
+        joined = "".join(words)
         return (
             quoted
             and kind == "password"
             and len(words) <= 5
             and not is_placeholder(value)
-            and _looks_secret("".join(words), kind, quoted=True)
-            and _classes(value.replace(" ", "")) >= 3
+            and not any(c in value for c in "%(){}[]<>,;=\"'\\")
+            and any(c.isdigit() for c in value)
+            and _classes(joined) >= 3
+            and _looks_secret(joined, kind, quoted=True)
         )
+    if _rx().escapes_re.fullmatch(value):
+        return False  # escaped bytes in a test string ("\\xa1\\xa2"), not a typed secret
     if _rejected_common(value) or is_reference(value) or _rx().hash_prefix_re.match(value):
         return False
     # Unquoted, a value that starts or calls code is code, cut at a quote or a space:
@@ -752,8 +758,10 @@ def _judge_generic(
         r"(?i)\b(?:set|change|update|rotate)\b[^\n]{0,40}$", text[max(0, b - 60) : b]
     ):
         return None  # "set X to VALUE", not "compare the token to …"
-    if kw in ("pass", "pwd") and (
-        (b < kstart and text[kstart - 1].isalpha()) or m.group("rest") or after.isalpha()
+    if kw in ("pass", "pwd", "_pat") and (
+        (b < kstart and text[kstart - 1].isalpha() and kw != "_pat")
+        or m.group("rest")
+        or after.isalpha()
     ):
         return None  # "bypass", "pass_fds", "PASSTHROUGH": only a whole-word name
     if text[b - 2 : b] == "::":
@@ -803,6 +811,8 @@ def _judge_generic(
         return None
     if not _looks_secret(value, kind, quoted=quoted):
         return None
+    if kw == "_pat" and not (len(value) >= 20 and _classes(value) >= 2 and _entropy(value) >= 3.5):
+        return None  # `*_PAT` is also a pattern: a personal access token is long and random
     if bare and not (_strong(value, kind) or _netrc_field(text, b)):
         return None  # "password reset", "token budget": a bare space needs a random value
     return _shown_key(key, text[kstart : m.end("rest")]), value, vstart, vend
