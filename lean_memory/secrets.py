@@ -242,7 +242,8 @@ class _Regexes:
         )
         specs["jwt_re"] = r"eyJ[\w\-]{10,4000}\.eyJ[\w\-]{10,4000}\.[\w\-]{16,1000}"
         specs["words_re"] = r"(?:[A-Z][a-z]{2,}){3,}"
-        specs["escapes_re"] = r"(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[0-7]{3}))+"
+        specs["printf_re"] = r"%[-+ #0-9.]{0,4}[sdifrxXeEgGcoua]"
+        specs["escapes_re"] = r"(?:\\{1,2}(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[0-7]{3}))+"
         specs["run_re"] = r"[A-Za-z0-9_\-.+/=~%:$]{16,}"
         specs["k8s_kind_hint_re"] = r"kind[\"']?\s{0,3}:\s{0,3}[\"']?Secret\b"
         specs["k8s_block_re"] = r"^(\s*)(data|stringData)\s*:\s*$"
@@ -427,6 +428,8 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
             and _classes(joined) >= 3
             and _looks_secret(joined, kind, quoted=True)
         )
+    if len(_rx().printf_re.findall(value)) >= 2:
+        return False  # a format string: "%d,%d-%d,%d:"
     if _rx().escapes_re.fullmatch(value):
         return False  # escaped bytes in a test string ("\\xa1\\xa2"), not a typed secret
     if _rejected_common(value) or is_reference(value) or _rx().hash_prefix_re.match(value):
@@ -507,18 +510,16 @@ def _is_typed_filler(body: str) -> bool:
     """A token body a human typed in place of a real one.
 
     Random tokens have no alphabet runs, no part repeated three times, no part spelled in
-    words: "abc123xyz-456def789ghij-klmnopqrstuvwx", "1234-1234-1234-…", "RANDOMSTRINGHERE",
-    "SlackAppConfigurationAccessTokenHere".
+    words: "abc123xyz-456def789ghij-klmnopqrstuvwx", "1234-1234-1234-…",
+    "SlackAppConfigurationAccessTokenHere". (A part in capitals alone is not enough: base32
+    alphabets, as in AWS key ids, make those by chance.)
     """
     if _ascending_run(body.lower()):
         return True
     parts = [p for p in re.split(r"[-_.]", body) if p]
     if any(parts.count(p) >= 3 for p in parts if len(p) >= 3):
         return True
-    return any(
-        len(p) >= 12 and p.isalpha() and (p.isupper() or _rx().words_re.fullmatch(p) is not None)
-        for p in parts
-    )
+    return any(len(p) >= 12 and _rx().words_re.fullmatch(p) is not None for p in parts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -690,7 +691,7 @@ _NON_SECRET_LAST = frozenset({
     "error", "errors", "exception", "status", "state", "doc", "docs", "info", "description",
     "desc", "comment", "note", "notes", "example", "examples", "test", "tests", "sample",
     "samples", "template", "default_", "module", "modules", "key_id", "stdin", "stdout",
-    "command", "cmd", "parameter",
+    "command", "cmd", "parameter", "range",
 })
 # fmt: on
 # fmt: off
@@ -784,7 +785,7 @@ def _judge_generic(
     kind = _kind_of(rule_id)
     if kind == "token" and _TOKEN_NON_SECRET.intersection(words[:-1]):
         return None
-    if kind == "token" and words[-1] not in ("token", "tokens") and not words[-1].endswith("token"):
+    if kind == "token" and not _token_name(words):
         return None  # "token" in the middle: token_endpoint_auth_method, token_type_hint
     raw = m.group("v")
     vstart, vend = m.start("v"), m.end("v")
@@ -816,6 +817,18 @@ def _judge_generic(
     if bare and not (_strong(value, kind) or _netrc_field(text, b)):
         return None  # "password reset", "token budget": a bare space needs a random value
     return _shown_key(key, text[kstart : m.end("rest")]), value, vstart, vend
+
+
+def _token_name(words: list[str]) -> bool:
+    """`…_TOKEN`, or a token name qualified after it (`AWS_BEARER_TOKEN_BEDROCK`, `…_TOKEN_PROD`)."""
+    last = max((i for i, w in enumerate(words) if w.endswith("token")), default=-1)
+    if last < 0 or last == len(words) - 1:
+        return last >= 0
+    after = words[last + 1 :]
+    return len(after) <= 2 and not any(
+        w in _NON_SECRET_LAST or w in _TOKEN_NON_SECRET or w.isdigit() or w == "auth"
+        for w in after
+    )
 
 
 def _netrc_field(text: str, key_start: int) -> bool:

@@ -88,12 +88,57 @@ def summarise(cases: list[dict[str, str]], flags: list[bool]) -> dict[str, objec
     }
 
 
+def run(
+    cases: list[dict[str, str]],
+    *,
+    with_detect_secrets: bool = True,
+    top: int = 25,
+) -> dict[str, object]:
+    """Score both tools on the cases, print the totals and the most-missed families."""
+    out: dict[str, object] = {}
+    t = time.process_time()
+    lean = lean_flags(cases)
+    out["lean_cpu_s"] = lean_cpu = time.process_time() - t
+    out["lean_memory"] = ls = summarise(cases, lean)
+    ds_fams: dict[str, dict[str, int]] = {}
+    print(f"gitleaks cases: {ls['positives']} secrets, {ls['negatives']} negatives")
+    print(
+        f"  lean_memory:    recall {ls['recall']:.3f}, negatives flagged "
+        f"{ls['negatives_flagged']:.3f} ({lean_cpu:.2f}s CPU)"
+    )
+    if with_detect_secrets:
+        t = time.process_time()
+        ds = detect_secrets_flags(cases)
+        out["ds_cpu_s"] = ds_cpu = time.process_time() - t
+        out["detect_secrets"] = dss = summarise(cases, ds)
+        ds_fams = dss["families"]  # type: ignore[assignment]
+        print(
+            f"  detect-secrets: recall {dss['recall']:.3f}, negatives flagged "
+            f"{dss['negatives_flagged']:.3f} ({ds_cpu:.2f}s CPU)"
+        )
+    fams: dict[str, dict[str, int]] = ls["families"]  # type: ignore[assignment]
+    missed = sorted(fams.items(), key=lambda kv: (kv[1]["found"] - kv[1]["n"], kv[0]))
+    out["most_missed"] = [
+        {"family": fam, **row, **({"ds_found": ds_fams[fam]["found"]} if ds_fams else {})}
+        for fam, row in missed[:top]
+        if row["found"] < row["n"] or row["flagged"]
+    ]
+    print("  most-missed families (lean_memory): missed/secrets, flagged/negatives")
+    for row in out["most_missed"]:  # type: ignore[attr-defined]
+        extra = f"   detect-secrets found {row['ds_found']}/{row['n']}" if ds_fams else ""
+        print(
+            f"    {row['family']:22s} {row['n'] - row['found']:4d}/{row['n']:<4d} "
+            f"{row['flagged']:3d}/{row['neg']:<3d}{extra}"
+        )
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--cases", help="the cases file (default: ../shared/data/secrets/…)")
+    ap.add_argument("--cases", help="the cases file (default: ../shared/data/secrets/...)")
     ap.add_argument("--lean-only", action="store_true", help="skip detect-secrets (faster)")
     ap.add_argument("--top", type=int, default=25, help="most-missed families to list")
-    ap.add_argument("--misses", type=int, default=0, help="print N missed texts per family")
+    ap.add_argument("--misses", action="store_true", help="print the missed texts (dev only)")
     ap.add_argument("--flagged", action="store_true", help="print the flagged negatives")
     ap.add_argument("--family", help="only this family (with --misses / --flagged)")
     ap.add_argument("--json", help="write the figures to this file")
@@ -103,51 +148,16 @@ def main() -> None:
     if where is None:
         sys.exit("gitleaks_cases.jsonl not found: pass --cases")
     cases = load(where)
-    out: dict[str, object] = {}
-    t = time.process_time()
-    lean = lean_flags(cases)
-    lean_cpu = time.process_time() - t
-    out["lean_memory"] = ls = summarise(cases, lean)
-    out["lean_cpu_s"] = lean_cpu
-    if not a.lean_only:
-        t = time.process_time()
-        ds = detect_secrets_flags(cases)
-        out["ds_cpu_s"] = time.process_time() - t
-        out["detect_secrets"] = dss = summarise(cases, ds)
-    print(f"{len(cases)} cases: {ls['positives']} secrets, {ls['negatives']} negatives")
-    print(
-        f"lean_memory:    recall {ls['recall']:.3f}, negatives flagged "
-        f"{ls['negatives_flagged']:.3f} ({lean_cpu:.2f}s CPU)"
-    )
-    if not a.lean_only:
-        print(
-            f"detect-secrets: recall {dss['recall']:.3f}, negatives flagged "
-            f"{dss['negatives_flagged']:.3f} ({out['ds_cpu_s']:.2f}s CPU)"
-        )
-    fams = ls["families"]  # type: ignore[index]
-    missed = sorted(
-        fams.items(),  # type: ignore[attr-defined]
-        key=lambda kv: (-(kv[1]["n"] - kv[1]["found"]), kv[0]),
-    )
-    print(f"\nmost-missed families (lean_memory): family, missed/positives, flagged/negatives")
-    for fam, row in missed[: a.top]:
-        ds_row = dss["families"][fam] if not a.lean_only else None  # type: ignore[index]
-        extra = (
-            f"   detect-secrets {ds_row['found']}/{ds_row['n']}" if ds_row is not None else ""
-        )
-        print(
-            f"  {fam:24s} {row['n'] - row['found']:4d}/{row['n']:<4d} "
-            f"{row['flagged']:3d}/{row['neg']:<3d}{extra}"
-        )
+    out = run(cases, with_detect_secrets=not a.lean_only, top=a.top)
     if a.misses or a.flagged:
-        for c, f in zip(cases, lean, strict=True):
+        for c in cases:
             if a.family and c["family"] != a.family:
                 continue
-            if a.misses and c["expect"] == "secret" and not f:
+            found = scan_text(c["text"])
+            if a.misses and c["expect"] == "secret" and not found:
                 print(f"MISS {c['family']}/{c['gitleaks_rule']}: {c['text'][:300]!r}")
-            if a.flagged and c["expect"] == "clean" and f:
-                rules = {x.rule for x in scan_text(c["text"])}
-                print(f"FP {c['family']} {sorted(rules)}: {c['text'][:300]!r}")
+            if a.flagged and c["expect"] == "clean" and found:
+                print(f"FP {c['family']} {sorted({x.rule for x in found})}: {c['text'][:300]!r}")
     if a.json:
         Path(a.json).write_text(json.dumps(out, indent=1))
 
