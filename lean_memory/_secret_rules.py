@@ -543,37 +543,38 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "pgpass-password",
         (":",),
-        r"(?m)^(?P<p>[A-Za-z0-9*][\w.\-]{0,100}:(?:\d{2,5}|\*):[\w.\-*]{1,100}:[\w.\-*@]{1,100}:)"
-        r"(?P<s>[^\s:]{4,200})$",
-        "password",
+        # From the `:port:` on (a literal start is far faster to search); the validator
+        # checks the host before it.
+        r"(?m)(?P<p>:(?:\d{2,5}|\*):[\w.\-*]{1,100}:[\w.\-*@]{1,100}:)(?P<s>[^\s:]{4,200})$",
+        "pgpass",
         scope="text",
     ),
     # A key passed positionally to a client's constructor: `SendGridAPIClient("…")`,
     # `TwilioRestClient("AC…", "…")`: the class name says what the string is.
     Rule(
         "client-constructor-key",
-        ("Client(", "API(", "Api(", "SDK(", "Sdk("),
+        tuple(f"{n}({q}" for n in ("Client", "API", "Api", "SDK", "Sdk") for q in "\"'"),
         r"(?P<p>[A-Z][A-Za-z0-9_]{0,40}(?:Client|API|Api|SDK|Sdk))\(\s{0,3}"
         r"(?:[\"'][^\"'\n]{1,100}[\"']\s{0,3},\s{0,3})?[\"'](?P<s>[^\"'\s]{20,300})[\"']",
         "client_key",
         scope="keyed",
     ),
     # A storage account key (64 bytes, base64) stated without `AccountKey=`: `--account-key`,
-    # `storage key: …`; the line must name storage, an account, Azure or blobs.
+    # `storage key: …`; the line must name storage, an account, Azure or blobs. Looked for
+    # from its "==" end, which sits inside a long run (code's `a == b` does not).
     Rule(
         "azure-storage-key",
-        ("storage", "account", "azure", "blob"),
+        ("==",),
         r"(?P<p>(?:storage|account|azure|blob))[^\n]{0,80}?(?<![a-z0-9+/=_\-])"
         r"(?P<s>[a-z0-9+/]{86}==)(?![a-z0-9+/=])",
         "aws_secret",
         ci=True,
-        scope="keyed",
     ),
     # Credentials stated in a sentence: "Login: admin / P4ss…", "creds are deploy:P4ss…".
     Rule(
         "credential-in-prose",
-        ("login", "credential", "creds", "user", "account"),
-        r"(?<![a-z0-9_/.@\-])(?P<p>(?:login|credentials?|creds|user(?:name)?|account)"
+        ("login:", "login is", "credential", "creds", "user:", "username:", "user is", "username is"),
+        r"(?<![a-z0-9_/.@\-])(?P<p>(?:login|credentials?|creds|user(?:name)?)"
         r"(?:[ \t][^\n:=]{0,40}?)?(?:[ \t]{0,3}(?::[ \t]|=)|[ \t](?:is|are)[ \t]))[ \t]{0,3}[\"'`]?(?P<u>[a-z0-9_.@+\-]{1,64})"
         r"(?:[ \t]{0,2}/[ \t]{0,2}|:)(?P<s>[^\s\"'`/]{4,100})",
         "prose_login",

@@ -242,6 +242,12 @@ class _Regexes:
         )
         specs["jwt_re"] = r"eyJ[\w\-]{10,4000}\.eyJ[\w\-]{10,4000}\.[\w\-]{16,1000}"
         specs["words_re"] = r"(?:[A-Z][a-z]{2,}){3,}"
+        specs["ascending_re"] = alt(
+            seq[i : i + 6]
+            for seq in ("abcdefghijklmnopqrstuvwxyz", "0123456789")
+            for i in range(len(seq) - 5)
+        )
+        specs["host_re"] = r"[A-Za-z0-9*][\w.\-]{0,100}"
         specs["printf_re"] = r"%[-+ #0-9.]{0,4}[sdifrxXeEgGcoua]"
         specs["escapes_re"] = r"(?:\\{1,2}(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[0-7]{3}))+"
         specs["run_re"] = r"[A-Za-z0-9_\-.+/=~%:$]{16,}"
@@ -496,14 +502,9 @@ def _vendor_ok(value: str, prefix: str) -> bool:
     return distinct >= min(8, len(body) // 3) and not _is_sequence(low)
 
 
-def _ascending_run(low: str, n: int = 6) -> bool:
-    """A run of `n` letters or digits in alphabet order ("klmnop", "456789")."""
-    run = 1
-    for a, b in zip(low, low[1:], strict=False):
-        run = run + 1 if ord(b) == ord(a) + 1 and a.isalnum() and b.isalnum() else 1
-        if run >= n:
-            return True
-    return False
+def _ascending_run(low: str) -> bool:
+    """A run of six letters or digits in alphabet order ("klmnop", "456789")."""
+    return _rx().ascending_re.search(low) is not None
 
 
 def _is_typed_filler(body: str) -> bool:
@@ -615,6 +616,11 @@ def _check_password(m: re.Match[str], value: str, prefix: str, text: str) -> boo
     return _looks_secret(value, "password", quoted=True)
 
 
+def _check_pgpass(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    host = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+    return _rx().host_re.fullmatch(host) is not None and _check_password(m, value, prefix, text)
+
+
 def _check_client_key(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
     return _looks_secret(value, "api", quoted=True) and _entropy(value) >= 3.0
 
@@ -643,6 +649,7 @@ _VALIDATORS: dict[str, _Validator] = {
     "jwt_b64": _check_jwt_b64,
     "fixed": _check_fixed,
     "client_key": _check_client_key,
+    "pgpass": _check_pgpass,
     "prose_login": _check_prose_login,
     "recovery": _check_recovery,
     "password": _check_password,
