@@ -573,9 +573,10 @@ RULES: tuple[Rule, ...] = (
     # Credentials stated in a sentence: "Login: admin / P4ss…", "creds are deploy:P4ss…".
     Rule(
         "credential-in-prose",
-        ("login:", "login is", "credential", "creds", "user:", "username:", "user is", "username is"),
+        ("login:", "login is", "credential", "creds", "user:", "username:", "user is"),
         r"(?<![a-z0-9_/.@\-])(?P<p>(?:login|credentials?|creds|user(?:name)?)"
-        r"(?:[ \t][^\n:=]{0,40}?)?(?:[ \t]{0,3}(?::[ \t]|=)|[ \t](?:is|are)[ \t]))[ \t]{0,3}[\"'`]?(?P<u>[a-z0-9_.@+\-]{1,64})"
+        r"(?:[ \t][^\n:=]{0,40}?)?(?:[ \t]{0,3}(?::[ \t]|=)|[ \t](?:is|are)[ \t]))[ \t]{0,3}"
+        r"[\"'`]?(?P<u>[a-z0-9_.@+\-]{1,64})"
         r"(?:[ \t]{0,2}/[ \t]{0,2}|:)(?P<s>[^\s\"'`/]{4,100})",
         "prose_login",
         ci=True,
@@ -717,7 +718,7 @@ REFERENCES: dict[str, str] = {
     "cli-password": "mysql -pPASS, sshpass -p, redis-cli -a, docker login -p, htpasswd -b",
     "generic-secret": "secret / client_secret / private_key / signing_key … = value",
     "pgpass-password": "PostgreSQL .pgpass: host:port:database:user:password",
-    "client-constructor-key": "a key passed positionally to an SDK client: FooClient(\"…\")",
+    "client-constructor-key": 'a key passed positionally to an SDK client: FooClient("…")',
     "credential-in-prose": "a login and its password in a sentence: 'Login: admin / …'",
     "recovery-key": "Vault unseal keys, recovery keys and codes: 'Unseal Key 1: …'",
     "docker-auth": "Docker config.json auths.<registry>.auth = base64(user:password)",

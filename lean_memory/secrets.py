@@ -241,6 +241,7 @@ class _Regexes:
             r"^\s*[\"']?kind[\"']?\s*:\s*[\"']?Secret[\"']?\s*,?\s*$", re.M
         )
         specs["jwt_re"] = r"eyJ[\w\-]{10,4000}\.eyJ[\w\-]{10,4000}\.[\w\-]{16,1000}"
+        specs["part_sep_re"] = r"[-_.]"
         specs["words_re"] = r"(?:[A-Z][a-z]{2,}){3,}"
         specs["ascending_re"] = alt(
             seq[i : i + 6]
@@ -517,9 +518,12 @@ def _is_typed_filler(body: str) -> bool:
     """
     if _ascending_run(body.lower()):
         return True
-    parts = [p for p in re.split(r"[-_.]", body) if p]
-    if any(parts.count(p) >= 3 for p in parts if len(p) >= 3):
-        return True
+    parts = [p for p in _rx().part_sep_re.split(body) if p]
+    if len(parts) >= 3:
+        from collections import Counter
+
+        if any(n >= 3 and len(p) >= 3 for p, n in Counter(parts).items()):
+            return True
     return any(len(p) >= 12 and _rx().words_re.fullmatch(p) is not None for p in parts)
 
 
@@ -827,7 +831,7 @@ def _judge_generic(
 
 
 def _token_name(words: list[str]) -> bool:
-    """`…_TOKEN`, or a token name qualified after it (`AWS_BEARER_TOKEN_BEDROCK`, `…_TOKEN_PROD`)."""
+    """`…_TOKEN`, or a token name qualified after it: `AWS_BEARER_TOKEN_BEDROCK`."""
     last = max((i for i, w in enumerate(words) if w.endswith("token")), default=-1)
     if last < 0 or last == len(words) - 1:
         return last >= 0

@@ -84,7 +84,10 @@ def summarise(cases: list[dict[str, str]], flags: list[bool]) -> dict[str, objec
         "negatives": len(neg),
         "recall": sum(pos) / len(pos),
         "negatives_flagged": sum(neg) / len(neg),
-        "families": {k: dict(zip(("n", "found", "neg", "flagged"), v)) for k, v in by_family.items()},
+        "families": {
+            k: dict(zip(("n", "found", "neg", "flagged"), v, strict=True))
+            for k, v in by_family.items()
+        },
     }
 
 
