@@ -77,6 +77,19 @@ RULES: tuple[Rule, ...] = (
         ci=True,
         scope="keyed",
     ),
+    # Amazon Bedrock API keys: long-lived "ABSK" + base64("BedrockAPIKey-…"); short-lived
+    # ones are "bedrock-api-key-" + base64 of a presigned "bedrock.amazonaws.com/…" URL.
+    Rule(
+        "aws-bedrock-api-key",
+        ("ABSKQmVkcm9ja0FQSUtleS",),
+        rf"{_START}(?P<s>(?P<p>ABSK)QmVkcm9ja0FQSUtleS[{_B64}]{{20,2000}}={{0,2}})",
+    ),
+    Rule(
+        "aws-bedrock-api-key",
+        ("bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t",),
+        rf"(?P<s>(?P<p>bedrock-api-key-)YmVkcm9jay5hbWF6b25hd3MuY29t[{_URLSAFE}+/%=&.]{{40,4000}})",
+        "fixed",
+    ),
     # The 40-character secret has no prefix: require an AWS-ish key name next to it.
     Rule(
         "aws-secret-access-key",
@@ -148,6 +161,13 @@ RULES: tuple[Rule, ...] = (
         rf"(?P<s>(?P<p>github_pat_)[A-Za-z0-9_]{{50,255}}){_END}",
     ),
     Rule("github-oauth-token", ("gho_",), rf"{_START}(?P<s>(?P<p>gho_)[A-Za-z0-9]{{36}}){_END}"),
+    # Installation tokens since April 2026: ghs_<app id>_<JWT>.
+    Rule(
+        "github-app-token",
+        ("ghs_",),
+        rf"{_START}(?P<s>(?P<p>ghs_)\d{{1,20}}_[{_URLSAFE}]{{10,4000}}\.[{_URLSAFE}]{{10,4000}}"
+        rf"\.[{_URLSAFE}]{{10,1000}})",
+    ),
     Rule(
         "github-app-token",
         ("ghu_", "ghs_"),
@@ -159,7 +179,7 @@ RULES: tuple[Rule, ...] = (
         rf"{_START}(?P<s>(?P<p>ghr_)[A-Za-z0-9]{{36,76}}){_END}",
     ),
     # --- GitLab (docs.gitlab.com "Token prefixes") -------------------------------------
-    Rule("gitlab-pat", ("glpat-",), rf"(?P<s>(?P<p>glpat-)[{_URLSAFE}.]{{20,200}})"),
+    Rule("gitlab-pat", ("glpat-",), rf"{_START}(?P<s>(?P<p>glpat-)[{_URLSAFE}.]{{20,200}})"),
     Rule(
         "gitlab-token",
         (
@@ -183,13 +203,19 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "slack-token",
         ("xox", "xapp-"),
-        r"(?<![A-Za-z0-9])(?P<s>(?P<p>xox[abposer]-|xoxe\.xox[bp]-|xoxe-|xapp-)"
-        r"[A-Za-z0-9\-]{10,250})",
+        r"(?<![A-Za-z0-9_\-./])(?P<s>(?P<p>xox[abposer]-|xoxe\.xox[bp]-|xoxe-|xapp-)"
+        r"[A-Za-z0-9\-]{20,250})",
     ),
     Rule(
         "slack-webhook",
         ("hooks.slack.com/",),
         r"(?P<p>hooks\.slack\.com/(?:services|workflows|triggers)/)(?P<s>[A-Za-z0-9+/_\-]{20,200})",
+    ),
+    # X/Twitter app-only bearer tokens: 22 "A"s, then the URL-encoded token.
+    Rule(
+        "twitter-bearer-token",
+        ("AAAAAAAAAAAAAAAAAAAAA",),
+        r"(?<![A-Za-z0-9%])(?P<s>(?P<p>A{21,23})[A-Za-z0-9%]{60,200})(?![A-Za-z0-9%])",
     ),
     # --- Discord / Telegram (bot token shapes from their developer docs) ----------------
     Rule(
@@ -233,6 +259,12 @@ RULES: tuple[Rule, ...] = (
         "square-token",
         ("sq0atp-", "sq0csp-"),
         r"(?<![A-Za-z0-9])(?P<s>(?P<p>sq0atp-|sq0csp-)[A-Za-z0-9_\-]{22,60})",
+    ),
+    # Flutterwave secret and encryption keys (FLWPUBK_ public keys are not secret).
+    Rule(
+        "flutterwave-secret-key",
+        ("FLWSECK",),
+        r"(?<![A-Za-z0-9])(?P<s>(?P<p>FLWSECK(?:_TEST)?-)[a-fA-F0-9]{12,64}(?:-X)?)(?![A-Za-z0-9])",
     ),
     # Braintree/PayPal access tokens.
     Rule(
@@ -400,7 +432,11 @@ RULES: tuple[Rule, ...] = (
         ("sk.eyJ",),
         rf"(?P<s>(?P<p>sk\.eyJ)[{_URLSAFE}]{{20,200}}\.[{_URLSAFE}]{{20,100}})",
     ),
-    Rule("flyio-token", ("fo1_", "fm2_"), rf"(?P<s>(?P<p>fo1_|fm2_)[{_URLSAFE}+/=]{{40,1000}})"),
+    Rule(
+        "flyio-token",
+        ("fo1_", "fm2_"),
+        rf"(?<![A-Za-z0-9_\-+/])(?P<s>(?P<p>fo1_|fm2_)[{_URLSAFE}+/=]{{40,1000}})",
+    ),
     # --- structural: JWTs, URLs with passwords, HTTP auth, CLI flags ----------------------
     # RFC 7519 compact form: two base64url JSON parts starting with '{"' -> "eyJ", signature.
     Rule(
@@ -409,6 +445,13 @@ RULES: tuple[Rule, ...] = (
         rf"(?<![A-Za-z0-9_\-.])(?P<s>(?P<p>eyJ)[{_URLSAFE}]{{10,4000}}\.eyJ[{_URLSAFE}]{{10,4000}}"
         rf"\.[{_URLSAFE}]{{16,1000}})",
         "jwt",
+    ),
+    # A JWT base64-encoded once more (Kubernetes Secret data, env files): "eyJ" -> "ZXlK".
+    Rule(
+        "jwt",
+        ("ZXlK",),
+        rf"(?<![{_B64}])(?P<s>(?P<p>ZXlK)[{_B64}]{{60,8000}}={{0,2}})",
+        "jwt_b64",
     ),
     # RFC 3986 userinfo: scheme://user:password@host (DSNs, git remotes, proxies).
     Rule(
@@ -456,6 +499,15 @@ RULES: tuple[Rule, ...] = (
         "password",
         scope="keyed",
     ),
+    # MongoDB shells and tools, SQL Server's sqlcmd/bcp: `-p PASS`, `--password PASS`, `-P PASS`.
+    Rule(
+        "cli-password",
+        ("mongo", "sqlcmd", "bcp "),
+        r"(?P<p>(?:mongo(?:sh|dump|restore|export|import|stat|top)?\b[^\n|;&]{0,200}?\s(?:-p|--password)"
+        r"|(?:sqlcmd|bcp)\b[^\n|;&]{0,200}?\s-P)(?:\s{1,3}|=))[\"']?(?P<s>[^\s\"'\-][^\s\"']{2,100})",
+        "password",
+        scope="keyed",
+    ),
     # htpasswd -b FILE USER PASSWORD (the password is on the command line in batch mode).
     Rule(
         "cli-password",
@@ -484,6 +536,59 @@ RULES: tuple[Rule, ...] = (
         r"[a-z0-9_]{0,20})[\"']?[ \t]{0,5}\r?\n[ \t]{0,40}value:[ \t]{0,3}[\"']?"
         r"(?P<s>[^\s\"']{6,300})",
         "password",
+        ci=True,
+        scope="keyed",
+    ),
+    # .pgpass lines (PostgreSQL docs, "The Password File"): host:port:database:user:password.
+    Rule(
+        "pgpass-password",
+        (":",),
+        # From the `:port:` on (a literal start is far faster to search); the validator
+        # checks the host before it.
+        r"(?m)(?P<p>:(?:\d{2,5}|\*):[\w.\-*]{1,100}:[\w.\-*@]{1,100}:)(?P<s>[^\s:]{4,200})$",
+        "pgpass",
+        scope="text",
+    ),
+    # A key passed positionally to a client's constructor: `SendGridAPIClient("…")`,
+    # `TwilioRestClient("AC…", "…")`: the class name says what the string is.
+    Rule(
+        "client-constructor-key",
+        tuple(f"{n}({q}" for n in ("Client", "API", "Api", "SDK", "Sdk") for q in "\"'"),
+        r"(?P<p>[A-Z][A-Za-z0-9_]{0,40}(?:Client|API|Api|SDK|Sdk))\(\s{0,3}"
+        r"(?:[\"'][^\"'\n]{1,100}[\"']\s{0,3},\s{0,3})?[\"'](?P<s>[^\"'\s]{20,300})[\"']",
+        "client_key",
+        scope="keyed",
+    ),
+    # A storage account key (64 bytes, base64) stated without `AccountKey=`: `--account-key`,
+    # `storage key: …`; the line must name storage, an account, Azure or blobs. Looked for
+    # from its "==" end, which sits inside a long run (code's `a == b` does not).
+    Rule(
+        "azure-storage-key",
+        ("==",),
+        r"(?P<p>(?:storage|account|azure|blob))[^\n]{0,80}?(?<![a-z0-9+/=_\-])"
+        r"(?P<s>[a-z0-9+/]{86}==)(?![a-z0-9+/=])",
+        "aws_secret",
+        ci=True,
+    ),
+    # Credentials stated in a sentence: "Login: admin / P4ss…", "creds are deploy:P4ss…".
+    Rule(
+        "credential-in-prose",
+        ("login:", "login is", "credential", "creds", "user:", "username:", "user is"),
+        r"(?<![a-z0-9_/.@\-])(?P<p>(?:login|credentials?|creds|user(?:name)?)"
+        r"(?:[ \t][^\n:=]{0,40}?)?(?:[ \t]{0,3}(?::[ \t]|=)|[ \t](?:is|are)[ \t]))[ \t]{0,3}"
+        r"[\"'`]?(?P<u>[a-z0-9_.@+\-]{1,64})"
+        r"(?:[ \t]{0,2}/[ \t]{0,2}|:)(?P<s>[^\s\"'`/]{4,100})",
+        "prose_login",
+        ci=True,
+        scope="keyed",
+    ),
+    # Vault unseal keys, recovery keys and codes printed once at init ("Unseal Key 1: …").
+    Rule(
+        "recovery-key",
+        ("unseal key", "recovery key", "recovery code"),
+        r"(?P<p>(?:unseal|recovery)[ \t](?:key|code)s?(?:[ \t]\d{1,2})?)[ \t]{0,3}[:=][ \t]{0,3}"
+        r"(?P<s>[a-z0-9+/=\-]{16,200})",
+        "recovery",
         ci=True,
         scope="keyed",
     ),
@@ -525,6 +630,9 @@ GENERIC_KEYWORDS: dict[str, str] = {
     "license" + _KEY: "generic-api-key",
     "primary" + _KEY: "generic-api-key",
     "credential": "generic-secret",
+    # Names people use: AZURE_OPENAI_KEY, AZURE_DEVOPS_PAT (personal access token).
+    "openai" + _KEY: "generic-api-key",
+    "_pat": "generic-api-key",
 }
 
 # One line per rule id: where the token shape is documented (users read this when allowlisting).
@@ -534,6 +642,7 @@ REFERENCES: dict[str, str] = {
     "aws-access-key-id": "AWS IAM docs, 'Unique identifiers': AKIA (user), ASIA (STS) …",
     "aws-session-token": "AWS STS GetSessionToken/AssumeRole responses (SessionToken)",
     "aws-secret-access-key": "AWS IAM access keys: 40-char secret beside the key id",
+    "aws-bedrock-api-key": "Amazon Bedrock API keys: ABSK… (long-lived), bedrock-api-key-… (short)",
     "google-api-key": "Google Cloud 'API keys': AIza + 35 chars",
     "google-oauth-client-secret": "Google OAuth client secrets since 2021: GOCSPX-",
     "google-oauth-access-token": "Google OAuth 2.0 access tokens: ya29.",
@@ -545,7 +654,7 @@ REFERENCES: dict[str, str] = {
     "github-pat": "GitHub token formats (github.blog 2021-04): ghp_ + 36",
     "github-fine-grained-pat": "GitHub fine-grained personal access tokens: github_pat_",
     "github-oauth-token": "GitHub token formats: gho_ (OAuth app user token)",
-    "github-app-token": "GitHub token formats: ghu_ (user-to-server), ghs_ (installation)",
+    "github-app-token": "GitHub token formats: ghu_, ghs_ (installation; ghs_<app id>_<JWT>)",
     "github-refresh-token": "GitHub token formats: ghr_ (refresh token)",
     "gitlab-pat": "GitLab docs 'Token prefixes': glpat-",
     "gitlab-token": "GitLab docs 'Token prefixes': gldt-, glrt-, glptt-, glsoat-, GR1348941 …",
@@ -557,6 +666,8 @@ REFERENCES: dict[str, str] = {
     "stripe-secret-key": "Stripe 'API keys': sk_live_ / sk_test_ (pk_ is public)",
     "stripe-restricted-key": "Stripe restricted keys: rk_live_ / rk_test_",
     "stripe-webhook-secret": "Stripe webhook signing secrets: whsec_",
+    "flutterwave-secret-key": "Flutterwave secret / encryption keys: FLWSECK-, FLWSECK_TEST-",
+    "twitter-bearer-token": "X/Twitter app-only bearer tokens: 22 'A's + URL-encoded token",
     "square-token": "Square access tokens and OAuth secrets: sq0atp-, sq0csp-",
     "paypal-braintree-token": "Braintree/PayPal access tokens: access_token$production$…",
     "twilio-api-key": "Twilio API keys: SK + 32 hex (AC… account SIDs are not secret)",
@@ -600,12 +711,16 @@ REFERENCES: dict[str, str] = {
     "pulumi-token": "Pulumi access tokens: pul- + 40 hex",
     "mapbox-secret-token": "Mapbox secret tokens: sk.eyJ (pk.eyJ is public)",
     "flyio-token": "Fly.io tokens: fo1_, fm2_",
-    "jwt": "RFC 7519 compact JWS: eyJ….eyJ….signature",
+    "jwt": "RFC 7519 compact JWS: eyJ….eyJ….signature (also base64-wrapped: ZXlK…)",
     "url-password": "RFC 3986 userinfo: scheme://user:password@host",
     "http-auth-header": "RFC 7617 Basic, RFC 6750 Bearer Authorization headers",
     "curl-basic-auth": "curl -u/--user user:password",
     "cli-password": "mysql -pPASS, sshpass -p, redis-cli -a, docker login -p, htpasswd -b",
     "generic-secret": "secret / client_secret / private_key / signing_key … = value",
+    "pgpass-password": "PostgreSQL .pgpass: host:port:database:user:password",
+    "client-constructor-key": 'a key passed positionally to an SDK client: FooClient("…")',
+    "credential-in-prose": "a login and its password in a sentence: 'Login: admin / …'",
+    "recovery-key": "Vault unseal keys, recovery keys and codes: 'Unseal Key 1: …'",
     "docker-auth": "Docker config.json auths.<registry>.auth = base64(user:password)",
     "generic-password": "password / passwd / pwd / passphrase = value, or stated in a sentence",
     "generic-token": "…_token = value (auth, access, refresh, bot …)",

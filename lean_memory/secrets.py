@@ -136,6 +136,28 @@ _EXAMPLE_VALUES = frozenset(
         # Documented example keys (AWS, Stripe docs, jwt.io), kept as fingerprints so the repo
         # itself does not contain them in full.
         "2cafc0970149a84f3b9e62eaf169f36f59907a3b3e31f7b82e68c69cd27f7326",  # Stripe docs test key
+        # The Azurite / storage emulator account key (learn.microsoft.com, "Use Azurite").
+        "0011cc25eb4320717494d2703e8cba85743e71b500283c21c8b88147992f9059",
+        # Telegram's Bot API documentation tokens (core.telegram.org/bots).
+        "0b5dd075ccdd03c42f4edda8e299e6838e2a75d3486a2a8d86940ed1541e9178",
+        "731fa294d036e54f19df879bfcd4fe72d967dc6327800c5f74a48414a3f258c9",
+        # Example API keys committed in github.com/firebase/firebase-android-sdk (as listed by
+        # gitleaks' gcp-api-key allowlist): restricted, published on purpose.
+        "2037abcaffb2b77785da716cf7ccff4ff4d00c4ea930db0167b7d71f50af7eb4",
+        "3f370c9dd8225c63b5c77de1f785edc9712958f18bb612d5fa2e0ae33aeca682",
+        "e4a5542bb7fd7b67e943c71ad29c34b5972c9840597e7eda53e666f44d5da0b9",
+        "a19f89ab3555eac10c40741f6df79ecf0935998f15569f8db9d67bce0181fff6",
+        "0b476bdf9acf2123d547b5ae76f1e59884d8ec9553ee0c47e9f31fd4768f3f3c",
+        "eb540d2b6ee2a0a47c5779bc8a0141784c6b753840d4c6f4e2428a6e86e9e0b1",
+        "37f8f09bdf12c2f2eae4ead7273a62ddb0c23459cbf902892f282b57f7ed6619",
+        "8731261cb72d86267a32a532ebd3df429e2144e5e4ced7e13568bc9e6c8fb1b1",
+        "49f777db995e8260da7ca9ffdf0c08d66f0453e97ec967018baf2cdfe3b582d0",
+        "27a9a42931dff7eb2f8434e20a9bce976ea364e7bee49187f19d5cfeca9c7045",
+        "dc0fcf046c61640cbd1e8b999ada3262d722c2ca4bf42dceac999020ffdbb614",
+        "4c98242dcadc8b29005c6b4aad526552d5ea1842149154c0694adeec75847583",
+        "ea9bb1082cf95663f5faca23b8b15ef2aa0fce0a5c6df9c32dcb85b2e0a4513d",
+        "3a8b61d0f636b007840c0d40ba12bcf48465dc054cdc1a68704a33521d84b665",
+        "a6c814bc555ae62c7bd8b58ec07bf559c7ed3a009976a1e0acc9cef0d4473b41",
     }
 )
 
@@ -200,6 +222,17 @@ class _Regexes:
         specs["k8s_kind_re"] = (
             r"^\s*[\"']?kind[\"']?\s*:\s*[\"']?Secret[\"']?\s*,?\s*$", re.M
         )
+        specs["jwt_re"] = r"eyJ[\w\-]{10,4000}\.eyJ[\w\-]{10,4000}\.[\w\-]{16,1000}"
+        specs["part_sep_re"] = r"[-_.]"
+        specs["words_re"] = r"(?:[A-Z][a-z]{2,}){3,}"
+        specs["ascending_re"] = alt(
+            seq[i : i + 6]
+            for seq in ("abcdefghijklmnopqrstuvwxyz", "0123456789")
+            for i in range(len(seq) - 5)
+        )
+        specs["host_re"] = r"[A-Za-z0-9*][\w.\-]{0,100}"
+        specs["printf_re"] = r"%[-+ #0-9.]{0,4}[sdifrxXeEgGcoua]"
+        specs["escapes_re"] = r"(?:\\{1,2}(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[0-7]{3}))+"
         specs["run_re"] = r"[A-Za-z0-9_\-.+/=~%:$]{16,}"
         specs["k8s_kind_hint_re"] = r"kind[\"']?\s{0,3}:\s{0,3}[\"']?Secret\b"
         specs["k8s_block_re"] = r"^(\s*)(data|stringData)\s*:\s*$"
@@ -366,8 +399,28 @@ def _rejected_common(value: str) -> bool:
 def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
     """Judge a value assigned to a secret-looking name."""
     min_len = {"password": 6, "secret": 8}.get(kind, 12)
-    if len(value) < min_len or len(value) > 300 or len(value.split()) != 1:
+    # Quoted, a value may be long (Entra refresh tokens run past 1,000 characters).
+    if len(value) < min_len or len(value) > (4000 if quoted else 300):
         return False
+    words = value.split()
+    if len(words) != 1:
+        # A quoted password may hold spaces ("Blue 7 Horse!"); judged without them, and never
+        # a sentence or code: at most five words, a digit, no placeholder, no format string.
+        joined = "".join(words)
+        return (
+            quoted
+            and kind == "password"
+            and len(words) <= 5
+            and not is_placeholder(value)
+            and not any(c in value for c in "%(){}[]<>,;=\"'\\")
+            and any(c.isdigit() for c in value)
+            and _classes(joined) >= 3
+            and _looks_secret(joined, kind, quoted=True)
+        )
+    if len(_rx().printf_re.findall(value)) >= 2:
+        return False  # a format string: "%d,%d-%d,%d:"
+    if _rx().escapes_re.fullmatch(value):
+        return False  # escaped bytes in a test string ("\\xa1\\xa2"), not a typed secret
     if _rejected_common(value) or is_reference(value) or _rx().hash_prefix_re.match(value):
         return False
     # Unquoted, a value that starts or calls code is code, cut at a quote or a space:
@@ -379,7 +432,9 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
     ):
         return False
     if is_uuid(value):
-        return kind in ("api", "secret", "password")
+        # Heroku, HubSpot, Snyk … keys are UUIDs; the name (not `*_id`, not `request_token`)
+        # decides, and the callers have judged it already.
+        return True
     low = value.lower()
     if (
         _rx().number_re.fullmatch(value)
@@ -389,6 +444,7 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
         or _is_path(value)
         or re.match(r"[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.[a-z]{2,6}(?:/|:\d|$)", value)
         or re.fullmatch(r"[\w.+\-]+@[\w\-]+\.[\w.\-]+", value)
+        or re.fullmatch(r"[A-Za-z][\w.\-]*[-_]v?\d+(?:\.\d+){1,3}", value)  # jjwt-api-0.11.2
         or re.fullmatch(r"[\w\-./]+\.(?:txt|json|ya?ml|pem|key|env|ini|cfg|conf|toml|crt|p12)", low)
     ):
         return False
@@ -423,10 +479,34 @@ def _vendor_ok(value: str, prefix: str) -> bool:
         or _rx().x_run_re.search(body)
     ):
         return False
-    if any(c in body for c in _MASK_CHARS):
+    if any(c in body for c in _MASK_CHARS) or _is_typed_filler(body):
         return False
     distinct = len(set(low))
     return distinct >= min(8, len(body) // 3) and not _is_sequence(low)
+
+
+def _ascending_run(low: str) -> bool:
+    """A run of six letters or digits in alphabet order ("klmnop", "456789")."""
+    return _rx().ascending_re.search(low) is not None
+
+
+def _is_typed_filler(body: str) -> bool:
+    """A token body a human typed in place of a real one.
+
+    Random tokens have no alphabet runs, no part repeated three times, no part spelled in
+    words: "abc123xyz-456def789ghij-klmnopqrstuvwx", "1234-1234-1234-…",
+    "SlackAppConfigurationAccessTokenHere". (A part in capitals alone is not enough: base32
+    alphabets, as in AWS key ids, make those by chance.)
+    """
+    if _ascending_run(body.lower()):
+        return True
+    parts = [p for p in _rx().part_sep_re.split(body) if p]
+    if len(parts) >= 3:
+        from collections import Counter
+
+        if any(n >= 3 and len(p) >= 3 for p, n in Counter(parts).items()):
+            return True
+    return any(len(p) >= 12 and _rx().words_re.fullmatch(p) is not None for p in parts)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -436,6 +516,9 @@ _Validator = Callable[["re.Match[str]", str, str, str], bool]
 
 
 def _check_token(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    after = text[m.end() : m.end() + 3]
+    if after[:1] in ("#", "*", ELLIPSIS) or after == "...":
+        return False  # the visible start of a masked token: "xoxb-1234…####"
     return _vendor_ok(value, prefix)
 
 
@@ -502,8 +585,41 @@ def _check_jwt(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
     return payload is None or ('"anon"' not in payload and '"John Doe"' not in payload)
 
 
+def _check_jwt_b64(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    inner = _b64decode(value)
+    if inner is None:
+        return False
+    jwt = _rx().jwt_re.fullmatch(inner.strip())
+    return jwt is not None and _check_jwt(jwt, jwt.group(0), "eyJ", inner)
+
+
+def _check_fixed(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    """A prefix that is itself proof (it encodes the issuing service): only examples fail."""
+    return not _is_example(value)
+
+
 def _check_password(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
     return _looks_secret(value, "password", quoted=True)
+
+
+def _check_pgpass(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    host = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+    return _rx().host_re.fullmatch(host) is not None and _check_password(m, value, prefix, text)
+
+
+def _check_client_key(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    return _looks_secret(value, "api", quoted=True) and _entropy(value) >= 3.0
+
+
+def _check_prose_login(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    user = (m.group("u") or "").lower()
+    if value.lower() == user or user.isdigit() or not any(c.isdigit() for c in value):
+        return False  # "account: 1234/5678", "user: root:root"
+    return any(c.isalpha() for c in value) and _looks_secret(value, "password", quoted=True)
+
+
+def _check_recovery(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    return any(c.isdigit() for c in value) and _vendor_ok(value, "") and not is_uuid(value)
 
 
 _VALIDATORS: dict[str, _Validator] = {
@@ -516,6 +632,12 @@ _VALIDATORS: dict[str, _Validator] = {
     "basic": _check_basic,
     "npmrc": _check_npmrc,
     "jwt": _check_jwt,
+    "jwt_b64": _check_jwt_b64,
+    "fixed": _check_fixed,
+    "client_key": _check_client_key,
+    "pgpass": _check_pgpass,
+    "prose_login": _check_prose_login,
+    "recovery": _check_recovery,
     "password": _check_password,
 }
 
@@ -562,12 +684,13 @@ _NON_SECRET_LAST = frozenset({
     "error", "errors", "exception", "status", "state", "doc", "docs", "info", "description",
     "desc", "comment", "note", "notes", "example", "examples", "test", "tests", "sample",
     "samples", "template", "default_", "module", "modules", "key_id", "stdin", "stdout",
-    "command", "cmd", "parameter",
+    "command", "cmd", "parameter", "range",
 })
 # fmt: on
 # fmt: off
 _NON_SECRET_ANY = frozenset({
     "public", "publishable", "pub", "tokenizer", "tokenize", "tokenizers", "example", "sample",
+    "hashed",
 })
 # fmt: on
 # fmt: off
@@ -577,7 +700,7 @@ _TOKEN_NON_SECRET = frozenset({
     "continuation", "cursor", "sync", "cancel", "cancellation", "idempotency", "request",
     "max", "num", "total", "input", "output", "prompt", "completion", "completions", "eos",
     "bos", "pad", "unk", "sep", "cls", "mask", "special", "start", "end", "stop", "lexer",
-    "parse", "parser", "ast", "syntax", "type", "kind", "token", "bucket", "reasoning",
+    "parse", "parser", "ast", "syntax", "type", "kind", "bucket", "reasoning",
     "cached", "cache", "image", "audio", "text", "word", "char", "count", "verification",
     "lookahead", "current", "last", "first", "prev", "previous", "peek",
 })
@@ -589,11 +712,17 @@ def _generic_pattern(kw: str) -> str:
     return (
         f"(?P<kw>{kw})" + r"(?P<rest>[a-z0-9_.\-]{0,30})(?P<q>[\"'`]?\]?\)?)"
         r"(?P<for>[ \t](?:for|of|on|in)[ \t][^\n.:=;,\"'`]{1,40}?)?"
-        r"(?P<sep>[ \t]{0,3}(?::=|=>|->|=(?!=)|:(?!:)|>)[ \t]{0,3}"
+        # Go `var k string = …`, Kotlin/TS `k: String = …`: a type between name and `=`.
+        r"(?P<type>:?[ \t]{1,3}(?:string|str|\[\]byte|char\*?|text)(?=[ \t]{0,3}=))?"
+        # `:=` (Go), `::=`/`:::=`/`?=` (make), `.=` (PHP), `=>`, `->`, `=`, `:`, and `>` of an
+        # XML element, whose value may sit on its own line.
+        r"(?P<sep>[ \t]{0,3}(?::{1,3}=|[?.]=|=>|->|=(?!=)|:(?!:)|>(?:[ \t]*\r?\n)?)[ \t]{0,40}"
+        # A quoted name then a quoted value: `setProperty("K", "v")`, `setenv("K", "v")`.
+        r"|(?<=[\"'])[ \t]{0,3},[ \t]{0,3}(?=[\"'])"
         r"|[ \t]{1,3}(?:is|was|are|will be|set to|changed to|to)[ \t]{1,3}(?:now |still )?:?"
         r"[ \t]{0,2}"
         r"|(?(for)(?!)|[ \t]{1,3}))"
-        r"(?P<v>\"[^\"\n]{1,300}\"|'[^'\n]{1,300}'|`[^`\n]{1,300}`|[^\s\"'`,;<]{1,300})"
+        r"(?P<v>\"[^\"\n]{1,4000}\"|'[^'\n]{1,4000}'|`[^`\n]{1,300}`|[^\s\"'`,;<]{1,300})"
     )
 
 
@@ -623,8 +752,10 @@ def _judge_generic(
         r"(?i)\b(?:set|change|update|rotate)\b[^\n]{0,40}$", text[max(0, b - 60) : b]
     ):
         return None  # "set X to VALUE", not "compare the token to …"
-    if kw in ("pass", "pwd") and (
-        (b < kstart and text[kstart - 1].isalpha()) or m.group("rest") or after.isalpha()
+    if kw in ("pass", "pwd", "_pat") and (
+        (b < kstart and text[kstart - 1].isalpha() and kw != "_pat")
+        or m.group("rest")
+        or after.isalpha()
     ):
         return None  # "bypass", "pass_fds", "PASSTHROUGH": only a whole-word name
     if text[b - 2 : b] == "::":
@@ -632,15 +763,22 @@ def _judge_generic(
     key = text[b : m.end("rest")]
     sep = m.group("sep")
     bare = sep.strip() == "" and not key.startswith("-")
-    if sep.strip() == ">" and text[b - 1 : b] != "<":
-        return None
+    if sep.strip() == ">" and (
+        text[b - 1 : b] != "<" or not re.match(r"\s{0,40}</", text[m.end("v") : m.end("v") + 44])
+    ):
+        return None  # `<password>VALUE</password>` only; not `<password>@host` in a URL
+    if sep.strip() == "," and not (
+        re.search(r"\w\([ \t]{0,3}[\"']$", text[max(0, b - 8) : b])
+        and re.match(r"[ \t]{0,3}\)", text[m.end("v") : m.end("v") + 4])
+    ):
+        return None  # only a call with the two: `setProperty("K", "v")`, not a tuple or list
     words = [w.lower() for w in _rx().word_re.findall(key.lstrip("$@-"))]
     if not words or words[-1] in _NON_SECRET_LAST or _NON_SECRET_ANY.intersection(words):
         return None
     kind = _kind_of(rule_id)
     if kind == "token" and _TOKEN_NON_SECRET.intersection(words[:-1]):
         return None
-    if kind == "token" and words[-1] not in ("token", "tokens") and not words[-1].endswith("token"):
+    if kind == "token" and not _token_name(words):
         return None  # "token" in the middle: token_endpoint_auth_method, token_type_hint
     raw = m.group("v")
     vstart, vend = m.start("v"), m.end("v")
@@ -649,6 +787,8 @@ def _judge_generic(
         value, vstart, vend = raw[1:-1], vstart + 1, vend - 1
     else:
         value = raw
+        if value.endswith(("...", ELLIPSIS)):
+            return None  # elided: `OP_TOKEN=ops_eyJzaWdu...` in documentation
         while value.endswith(("\\n", "\\r", "\\t")):
             value, vend = value[:-2], vend - 2  # an escape at the end of a string literal
         # Closing brackets of the code around, sentence punctuation: not part of the value.
@@ -665,9 +805,29 @@ def _judge_generic(
         return None
     if not _looks_secret(value, kind, quoted=quoted):
         return None
-    if bare and not _strong(value, kind):
+    if kw == "_pat" and not (len(value) >= 20 and _classes(value) >= 2 and _entropy(value) >= 3.5):
+        return None  # `*_PAT` is also a pattern: a personal access token is long and random
+    if bare and not (_strong(value, kind) or _netrc_field(text, b)):
         return None  # "password reset", "token budget": a bare space needs a random value
     return _shown_key(key, text[kstart : m.end("rest")]), value, vstart, vend
+
+
+def _token_name(words: list[str]) -> bool:
+    """`…_TOKEN`, or a token name qualified after it: `AWS_BEARER_TOKEN_BEDROCK`."""
+    last = max((i for i, w in enumerate(words) if w.endswith("token")), default=-1)
+    if last < 0 or last == len(words) - 1:
+        return last >= 0
+    after = words[last + 1 :]
+    return len(after) <= 2 and not any(
+        w in _NON_SECRET_LAST or w in _TOKEN_NON_SECRET or w.isdigit() or w == "auth"
+        for w in after
+    )
+
+
+def _netrc_field(text: str, key_start: int) -> bool:
+    """`password X` right after `machine H` / `login U` (.netrc): a field, not a sentence."""
+    before = text[max(0, key_start - 200) : key_start]
+    return re.search(r"\b(?:machine|login|account)[ \t]+\S{1,100}\s{1,40}$", before) is not None
 
 
 def _shown_key(key: str, keyword: str) -> str:

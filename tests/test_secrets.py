@@ -382,6 +382,107 @@ def test_hard_negative_is_clean(name: str, make: Callable[[], str]) -> None:
         assert not found, f"false positive on {name}: {sorted(found)}"
 
 
+# --- Syntaxes, names and shapes from other projects' cases (issue 9) -----------------------
+
+
+def ghs_jwt() -> str:
+    """A GitHub installation token in the 2026 format: ghs_<app id>_<JWT>."""
+    return "ghs" + f"_{rnd(string.digits, 7)}_{jwt()}"
+
+
+def bedrock_url() -> str:
+    """A short-lived Bedrock key body: base64 of a presigned bedrock.amazonaws.com URL."""
+    url = "bedrock.amazonaws.com/?Action=CallWithBearerToken&X-Amz-Credential=" + rnd(AN, 60)
+    return base64.b64encode(url.encode()).decode()
+
+
+STRUCTURES: list[tuple[str, Callable[[], str]]] = [
+    ("go typed var", lambda: f'var apiToken string = "{pw(32)}"\n'),
+    ("kotlin typed val", lambda: f'val apiToken: String = "{pw(32)}"\n'),
+    ("make ?=", lambda: f"API_TOKEN ?= {pw(32)}\n"),
+    ("make ::=", lambda: f"API_TOKEN ::= {pw(32)}\n"),
+    ("make :::=", lambda: f'API_TOKEN :::= "{pw(32)}"\n'),
+    ("php .=", lambda: f'$apiToken .= "{pw(32)}";\n'),
+    ("java setProperty", lambda: f'System.setProperty("DB_PASSWORD", "{pw(14)}");\n'),
+    ("default argument", lambda: f'utils.GetEnvOrDefault("api_token", "{uuid4()}")\n'),
+    ("xml own line", lambda: f"<password>\n    {pw(14)}\n</password>\n"),
+    ("vendor TokenToken", lambda: f'acmeTokenToken = "{rnd(HEX, 4)}_{pw(30)}"\n'),
+    ("uuid under a token name", lambda: f"heroku_token: {uuid4()}\n"),
+    ("ghs bare", ghs_jwt),
+    ("ghs env", lambda: "GITHUB_TOKEN=" + ghs_jwt() + "\n"),
+    ("ghs header", lambda: "Authorization: token " + ghs_jwt() + "\n"),
+    ("jwt base64", lambda: base64.b64encode(jwt().encode()).decode() + "\n"),
+    ("AZURE_OPENAI_KEY", lambda: f"AZURE_OPENAI_KEY={rnd(HEX, 32)}\n"),
+    ("AZURE_DEVOPS_PAT", lambda: f"AZURE_DEVOPS_PAT={rnd(HEX + 'ghijkmnopqrstuvwxyz', 52)}\n"),
+    ("bedrock long-lived", lambda: "ABSK" + "QmVkcm9ja0FQSUtleS1" + rnd(AN, 100) + "=\n"),
+    ("AWS_BEARER_TOKEN_BEDROCK", lambda: f"AWS_BEARER_TOKEN_BEDROCK={pw(40)}\n"),
+    ("bedrock short-lived", lambda: "bedrock-api-key-" + bedrock_url() + "\n"),
+    ("password with spaces", lambda: f'password = "{pw(6)} {rnd(AN, 5)} 7!"\n'),
+    ("quoted value over 300", lambda: f'refresh_token = "0.A{rnd(URLSAFE + ".", 900)}"\n'),
+    ("netrc uuid", lambda: f"machine api.heroku.com\n  login me@acme.io\n  password {uuid4()}\n"),
+    ("netrc one line", lambda: f"machine api.heroku.com login me@acme.io password {uuid4()}\n"),
+    ("pgpass", lambda: f"db.internal:5432:appdb:app:{pw(14)}\n"),
+    ("pgpass wildcards", lambda: f"*:*:*:postgres:{pw(14)}#\n"),
+    ("client constructor", lambda: f'sg = SendGridAPIClient("{pw(50)}")\n'),
+    ("client two args", lambda: f'c = RestClient("AC{rnd(HEX, 32)}", "{rnd(HEX, 32)}")\n'),
+    ("storage key, no marker", lambda: f"az storage blob list --account-key {b64(64)}\n"),
+    ("storage key in prose", lambda: f"storage account key: {b64(64)}\n"),
+    ("mongosh -p", lambda: f"mongosh -u admin -p {pw(14)} --authenticationDatabase admin\n"),
+    ("sqlcmd -P", lambda: f"sqlcmd -S srv -U sa -P {pw(14)}\n"),
+    ("login in prose", lambda: f"Login: admin / {pw(12)}\n"),
+    ("credentials in prose", lambda: f"The credentials for staging are deploy:{pw(12)}\n"),
+    ("unseal key", lambda: f"Unseal Key 1: {b64(32)}\n"),
+    ("recovery key", lambda: "Recovery Key: " + "-".join(rnd(string.digits, 6) for _ in range(8))),
+]
+
+STRUCTURE_NEGATIVES: list[tuple[str, Callable[[], str]]] = [
+    ("detect-secrets baseline", lambda: f'      "hashed_secret": "{rnd(HEX, 40)}",\n'),
+    ("glpat inside a token", lambda: "xyz" + "glpat" + f"-{rnd(AN, 20)}\n"),
+    ("fm2 inside a token", lambda: "abc" + "fm2" + f"_{rnd(AN, 50)}\n"),
+    ("xoxo in an image url", lambda: "https://a.org/images/2018-250-" + "xoxo-indieweb-1.jpg\n"),
+    ("masked slack", lambda: "xoxb" + f"-{rnd(string.digits, 12)}-" + "#" * 24 + "\n"),
+    ("typed slack", lambda: "xoxe.xoxp" + "-1-SlackAppConfigurationAccessTokenHere\n"),
+    ("repeated groups", lambda: "xoxp" + f"-1234-1234-1234-{rnd(HEX, 32)}\n"),
+    ("alphabet runs", lambda: "sk-ant" + "-api03-abc123xyz-456def789ghij-klmnopqrstuvwx-3456yza\n"),
+    ("mongodb placeholders", lambda: "mongodb://<username>:<password>@cluster0.mongodb.net/x\n"),
+    ("elided token", lambda: f"export OP_SERVICE_ACCOUNT_TOKEN=ops_{rnd(AN, 20)}...\n"),
+    ("maven coordinate", lambda: 'notes = "Maven - io.jsonwebtoken:jjwt-jackson-0.11.2"\n'),
+    ("tuple of names", lambda: '("PKCS7PrivateKey", "X509Store")\n'),
+    ("concatenated prefix", lambda: 'ctx("pypi_token", "pypi-AgEIcHlwaS5vcmc" + rest)\n'),
+    ("make reference", lambda: "API_TOKEN ?= $(shell cat token.txt)\n"),
+    ("go declaration", lambda: "var apiToken string\n"),
+    ("xml reference", lambda: "<password>\n  ${DB_PASSWORD}\n</password>\n"),
+    ("format string", lambda: 'PASSWD = getpass("IMAP password for %s on %s: " % (USER, host))\n'),
+    ("pattern named PAT", lambda: "GROUP_PAT = 'fr.comp.lang.*'\nPATHEXT = '.COM;.EXE'\n"),
+    ("url user", lambda: "('http://username:pass/word@localhost:22',\n"),
+    ("netrc escapes", lambda: "machine h.example.com login log password \\xa1\\xa2 account a\n"),
+    ("short bedrock", lambda: "bedrock-api-key-" + "YmVkcm9jay5hbWF6b25hd3MuY29t\n"),
+    ("words with spaces", lambda: "password: 'Enter the new one twice'\n"),
+]
+
+
+@pytest.mark.parametrize(("name", "make"), STRUCTURES, ids=[n for n, _ in STRUCTURES])
+def test_detects_structure(name: str, make: Callable[[], str]) -> None:
+    for _ in range(5):
+        found = bool(scan_text(make()))  # a plain bool: a failure never shows the text
+        assert found, f"{name} not detected"
+
+
+@pytest.mark.parametrize(
+    ("name", "make"), STRUCTURE_NEGATIVES, ids=[n for n, _ in STRUCTURE_NEGATIVES]
+)
+def test_structure_negative_is_clean(name: str, make: Callable[[], str]) -> None:
+    for _ in range(5):
+        found = rules_in(make())
+        assert not found, f"false positive on {name}: {sorted(found)}"
+
+
+def test_published_example_keys_are_not_findings() -> None:
+    # Fingerprints only: the repository never holds the published keys themselves.
+    assert len(S._EXAMPLE_VALUES) >= 19
+    assert all(re.fullmatch(r"[0-9a-f]{64}", v) for v in S._EXAMPLE_VALUES)
+
+
 def test_finding_fields_line_and_fingerprint() -> None:
     value = "ghp_" + rnd(AN, 36)
     text = f"# notes\n\nGH={value}\n"

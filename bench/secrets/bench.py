@@ -10,6 +10,8 @@
    ``scan_paths``; detect-secrets ``SecretsCollection.scan_file`` with its default plugins and
    filters, one process). ``--cli`` also times both command lines end to end.
 3. Every lean_memory finding in the standard library, for classification.
+4. Recall and flagged negatives on gitleaks' rule test cases (``gitleaks.py``), both tools,
+   when ``../shared/data/secrets/gitleaks_cases.jsonl`` is found (or given with ``--cases``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ sys.path.insert(0, str(HERE.parents[1]))
 sys.path.insert(0, str(HERE))
 
 import gen_corpus  # noqa: E402
+import gitleaks  # noqa: E402
 
 from lean_memory.secrets import format_finding, scan_paths, scan_text  # noqa: E402
 
@@ -193,6 +196,8 @@ def main() -> None:
     )
     ap.add_argument("--cli", action="store_true", help="also time both command lines")
     ap.add_argument("--json", help="write all figures to this file")
+    ap.add_argument("--cases", help="gitleaks_cases.jsonl (default: found beside the repo)")
+    ap.add_argument("--skip-gitleaks", action="store_true")
     a = ap.parse_args()
 
     corpus = Path(a.corpus)
@@ -208,6 +213,10 @@ def main() -> None:
         what = "recall" if row["label"] == "pos" else "FP"
         print(f"{fam:28s} {row['n']:4d} {row['lean']:7.3f} {row['detect_secrets']:15.3f}  {what}")
     print(json.dumps(q["summary"], indent=1))  # type: ignore[index]
+
+    cases_file = Path(a.cases) if a.cases else gitleaks.find_cases()
+    if not a.skip_gitleaks and cases_file is not None:
+        out["gitleaks"] = gitleaks.run(gitleaks.load(cases_file), with_detect_secrets=True)
 
     big = sorted(str(p) for p in (corpus / "big").iterdir())
     out["corpus_speed"] = tp = throughput(big)
