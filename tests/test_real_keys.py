@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -58,7 +59,7 @@ def _expected(key: Key, form: str) -> bool:
     """Whether the form still holds private material (a .ppk cut before its private lines
     holds only the public part)."""
     if form == "cut" and key.tool == "puttygen":
-        return "Private-Lines" in "\n".join(_lines(key.text)[:4])
+        return re.search(r"Private-Lines: \d+\n\S", FORMS[form](key.text)) is not None
     return True
 
 
