@@ -37,8 +37,9 @@ _START = r"(?<![A-Za-z0-9_\-])"
 # Between a key's header and its body: anything but another `-----` marker, up to 300
 # characters; the body may not start right after a backslash (the `n` of a `\n` escape).
 _KEY_GAP = r"(?:(?!-----)[\s\S]){0,300}?(?<!\\)"
-# Between a .ppk line count and the key lines: newlines, escaped or CRLF, indentation, `> `.
-_KEY_SEP = r"(?:\\{1,3}[rn]|[\s>]){0,16}(?<!\\)"
+# Between a .ppk line count and the key lines: newlines, escaped or CRLF, indentation, `> `,
+# the quotes of one string literal per line.
+_KEY_SEP = r"(?:\\{1,3}[rn]|[^A-Za-z0-9+/=\\]){0,16}(?<!\\)"
 
 RULES: tuple[Rule, ...] = (
     # --- private keys (PEM, also inside JSON with escaped newlines) -----------------------
@@ -51,6 +52,15 @@ RULES: tuple[Rule, ...] = (
         "private-key",
         ("PRIVATE KEY",),
         r"-----BEGIN (?P<p>[A-Z0-9]{0,12} ?[A-Z0-9]{0,12} ?PRIVATE KEY(?: BLOCK)?)-----"
+        rf"{_KEY_GAP}(?P<s>[{_B64}=]{{40,200}})",
+        "pem",
+        scope="text",
+    ),
+    # ssh.com / RFC 4716-style private keys (`puttygen -O private-sshcom`): four dashes.
+    Rule(
+        "private-key",
+        ("---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----",),
+        r"---- BEGIN (?P<p>SSH2 ENCRYPTED PRIVATE KEY) ----"
         rf"{_KEY_GAP}(?P<s>[{_B64}=]{{40,200}})",
         "pem",
         scope="text",

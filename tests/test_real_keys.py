@@ -9,6 +9,7 @@ the key kind and the paste form, never key material.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -20,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from lean_memory.secrets import scan_text
 
@@ -52,13 +55,15 @@ FORMS: dict[str, Callable[[str], str]] = {
     "one-line": lambda t: " ".join(ln for ln in _lines(t) if ln.strip()) + "\n",
     "joined": lambda t: "".join(_lines(t)) + "\n",
     "cut": lambda t: "\n".join(_lines(t)[:5]) + "\n",
+    "yaml": lambda t: "ssh:\n  key: |\n" + "".join(f"    {ln}\n" for ln in _lines(t)),
+    "strings": lambda t: "KEY = (\n" + "".join(f'    "{ln}\\n"\n' for ln in _lines(t)) + ")\n",
 }
 
 
 def _expected(key: Key, form: str) -> bool:
     """Whether the form still holds private material (a .ppk cut before its private lines
     holds only the public part)."""
-    if form == "cut" and key.tool == "puttygen":
+    if form == "cut" and key.text.startswith("PuTTY-User-Key-File"):
         return re.search(r"Private-Lines: \d+\n\S", FORMS[form](key.text)) is not None
     return True
 
@@ -177,6 +182,10 @@ def _puttygen(d: Path) -> Iterator[Key]:
                   "--ppk-param", f"version={version}"], d)  # fmt: skip
             label = f"{kind}-v{version}-{'pass' if pw == 'pw' else 'plain'}"
             yield Key("puttygen", label, (d / out).read_text())
+            if kind == "rsa2048" and version == "3":  # ssh.com's format holds RSA and DSA only
+                _run(["puttygen", out, "--old-passphrase", pw, "-O", "private-sshcom",
+                      "-o", "sshcom.key"], d)  # fmt: skip
+                yield Key("puttygen", "rsa2048-sshcom", (d / "sshcom.key").read_text())
 
 
 def _age(d: Path) -> Iterator[Key]:
@@ -203,7 +212,7 @@ NAMES: dict[str, list[str]] = {
     "pkcs12": ["base64-wrapped", "base64-one-line", "openssl-base64"],
     "gpg": ["ed25519-plain", "rsa2048-pass"],
     "puttygen": [f"{k}-v{v}-{p}" for k, p in (("ed25519", "plain"), ("rsa2048", "pass"))
-                 for v in ("2", "3")],
+                 for v in ("2", "3")] + ["rsa2048-sshcom"],
     "age-keygen": ["x25519"],
 }
 # fmt: on
@@ -242,6 +251,51 @@ def test_real_key_found_in_every_form(keyring: Keyring, tool: str, name: str) ->
     key = keyring.get(tool, name)
     missed = [form for form, paste in FORMS.items() if _expected(key, form) and not found(paste(key.text))]
     assert not missed, f"{tool} {name} missed in forms {missed}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Without the tools: the same shapes built from random bytes, so CI always checks the forms.
+
+_OPENSSH_PLAIN = b"openssh-key-v1\0" + b"\0\0\0\4none" * 2 + b"\0\0\0\0\0\0\0\1"
+
+
+def _wrap(data: bytes, width: int) -> str:
+    b64 = base64.b64encode(data).decode()
+    return "\n".join(b64[i : i + width] for i in range(0, len(b64), width))
+
+
+def _pfx_head(n: int) -> bytes:
+    """The DER start of a PKCS#12 PFX of about ``n`` bytes: version 3, then id-data [0]."""
+    oid_data = bytes.fromhex("06092a864886f70d010701")
+    inner = n - 30
+    return (b"\x30\x82" + n.to_bytes(2, "big") + b"\x02\x01\x03\x30\x82"
+            + inner.to_bytes(2, "big") + oid_data + b"\xa0\x82" + (inner - 15).to_bytes(2, "big"))  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    body=st.binary(min_size=120, max_size=600),
+    shape=st.sampled_from(["openssh", "pkcs8", "pgp", "pkcs12", "ppk"]),
+    form=st.sampled_from(sorted(FORMS)),
+)
+def test_synthetic_key_found_in_every_form(body: bytes, shape: str, form: str) -> None:
+    if len(set(body)) < 40:
+        return  # not random enough to be key material (hypothesis likes runs of zeros)
+    if shape == "openssh":
+        text = f"-----BEGIN OPENSSH PRIVATE KEY-----\n{_wrap(_OPENSSH_PLAIN + body, 70)}\n"
+        text += "-----END OPENSSH PRIVATE KEY-----\n"
+    elif shape == "pkcs8":
+        text = f"-----BEGIN PRIVATE KEY-----\n{_wrap(body, 64)}\n-----END PRIVATE KEY-----\n"
+    elif shape == "pgp":
+        text = "-----BEGIN PGP PRIVATE KEY BLOCK-----\nComment: t\n\n" + _wrap(body, 64)
+        text += "\n-----END PGP PRIVATE KEY BLOCK-----\n"
+    elif shape == "pkcs12":
+        text = _wrap(_pfx_head(2000) + body, 76) + "\n"
+    else:
+        priv = _wrap(body, 64)
+        text = "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: t\n"
+        text += f"Private-Lines: {priv.count(chr(10)) + 1}\n{priv}\nPrivate-MAC: 00\n"
+    assert found(FORMS[form](text)), f"{shape} missed in form {form}"
 
 
 # ---------------------------------------------------------------------------------------------
