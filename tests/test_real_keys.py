@@ -119,7 +119,24 @@ def _ssh_keygen(d: Path) -> Iterator[Key]:
                 out = d / f"{kind}-{fmt}-{bool(pw)}"
                 shutil.copy(base, out)
                 out.chmod(0o600)
-                _run(["ssh-keygen", "-q", "-p", "-P", "", "-N", pw, "-m", fmt, "-f", str(out)], d)
+                _run(
+                    [
+                        "ssh-keygen",
+                        "-q",
+                        "-p",
+                        "-a",
+                        "2",
+                        "-P",
+                        "",
+                        "-N",
+                        pw,
+                        "-m",
+                        fmt,
+                        "-f",
+                        str(out),
+                    ],
+                    d,
+                )
                 label = "openssh" if fmt == "RFC4716" else fmt.lower()
                 yield Key(
                     "ssh-keygen", f"{kind}-{label}-{'pass' if pw else 'plain'}", out.read_text()
