@@ -34,16 +34,34 @@ _URLSAFE = r"A-Za-z0-9_\-"
 # The end of a token: the next character cannot continue the token's alphabet.
 _END = r"(?![A-Za-z0-9_\-])"
 _START = r"(?<![A-Za-z0-9_\-])"
+# Between a key's header and its body: anything but another `-----` marker, up to 300
+# characters; the body may not start right after a backslash (the `n` of a `\n` escape).
+_KEY_GAP = r"(?:(?!-----)[\s\S]){0,300}?(?<!\\)"
+# Between a .ppk line count and the key lines: newlines, escaped or CRLF, indentation, `> `,
+# the quotes of one string literal per line.
+_KEY_SEP = r"(?:\\{1,3}[rn]|[^A-Za-z0-9+/=\\]){0,16}(?<!\\)"
 
 RULES: tuple[Rule, ...] = (
     # --- private keys (PEM, also inside JSON with escaped newlines) -----------------------
     # RFC 7468 / OpenSSH PROTOCOL.key / RFC 4880: the header names the kind; demand a body.
+    # The body is the first long base64 run within _KEY_GAP characters of the header, before
+    # any other `-----` marker: that steps over armor headers (Proc-Type, Comment), blank
+    # lines, indentation, `> ` quoting, `\n` escapes (once or twice), CRLF and lines joined
+    # with or without a space, without naming each of them.
     Rule(
         "private-key",
         ("PRIVATE KEY",),
         r"-----BEGIN (?P<p>[A-Z0-9]{0,12} ?[A-Z0-9]{0,12} ?PRIVATE KEY(?: BLOCK)?)-----"
-        r"(?:\\[rn]|\s){0,8}(?:[A-Za-z][A-Za-z-]{0,30}: ?[^\n\\]{0,200}(?:\\[rn]|\s){1,8}){0,6}"
-        rf"(?P<s>[{_B64}=]{{40,200}})",
+        rf"{_KEY_GAP}(?P<s>[{_B64}=]{{40,200}})",
+        "pem",
+        scope="text",
+    ),
+    # ssh.com / RFC 4716-style private keys (`puttygen -O private-sshcom`): four dashes.
+    Rule(
+        "private-key",
+        ("---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----",),
+        r"---- BEGIN (?P<p>SSH2 ENCRYPTED PRIVATE KEY) ----"
+        rf"{_KEY_GAP}(?P<s>[{_B64}=]{{40,200}})",
         "pem",
         scope="text",
     ),
@@ -51,8 +69,17 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "private-key",
         ("Private-Lines",),
-        rf"(?P<p>Private-Lines): ?\d{{1,3}}\s{{1,3}}(?P<s>[{_B64}=]{{40,200}})",
+        rf"(?P<p>Private-Lines): ?\d{{1,3}}{_KEY_SEP}(?P<s>[{_B64}=]{{40,200}})",
+        "key",
         scope="keyed",
+    ),
+    # PKCS#12 (RFC 7292) pasted as base64 (`openssl pkcs12 -export | base64`): a PFX is
+    # SEQUENCE { INTEGER 3, ContentInfo { id-data, [0] … } }, whose DER encodes to this shape.
+    Rule(
+        "private-key",
+        ("CSqGSIb3DQEHAaCC",),
+        rf"(?P<s>(?P<p>MII)[{_B64}]{{5}}AzCC[{_B64}]{{4}}CSqGSIb3DQEHAaCC[{_B64}]{{16,200}})",
+        "key",
     ),
     # age (age-encryption.org/v1): bech32 secret keys.
     Rule("age-secret-key", ("AGE-SECRET-KEY-1",), r"(?P<s>(?P<p>AGE-SECRET-KEY-1)[0-9A-Z]{58})"),
@@ -637,7 +664,8 @@ GENERIC_KEYWORDS: dict[str, str] = {
 
 # One line per rule id: where the token shape is documented (users read this when allowlisting).
 REFERENCES: dict[str, str] = {
-    "private-key": "RFC 7468 PEM labels; OpenSSH PROTOCOL.key; RFC 4880 armor; PuTTY .ppk",
+    "private-key": "RFC 7468 PEM labels; OpenSSH PROTOCOL.key; RFC 4880 armor; PuTTY .ppk; "
+    "PKCS#12 in base64",
     "age-secret-key": "age-encryption.org/v1: Bech32 AGE-SECRET-KEY-1…",
     "aws-access-key-id": "AWS IAM docs, 'Unique identifiers': AKIA (user), ASIA (STS) …",
     "aws-session-token": "AWS STS GetSessionToken/AssumeRole responses (SessionToken)",

@@ -201,6 +201,8 @@ class _Regexes:
         specs["sigil_ref_re"] = r"[*&!@%][A-Za-z_][A-Za-z_.\-]*(?:\([^)]*\))?"
         # Random tokens contain "xxx" often enough; a placeholder has a longer run.
         specs["x_run_re"] = r"(?i)x{5,}|(.)\1{7,}|123456|a1b2c3|abcdef|abcd1234"
+        # In a key body: a run of one character other than the zero byte's `A` (or `/`, 0xff).
+        specs["key_run_re"] = r"([^A/])\1{7,}"
         # snake_case, kebab-case, camelCase, CONSTANT_CASE (digits are judged separately).
         specs["ident_re"] = (
             r"[a-z_][a-z0-9_]*|[a-z]+(?:-[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z]+)+|[A-Z]+"
@@ -525,9 +527,28 @@ def _check_token(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
 def _check_pem(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
     end = text.find("-----END", m.end(), m.end() + 8000)
     body = text[m.end() : end if end >= 0 else m.end() + 200]
-    if "..." in body or ELLIPSIS in body:
-        return False  # an elided example in documentation
-    return _vendor_ok(value, "") and not is_masked(value)
+    if "..." in body or ELLIPSIS in body or "EXAMPLE" in body:
+        return False  # an elided or published example in documentation (AWS docs)
+    return _check_key(m, value, prefix, text)
+
+
+def _check_key(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    """A key body (base64 of DER or of an SSH wire blob) that is not a placeholder.
+
+    Zero bytes encode as runs of ``A`` (every unencrypted OpenSSH key starts with a dozen),
+    so the token test of repeated characters does not apply: a placeholder body is told by
+    few distinct characters, a run of any other character, or a placeholder word. Random
+    base64 of 40+ characters practically always holds a digit, `+` or `=`.
+    """
+    low = value.lower()
+    return not (
+        len(set(value)) < 16
+        or _rx().key_run_re.search(value)
+        or _rx().vendor_placeholder_re.search(low)
+        or "xxxxx" in low
+        or _is_example(value)
+        or value.replace("/", "").isalpha()  # a path or a long name, not random base64
+    )
 
 
 def _check_aws_secret(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
@@ -625,6 +646,7 @@ def _check_recovery(m: re.Match[str], value: str, prefix: str, text: str) -> boo
 _VALIDATORS: dict[str, _Validator] = {
     "token": _check_token,
     "pem": _check_pem,
+    "key": _check_key,
     "aws_secret": _check_aws_secret,
     "sas": _check_sas,
     "url": _check_url,

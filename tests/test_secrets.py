@@ -712,3 +712,65 @@ def test_scan_text_never_raises_and_rescan_is_clean(text: str) -> None:
 def test_this_file_is_clean() -> None:
     res = scan_paths([__file__])
     assert not res.findings, [format_finding(f) for f in res.findings]
+
+
+# ---------------------------------------------------------------------------------------------
+# Private keys however they are pasted (tests/test_real_keys.py has the real tools' keys);
+# here the look-alikes that must stay clean, and where a pasted key is reported.
+
+_KEY_LOOKALIKES: list[tuple[str, Callable[[], str]]] = [
+    (
+        "header then a path",
+        lambda: (
+            "-----BEGIN RSA PRIVATE KEY----- goes in\n"
+            "src/main/resources/keys/production/server/deploy\n"
+        ),
+    ),
+    (
+        "header then a long name",
+        lambda: (
+            'if line == "-----BEGIN PRIVATE KEY-----":\n'
+            "    loadAbstractSingletonProxyFactoryBeanPrivateKey(line)\n"
+        ),
+    ),
+    ("zero body", lambda: "-----BEGIN OPENSSH PRIVATE KEY-----\n" + "A" * 70 + "\n"),
+    ("x body", lambda: "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA" + "x" * 48 + "\n"),
+    (
+        "published example",
+        lambda: (
+            "-----BEGIN RSA PRIVATE KEY-----\n"
+            + "\n".join(b64(48) for _ in range(3))
+            + "\n"
+            + rnd(B64, 20)
+            + "EXAMPLE"
+            + rnd(B64, 37)
+            + "\n-----END RSA PRIVATE KEY-----\n"
+        ),
+    ),
+    ("ssh.com public", lambda: "---- BEGIN SSH2 PUBLIC KEY ----\n" + b64(200) + "\n"),
+    (
+        "ppk public lines",
+        lambda: (
+            "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPublic-Lines: 2\n"
+            + b64(48)
+            + "\n"
+        ),
+    ),
+    (
+        "certificate der",
+        lambda: base64.b64encode(b"\x30\x82\x03\x00\x30\x82" + _R.randbytes(300)).decode(),
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "make"), _KEY_LOOKALIKES, ids=[n for n, _ in _KEY_LOOKALIKES])
+def test_key_lookalike_is_clean(name: str, make: Callable[[], str]) -> None:
+    for _ in range(5):
+        assert not rules_in(make()), f"false positive on {name}"
+
+
+def test_pasted_key_reported_on_its_header_line() -> None:
+    block = pem_block("OPENSSH PRIVATE KEY")
+    quoted = "\n".join("> " + ln for ln in block.rstrip("\n").split("\n"))
+    for text in ("one\ntwo\n" + quoted + "\n", "one\ntwo\n" + json.dumps({"k": block}) + "\n"):
+        assert [(f.rule, f.line) for f in scan_text(text)] == [("private-key", 3)]
