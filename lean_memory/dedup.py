@@ -96,8 +96,8 @@ def _word_key(token: str) -> str | None:
     low = token.lower()
     if low in STOP_WORDS:
         return None
-    if not low.isalpha() or token.isupper() or low in _UNINFLECTED:
-        return low  # hyphenated words and acronyms ("GCS" is not the plural of "GC")
+    if not low.isalpha() or (token.isupper() and len(token) <= 5) or low in _UNINFLECTED:
+        return low  # hyphenated words and acronyms ("GCS", "HTTPS" are no plurals)
     key = inflection(low)
     # "used" -> "us" must not meet the word "us"
     return key + "+" if len(key) <= 2 < len(low) else key
