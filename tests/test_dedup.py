@@ -52,7 +52,8 @@ PARAPHRASES = [
     ("Cache keys include the lockfile hash.", "Cache key includes the lockfile hashes."),
     ("Copy the certificate into the container.", "Copy the certificates into the containers."),
     # tense and other inflection
-    ("The nightly job fails when the cache is cold.", "The nightly job failed when the cache was cold."),
+    ("The nightly job fails when the cache is cold.",
+     "The nightly job failed when the cache was cold."),
     ("The upload step retries three times.", "The upload step retried three times."),
     ("Mypy complains about the generated stubs.", "Mypy complained about the generated stub."),
     ("Running the benchmarks needs a quiet machine.", "Run the benchmark needs a quiet machine."),
@@ -68,7 +69,8 @@ PARAPHRASES = [
     ("Don't commit the .env file.", "Do not commit the .env file."),
     ("The fixture won't reset the clock.", "The fixture will not reset the clock."),
     ("It's flaky on macOS.", "It is flaky on macOS."),
-    ("The team\u2019s runbook lives in ops/README.md.", "The team's runbook lives in ops/README.md."),
+    ("The team\u2019s runbook lives in ops/README.md.",
+     "The team's runbook lives in ops/README.md."),
 ]
 
 # Opposite or different facts: each pair must stay two entries (the second is never folded
@@ -80,7 +82,8 @@ CONTRADICTIONS = [
      "The integration suite fails on the ARM runners."),
     ("Memory usage of the indexer is low for large repositories.",
      "Memory usage of the indexer is high for large repositories."),
-    ("The retry loop gives up after eight attempts.", "The retry loop gives up after eighty attempts."),
+    ("The retry loop gives up after eight attempts.",
+     "The retry loop gives up after eighty attempts."),
     ("Latency stays above the SLO during the nightly batch.",
      "Latency stays below the SLO during the nightly batch."),
     ("Customer data is stored in the eu region bucket.",
@@ -88,7 +91,8 @@ CONTRADICTIONS = [
     ("The blue cluster serves production and the green cluster serves staging.",
      "The green cluster serves production and the blue cluster serves staging."),
     # negation
-    ("Use poetry to install the dev dependencies.", "Do not use poetry to install the dev dependencies."),
+    ("Use poetry to install the dev dependencies.",
+     "Do not use poetry to install the dev dependencies."),
     ("The cache is safe to delete between runs.", "The cache isn't safe to delete between runs."),
     ("Always squash commits before merging.", "Never squash commits before merging."),
     ("The parser accepts trailing commas.", "The parser accepts no trailing commas."),
@@ -123,7 +127,8 @@ CONTRADICTIONS = [
     ("Run the unit tests before the integration tests.",
      "Run the integration tests before the unit tests."),
     ("Copy the config from staging to production.", "Copy the config from production to staging."),
-    ("The client retries and the server times out.", "The server retries and the client times out."),
+    ("The client retries and the server times out.",
+     "The server retries and the client times out."),
     ("Tests pass on Linux and fail on Windows.", "Tests fail on Linux and pass on Windows."),
     ("Rebase main onto the feature branch.", "Rebase the feature branch onto main."),
     # paths, identifiers, flags, operators, case of identifiers
