@@ -63,7 +63,7 @@ _SPELT = {"ca": "can not", "wo": "will not", "sha": "shall not", "can": "can not
 # "lib/a.py" and "core.autocrlf" are one token each), with a leading flag dash, dot, slash,
 # tilde, $ or @ when it starts a token ("-x", ".env", "/etc", "$HOME"); or an operator.
 _TOKEN = re.compile(
-    r"(?:(?<![\w~./$@#-])[~./$@#-]+)?\w(?:[\w./:@+-]*\w)?"
+    r"\w+(?:[./:@+-]+\w+)*|(?<![\w~./$@#-])[~./$@#-]+\w+(?:[./:@+-]+\w+)*"
     r"|[<>=!]=|[<>=\u2264\u2265\u2260\u00b1%+\u00d7\u00f7^\u2192\u2190\u21d2"
     r"\u20ac\u00a3\u00a5\u00b0]")
 _PLAIN = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
@@ -128,8 +128,7 @@ def content_words(text: str) -> tuple[str, ...]:
         text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
     if "'" in text or "annot" in text or "ANNOT" in text:
         text = _CONTRACTION.sub(_spell_out, text)
-    keys = (_word_key(t) for t in _TOKEN.findall(text))
-    return tuple(k for k in keys if k is not None)
+    return tuple(filter(None, map(_word_key, _TOKEN.findall(text))))  # keys are never ""
 
 
 def _spell_out(m: re.Match[str]) -> str:
