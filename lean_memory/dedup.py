@@ -57,8 +57,10 @@ STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 # Contractions, spelt out before tokenising so "isn't" and "is not" are the same words.
 _CONTRACTION = re.compile(r"(?i)\b(?:(ca|wo|sha)n't|(can)not)\b|n't\b|'(s|re|ve|ll|d|m)\b")
-_SPELT = {"ca": "can not", "wo": "will not", "sha": "shall not", "can": "can not",
-          "s": "", "re": " are", "ve": " have", "ll": " will", "d": " would", "m": " am"}
+# Each starts with a space, so no token spans the seam: every token of a spelt-out ASCII
+# text is still a substring of the text, or a word of these (what _cannot_match relies on).
+_SPELT = {"ca": " can not", "wo": " will not", "sha": " shall not", "can": " can not",
+          "s": " ", "re": " are", "ve": " have", "ll": " will", "d": " would", "m": " am"}
 # A token: a word, number, identifier or path (inner . / : @ + - kept, so "v1.2", "8ms",
 # "lib/a.py" and "core.autocrlf" are one token each), with a leading flag dash, dot, slash,
 # tilde, $ or @ when it starts a token ("-x", ".env", "/etc", "$HOME"); or an operator.
