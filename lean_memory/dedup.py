@@ -24,8 +24,8 @@ same order** (:func:`content_words`, at least one). What may differ:
   and *have*, *of*, *and*, *that*/*this*/*it* ...); contractions are spelt out first.
 
 Everything else is content: negations (not, no, never, n't), numbers and number words,
-units (``8s``/``8ms``), versions, paths, flags (``-x``), identifiers (kept verbatim, case
-included), operators (``<``, ``>=``, ``%`` ...), and every preposition or adverb that can
+units (``8s``/``8ms``), versions, paths, flags (``-x``), identifiers (kept whole, never
+stemmed), operators (``<``, ``>=``, ``%`` ...), and every preposition or adverb that can
 turn a fact around (before/after, above/below, on/off, to/from, with/without, only,
 except ...). Word order is part of the key: "A before B" never folds into "B before A".
 """
@@ -69,9 +69,9 @@ _TOKEN = re.compile(
     r"|[<>=!]=|[<>=\u2264\u2265\u2260\u00b1%+\u00d7\u00f7^\u2192\u2190\u21d2"
     r"\u20ac\u00a3\u00a5\u00b0]")
 _PLAIN = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
-_CAMEL = re.compile(r"[a-z][A-Z]")
+_NO_VOWEL = re.compile(r"[^aeiouy]+s")
 # Words whose plural-looking end is no plural: "news" is not "new", "lens" not "len".
-_UNINFLECTED = frozenset({"news", "lens", "series", "species"})
+_UNINFLECTED = frozenset({"news", "lens", "series", "species", "ios"})
 
 
 def main_text(text: str) -> str:
@@ -89,17 +89,15 @@ def said_again_part(text: str) -> str:
 
 @lru_cache(maxsize=50_000)
 def _word_key(token: str) -> str | None:
-    """The content word a token stands for, or None for a stop word."""
-    if _PLAIN.fullmatch(token) is None or _CAMEL.search(token) is not None:
-        # numbers, versions, paths, flags, identifiers, camelCase: verbatim, case included
-        # ("HTTP_PROXY" and "http_proxy" are different variables); other scripts' words
-        # only case-folded
-        return token.casefold() if token.isalpha() and _CAMEL.search(token) is None else token
-    low = token.lower()
+    """The content word a token stands for, or None for a stop word. Depends only on the
+    token's case-folded form: case never matters, as for an exact repeat."""
+    low = token.casefold()
+    if _PLAIN.fullmatch(low) is None:
+        return low  # numbers, versions, paths, flags, identifiers, other scripts: whole
     if low in STOP_WORDS:
         return None
-    if not low.isalpha() or (token.isupper() and len(token) <= 5) or low in _UNINFLECTED:
-        return low  # hyphenated words and acronyms ("GCS", "HTTPS" are no plurals)
+    if "-" in low or low in _UNINFLECTED or (low[-1] == "s" and _NO_VOWEL.fullmatch(low)):
+        return low  # hyphenated words, and "https", "gcs", "dns": no plurals
     key = inflection(low)
     # "used" -> "us" must not meet the word "us"
     return key + "+" if len(key) <= 2 < len(low) else key
@@ -128,7 +126,7 @@ def content_words(text: str) -> tuple[str, ...]:
     """The content words of ``text`` in order: what must be equal for a fold."""
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
-    if "'" in text or "annot" in text or "ANNOT" in text:
+    if "'" in text or "annot" in text.lower():
         text = _CONTRACTION.sub(_spell_out, text)
     return tuple(filter(None, map(_word_key, _TOKEN.findall(text))))  # keys are never ""
 
@@ -172,9 +170,9 @@ _IDENT = re.compile(r"[\d._/$]")
 
 
 def _needles(words: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Substrings every ASCII body with these content words contains: tokens kept
-    verbatim that have a digit or ``. _ / $`` (as they are), and the longest ordinary
-    words but their last letter (inflection only changes a word's end), in lowercase."""
+    """Substrings every ASCII body with these content words contains, once lowercased:
+    whole tokens with a digit or ``. _ / $``, and the longest ordinary words but their
+    last letter (inflection only changes a word's end)."""
     exact = tuple({w for w in words if _IDENT.search(w)})
     stems = sorted({w.lower()[:-1] for w in words if len(w) >= 5 and w.isascii()
                     and w.isalpha() and w not in _SPELT_WORDS}, key=len, reverse=True)
@@ -187,12 +185,8 @@ def _cannot_match(needles: tuple[tuple[str, ...], tuple[str, ...]], text: str) -
     if not text.isascii():
         return False  # NFKC may change what the tokens see: decide the slow way
     exact, stems = needles
-    if any(w not in text for w in exact):
-        return True
-    if stems:
-        low = text.lower()
-        return any(s not in low for s in stems)
-    return False
+    low = text.lower()
+    return any(w not in low for w in exact) or any(s not in low for s in stems)
 
 
 def find_near_duplicate(text: str, candidates: Sequence[Entry]) -> Entry | None:

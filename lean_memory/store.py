@@ -425,13 +425,12 @@ class Memory:
         elsewhere |= {link[0] for s in self._summaries({}, archive=True).values()
                       for link in s.links}
         hidden = hidden_ids(links)
-        from .dedup import add_said_again, content_words, find_near_duplicate, main_text
+        from .dedup import add_said_again, find_near_duplicate, main_text
 
         key = normalize(text)
-        # the same words but for case can still name another identifier (HTTP_PROXY)
         twin = next((e for e in parsed.entries if e.id not in hidden
-                     and e.get("compacted") is None and normalize(main_text(e.text)) == key
-                     and content_words(main_text(e.text)) == content_words(text)), None)
+                     and e.get("compacted") is None and normalize(main_text(e.text)) == key),
+                    None)
         if twin is None and supersedes is None and not new:
             near = find_near_duplicate(
                 text, [e for e in parsed.entries if e.id not in hidden])
