@@ -17,7 +17,7 @@ that part, so a folded text must never carry information the kept text lacks (AD
 A text therefore folds into an entry only when both have the same **content words in the
 same order** (:func:`content_words`, at least one). What may differ:
 
-* case of ordinary words, white space, punctuation, Markdown emphasis;
+* case (identifiers included), white space, punctuation, Markdown emphasis;
 * inflection: plural/singular and tense endings (Porter's inflectional steps only, so
   "fails"/"failed"/"failing" are one word, "general"/"generic" are two);
 * the few words that carry no fact here (``STOP_WORDS``: articles, forms of *be*, *do*
