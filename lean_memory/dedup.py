@@ -1,10 +1,9 @@
-"""Entries said again: near-duplicate detection and the "Said again" part of a body.
+"""Entries said again: when a new text is the same fact again, and the "Said again" part.
 
 A ``put`` whose text equals a live entry of the same shard once case and white space are
 normalised is an exact duplicate (handled in the store). This module decides the other
-case, a *near* duplicate: the same fact in a new phrasing. The new phrasing is not added as
-an entry; it is kept, for people to read, under a "Said again" part appended to the body of
-the existing entry::
+case: the same words in another form. Such a text is not added as an entry; it is kept, for
+people to read, under a "Said again" part appended to the body of the existing entry::
 
     The original body.
 
@@ -14,62 +13,65 @@ the existing entry::
     > 2026-12-01: the new phrasing, quoted line by line
 
 Search, the digest and exact-duplicate matching read :func:`main_text`, the body without
-that part. Quoting every line of a phrasing means nothing in it can start an entry, open a
-code fence or fake the marker.
+that part, so a folded text must never carry information the kept text lacks (ADR 0014).
+A text therefore folds into an entry only when both have the same **content words in the
+same order** (:func:`content_words`, at least one). What may differ:
 
-The similarity is deliberately conservative (a wrong merge hides a fact; a missed merge
-only costs a few tokens). Two texts are near duplicates when **all** of these hold:
+* case (identifiers included), white space, punctuation, Markdown emphasis;
+* inflection: plural/singular and tense endings (Porter's inflectional steps only, so
+  "fails"/"failed"/"failing" are one word, "general"/"generic" are two);
+* the few words that carry no fact here (``STOP_WORDS``: articles, forms of *be*, *do*
+  and *have*, *of*, *and*, *that*/*this*/*it* ...); contractions are spelt out first.
 
-* each has at least ``MIN_WORDS`` (4) distinct content words (stop words removed, Porter
-  stemmed): a short text is only ever merged as an exact duplicate;
-* the Jaccard similarity of their content-word sets is at least ``THRESHOLD`` (0.75);
-* the content words come in much the same order: the ``difflib.SequenceMatcher`` ratio of
-  the two word sequences is at least ``ORDER_THRESHOLD`` (0.75), so "the login service
-  calls the billing service" does not merge with "the billing service calls the login
-  service" (the same word set);
-* their *anchors* are identical: every token with a digit, an inner ``_ . / : -`` or a
-  camelCase capital (numbers, versions, ports, paths, identifiers, error codes); "port
-  5432" never merges with "port 5433";
-* both or neither contain a negation (not, no, never, without, ``n't`` …).
-
-See ``tests/test_dedup.py`` for examples on each side of every rule.
+Everything else is content: negations (not, no, never, n't), numbers and number words,
+units (``8s``/``8ms``), versions, paths, flags (``-x``), identifiers (kept whole, never
+stemmed), operators (``<``, ``>=``, ``%`` ...), and every preposition or adverb that can
+turn a fact around (before/after, above/below, on/off, to/from, with/without, only,
+except ...). Word order is part of the key: "A before B" never folds into "B before A".
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
-from ._stem import stem
+from ._stem import _ends_cvc, _has_vowel, _measure, _step1ab
 from .format import Entry
-
-THRESHOLD = 0.75
-ORDER_THRESHOLD = 0.75
-MIN_WORDS = 4
 
 MARKER = "<!-- lean-memory said-again -->"
 HEADER = "**Said again:**"
 _MARKER_AT = re.compile(r"(?:\r\n\r\n|\n\n)" + re.escape(MARKER) + r"(?=\r?\n|\Z)")
-_NOT = re.compile(r"(?i)n't\b")
-_ANCHOR_CHAR = re.compile(r"[\d_./:-]")
-# Each match lies inside one word of _WORD and makes it an anchor: a digit, a lower-upper
-# step (parseConfig), or path/identifier punctuation between word characters.
-_ANY_ANCHOR = re.compile(r"\d|[a-z][A-Z]|[^\W_][_./:-]+[^\W_]")
-_WORD = re.compile(r"[^\W_](?:[\w./:-]*[^\W_])?|_\w+")
-_NEGATIONS = frozenset({"not", "no", "never", "none", "nothing", "neither", "nor", "without",
-                        "cannot", "nobody", "nowhere"})
-_STOP_WORDS = """
-a about above after again all also am an and any are as at be because been before being
-below between both but by can could did do does doing down during each few for from further
-had has have having he her here hers him his how i if in into is it its itself just let me
-more most my of off on once only or other our out over own same she should so some such
-than that the their them then there these they this those through to too under until up
-us very was we were what when where which while who whom why will with would you your
+
+# Words that state no fact of their own here: dropping or changing one never changes what
+# an entry tells an agent. Deliberately short: modal verbs (must/may/should), pronouns,
+# quantifiers and every preposition are content.
+_STOP_TEXT = """
+a an the am is are was were be been being do does did has have had of and that which
+this these those it its there
 """
-_STOP = frozenset(_STOP_WORDS.split())
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+# Contractions, spelt out before tokenising so "isn't" and "is not" are the same words.
+_CONTRACTION = re.compile(r"(?i)\b(?:(ca|wo|sha)n't|(can)not)\b|n't\b|'(s|re|ve|ll|d|m)\b")
+# Each starts with a space, so no token spans the seam: every token of a spelt-out ASCII
+# text is still a substring of the text, or a word of these (what _cannot_match relies on).
+_SPELT = {"ca": " can not", "wo": " will not", "sha": " shall not", "can": " can not",
+          "s": " ", "re": " are", "ve": " have", "ll": " will", "d": " would", "m": " am"}
+# A token: a word, number, identifier or path (inner . / : @ + - kept, so "v1.2", "8ms",
+# "lib/a.py" and "core.autocrlf" are one token each), with a leading flag dash, dot, slash,
+# tilde, $ or @ when it starts a token ("-x", ".env", "/etc", "$HOME"); or an operator.
+_TOKEN = re.compile(
+    r"\w+(?:[./:@+-]+\w+)*|(?<![\w~./$@#-])[~./$@#-]+\w+(?:[./:@+-]+\w+)*"
+    r"|[<>=!]=|[<>=\u2264\u2265\u2260\u00b1%+\u00d7\u00f7^\u2192\u2190\u21d2"
+    r"\u20ac\u00a3\u00a5\u00b0]")
+_PLAIN = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+_NO_VOWEL = re.compile(r"[^aeiouy]+s")
+# Words whose plural-looking end is no plural: "news" is not "new", "lens" not "len".
+_UNINFLECTED = frozenset({"news", "lens", "series", "species", "ios"})
 
 
 def main_text(text: str) -> str:
@@ -85,155 +87,123 @@ def said_again_part(text: str) -> str:
     return text[len(main_text(text)):]
 
 
-class _Shape:
-    """What the similarity looks at in one text."""
-
-    __slots__ = ("anchors", "negated", "sequence", "words")
-
-    def __init__(self, text: str) -> None:
-        # Runs once per live entry of the shard on every put: string methods and one
-        # compiled regex per word, no per-character Python loops.
-        if not text.isascii():
-            text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
-        text = _NOT.sub(" not", text)
-        words: list[str] = []
-        anchors: set[str] = set()
-        negated = False
-        for raw in _WORD.findall(text):
-            low = raw.casefold()
-            # digits, path/identifier punctuation, or mixed case (parseConfig, not HTTP)
-            if _ANCHOR_CHAR.search(raw) or (raw[1:].lower() != raw[1:] and raw != raw.upper()):
-                anchors.add(low)
-                words.append(low)
-            elif low in _NEGATIONS:
-                negated = True
-            elif low not in _STOP:
-                words.append(_stem_word(low))
-        self.words = frozenset(words)
-        self.sequence = tuple(words)
-        self.anchors = frozenset(anchors)
-        self.negated = negated
-
-
 @lru_cache(maxsize=50_000)
-def _stem_word(word: str) -> str:
-    return stem(word) if word.isascii() and word.isalpha() else word
+def _word_key(token: str) -> str | None:
+    """The content word a token stands for, or None for a stop word. Depends only on the
+    token's case-folded form: case never matters, as for an exact repeat."""
+    low = token.casefold()
+    if _PLAIN.fullmatch(low) is None:
+        return low  # numbers, versions, paths, flags, identifiers, other scripts: whole
+    if low in STOP_WORDS:
+        return None
+    if "-" in low or low in _UNINFLECTED or (low[-1] == "s" and _NO_VOWEL.fullmatch(low)):
+        return low  # hyphenated words, and "https", "gcs", "dns": no plurals
+    key = inflection(low)
+    # "used" -> "us" must not meet the word "us"
+    return key + "+" if len(key) <= 2 < len(low) else key
+
+
+def inflection(word: str) -> str:
+    """``word`` (lowercase ASCII) without its inflection: Porter's steps 1a-c and 5, which
+    undo plural, tense and final-e spelling but none of the derivational suffixes
+    ("generic" and "general" stay apart; full Porter makes both "gener")."""
+    if len(word) <= 2:
+        return word
+    word = _step1ab(word)
+    if word.endswith("y") and _has_vowel(word[:-1]):
+        word = word[:-1] + "i"
+    if word.endswith("e"):
+        m = _measure(word[:-1])
+        if m > 1 or (m == 1 and not _ends_cvc(word[:-1])):
+            word = word[:-1]
+    if word.endswith("ll") and _measure(word) > 1:
+        word = word[:-1]
+    return word
 
 
 @lru_cache(maxsize=4096)
-def _shape(text: str) -> _Shape:
-    return _Shape(text)
+def content_words(text: str) -> tuple[str, ...]:
+    """The content words of ``text`` in order: what must be equal for a fold."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+    if "'" in text or "annot" in text.lower():
+        text = _CONTRACTION.sub(_spell_out, text)
+    return tuple(filter(None, map(_word_key, _TOKEN.findall(text))))  # keys are never ""
 
 
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    if not a and not b:
-        return 1.0
-    return len(a & b) / len(a | b)
+def _spell_out(m: re.Match[str]) -> str:
+    head = m.group(1) or m.group(2)
+    if head is not None:
+        return _SPELT[head.lower()]
+    return " not" if m.group(3) is None else _SPELT[m.group(3).lower()]
 
 
-def similarity(a: str, b: str) -> float:
-    """The score :func:`find_near_duplicate` compares with ``THRESHOLD``: the Jaccard
-    similarity of content words, or 0.0 when a guard (length, anchors, negation, word
-    order) rules the pair out. Bodies are compared without their "Said again" part."""
-    sa, sb = _shape(main_text(a)), _shape(main_text(b))
-    if len(sa.words) < MIN_WORDS or len(sb.words) < MIN_WORDS:
-        return 0.0
-    if sa.anchors != sb.anchors or sa.negated != sb.negated:
-        return 0.0
-    small, large = sorted((len(sa.words), len(sb.words)))
-    if small < THRESHOLD * large:  # Jaccard <= small / large: cannot pass
-        return 0.0
-    score = _jaccard(sa.words, sb.words)
-    if score < THRESHOLD:
-        return score
-    from difflib import SequenceMatcher  # only paid for by a likely pair
-
-    order = SequenceMatcher(None, sa.sequence, sb.sequence, autojunk=False).ratio()
-    return score if order >= ORDER_THRESHOLD else 0.0
+def folds(new: str, old: str) -> bool:
+    """Whether ``new`` is ``old`` said again: the same content words, in the same order
+    (bodies compared without their "Said again" part)."""
+    words = content_words(main_text(new))
+    return bool(words) and words == content_words(main_text(old))
 
 
 def signature(text: str) -> bytes:
-    """What :func:`candidate_test` needs of a body: b"" when it can never be a near
-    duplicate (too few content words), else a digest of its anchors and negation, its
-    content-word count and a 128-bit set of its words (one bit per word)."""
-    shape = _shape(main_text(text))
-    if len(shape.words) < MIN_WORDS:
+    """What :func:`candidate_test` needs of a body: b"" when nothing can fold into it (no
+    content word), else a digest of its content words."""
+    words = content_words(main_text(text))
+    if not words:
         return b""
-    return _anchor_key(shape) + len(shape.words).to_bytes(4, "big") + _bits(
-        shape.words).to_bytes(16, "big")
+    joined = "\0".join(words).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(joined, digest_size=16).digest()
 
 
 def candidate_test(text: str) -> Callable[[bytes], bool]:
-    """A test of stored signatures: False when that body can never be a near duplicate
-    of ``text``. Sound: it applies :func:`similarity`'s guards, and bounds the shared
-    words by the words of ``text`` whose bit the other body has set."""
-    shape = _shape(main_text(text))
-    n = len(shape.words)
-    if n < MIN_WORDS:
+    """A test of stored signatures: False when ``text`` can never fold into that body.
+    Sound: a fold needs equal content words, hence equal digests."""
+    mine = signature(text)
+    if not mine:
         return lambda sig: False
-    key = _anchor_key(shape)
-    word_bits = [1 << _bit(w) for w in shape.words]
-
-    def may_match(sig: bytes) -> bool:
-        if not sig or sig[:8] != key:
-            return False
-        m = int.from_bytes(sig[8:12], "big")
-        if min(n, m) < THRESHOLD * max(n, m):
-            return False
-        bits = int.from_bytes(sig[12:], "big")
-        shared = sum(1 for b in word_bits if bits & b)  # >= the words really shared
-        return shared >= THRESHOLD * (n + m) / (1 + THRESHOLD)  # Jaccard >= THRESHOLD
-
-    return may_match
+    return lambda sig: sig == mine
 
 
-def _anchor_key(shape: _Shape) -> bytes:
-    import hashlib
-
-    seed = "\0".join(sorted(shape.anchors)) + ("\0!" if shape.negated else "")
-    return hashlib.blake2b(seed.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+# Content words a contraction spells out: the text itself may not contain them.
+_SPELT_WORDS = frozenset(" ".join(_SPELT.values()).split())
+_IDENT = re.compile(r"[\d._/$]")
 
 
-def _bit(word: str) -> int:
-    import zlib
-
-    return zlib.crc32(word.encode("utf-8", "surrogatepass")) & 127
-
-
-def _bits(words: frozenset[str]) -> int:
-    out = 0
-    for w in words:
-        out |= 1 << _bit(w)
-    return out
+def _needles(words: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Substrings every ASCII body with these content words contains, once lowercased:
+    whole tokens with a digit or ``. _ / $``, and the longest ordinary words but their
+    last letter (inflection only changes a word's end)."""
+    exact = tuple({w for w in words if _IDENT.search(w)})
+    stems = sorted({w.lower()[:-1] for w in words if len(w) >= 5 and w.isascii()
+                    and w.isalpha() and w not in _SPELT_WORDS}, key=len, reverse=True)
+    return exact, tuple(stems[:3])
 
 
-def _cannot_match(anchors: frozenset[str], text: str) -> bool:
-    """A cheap, sound test that ``text`` has other anchors than ``anchors`` (so the pair
-    scores 0): it spares building the shape of nearly every entry of a large shard."""
+def _cannot_match(needles: tuple[tuple[str, ...], tuple[str, ...]], text: str) -> bool:
+    """A cheap, sound test that ``text`` lacks a content word of the new text: it spares
+    tokenising nearly every entry of a large shard."""
     if not text.isascii():
-        return False  # NFKC may change what the shape sees: decide the slow way
-    if anchors:
-        low = text.casefold()
-        return not all(a in low for a in anchors)
-    return _ANY_ANCHOR.search(text) is not None
+        return False  # NFKC may change what the tokens see: decide the slow way
+    exact, stems = needles
+    low = text.lower()
+    return any(w not in low for w in exact) or any(s not in low for s in stems)
 
 
 def find_near_duplicate(text: str, candidates: Sequence[Entry]) -> Entry | None:
-    """The candidate that says the same as ``text`` in other words, or None.
+    """The first candidate ``text`` folds into (:func:`folds`), or None.
 
-    The best score at or above ``THRESHOLD`` wins; ties go to the earliest candidate.
     Compacted entries (metadata ``compacted``) are summaries, never matched.
     """
-    best: Entry | None = None
-    best_score = THRESHOLD
-    anchors = _shape(main_text(text)).anchors
+    words = content_words(main_text(text))
+    if not words:
+        return None
+    needles = _needles(words)
     for entry in candidates:
-        if entry.get("compacted") is not None or _cannot_match(anchors, entry.text):
+        if entry.get("compacted") is not None or _cannot_match(needles, entry.text):
             continue
-        score = similarity(text, entry.text)
-        if score >= best_score and (best is None or score > best_score):
-            best, best_score = entry, score
-    return best
+        if content_words(main_text(entry.text)) == words:
+            return entry
+    return None
 
 
 def _quote(phrasing: str, date: str) -> str:

@@ -135,7 +135,7 @@ def normalize(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-_STATS_VERSION = "lean_memory.stats/3"
+_STATS_VERSION = "lean_memory.stats/4"  # 4: said-again signatures of ADR 0014
 
 
 class Summary(NamedTuple):
