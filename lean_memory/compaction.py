@@ -298,13 +298,7 @@ def is_compacted(entry: Entry) -> bool:
 
 def _separated(raw: str) -> str:
     """``raw`` ending with a blank line in its own line-ending style."""
-    if raw.endswith(("\n\n", "\r\n\r\n")):
-        return raw
-    if raw.endswith("\r\n"):
-        return raw + "\r\n"
-    if raw.endswith("\n"):
-        return raw + "\n"
-    return raw + "\n\n"
+    return fmt.ensure_separated(raw) if raw else "\n\n"
 
 
 def _round_trips(piece: str, entry: Entry) -> bool:
@@ -627,8 +621,8 @@ class _Planner:
 
 
 def _stamp_id(entry: Entry) -> Entry:
-    head, sep, rest = entry.raw.partition("\n")
-    newline = "\r\n" if head.endswith("\r") else "\n"
+    head, sep, rest = fmt.split_first_line(entry.raw)
+    newline = sep or "\n"
     meta = fmt.format_meta([("id", fmt.meta_escape(entry.id))])
     return replace(entry, raw=f"{head}{sep or newline}{meta}{newline}{rest}", has_meta=True)
 

@@ -595,7 +595,7 @@ class Memory:
             summary.description, preamble + sum(c[1] for c in costs),
             (*summary.links, (stored.id, stored.date or "", stored.supersedes or "")),
             tuple(costs), 0, preamble))
-        return replace(stored, line=base.count("\n") + 1)
+        return replace(stored, line=fmt.count_lines(base) + 1)
 
     def _remember(self, name: str, summary: Summary) -> None:
         """Record the summary of a shard just written, under its new signature."""
@@ -652,13 +652,13 @@ def _appended(shard: fmt.Shard, entries: list[Entry],
         entries[-1] = replace(last, raw=fmt.ensure_separated(last.raw))
     else:
         preamble = fmt.ensure_separated(preamble)
-    line = (preamble + "".join(e.raw for e in entries)).count("\n") + 1
+    line = fmt.count_lines(preamble + "".join(e.raw for e in entries)) + 1
     return preamble, (*entries, replace(entry, line=line))
 
 
 def _stamp(entry: Entry, pairs: list[tuple[str, str]]) -> str:
-    head, sep, rest = entry.raw.partition("\n")
-    newline = "\r\n" if head.endswith("\r") else "\n"
+    head, sep, rest = fmt.split_first_line(entry.raw)
+    newline = sep or "\n"
     meta = fmt.format_meta([(k, fmt.meta_escape(v)) for k, v in pairs])
     return f"{head}{sep or newline}{meta}{newline}{rest}"
 
