@@ -420,12 +420,13 @@ class Memory:
             else:
                 stored, due = self._put_parsed(entry, summaries, links, taken, new=new)
         if due and self.config.auto_compact:
+            import contextlib
+
             from .errors import LeanMemoryError
 
-            try:
+            # The entry is stored: a failed compaction stays due and the next write retries.
+            with contextlib.suppress(LeanMemoryError):
                 self.compact()
-            except LeanMemoryError:
-                pass  # the entry is stored; compaction stays due and the next write retries
         return stored
 
     def _put_parsed(self, entry: Entry, summaries: dict[str, Summary],
