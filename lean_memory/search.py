@@ -117,8 +117,13 @@ class Corpus:
         part = self.parts[i]
         text = self._texts.get(i)
         if text is None:
-            text = self._texts[i] = self.mem.read_text(
-                self.mem.shard_path(part[_NAME], archive=part[_ARCHIVED]))
+            from .store import file_signature
+
+            path = self.mem.shard_path(part[_NAME], archive=part[_ARCHIVED])
+            text = self.mem.read_text(path)
+            if file_signature(path) != tuple(part[_SIG]):  # a writer replaced it meanwhile
+                raise _Stale
+            self._texts[i] = text
         spans = self._spans.get(i)
         if spans is None:
             spans = self._spans[i] = array("q")
@@ -144,6 +149,10 @@ class Corpus:
         return mask
 
 
+class _Stale(Exception):
+    """A shard file changed between indexing it and reading an entry back."""
+
+
 def _header(mem: Memory) -> list[Any]:
     c = mem.config
     return [_CACHE_VERSION, TOKENIZER_VERSION, c.bm25_k1, c.bm25_b, _TITLE_WEIGHT]
@@ -155,14 +164,15 @@ def _sources(mem: Memory) -> list[tuple[str, bool, Path]]:
 
 
 def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[int, int, int],
-                previous: list[Any] | None) -> tuple[list[Any], BM25Index]:
+                previous: list[Any] | None) -> tuple[list[Any], BM25Index, str]:
     """The part of one shard file; entries whose indexed text ``previous`` has seen are not
     tokenised again (their term counts are read back from its index)."""
     from hashlib import blake2b
 
     from .dedup import MARKER, main_text
 
-    shard = fmt.parse(mem.read_text(path), name)
+    text = mem.read_text(path)
+    shard = fmt.parse(text, name)
     known: dict[bytes, TermCounts] = {}
     if previous is not None:
         known = dict(zip(previous[_KEYS], BM25Index.from_state(previous[_STATE]).counts(),
@@ -192,7 +202,7 @@ def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[i
     entries = shard.entries
     part = [name, archived, sig, [e.id for e in entries], [e.date or "" for e in entries],
             [e.supersedes or "" for e in entries], spans.tobytes(), keys, index.to_state()]
-    return part, index
+    return part, index, text
 
 
 def _tag_text(e: fmt.Entry) -> str:
@@ -216,6 +226,7 @@ def _load(mem: Memory, cached: Any) -> Corpus:
         old = {(p[_NAME], bool(p[_ARCHIVED])): p for p in cached[1]}
     parts: list[list[Any]] = []
     indexes: list[BM25Index] = []
+    texts: dict[int, str] = {}  # what rebuilt parts were built from: entries read back from it
     sources = _sources(mem)
     # A shard dropped from the config leaves a part behind: the superseded ids and the file
     # must then be recomputed even if no part is rebuilt.
@@ -225,7 +236,8 @@ def _load(mem: Memory, cached: Any) -> Corpus:
             sig = file_signature(path)  # before reading: a later change then shows as stale
             part = old.get((name, archived))
             if part is None or part[_SIG] != sig:
-                part, index = _build_part(mem, name, archived, path, sig, part)
+                part, index, texts[len(parts)] = _build_part(mem, name, archived, path, sig,
+                                                             part)
                 rebuilt = True
             else:
                 index = BM25Index.from_state(part[_STATE])
@@ -233,6 +245,7 @@ def _load(mem: Memory, cached: Any) -> Corpus:
             indexes.append(index)
     hidden = _hidden(parts) if rebuilt else set(cached[2])
     corpus = Corpus(mem, parts, hidden, indexes)
+    corpus._texts.update(texts)
     # Cache only a snapshot no writer touched meanwhile; otherwise the next query rebuilds.
     if rebuilt and all(file_signature(path) == p[_SIG]
                        for (_, _, path), p in zip(sources, parts, strict=True)):
@@ -347,7 +360,16 @@ def search(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None 
     names = tuple(shards) if shards else mem.shards
     for name in names:
         mem.shard_path(name)  # validates the name
-    corpus = load_corpus(mem)
+    try:
+        return _search(mem, load_corpus(mem), query, k, names, include_archive)
+    except _Stale:
+        # A writer replaced a shard after it was indexed: index every file anew from one
+        # read of each, so every entry is read back from the text it was indexed from.
+        return _search(mem, _load(mem, None), query, k, names, include_archive)
+
+
+def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str],
+            include_archive: bool) -> list[Hit]:
     allowed = corpus.allowed(names, include_archive)
     retrievers = mem._retrievers if mem._retrievers is not None else configured_retrievers(mem)
     depth = k if len(retrievers) == 1 else max(4 * k, 20)
