@@ -169,8 +169,14 @@ def _fit_rules(rules: Sequence[Entry], room: int) -> list[str]:
 def digest(mem: Memory, prompt: str, *, budget_tokens: int = 1200) -> str:
     """The block to inject before ``prompt``: INDEX.md, the standing rules, the best
     matches, in at most ``budget_tokens`` (estimated). Deterministic."""
+    from .errors import QueryError
+
+    if not isinstance(prompt, str):
+        raise QueryError("the prompt must be a string")
+    if not isinstance(budget_tokens, int) or isinstance(budget_tokens, bool):
+        raise QueryError("budget_tokens must be a whole number")
     mem._require_init()
-    budget = max(int(budget_tokens), 0)
+    budget = max(budget_tokens, 0)
     index = _index_block(mem)
     if _tokens(index) > budget // 2:  # a tiny budget: a pointer instead of the index
         index = ("Project memory: `python -m lean_memory get` (index), "

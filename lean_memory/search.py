@@ -15,7 +15,7 @@ import marshal
 import threading
 from array import array
 from bisect import bisect_right
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import accumulate, chain, compress
 from pathlib import Path
@@ -31,7 +31,7 @@ from .bm25 import (
     gc_paused,
     tokenize,
 )
-from .errors import QueryError
+from .errors import QueryError, UnknownShard
 from .fsutil import write_cache
 
 if TYPE_CHECKING:
@@ -354,9 +354,13 @@ def search(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None 
     """The ``k`` best live entries for ``query``; superseded entries never appear."""
     if not isinstance(query, str) or not tokenize(query):
         raise QueryError("the query has no searchable words (empty, or only stop words)")
-    if k < 1:
-        raise QueryError("k must be at least 1")
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise QueryError("k must be a whole number, at least 1")
     mem._require_init()
+    if isinstance(shards, str):
+        shards = (shards,)
+    elif shards is not None and not isinstance(shards, Iterable):
+        raise UnknownShard("shards must be a list of shard names")
     names = tuple(shards) if shards else mem.shards
     for name in names:
         mem.shard_path(name)  # validates the name

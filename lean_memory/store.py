@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import format as fmt
 from .config import RESERVED, SHARD_NAME, Config, load_config
-from .errors import InvalidEntry, NotInitialized, ShardError, UnknownShard
+from .errors import InvalidEntry, LeanMemoryError, NotInitialized, ShardError, UnknownShard
 from .fsutil import atomic_write, file_lock, write_cache
 from .tokens import estimate_tokens
 
@@ -188,6 +188,8 @@ class Memory:
 
     def __init__(self, root: str | os.PathLike[str] | None = None, *,
                  retrievers: Sequence[Retriever] | None = None) -> None:
+        if root is not None and not isinstance(root, (str, os.PathLike)):
+            raise LeanMemoryError(f"root must be a path, not {type(root).__name__}")
         self.root = Path(root) if root is not None else find_root()
         self.agents_dir = self.root / ".agents"
         self.dir = self.agents_dir / "memory"
@@ -316,6 +318,7 @@ class Memory:
                    k: int = 5) -> str:
         """INDEX.md, a whole shard, or the top-``k`` entries for ``query``, as Markdown."""
         self._require_init()
+        _ = self.config  # a broken config is an error here too, as for every command
         if query is not None:
             from .search import render_hits
 
@@ -398,6 +401,10 @@ class Memory:
         (unless ``new``). Everything is validated and scanned before anything is written.
         """
         self._check_shard(shard)
+        if supersedes is not None and not isinstance(supersedes, str):
+            raise InvalidEntry("supersedes must be an entry id (a string)")
+        if not isinstance(tags, Iterable):
+            raise InvalidEntry("tags must be a list of words")
         text, title, tag_tuple, date = self._validate(text, title, tags, date)
         self._scan(title, text, tag_tuple)
         self._require_init()
@@ -421,8 +428,6 @@ class Memory:
                 stored, due = self._put_parsed(entry, summaries, links, taken, new=new)
         if due and self.config.auto_compact:
             import contextlib
-
-            from .errors import LeanMemoryError
 
             # The entry is stored: a failed compaction stays due and the next write retries.
             with contextlib.suppress(LeanMemoryError):
