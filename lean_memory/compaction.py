@@ -851,8 +851,8 @@ def _write(mem: Memory, plan: Sequence[tuple[str, str, str, str, str]]) -> None:
     mem.cache_dir.mkdir(parents=True, exist_ok=True)
     atomic_write(journal, json.dumps({"v": _JOURNAL_VERSION, "files": files}))
     _apply(mem, files)
-    journal.unlink()
     mem.write_index(fresh)
+    journal.unlink()  # last: a crash before it has the next write refresh INDEX.md too
 
 
 def _apply(mem: Memory, files: Sequence[dict[str, Any]]) -> None:
