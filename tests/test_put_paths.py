@@ -95,7 +95,7 @@ def test_an_index_over_its_cap_refuses_the_put_before_writing(tmp_path: Path,
         path.write_text(path.read_text() + "## By hand\nwritten by hand\n")
     (tmp_path / ".agents" / "config.toml").write_text("[memory]\nmax_index_tokens = 100\n")
     before = snapshot(tmp_path / ".agents" / "memory")
-    with pytest.raises(LeanMemoryError, match="INDEX.md would be"):
+    with pytest.raises(LeanMemoryError, match=r"INDEX\.md would be"):
         Memory(tmp_path).put_entry("quirks", "docker needs the platform flag on arm macs",
                                    date="2026-01-02")
     assert snapshot(tmp_path / ".agents" / "memory") == before
