@@ -27,9 +27,12 @@ locale dependence, so two copies of the same memory compact to the same bytes.
 * Estimates during planning add up per-entry token counts; the plan is then rendered and
   checked with the real estimate of each whole shard, tightening the goal if needed.
 
-Writing, under the memory's lock: for each touched shard the archive first, then the
-shard (each atomically), then INDEX.md. A crash between the two leaves the originals in
-both places, never in neither. Nothing is written when nothing would change.
+Writing, under the memory's lock: INDEX.md is rendered first (it may refuse), the intent
+goes to a journal, then for each touched shard the archive, then the shard (each
+atomically), then INDEX.md. A crash between two files leaves the originals in both places,
+never in neither, and the next write under the lock finishes the job from the journal;
+without a journal, the planner does not count an archived copy of a live entry as archived
+(ADR 0015). Nothing is written when nothing would change.
 """
 
 from __future__ import annotations
