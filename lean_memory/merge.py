@@ -194,8 +194,9 @@ def merge_driver(base: str, ours: str, theirs: str, path: str = "") -> int:
         return 1
     data = merged.encode("utf-8")
     if data != raw[1]:
-        with open(ours, "wb") as fh:
-            fh.write(data)
+        from .fsutil import atomic_write
+
+        atomic_write(Path(ours), data)  # a kill mid-write leaves ours whole, never a part
     return 0
 
 

@@ -135,7 +135,7 @@ def kill_puts(root: Path, kills: int, rng: random.Random) -> Figures:
         tag = f"r{round_}"
         p = subprocess.Popen([sys.executable, "-c", WRITER, str(root), tag, "1000"],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env())
-        time.sleep(rng.uniform(0.05, 0.4))
+        time.sleep(rng.uniform(0.1, 1.0))  # the interpreter's start takes ~0.1 s of it
         p.send_signal(signal.SIGKILL)
         out, _ = p.communicate()
         done = [int(line.split()[2]) for line in out.decode().splitlines()]
@@ -305,11 +305,14 @@ def main(argv: list[str] | None = None) -> int:
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        for fig in (kill_puts(work / "puts", args.kills, rng),
-                    kill_compactions(work / "compact", args.kills, rng),
-                    kill_merges(work, args.kills, rng),
-                    concurrent(work / "concurrent", args.writers, args.puts, args.readers)):
-            print(fig.line(), flush=True)
+        for scenario in (lambda: kill_puts(work / "puts", args.kills, rng),
+                         lambda: kill_compactions(work / "compact", args.kills, rng),
+                         lambda: kill_merges(work, args.kills, rng),
+                         lambda: concurrent(work / "concurrent", args.writers, args.puts,
+                                            args.readers)):
+            started = time.perf_counter()
+            fig = scenario()
+            print(f"{fig.line()} ({time.perf_counter() - started:.0f} s)", flush=True)
             for note in fig.notes[:3]:
                 print(f"  note: {note}", flush=True)
             ok &= fig.ok
