@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -305,11 +306,12 @@ def main(argv: list[str] | None = None) -> int:
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        for scenario in (lambda: kill_puts(work / "puts", args.kills, rng),
-                         lambda: kill_compactions(work / "compact", args.kills, rng),
-                         lambda: kill_merges(work, args.kills, rng),
-                         lambda: concurrent(work / "concurrent", args.writers, args.puts,
-                                            args.readers)):
+        scenarios: list[Callable[[], Figures]] = [
+            lambda: kill_puts(work / "puts", args.kills, rng),
+            lambda: kill_compactions(work / "compact", args.kills, rng),
+            lambda: kill_merges(work, args.kills, rng),
+            lambda: concurrent(work / "concurrent", args.writers, args.puts, args.readers)]
+        for scenario in scenarios:
             started = time.perf_counter()
             fig = scenario()
             print(f"{fig.line()} ({time.perf_counter() - started:.0f} s)", flush=True)
