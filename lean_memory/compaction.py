@@ -421,8 +421,9 @@ class _Planner:
     def archived(self, name: str) -> tuple[str, fmt.Shard]:
         """(the archive file's text, the archive without copies of live entries).
 
-        An archived entry with the id, title and text of an entry still in the shard is
-        what a crash between the archive write and the shard write leaves behind: the
+        An archived entry with the id, title and text of an entry still in the shard (one
+        with a metadata line) is what a crash between the archive write and the shard
+        write leaves behind: the
         plan treats it as not archived yet, so the next run appends it once, not twice,
         and ends with the bytes a run without the crash writes (ADR 0015).
         """
@@ -430,7 +431,10 @@ class _Planner:
         if got is None:
             disk = self.mem.read_text(self.mem.shard_path(name, archive=True))
             shard = fmt.parse(disk, name)
-            live = {(e.id, e.title, e.text) for e in self._raw_live[name].entries}
+            # Only ids from a metadata line: those are unique by construction, while a
+            # note typed again by hand derives the id of its archived namesake.
+            live = {(e.id, e.title, e.text) for e in self._raw_live[name].entries
+                    if e.has_meta}
             kept = tuple(e for e in shard.entries
                          if is_compacted(e) or (e.id, e.title, e.text) not in live)
             if len(kept) != len(shard.entries):
