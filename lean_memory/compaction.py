@@ -467,8 +467,16 @@ class _Planner:
         items = s.archive_items
         if e.title != _title(items) or e.date != _date_range(items)[1]:
             return False
-        lines = [self.item_line(s, x, level) for x in items] if level <= 2 else None
-        return e.text == _body(s.name, items, level, s.superseded, lines)
+        if level > 2:
+            return e.text == _body(s.name, items, level, s.superseded)
+        head = _body(s.name, items, level, set(), []).split("\n")
+        got = e.text.split("\n")
+        if len(got) != len(head) + len(items) or got[: len(head)] != head:
+            return False
+        # An item may have been superseded since: either form of its line is ours.
+        return all(line == self.item_line(s, x, level) or line == _item(x, level, hidden)
+                   for line, x in zip(got[len(head):], items, strict=True)
+                   for hidden in (x.id not in s.superseded,))
 
     def cost(self, s: _Shard, e: Entry) -> int:
         return self.raw_cost(e.raw)
