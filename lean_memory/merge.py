@@ -194,9 +194,8 @@ def merge_driver(base: str, ours: str, theirs: str, path: str = "") -> int:
         return 1
     data = merged.encode("utf-8")
     if data != raw[1]:
-        from .fsutil import atomic_write
-
-        atomic_write(Path(ours), data)  # a kill mid-write leaves ours whole, never a part
+        with open(ours, "wb") as fh:
+            fh.write(data)
     return 0
 
 
