@@ -384,25 +384,48 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
 # -- agent setup ----------------------------------------------------------------------
 
 
-def hook_command(event: str) -> str:
-    """The shell command an agent runs for ``event`` (this machine's interpreter)."""
+def cli_command() -> str:
+    """How to run lean_memory as it is installed here: the ``lean-memory`` script when the
+    one on PATH is this installation's, else that script's absolute path, else this
+    interpreter with ``-m`` (pipx, ``uv tool`` and venvs that are not active all work)."""
+    import shutil
+
+    bindir = Path(sys.executable).parent
+    for name in ("lean-memory.exe", "lean-memory") if os.name == "nt" else ("lean-memory",):
+        script = bindir / name
+        if script.is_file():
+            found = shutil.which("lean-memory")
+            if found is not None and Path(found).resolve() == script.resolve():
+                return "lean-memory"
+            return _quoted(script.as_posix())
+    return f"{_quoted(Path(sys.executable).as_posix())} -m lean_memory"
+
+
+def _quoted(word: str) -> str:
+    return f'"{word}"' if any(ch in word for ch in " \t'\"$`&;|<>()") else word
+
+
+def hook_command(event: str, *, portable: bool = False) -> str:
+    """The shell command an agent runs for ``event``: this machine's interpreter, or, for
+    a file the team shares (``portable``), the ``lean-memory`` script found on PATH."""
+    if portable:
+        return f"lean-memory hook {event}"
     py = Path(sys.executable).as_posix()
     return f'"{py}" -m lean_memory hook {event}'
 
 
 def hook_config(agent: str) -> dict[str, Any]:
-    """The ``hooks`` settings for Claude Code (``.claude/settings*.json``) or Codex
-    (``.codex/hooks.json``): same shape, different SessionStart sources."""
-    start: dict[str, Any] = {"type": "command", "command": hook_command("session-start"),
-                             "timeout": 10}
-    prompt: dict[str, Any] = {"type": "command", "command": hook_command("user-prompt-submit"),
-                              "timeout": 10}
+    """The ``hooks`` settings for Claude Code (``.claude/settings.local.json``, personal) or
+    Codex (``.codex/hooks.json``, shared with the team, so its command is portable)."""
+    portable = agent == "codex"
+    start: dict[str, Any] = {"type": "command", "timeout": 10,
+                             "command": hook_command("session-start", portable=portable)}
+    prompt: dict[str, Any] = {"type": "command", "timeout": 10,
+                              "command": hook_command("user-prompt-submit", portable=portable)}
     if agent == "codex":
         start["statusMessage"] = "Loading project memory"
         prompt["statusMessage"] = "Recalling project memory"
-        sources = "startup|resume|clear"
-    else:
-        sources = "startup|resume|clear|compact"
+    sources = "startup|resume|clear|compact"
     return {"hooks": {"SessionStart": [{"matcher": sources, "hooks": [start]}],
                       "UserPromptSubmit": [{"hooks": [prompt]}]}}
 
@@ -425,7 +448,9 @@ def _has_our_hooks(settings: Any) -> bool:
 
 
 def instructions(mem: Memory) -> str:
-    """The AGENTS.md / CLAUDE.md section telling an agent how to use the memory."""
+    """The AGENTS.md / CLAUDE.md section telling an agent how to use the memory, with the
+    command that runs lean_memory as it is installed on this machine."""
+    cmd = cli_command()
     shards = ", ".join(f"`{s}`" for s in mem.shards)
     rules = (f"\n- `{RULES_SHARD}` holds standing rules, shown with every prompt: keep them "
              "few, short and real rules." if RULES_SHARD in mem.shards else "")
@@ -434,21 +459,46 @@ def instructions(mem: Memory) -> str:
 
 Durable memory for agents lives in `.agents/memory/` as Markdown shards ({shards}).
 Its index, the standing rules and the entries matching each prompt are added to your context
-automatically; pull more when you need it:
+automatically; pull more when you need it. Run lean_memory as `{cmd}`:
 
-- `python -m lean_memory get --query "words"`: the entries about a topic (with their ids).
-- `python -m lean_memory get <shard>`: a whole shard; `python -m lean_memory get`: the index.
+- `{cmd} get --query "words"`: the entries about a topic (with their ids).
+- `{cmd} get <shard>`: a whole shard; `{cmd} get`: the index.
 
 Write down what a future session must know, one fact per entry, in the shard it belongs to:
 
-- `python -m lean_memory put failures "What broke, why, and the fix that worked" --tag ci`
-- longer text from standard input: `python -m lean_memory put insights - --title "Short title"`
+- `{cmd} put failures "What broke, why, and the fix that worked" --tag ci`
+- longer text from standard input: `{cmd} put insights - --title "Short title"`
 - a correction of an entry that is wrong or outdated:
-  `python -m lean_memory put corrections "What is right instead" --supersedes <id>`
+  `{cmd} put corrections "What is right instead" --supersedes <id>`
   (the old entry is hidden, never deleted; do not edit memory files by hand for this).{rules}
 - Absolute dates only; never store secrets (a write containing a credential is refused).
 {SECTION_END}
 """
+
+
+def _ensure_ignored(root: Path, path: Path) -> str | None:
+    """Make git ignore ``path`` (a personal file) with a line in its folder's .gitignore;
+    a line to print, or None when git already ignores it or this is not a repository."""
+    import subprocess
+
+    from .fsutil import atomic_write
+
+    try:
+        r = subprocess.run(["git", "-C", str(root), "check-ignore", "-q", str(path)],
+                           capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if r.returncode != 1:  # 0: ignored already; 128: not a repository (or no git)
+        return None
+    ignore = path.parent / ".gitignore"
+    try:
+        current = ignore.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        current = ""
+    sep = "" if not current or current.endswith("\n") else "\n"
+    atomic_write(ignore, f"{current}{sep}{path.name}\n")
+    rel = ignore.relative_to(root).as_posix()
+    return f"{rel}: ignores {path.name} (it names this machine's interpreter)"
 
 
 def _write_section(path: Path, section: str) -> str:
@@ -512,9 +562,15 @@ def setup_agent(mem: Memory, agent: str) -> list[str]:
         settings.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(settings, snippet + "\n")
         lines.append(f"wrote {rel}: {notes} hooks SessionStart and UserPromptSubmit")
-    if agent == "codex":
-        lines.append("Codex: hooks must be enabled: `[features] hooks = true` in "
-                     "~/.codex/config.toml (`codex_hooks = true` on older versions), and "
-                     "project .codex/ files load only in a trusted project")
+    if agent == "claude":
+        ignored = _ensure_ignored(mem.root, settings)
+        if ignored is not None:
+            lines.append(ignored)
+    else:
+        lines.append("Codex: trust the two new hooks once in Codex's /hooks (until then Codex "
+                     "skips them); project .codex/ files load only in a trusted project")
+        if cli_command() != "lean-memory":
+            lines.append("Codex: the hooks run `lean-memory` from PATH, which is not there "
+                         "yet: `pipx install lean-memory-md` (each teammate too)")
     lines.append(_write_section(doc, instructions(mem)))
     return lines

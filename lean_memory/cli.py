@@ -239,10 +239,90 @@ def cmd_hook(args: argparse.Namespace, out: TextIO) -> int:
     return run_hook(args.event, args.root, sys.stdin, out)
 
 
+def cmd_mcp(args: argparse.Namespace, out: TextIO) -> int:
+    from .mcp_server import run
+
+    return run(args.root)
+
+
 def cmd_merge_driver(args: argparse.Namespace, out: TextIO) -> int:
     from .merge import merge_driver
 
     return merge_driver(args.base, args.ours, args.theirs, args.path)
+
+
+def cmd_list(args: argparse.Namespace, out: TextIO) -> int:
+    from .manage import list_entries
+
+    rows = list_entries(_memory(args), args.shard)
+    if args.json:
+        _dump([{**entry_json(r.entry), "tokens": r.tokens, "superseded": r.superseded,
+                "said_again": r.said_again} for r in rows], out)
+        return 0
+    shard = None
+    for r in rows:
+        if r.entry.shard != shard:
+            shard = r.entry.shard
+            out.write(f"{shard}:\n")
+        marks = ("  [superseded]" if r.superseded else "") + (
+            f"  [said again {r.said_again}x]" if r.said_again else "")
+        out.write(f"  {r.entry.id}  {r.entry.date or '----------'}  ~{r.tokens:>4}  "
+                  f"{r.entry.title}{marks}\n")
+    if not rows:
+        out.write("no entries\n")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
+    from .manage import find_entry
+
+    entry = find_entry(_memory(args), args.id)
+    if args.json:
+        _dump(entry_json(entry), out)
+    else:
+        out.write(entry.raw if entry.raw.endswith("\n") else entry.raw + "\n")
+    return 0
+
+
+def cmd_edit(args: argparse.Namespace, out: TextIO) -> int:
+    import shlex
+    import subprocess
+    import tempfile
+
+    from .manage import find_entry, replace_entry
+
+    mem = _memory(args)
+    entry = find_entry(mem, args.id)
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    fd, name = tempfile.mkstemp(prefix=f"edit-{entry.id}-", suffix=".md")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(entry.raw)
+        try:
+            code = subprocess.run([*shlex.split(editor), name], check=False).returncode
+        except OSError as exc:
+            raise UsageError(f"cannot start the editor {editor!r}: {exc.strerror}; set "
+                             "$EDITOR") from None
+        if code != 0:
+            raise UsageError(f"the editor exited with {code}; nothing was written")
+        with open(name, encoding="utf-8", newline="") as fh:
+            edited = fh.read()
+    finally:
+        os.unlink(name)
+    if edited == entry.raw:
+        out.write(f"{entry.id}: unchanged\n")
+        return 0
+    stored = replace_entry(mem, entry.id, edited, expected_raw=entry.raw)
+    out.write(f"{stored.id}: edited ({stored.shard}: {stored.title})\n")
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace, out: TextIO) -> int:
+    from .manage import forget
+
+    entry = forget(_memory(args), args.id, reason=args.reason, date=args.date)
+    out.write(f"{entry.id}: moved to archive/{entry.shard}.md ({entry.title})\n")
+    return 0
 
 
 # -- parser -------------------------------------------------------------------
@@ -310,6 +390,29 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("hook", help="agent hook: read the event JSON on stdin, print context")
     s.add_argument("event", choices=("session-start", "user-prompt-submit"))
     s.set_defaults(func=cmd_hook)
+
+    s = sub.add_parser("list", help="the live entries: id, date, tokens, title, marks")
+    s.add_argument("shard", nargs="?", help="only this shard")
+    s.add_argument("--json", action="store_true", help="a JSON list of entries")
+    s.set_defaults(func=cmd_list)
+
+    s = sub.add_parser("show", help="one entry as Markdown")
+    s.add_argument("id", help="the entry's id (see `list`)")
+    s.add_argument("--json", action="store_true", help="the entry as JSON")
+    s.set_defaults(func=cmd_show)
+
+    s = sub.add_parser("edit", help="edit one entry in $EDITOR (checked like a put)")
+    s.add_argument("id", help="the entry's id (see `list`)")
+    s.set_defaults(func=cmd_edit)
+
+    s = sub.add_parser("forget", help="move one entry to the archive (never destroyed)")
+    s.add_argument("id", help="the entry's id (see `list`)")
+    s.add_argument("--reason", required=True, help="one line: why it goes")
+    s.add_argument("--date", metavar="YYYY-MM-DD", help="the date recorded (default today)")
+    s.set_defaults(func=cmd_forget)
+
+    s = sub.add_parser("mcp", help="serve the memory over the Model Context Protocol (stdio)")
+    s.set_defaults(func=cmd_mcp)
 
     s = sub.add_parser("merge-driver", help="git merge driver for shards (%%O %%A %%B %%P)")
     s.add_argument("base")

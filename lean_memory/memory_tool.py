@@ -1,0 +1,359 @@
+"""A backend for Anthropic's client-side memory tool (``memory_20250818``) on the store.
+
+The tool gives the model six file commands under ``/memories`` and leaves storage to the
+client. Here ``/memories`` is ``.agents/memory``, so what Claude writes lands in the shards,
+scanned and lean:
+
+* ``view`` lists INDEX.md, the shards and the archive, or shows one file with line numbers.
+* ``create``, ``str_replace`` and ``insert`` write only shards, under the writers' lock, and
+  only when every entry they add or change passes the same checks as a put: no credential,
+  no entry over ``max_entry_tokens``. INDEX.md (generated) and the archive are read-only.
+* ``delete`` never destroys: the shard's entries move to the archive and the shard keeps its
+  preamble. ``rename`` never overwrites.
+* Paths are checked before anything is touched: the ``/memories`` prefix, no ``..`` in any
+  spelling (``..\\``, ``%2e%2e%2f``), no absolute or empty segments, no symlinks.
+
+:class:`MemoryToolHandler` is plain Python (``execute(dict) -> str``, errors raise
+:class:`MemoryToolError`); :func:`anthropic_memory_tool` wraps it in the ``anthropic`` SDK's
+``BetaAbstractMemoryTool`` for ``client.beta.messages.run_tools`` (the SDK stays optional).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+from .errors import LeanMemoryError, SecretFound
+
+if TYPE_CHECKING:
+    from .format import Entry, Shard
+    from .store import Memory
+
+PREFIX = "/memories"
+LINE_WIDTH = 6
+MAX_FILE_BYTES = 16 * 1024 * 1024
+
+
+class MemoryToolError(LeanMemoryError):
+    """A memory-tool command that cannot be carried out; the message is for the model."""
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n}B"
+    size = float(n)
+    for unit in ("K", "M"):
+        size /= 1024
+        if size < 1024:
+            return f"{size:.1f}{unit}"
+    return f"{size / 1024:.1f}G"
+
+
+class MemoryToolHandler:
+    """The six memory-tool commands over ``mem`` (a :class:`lean_memory.Memory`)."""
+
+    def __init__(self, mem: Memory) -> None:
+        self.mem = mem
+
+    # -- paths -----------------------------------------------------------------------
+
+    def _parts(self, path: Any) -> tuple[str, ...]:
+        """The path's segments below /memories, after every check; () is /memories."""
+        if not isinstance(path, str) or not path:
+            raise MemoryToolError("path must be a non-empty string starting with /memories")
+        decoded = path
+        for _ in range(3):  # %252e%252e: decoded twice is still traversal
+            decoded = unquote(decoded)
+        if "\\" in decoded or "\0" in decoded or any(ord(c) < 32 for c in decoded):
+            raise MemoryToolError(f"invalid path {path[:200]!r}: backslashes and control "
+                                  "characters are not allowed")
+        if decoded != PREFIX and not decoded.startswith(PREFIX + "/"):
+            raise MemoryToolError(f"Path must start with /memories, got: {path[:200]}")
+        rest = decoded[len(PREFIX):].strip("/")
+        parts = tuple(rest.split("/")) if rest else ()
+        if any(p in ("", ".", "..") for p in parts):
+            raise MemoryToolError(f"Path {path[:200]} would escape /memories directory")
+        target = self.mem.dir.joinpath(*parts)
+        for depth in range(len(parts) + 1):  # no symlink anywhere on the way
+            node = self.mem.dir.joinpath(*parts[:depth])
+            try:
+                if stat.S_ISLNK(os.lstat(node).st_mode):
+                    raise MemoryToolError(f"Path {path[:200]} goes through a symlink; refused")
+            except FileNotFoundError:
+                break
+        root = os.path.realpath(self.mem.dir)
+        real = os.path.realpath(target)
+        if real != root and not real.startswith(root + os.sep):
+            raise MemoryToolError(f"Path {path[:200]} would escape /memories directory")
+        if parts and parts[0].startswith("."):
+            raise MemoryToolError(f"{path[:200]}: hidden files are not part of memory")
+        return parts
+
+    def _shard_of(self, parts: tuple[str, ...], path: str, verb: str) -> str:
+        """The shard that ``parts`` names, for a command that writes it."""
+        if parts == ("INDEX.md",):
+            raise MemoryToolError("INDEX.md is generated from the shards; write a shard "
+                                  "instead and the index follows")
+        if parts and parts[0] == "archive":
+            raise MemoryToolError("the archive is read-only: it keeps originals")
+        name = parts[0][:-3] if len(parts) == 1 and parts[0].endswith(".md") else None
+        if name is None or name not in self.mem.shards:
+            shards = ", ".join(f"{PREFIX}/{s}.md" for s in self.mem.shards)
+            raise MemoryToolError(f"cannot {verb} {path[:200]}: memory is kept in the shards "
+                                  f"({shards}); add an entry to one of them")
+        return name
+
+    # -- commands --------------------------------------------------------------------
+
+    def execute(self, command: dict[str, Any]) -> str:
+        """Run one command given as the tool's input (``{"command": "view", ...}``)."""
+        if not isinstance(command, dict):
+            raise MemoryToolError("the command must be an object")
+        name = command.get("command")
+        handler = {"view": self.view, "create": self.create, "str_replace": self.str_replace,
+                   "insert": self.insert, "delete": self.delete,
+                   "rename": self.rename}.get(name if isinstance(name, str) else "")
+        if handler is None:
+            raise MemoryToolError(f"unknown command {str(name)[:40]!r}")
+        self.mem._require_init()
+        return handler(command)
+
+    def view(self, command: dict[str, Any]) -> str:
+        path = command.get("path")
+        parts = self._parts(path)
+        target = self.mem.dir.joinpath(*parts)
+        try:
+            st = os.lstat(target)
+        except (FileNotFoundError, NotADirectoryError):
+            raise MemoryToolError(f"The path {path} does not exist. Please provide a valid "
+                                  "path.") from None
+        if stat.S_ISDIR(st.st_mode):
+            return self._listing(str(path), parts)
+        if not stat.S_ISREG(st.st_mode):
+            raise MemoryToolError(f"Unsupported file type for {path}")
+        lines = self._read(parts).split("\n")
+        start, rng = 1, command.get("view_range")
+        if rng is not None:
+            if (not isinstance(rng, list) or len(rng) != 2 or
+                    not all(isinstance(n, int) and not isinstance(n, bool) for n in rng)):
+                raise MemoryToolError("view_range must be two integers [start, end]")
+            first, last = rng
+            if first < 1 or first > len(lines) or (last != -1 and last < first):
+                raise MemoryToolError(f"Invalid view_range {rng}: lines are 1 to {len(lines)}")
+            start = first
+            lines = lines[first - 1:] if last == -1 else lines[first - 1:last]
+        numbered = [f"{n:>{LINE_WIDTH}}\t{line}" for n, line in enumerate(lines, start)]
+        return f"Here's the content of {path} with line numbers:\n" + "\n".join(numbered)
+
+    def _listing(self, path: str, parts: tuple[str, ...]) -> str:
+        folder = self.mem.dir.joinpath(*parts)
+        rows: list[tuple[int, str]] = []
+
+        def walk(node: os.PathLike[str] | str, rel: str, depth: int) -> None:
+            for name in sorted(os.listdir(node)):
+                if name.startswith("."):
+                    continue
+                full = os.path.join(node, name)
+                st = os.lstat(full)
+                shown = f"{rel}{name}"
+                if stat.S_ISDIR(st.st_mode):
+                    rows.append((st.st_size, shown + "/"))
+                    if depth < 2:
+                        walk(full, shown + "/", depth + 1)
+                elif stat.S_ISREG(st.st_mode):
+                    rows.append((st.st_size, shown))
+
+        walk(folder, "", 1)
+        head = (f"Here're the files and directories up to 2 levels deep in {path}, "
+                "excluding hidden items:")
+        base = path.rstrip("/")
+        lines = [f"{_size(os.lstat(folder).st_size)}\t{base}"]
+        lines += [f"{_size(size)}\t{base}/{rel}" for size, rel in rows]
+        return head + "\n" + "\n".join(lines)
+
+    def _read(self, parts: tuple[str, ...]) -> str:
+        path = self.mem.dir.joinpath(*parts)
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise MemoryToolError(f"{PREFIX}/{'/'.join(parts)} is too large to show")
+        text: str = self.mem.read_text(path)
+        return text
+
+    def create(self, command: dict[str, Any]) -> str:
+        path, text = command.get("path"), command.get("file_text")
+        if not isinstance(text, str):
+            raise MemoryToolError("file_text must be a string")
+        shard = self._shard_of(self._parts(path), str(path), "create")
+        with self.mem.lock():
+            target = self.mem.shard_path(shard)
+            if target.exists():
+                raise MemoryToolError(f"File {path} already exists")
+            self._write(shard, "", text)
+        return f"File created successfully at: {path}"
+
+    def str_replace(self, command: dict[str, Any]) -> str:
+        path, old, new = command.get("path"), command.get("old_str"), command.get("new_str")
+        if not isinstance(old, str) or not old or not isinstance(new, str):
+            raise MemoryToolError("old_str must be a non-empty string and new_str a string")
+        shard = self._shard_of(self._parts(path), str(path), "edit")
+        with self.mem.lock():
+            current = self._current(shard, str(path))
+            count = current.count(old)
+            if count == 0:
+                raise MemoryToolError(f"No replacement was performed, old_str `{old}` did not "
+                                      f"appear verbatim in {path}.")
+            if count > 1:
+                at, lines = 0, []
+                while (at := current.find(old, at)) != -1:
+                    lines.append(str(current.count("\n", 0, at) + 1))
+                    at += 1
+                raise MemoryToolError(f"No replacement was performed. Multiple occurrences of "
+                                      f"old_str `{old}` in lines: {', '.join(lines)}. Please "
+                                      "ensure it is unique")
+            at = current.index(old)
+            updated = current[:at] + new + current[at + len(old):]
+            self._write(shard, current, updated)
+        changed = updated.count("\n", 0, at)
+        lines = updated.split("\n")
+        first, last = max(0, changed - 2), min(len(lines), changed + 3)
+        snippet = [f"{n + 1:>{LINE_WIDTH}}\t{lines[n]}" for n in range(first, last)]
+        return ("The memory file has been edited. Here is the snippet showing the change "
+                "(with line numbers):\n" + "\n".join(snippet))
+
+    def insert(self, command: dict[str, Any]) -> str:
+        path, line, text = (command.get("path"), command.get("insert_line"),
+                            command.get("insert_text"))
+        if not isinstance(line, int) or isinstance(line, bool) or not isinstance(text, str):
+            raise MemoryToolError("insert_line must be an integer and insert_text a string")
+        shard = self._shard_of(self._parts(path), str(path), "edit")
+        with self.mem.lock():
+            current = self._current(shard, str(path))
+            lines = current.split("\n")
+            if current.endswith("\n"):
+                lines.pop()  # the empty string after the last newline is not a line
+            if line < 0 or line > len(lines):
+                raise MemoryToolError(f"Invalid `insert_line` parameter: {line}. It should be "
+                                      f"within the range [0, {len(lines)}].")
+            lines.insert(line, text.rstrip("\n"))
+            self._write(shard, current, "\n".join(lines) + "\n")
+        return f"The file {path} has been edited."
+
+    def delete(self, command: dict[str, Any]) -> str:
+        path = command.get("path")
+        parts = self._parts(path)
+        if not parts:
+            raise MemoryToolError("Cannot delete the /memories directory itself")
+        shard = self._shard_of(parts, str(path), "delete")
+        from . import format as fmt
+        from .manage import archive_entries
+
+        with self.mem.lock():
+            parsed = fmt.parse(self._current(shard, str(path)), shard)
+            archive_entries(self.mem, parsed, parsed.entries)
+        moved = len(parsed.entries)
+        return (f"Successfully deleted {path}: its {moved} entr{'y' if moved == 1 else 'ies'} "
+                "moved to the archive (nothing is destroyed)")
+
+    def rename(self, command: dict[str, Any]) -> str:
+        old, new = command.get("old_path"), command.get("new_path")
+        src = self._shard_of(self._parts(old), str(old), "rename")
+        dst = self._shard_of(self._parts(new), str(new), "rename to")
+        from .fsutil import atomic_write
+
+        with self.mem.lock():
+            current = self._current(src, str(old))
+            if self.mem.shard_path(dst).exists():
+                raise MemoryToolError(f"The destination {new} already exists")
+            atomic_write(self.mem.shard_path(dst), current)
+            os.unlink(self.mem.shard_path(src))
+            self.mem.write_index({})
+        return f"Successfully renamed {old} to {new}"
+
+    # -- writing -----------------------------------------------------------------------
+
+    def _current(self, shard: str, path: str) -> str:
+        target = self.mem.shard_path(shard)
+        if not target.exists():
+            raise MemoryToolError(f"The path {path} does not exist. Please provide a valid "
+                                  "path.")
+        text: str = self.mem.read_text(target)
+        return text
+
+    def _write(self, shard: str, before: str, after: str) -> None:
+        """Check what ``after`` adds or changes against ``before``, then write it."""
+        from . import format as fmt
+        from .fsutil import atomic_write
+
+        if len(after.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
+            raise MemoryToolError("the file would be too large; keep reference material in "
+                                  "the repository's docs")
+        old = {e.raw for e in fmt.parse(before, shard).entries}
+        parsed = fmt.parse(after, shard)
+        self._check(shard, parsed, [e for e in parsed.entries if e.raw not in old],
+                    before_preamble=fmt.parse(before, shard).preamble)
+        atomic_write(self.mem.shard_path(shard), after)
+        self.mem.write_index({shard: parsed})
+
+    def _check(self, shard: str, parsed: Shard, changed: list[Entry], *,
+               before_preamble: str) -> None:
+        from .secrets import scan_text
+        from .tokens import estimate_tokens
+
+        allow = self.mem.allowlist
+        pieces = [(e.raw, f"entry {e.title[:60]!r}") for e in changed]
+        if parsed.preamble != before_preamble:
+            pieces.append((parsed.preamble, "the preamble"))
+        limit = self.mem.config.max_entry_tokens
+        for text, what in pieces:
+            found = scan_text(text, allow=allow)
+            if found:
+                raise SecretFound(found, where=what)
+            if "\0" in text:
+                raise MemoryToolError(f"{what} contains a NUL character")
+            size = estimate_tokens(text)
+            if size > limit:
+                raise MemoryToolError(f"{what} is ~{size:,} tokens, over max_entry_tokens="
+                                      f"{limit:,}; split it into several entries")
+
+
+def anthropic_memory_tool(mem: Memory) -> Any:
+    """The handler as the ``anthropic`` SDK's memory tool (``BetaAbstractMemoryTool``),
+    ready for ``client.beta.messages.run_tools(tools=[...])``. Needs ``anthropic``."""
+    from anthropic.lib.tools import BetaAbstractMemoryTool, ToolError
+
+    handler = MemoryToolHandler(mem)
+
+    def call(command: Any) -> str:
+        try:
+            return handler.execute(command.model_dump(exclude_none=True))
+        except SecretFound as exc:
+            from .secrets import format_finding
+
+            detail = "; ".join(format_finding(f) for f in exc.findings)
+            raise ToolError(f"{exc} ({detail})") from None
+        except LeanMemoryError as exc:
+            raise ToolError(" ".join(str(exc).split())) from None
+
+    class LeanMemoryTool(BetaAbstractMemoryTool):  # type: ignore[misc,unused-ignore]
+        """Anthropic's memory tool, stored in lean_memory's shards."""
+
+        def view(self, command: Any) -> str:
+            return call(command)
+
+        def create(self, command: Any) -> str:
+            return call(command)
+
+        def str_replace(self, command: Any) -> str:
+            return call(command)
+
+        def insert(self, command: Any) -> str:
+            return call(command)
+
+        def delete(self, command: Any) -> str:
+            return call(command)
+
+        def rename(self, command: Any) -> str:
+            return call(command)
+
+    return LeanMemoryTool()
