@@ -40,6 +40,7 @@ K_MATCHES = 5
 MAX_QUERY_CHARS = 4000
 CONTEXT_LIMIT = 9000  # characters; Claude Code and Codex cap additionalContext at 10,000
 HOOK_TIMEOUT = 5.0  # seconds; then the hook gives up silently
+MAX_HOOK_TIMEOUT = 60.0  # the harness kills a hook long before that anyway
 LOG_LIMIT = 256 * 1024
 EVENTS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}
 SECTION_BEGIN = "<!-- lean-memory:begin -->"
@@ -186,8 +187,13 @@ def digest(mem: Memory, prompt: str, *, budget_tokens: int = 1200) -> str:
     """The block to inject before ``prompt``: INDEX.md, the standing rules, the best
     matches, in at most ``budget_tokens`` (estimated), and a note of the entries withheld
     because they hold a credential. Deterministic."""
+    from .errors import QueryError
     from .withhold import Verdicts, count_note
 
+    if not isinstance(prompt, str):
+        raise QueryError("the prompt must be a string")
+    if not isinstance(budget_tokens, int) or isinstance(budget_tokens, bool):
+        raise QueryError("budget_tokens must be a whole number")
     mem._require_init()
     verdicts = Verdicts(mem)
     try:
@@ -365,6 +371,21 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}{where}"
 
 
+def hook_timeout(value: str) -> float:
+    """``LEAN_MEMORY_HOOK_TIMEOUT`` as seconds: the default when unset or not a finite
+    number, clamped to [0, MAX_HOOK_TIMEOUT] (a huge value would overflow the thread join
+    and make the hook exit non-zero, which blocks the prompt)."""
+    import math
+
+    try:
+        timeout = float(value)
+    except ValueError:
+        return HOOK_TIMEOUT
+    if math.isnan(timeout):
+        return HOOK_TIMEOUT
+    return min(max(timeout, 0.0), MAX_HOOK_TIMEOUT)
+
+
 def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
     """``hook EVENT``: print the context for the agent, or nothing. Always returns 0."""
     import threading
@@ -378,11 +399,7 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
         except BaseException as exc:  # fail open, whatever happened
             box.append(exc)
 
-    env = os.environ.get("LEAN_MEMORY_HOOK_TIMEOUT", "")
-    try:
-        timeout = float(env) if env else HOOK_TIMEOUT
-    except ValueError:
-        timeout = HOOK_TIMEOUT
+    timeout = hook_timeout(os.environ.get("LEAN_MEMORY_HOOK_TIMEOUT", ""))
     worker = threading.Thread(target=work, daemon=True, name="lean-memory-hook")
     worker.start()
     worker.join(timeout)

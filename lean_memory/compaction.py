@@ -27,14 +27,20 @@ locale dependence, so two copies of the same memory compact to the same bytes.
 * Estimates during planning add up per-entry token counts; the plan is then rendered and
   checked with the real estimate of each whole shard, tightening the goal if needed.
 
-Writing, under the memory's lock: for each touched shard the archive first, then the
-shard (each atomically), then INDEX.md. A crash between the two leaves the originals in
-both places, never in neither. Nothing is written when nothing would change.
+Writing, under the memory's lock: INDEX.md is rendered first (it may refuse), the intent
+goes to a journal, then for each touched shard the archive, then the shard (each
+atomically), then INDEX.md. A crash between two files leaves the originals in both places,
+never in neither, and the next write under the lock finishes the job from the journal;
+without a journal, the planner does not count an archived copy of a live entry as archived
+(ADR 0015). Nothing is written when nothing would change.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import heapq
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -42,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import format as fmt
 from .dedup import main_text
-from .errors import NotInitialized, ShardError
+from .errors import LeanMemoryError, NotInitialized, ShardError
 from .fsutil import atomic_write
 from .tokens import estimate_tokens
 
@@ -305,13 +311,7 @@ def is_compacted(entry: Entry) -> bool:
 
 def _separated(raw: str) -> str:
     """``raw`` ending with a blank line in its own line-ending style."""
-    if raw.endswith(("\n\n", "\r\n\r\n")):
-        return raw
-    if raw.endswith("\r\n"):
-        return raw + "\r\n"
-    if raw.endswith("\n"):
-        return raw + "\n"
-    return raw + "\n\n"
+    return fmt.ensure_separated(raw) if raw else "\n\n"
 
 
 def _round_trips(piece: str, entry: Entry) -> bool:
@@ -356,8 +356,10 @@ class _Shard:
     queue: list[Entry]  # candidates, in folding order
     compacted: list[Entry]  # existing compacted entries (replaced when touched)
     superseded: set[str]
-    archive_text: str | None = None
+    archive_text: str | None = None  # without copies of live entries (see _Planner.archived)
+    archive_disk: str | None = None  # the archive file as it is
     archive_items: list[Entry] = field(default_factory=list)
+    edited: list[Entry] = field(default_factory=list)  # compacted entries changed by hand
 
 
 def _sort_key(pair: tuple[int, Entry]) -> tuple[str, int]:
@@ -372,12 +374,15 @@ class _Planner:
         self._id_cost: dict[int, int] = {}
         self._fixed: dict[tuple[str, int], int] = {}
         self.mem = mem
+        self._archives: dict[str, tuple[str, fmt.Shard]] = {}
+        self._raw_live: dict[str, fmt.Shard] = {}
         self.config = mem.config
         self.target = self.config.compact_threshold
         self.cap = self.config.max_entry_tokens
         names = self.config.shards
         texts = {n: mem.read_text(mem.shard_path(n)) for n in names}
         parsed = {n: fmt.parse(texts[n], n) for n in names}
+        self._raw_live = dict(parsed)
         live = [e for n in names for e in parsed[n].entries]
         self.hidden = mem.superseded_ids(live)
         named = {e.supersedes for e in live if e.supersedes}
@@ -404,8 +409,7 @@ class _Planner:
         has given a fresh id (stamped on it if it is folded or kept)."""
         if all(e.has_meta for e in shard.entries):
             return shard.entries
-        path = self.mem.shard_path(shard.name, archive=True)
-        archived = {e.id for e in fmt.parse(self.mem.read_text(path), shard.name).entries}
+        archived = {e.id for e in self.archived(shard.name)[1].entries}
         out = []
         for e in shard.entries:
             if not e.has_meta and e.id in archived:
@@ -421,19 +425,65 @@ class _Planner:
         """Tokens of a shard as status and INDEX.md count them: preamble plus each entry."""
         return self.raw_cost(shard.preamble) + sum(self.raw_cost(e.raw) for e in shard.entries)
 
+    def archived(self, name: str) -> tuple[str, fmt.Shard]:
+        """(the archive file's text, the archive without copies of live entries).
+
+        An archived entry with the id, title and text of an entry still in the shard (one
+        with a metadata line) is what a crash between the archive write and the shard
+        write leaves behind: the
+        plan treats it as not archived yet, so the next run appends it once, not twice,
+        and ends with the bytes a run without the crash writes (ADR 0015).
+        """
+        got = self._archives.get(name)
+        if got is None:
+            disk = self.mem.read_text(self.mem.shard_path(name, archive=True))
+            shard = fmt.parse(disk, name)
+            # Only ids from a metadata line: those are unique by construction, while a
+            # note typed again by hand derives the id of its archived namesake.
+            live = {(e.id, e.title, e.text) for e in self._raw_live[name].entries
+                    if e.has_meta}
+            kept = tuple(e for e in shard.entries
+                         if is_compacted(e) or (e.id, e.title, e.text) not in live)
+            if len(kept) != len(shard.entries):
+                shard = fmt.Shard(name, shard.preamble, kept)
+            got = self._archives[name] = (disk, shard)
+        return got
+
     def load_archive(self, s: _Shard) -> None:
         if s.archive_text is not None:
             return
-        s.archive_text = self.mem.read_text(self.mem.shard_path(s.name, archive=True))
-        s.archive_items = [e for e in fmt.parse(s.archive_text, s.name).entries
-                           if not is_compacted(e)]
-        self.taken.update(e.id for e in s.archive_items)
+        s.archive_disk, virtual = self.archived(s.name)
+        s.archive_text = virtual.render()
+        s.archive_items = [e for e in virtual.entries if not is_compacted(e)]
+        self.taken.update(e.id for e in virtual.entries)
         for e in s.archive_items:
             if e.supersedes:
                 s.superseded.add(e.supersedes)
         for e in s.queue:
             if e.supersedes:
                 s.superseded.add(e.supersedes)
+        s.edited = [e for e in s.compacted if not self._pristine(s, e)]
+
+    def _pristine(self, s: _Shard, e: Entry) -> bool:
+        """Whether the compacted entry ``e`` is what compaction wrote (else someone typed
+        into it, and replacing it must not lose that: it is archived byte for byte)."""
+        detail = e.get(DETAIL_KEY)
+        if detail not in LEVELS[:-1] or not s.archive_items:
+            return False
+        level = LEVELS.index(str(detail))
+        items = s.archive_items
+        if e.title != _title(items) or e.date != _date_range(items)[1]:
+            return False
+        if level > 2:
+            return e.text == _body(s.name, items, level, s.superseded)
+        head = _body(s.name, items, level, set(), []).split("\n")
+        got = e.text.split("\n")
+        if len(got) != len(head) + len(items) or got[: len(head)] != head:
+            return False
+        # An item may have been superseded since: either form of its line is ours.
+        return all(line == self.item_line(s, x, level) or line == _item(x, level, hidden)
+                   for line, x in zip(got[len(head):], items, strict=True)
+                   for hidden in (x.id not in s.superseded,))
 
     def cost(self, s: _Shard, e: Entry) -> int:
         return self.raw_cost(e.raw)
@@ -575,7 +625,8 @@ class _Planner:
         items = [*s.archive_items, *out_entries]
         summary = None
         if items and level < len(LEVELS) - 1:
-            own = {e.id for e in s.compacted}  # replaced: the same summary keeps its id
+            edited = {e.id for e in s.edited}  # archived: their ids stay taken
+            own = {e.id for e in s.compacted} - edited  # replaced: a summary keeps its id
             taken = (self.taken | {e.id for e in s.parsed.entries}) - own
             level = max(level, self.summary_cost(s, items, level)[1])
             while True:
@@ -595,9 +646,12 @@ class _Planner:
         assert s.archive_text is not None
         moved = {e.id for e in s.queue[:n]}
         out_entries = [e for e in s.parsed.entries if e.id in moved]  # file order
-        if not out_entries:
+        if not out_entries and not s.edited:
             return s.archive_text
         base = _separated(s.archive_text) if s.archive_text else archive_preamble(s.name)
+        # A compacted entry someone typed into goes first, byte for byte (its bytes are
+        # ours but for what was typed, so they parse back as they are).
+        base += "".join(_separated(e.raw) for e in s.edited)
         # The common case checked with one parse; entry by entry only when that fails.
         quick = [_separated(e.raw if e.has_meta else _stamp_id(e).raw) for e in out_entries]
         back = fmt.parse("".join(quick) + "## probe\n", s.name).entries
@@ -634,8 +688,8 @@ class _Planner:
 
 
 def _stamp_id(entry: Entry) -> Entry:
-    head, sep, rest = entry.raw.partition("\n")
-    newline = "\r\n" if head.endswith("\r") else "\n"
+    head, sep, rest = fmt.split_first_line(entry.raw)
+    newline = sep or "\n"
     meta = fmt.format_meta([("id", fmt.meta_escape(entry.id))])
     return replace(entry, raw=f"{head}{sep or newline}{meta}{newline}{rest}", has_meta=True)
 
@@ -741,6 +795,7 @@ def compact(mem: Memory, *, dry_run: bool = False) -> CompactionReport:
     if not mem.dir.is_dir():
         raise NotInitialized(f"no memory at {mem.dir}: run `lean-memory init` first")
     with mem.lock():
+        recover(mem)
         status = mem.status()  # cheap (cached per shard file); the same count as the planner's
         if not status.compaction_due:
             c = mem.config
@@ -761,7 +816,7 @@ def compact(mem: Memory, *, dry_run: bool = False) -> CompactionReport:
             done = outcome.texts[s.name]
             shard_text, summary, tokens_after = done.text, done.summary, done.tokens
             archive_text = p.archive(s, outcome.folded[s.name])
-            if shard_text == s.text and archive_text == s.archive_text:
+            if shard_text == s.text and archive_text == s.archive_disk:
                 continue
             moved = s.queue[: outcome.folded[s.name]]
             ids = {e.id for e in moved}
@@ -777,14 +832,92 @@ def compact(mem: Memory, *, dry_run: bool = False) -> CompactionReport:
             writes.append((s, shard_text, archive_text))
         after = p.before + sum(r.tokens_after - r.tokens_before for r in rows)
         if writes and not dry_run:
-            fresh: dict[str, fmt.Shard] = {}
-            for s, shard_text, archive_text in writes:
-                if archive_text != s.archive_text:
-                    mem.archive_dir.mkdir(parents=True, exist_ok=True)
-                    atomic_write(mem.shard_path(s.name, archive=True), archive_text)
-                if shard_text != s.text:
-                    atomic_write(mem.shard_path(s.name), shard_text)
-                fresh[s.name] = fmt.parse(shard_text, s.name)
-            mem.write_index(fresh)
+            _write(mem, [(s.name, s.text, s.archive_disk or "", shard_text, archive_text)
+                         for s, shard_text, archive_text in writes])
         return CompactionReport(dry_run, True, bool(writes), p.before, after, p.target,
                                 c.token_budget, c.keep_recent, tuple(rows))
+
+
+# -- writing: all or nothing -------------------------------------------------------------------
+
+JOURNAL = "compaction.journal"
+_JOURNAL_VERSION = "lean_memory.compaction-journal/1"
+
+
+def _write(mem: Memory, plan: Sequence[tuple[str, str, str, str, str]]) -> None:
+    """Write a compaction's files: (shard, shard text before, archive text before, shard
+    text after, archive text after) per touched shard.
+
+    INDEX.md is rendered first (it may refuse, and then nothing is written). The intent
+    goes to a journal before the first file, so a crash or a full disk between two files
+    is finished by the next write under the lock (:func:`recover`).
+    """
+    from .store import Summary
+
+    live = dict(mem._summaries({}))
+    archived = dict(mem._summaries({}, archive=True))
+    fresh: dict[str, fmt.Shard] = {}
+    files: list[dict[str, Any]] = []
+    for name, shard_before, archive_before, shard_after, archive_after in plan:
+        fresh[name] = fmt.parse(shard_after, name)
+        live[name] = Summary.of(fresh[name])
+        archived[name] = Summary.of(fmt.parse(archive_after, name))
+        if archive_after != archive_before:
+            files.append({"shard": name, "archive": True, "before": _hash(archive_before),
+                          "after": archive_after})
+        if shard_after != shard_before:
+            files.append({"shard": name, "archive": False, "before": _hash(shard_before),
+                          "after": shard_after})
+    mem.render_index(mem._status_of(live, archived))  # raises before anything is written
+    journal = mem.cache_dir / JOURNAL
+    mem.cache_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write(journal, json.dumps({"v": _JOURNAL_VERSION, "files": files}))
+    _apply(mem, files)
+    mem.write_index(fresh)
+    journal.unlink()  # last: a crash before it has the next write refresh INDEX.md too
+
+
+def _apply(mem: Memory, files: Sequence[dict[str, Any]]) -> None:
+    for f in files:
+        path = mem.shard_path(f["shard"], archive=f["archive"])
+        if f["archive"]:
+            mem.archive_dir.mkdir(parents=True, exist_ok=True)
+        if mem.read_text(path) != f["after"]:
+            atomic_write(path, f["after"])
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def recover(mem: Memory) -> bool:
+    """Finish the compaction a crash interrupted (call under the lock); True if it did.
+
+    The journal is replayed only when every file it names is still as the compaction
+    found it or as it left it; a file changed since (a checkout, a hand edit) voids it,
+    and the planner's own check (an archived copy of a live entry is not archived yet)
+    keeps the next compaction from archiving anything twice.
+    """
+    journal = mem.cache_dir / JOURNAL
+    try:
+        data = json.loads(journal.read_bytes())
+        files = data["files"] if data.get("v") == _JOURNAL_VERSION else None
+        if not isinstance(files, list):
+            raise ValueError
+        for f in files:
+            path = mem.shard_path(f["shard"], archive=bool(f["archive"]))
+            if not isinstance(f["after"], str) or not isinstance(f["before"], str):
+                raise ValueError
+            now = mem.read_text(path)
+            if now != f["after"] and _hash(now) != f["before"]:
+                raise ValueError
+    except FileNotFoundError:
+        return False
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, LeanMemoryError):
+        with contextlib.suppress(OSError):
+            journal.unlink()
+        return False
+    _apply(mem, files)
+    journal.unlink()
+    mem.write_index({})
+    return True

@@ -24,10 +24,13 @@ META_SUFFIX = " -->"
 HEADING = "## "
 _SPECIAL = r"(?:## | {0,3}(?:`{3,}|~{3,}))"
 _ESCAPED = re.compile(r"\\+" + _SPECIAL)
-_UNESCAPE = re.compile(r"^\\(?=\\*" + _SPECIAL + ")", re.MULTILINE)
-# A line start (a newline; offset 0 is checked apart) followed by a heading or a fence
+# Line ends are "\n", "\r\n" and a lone "\r" (old Mac files), everywhere in this module.
+_UNESCAPE = re.compile(r"(?:\A|(?<=[\r\n]))\\(?=\\*" + _SPECIAL + ")")
+# A line start (a line end; offset 0 is checked apart) followed by a heading or a fence
 # marker. A literal first character lets the regex engine skip ahead at C speed.
-_STRUCTURE = re.compile(r"\n(?=" + _SPECIAL + ")")
+_STRUCTURE = re.compile(r"(?:\n|\r(?!\n))(?=" + _SPECIAL + ")")
+_EOL = re.compile(r"\r\n?|\n")
+_LINE_SPLIT = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
 _STRUCTURE_AT_0 = re.compile(_SPECIAL)
 _PERCENT = re.compile(r"%([0-9A-F]{2})")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
@@ -116,8 +119,8 @@ def _structure(text: str) -> tuple[list[int], bool]:
     if _STRUCTURE_AT_0.match(text):
         starts.insert(0, 0)
     for start in starts:
-        end = text.find("\n", start)
-        fence, heading = _step(fence, text[start:] if end < 0 else text[start:end])
+        eol = _EOL.search(text, start)
+        fence, heading = _step(fence, text[start:] if eol is None else text[start:eol.start()])
         if heading:
             found.append(start)
     return found, fence is not None
@@ -135,12 +138,31 @@ def open_fence_at_end(text: str) -> bool:
 
 
 def split_lines(text: str) -> list[str]:
-    """Split on ``\\n`` only, keeping line ends, so ``\\r`` stays part of a line."""
-    lines = text.split("\n")
-    out = [line + "\n" for line in lines[:-1]]
-    if lines[-1]:
-        out.append(lines[-1])
-    return out
+    """Split after each line end (``\\n``, ``\\r\\n`` or a lone ``\\r``), keeping it."""
+    lines = _LINE_SPLIT.split(text)
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def line_end(text: str, start: int = 0) -> int:
+    """The offset just after the line end of the line at ``start`` (``len(text)`` if none)."""
+    m = _EOL.search(text, start)
+    return len(text) if m is None else m.end()
+
+
+def count_lines(text: str, start: int = 0, end: int | None = None) -> int:
+    """How many line ends ``text[start:end]`` holds."""
+    chunk = text[start:end]
+    return chunk.count("\n") + chunk.count("\r") - chunk.count("\r\n")
+
+
+def split_first_line(text: str) -> tuple[str, str, str]:
+    """(first line, its line end, the rest), like ``str.partition("\\n")`` for any line end."""
+    m = _EOL.search(text)
+    if m is None:
+        return text, "", ""
+    return text[: m.start()], m.group(), text[m.end():]
 
 
 def escape_body(body: str) -> str:
@@ -152,29 +174,42 @@ def escape_body(body: str) -> str:
     keeps :func:`unescape_body` an exact inverse.
     """
     lines = split_lines(body)
+    n = len(lines)
+    escaped = [bool(_ESCAPED.match(line)) for line in lines]
+    # The longest closing fence of each kind at or after each line: an opener with no
+    # closer after it is known at once, so the scan stays linear (rescanning the rest of
+    # the body after each unclosed opener was quadratic).
+    longest = {"`": [0] * (n + 1), "~": [0] * (n + 1)}
+    for i in range(n - 1, -1, -1):
+        for row in longest.values():
+            row[i] = row[i + 1]
+        m = None if escaped[i] else _FENCE.fullmatch(lines[i].rstrip("\r\n"))
+        if m is not None and not m.group(2).strip():
+            row = longest[m.group(1)[0]]
+            row[i] = max(row[i], len(m.group(1)))
     needs: set[int] = set()
-    start = 0
-    while True:
-        fence: str | None = None
-        opened_at = -1
-        for i in range(start, len(lines)):
-            line = lines[i]
-            if _ESCAPED.match(line):
+    i = 0
+    while i < n:
+        line = lines[i]
+        if escaped[i]:
+            needs.add(i)
+            i += 1
+            continue
+        fence, heading = _step(None, line)
+        if heading:
+            needs.add(i)
+        elif fence is not None:
+            if longest[fence[0]][i + 1] < len(fence):
+                # It would never close and swallow every entry after this one: escape it;
+                # what it enclosed is ordinary text now.
                 needs.add(i)
-                continue
-            was_open = fence is not None
-            fence, heading = _step(fence, line)
-            if heading:
-                needs.add(i)
-            elif fence is not None and not was_open:
-                opened_at = i
-        if fence is None:
-            break
-        # An unclosed fence would swallow every entry after this one. Escape its opener
-        # and scan the rest again: what it enclosed is ordinary text now.
-        needs.add(opened_at)
-        needs.difference_update(range(opened_at + 1, len(lines)))
-        start = opened_at + 1
+            else:
+                i += 1
+                while escaped[i] or not _fence_closes(fence, lines[i]):
+                    if escaped[i]:
+                        needs.add(i)
+                    i += 1
+        i += 1
     return "".join(("\\" + ln if i in needs else ln) for i, ln in enumerate(lines))
 
 
@@ -213,11 +248,11 @@ def parse_meta(line: str) -> list[tuple[str, str]] | None:
 
 def _strip_body(region: str, exact: bool) -> str:
     """The body inside an entry's region (what follows the heading and metadata)."""
-    if region.startswith("\n"):
-        region = region[1:]
-    elif region.startswith("\r\n"):
+    if region.startswith("\r\n"):
         region = region[2:]
-    for end in ("\n\n", "\r\n\r\n", "\r\n", "\n"):
+    elif region.startswith(("\n", "\r")):
+        region = region[1:]
+    for end in ("\n\n", "\r\n\r\n", "\r\r", "\r\n", "\n", "\r"):
         if region.endswith(end):
             region = region[: -len(end)]
             break
@@ -248,15 +283,11 @@ def new_id(shard: str, title: str, text: str, date: str, taken: set[str]) -> str
 
 def _parse_entry(shard: str, raw: str, line_no: int) -> Entry:
     """One entry from its raw text; ``id`` is "" when the metadata has none."""
-    nl = raw.find("\n")
-    if nl < 0:
-        nl = len(raw)
-    title = raw[len(HEADING):nl].rstrip("\r").strip()
+    body_start = line_end(raw)
+    title = raw[len(HEADING):body_start].rstrip("\r\n").strip()
     pairs = None
-    body_start = nl + 1
     if raw.startswith(META_PREFIX, body_start):
-        nl2 = raw.find("\n", body_start)
-        end = len(raw) if nl2 < 0 else nl2 + 1
+        end = line_end(raw, body_start)
         pairs = parse_meta(raw[body_start:end])
         if pairs is not None:
             body_start = end
@@ -296,12 +327,12 @@ def parse(text: str, name: str = "") -> Shard:
     if not heads:
         return Shard(name, text, ())
     entries: list[Entry] = []
-    line_no = text.count("\n", 0, heads[0]) + 1
+    line_no = count_lines(text, 0, heads[0]) + 1
     for n, start in enumerate(heads):
         end = heads[n + 1] if n + 1 < len(heads) else len(text)
         raw = text[start:end]
         entries.append(_parse_entry(name, raw, line_no))
-        line_no += raw.count("\n")
+        line_no += count_lines(raw)
     _derive_ids(name, entries)
     return Shard(name, text[: heads[0]], tuple(entries))
 
@@ -349,8 +380,10 @@ def with_raw(entry: Entry) -> Entry:
 
 def ensure_separated(text: str) -> str:
     """Text that a new entry can follow: it ends with a blank line (or is empty)."""
-    if not text or text.endswith("\n\n") or text.endswith("\r\n\r\n"):
+    if not text or text.endswith(("\n\n", "\r\n\r\n", "\r\r")):
         return text
-    if text.endswith("\n"):
-        return text + "\n"
+    if text.endswith("\r\n"):
+        return text + "\r\n"
+    if text.endswith(("\n", "\r")):
+        return text + text[-1]
     return text + "\n\n"

@@ -19,7 +19,7 @@ import marshal
 import threading
 from array import array
 from bisect import bisect_right
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import accumulate, chain, compress
 from pathlib import Path
@@ -35,7 +35,7 @@ from .bm25 import (
     gc_paused,
     tokenize,
 )
-from .errors import QueryError
+from .errors import QueryError, UnknownShard
 from .fsutil import read_cache, write_cache
 
 if TYPE_CHECKING:
@@ -134,8 +134,13 @@ class Corpus:
         part = self.parts[i]
         text = self._texts.get(i)
         if text is None:
-            text = self._texts[i] = self.mem.read_text(
-                self.mem.shard_path(part[_NAME], archive=part[_ARCHIVED]))
+            from .store import file_signature
+
+            path = self.mem.shard_path(part[_NAME], archive=part[_ARCHIVED])
+            text = self.mem.read_text(path)
+            if file_signature(path) != tuple(part[_SIG]):  # a writer replaced it meanwhile
+                raise _Stale
+            self._texts[i] = text
         spans = self._spans.get(i)
         if spans is None:
             spans = self._spans[i] = array("q")
@@ -169,6 +174,10 @@ class Corpus:
         return mask
 
 
+class _Stale(Exception):
+    """A shard file changed between indexing it and reading an entry back."""
+
+
 def _header(mem: Memory) -> list[Any]:
     from .withhold import header
 
@@ -182,7 +191,8 @@ def _sources(mem: Memory) -> list[tuple[str, bool, Path]]:
 
 
 def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[int, int, int],
-                previous: list[Any] | None, verdicts: Verdicts) -> tuple[list[Any], BM25Index]:
+                previous: list[Any] | None,
+                verdicts: Verdicts) -> tuple[list[Any], BM25Index, str]:
     """The part of one shard file; entries whose indexed text ``previous`` has seen are not
     tokenised again (their term counts are read back from its index). Entries that hold a
     credential count as empty documents."""
@@ -190,7 +200,8 @@ def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[i
 
     from .dedup import MARKER, main_text
 
-    shard = fmt.parse(mem.read_text(path), name)
+    text = mem.read_text(path)
+    shard = fmt.parse(text, name)
     flags = verdicts.holding([e.raw for e in shard.entries])
     known: dict[bytes, TermCounts] = {}
     if previous is not None:
@@ -226,7 +237,7 @@ def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[i
     part = [name, archived, sig, [e.id for e in entries], [e.date or "" for e in entries],
             [e.supersedes or "" for e in entries], spans.tobytes(), keys, index.to_state(),
             [i for i, withheld in enumerate(flags) if withheld]]
-    return part, index
+    return part, index, text
 
 
 def _tag_text(e: fmt.Entry) -> str:
@@ -259,6 +270,7 @@ def _load(mem: Memory, cached: Any) -> Corpus:
         old = {(p[_NAME], bool(p[_ARCHIVED])): p for p in cached[1]}
     parts: list[list[Any]] = []
     indexes: list[BM25Index] = []
+    texts: dict[int, str] = {}  # what rebuilt parts were built from: entries read back from it
     sources = _sources(mem)
     # A shard dropped from the config leaves a part behind: the superseded ids and the file
     # must then be recomputed even if no part is rebuilt.
@@ -268,7 +280,8 @@ def _load(mem: Memory, cached: Any) -> Corpus:
             sig = file_signature(path)  # before reading: a later change then shows as stale
             part = old.get((name, archived))
             if part is None or part[_SIG] != sig:
-                part, index = _build_part(mem, name, archived, path, sig, part, verdicts)
+                part, index, texts[len(parts)] = _build_part(mem, name, archived, path, sig,
+                                                             part, verdicts)
                 rebuilt = True
             else:
                 index = BM25Index.from_state(part[_STATE])
@@ -277,6 +290,7 @@ def _load(mem: Memory, cached: Any) -> Corpus:
     verdicts.save()
     hidden = _hidden(parts) if rebuilt else set(cached[2])
     corpus = Corpus(mem, parts, hidden, indexes)
+    corpus._texts.update(texts)
     # Cache only a snapshot no writer touched meanwhile; otherwise the next query rebuilds.
     if rebuilt and all(file_signature(path) == p[_SIG]
                        for (_, _, path), p in zip(sources, parts, strict=True)):
@@ -393,13 +407,26 @@ def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = 
     """:func:`search`, and how many withheld entries the query would have returned."""
     if not isinstance(query, str) or not tokenize(query):
         raise QueryError("the query has no searchable words (empty, or only stop words)")
-    if k < 1:
-        raise QueryError("k must be at least 1")
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise QueryError("k must be a whole number, at least 1")
     mem._require_init()
+    if isinstance(shards, str):
+        shards = (shards,)
+    elif shards is not None and not isinstance(shards, Iterable):
+        raise UnknownShard("shards must be a list of shard names")
     names = tuple(shards) if shards else mem.shards
     for name in names:
         mem.shard_path(name)  # validates the name
-    corpus = load_corpus(mem)
+    try:
+        return _search(mem, load_corpus(mem), query, k, names, include_archive)
+    except _Stale:
+        # A writer replaced a shard after it was indexed: index every file anew from one
+        # read of each, so every entry is read back from the text it was indexed from.
+        return _search(mem, _load(mem, None), query, k, names, include_archive)
+
+
+def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str],
+            include_archive: bool) -> Found:
     allowed = corpus.allowed(names, include_archive)
     retrievers = mem._retrievers if mem._retrievers is not None else configured_retrievers(mem)
     depth = k if len(retrievers) == 1 else max(4 * k, 20)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import format as fmt
 from .config import RESERVED, SHARD_NAME, Config, load_config
-from .errors import InvalidEntry, NotInitialized, ShardError, UnknownShard
+from .errors import InvalidEntry, LeanMemoryError, NotInitialized, ShardError, UnknownShard
 from .fsutil import (
     MAX_FILE_BYTES,
     atomic_write,
@@ -201,6 +201,8 @@ class Memory:
 
     def __init__(self, root: str | os.PathLike[str] | None = None, *,
                  retrievers: Sequence[Retriever] | None = None) -> None:
+        if root is not None and not isinstance(root, (str, os.PathLike)):
+            raise LeanMemoryError(f"root must be a path, not {type(root).__name__}")
         self.root = Path(root) if root is not None else find_root()
         self.agents_dir = self.root / ".agents"
         self.dir = self.agents_dir / "memory"
@@ -331,6 +333,7 @@ class Memory:
                    k: int = 5) -> str:
         """INDEX.md, a whole shard, or the top-``k`` entries for ``query``, as Markdown."""
         self._require_init()
+        _ = self.config  # a broken config is an error here too, as for every command
         if query is not None:
             from .search import render_hits
 
@@ -352,8 +355,15 @@ class Memory:
 
     def _status(self, fresh: dict[str, fmt.Shard], *, signatures: bool = False) -> Status:
         """Status from the shards, reusing ``fresh`` shards already in hand."""
-        summaries = self._summaries(fresh, signatures=signatures)
-        hidden = hidden_ids(self._links(summaries))
+        return self._status_of(self._summaries(fresh, signatures=signatures))
+
+    def _status_of(self, summaries: Mapping[str, Summary],
+                   archived: Mapping[str, Summary] | None = None) -> Status:
+        """Status from per-shard summaries (the archive's read from disk unless given)."""
+        if archived is None:
+            archived = self._summaries({}, archive=True)
+        hidden = hidden_ids(link for s in (*summaries.values(), *archived.values())
+                            for link in s.links)
         rows = []
         for name, s in summaries.items():
             gone = sum(1 for link in s.links if link[0] in hidden)
@@ -421,10 +431,17 @@ class Memory:
         (unless ``new``). Everything is validated and scanned before anything is written.
         """
         self._check_shard(shard)
+        if supersedes is not None and not isinstance(supersedes, str):
+            raise InvalidEntry("supersedes must be an entry id (a string)")
+        if not isinstance(tags, Iterable):
+            raise InvalidEntry("tags must be a list of words")
         text, title, tag_tuple, date = self._validate(text, title, tags, date)
         self._scan(title, text, tag_tuple)
         self._require_init()
         with self.lock():
+            from .compaction import recover
+
+            recover(self)  # finish a compaction a crash interrupted, before reading
             summaries = self._summaries({})
             live_ids = {link[0] for s in summaries.values() for link in s.links}
             if supersedes is not None and supersedes not in live_ids:
@@ -434,22 +451,33 @@ class Memory:
             entry = Entry(id=fmt.new_id(shard, title, text, date, taken), shard=shard,
                           title=title, text=text, date=date, tags=tag_tuple,
                           supersedes=supersedes)
-            fast = self._append_fast(entry, summaries[shard], dedup=not new and not supersedes)
+            fast = self._append_fast(entry, summaries, dedup=not new and not supersedes)
             if fast is not None:
-                stored, due = fast, self.write_index({}).compaction_due
+                stored, due = fast
             else:
-                stored, due = self._put_parsed(entry, links, taken, new=new)
+                stored, due = self._put_parsed(entry, summaries, links, taken, new=new)
         if due and self.config.auto_compact:
-            self.compact()
+            import contextlib
+
+            # The entry is stored: a failed compaction stays due and the next write retries.
+            with contextlib.suppress(LeanMemoryError):
+                self.compact()
         return stored
 
-    def _put_parsed(self, entry: Entry, links: list[tuple[str, str, str]], taken: set[str],
+    def _put_parsed(self, entry: Entry, summaries: dict[str, Summary],
+                    links: list[tuple[str, str, str]], taken: set[str],
                     *, new: bool) -> tuple[Entry, bool]:
         """The general put: parse the shard, record a repeat or append, stamp hand-written
         entries; returns the entry and whether compaction is now due. Holds the lock."""
         shard, text, date, supersedes = entry.shard, entry.text, entry.date or "", entry.supersedes
         path = self.shard_path(shard)
         parsed = fmt.parse(self.read_text(path), shard)
+        if supersedes is not None:
+            # A retried correction (its acknowledgement lost) is the entry already stored.
+            same = next((e for e in parsed.entries if e.supersedes == supersedes
+                         and e.text == text and e.get("compacted") is None), None)
+            if same is not None:
+                return same, self._status_of(summaries).compaction_due
         # ids carried outside this shard (other shards, the archive)
         elsewhere = {link[0] for link in links} - {e.id for e in parsed.entries}
         elsewhere |= {link[0] for s in self._summaries({}, archive=True).values()
@@ -478,9 +506,14 @@ class Memory:
                 parsed, self._updated(parsed, {}, date, taken | {stored.id}, elsewhere),
                 stored))
             stored = result.entries[-1]
-        atomic_write(path, result.render())
         # with the signatures, the next put to this shard can take the fast path
-        return stored, self.write_index({shard: result}, signatures=True).compaction_due
+        summary = Summary.of(result, summaries[shard], signatures=True)
+        status = self._status_of({**summaries, shard: summary})
+        index = self.render_index(status)  # raises before anything is written
+        atomic_write(path, result.render())
+        self._remember(shard, summary)
+        self._store_index(index)
+        return stored, status.compaction_due
 
     def _validate(self, text: str, title: str | None, tags: Iterable[str],
                   date: str | None) -> tuple[str, str, tuple[str, ...], str]:
@@ -589,22 +622,29 @@ class Memory:
                              "(nothing was written)")
         return back[0]
 
-    def _append_fast(self, entry: Entry, summary: Summary, *, dedup: bool) -> Entry | None:
+    def _append_fast(self, entry: Entry, summaries: dict[str, Summary], *,
+                     dedup: bool) -> tuple[Entry, bool] | None:
         """Append ``entry`` without parsing its shard, when the cached summary proves that
         the slow path would only append: no hand-written entry to stamp, no entry said
         again, no near duplicate possible. None when it cannot prove that.
 
-        Writes the same bytes and the same summary as the slow path (tested).
+        Writes the same bytes and the same summary as the slow path (tested); returns the
+        entry and whether compaction is now due.
         """
         from .dedup import candidate_test, main_text, signature
 
         name = entry.shard
+        summary = summaries[name]
         path = self.shard_path(name)
         cached = (self._stats or {}).get(name)
         if cached is None or summary.hand or tuple(cached[1]) != tuple(summary):
             return None
         key = _digest(normalize(main_text(entry.text)))
         sig = None
+        if entry.supersedes is not None and any(
+                c[2] == key and link[2] == entry.supersedes
+                for c, link in zip(summary.costs, summary.links, strict=False)):
+            return None  # a retried correction, maybe: the slow path decides
         if dedup:
             if any(c[2] == key for c in summary.costs):
                 return None  # said again, maybe: the slow path decides
@@ -626,12 +666,16 @@ class Memory:
         elif base != current:
             preamble = estimate_tokens(base)
         costs.append((_digest(stored.raw), estimate_tokens(stored.raw), key, sig))
-        atomic_write(path, base + stored.raw)
-        self._remember(name, Summary(
+        after = Summary(
             summary.description, preamble + sum(c[1] for c in costs),
             (*summary.links, (stored.id, stored.date or "", stored.supersedes or "")),
-            tuple(costs), 0, preamble))
-        return replace(stored, line=base.count("\n") + 1)
+            tuple(costs), 0, preamble)
+        status = self._status_of({**summaries, name: after})
+        index = self.render_index(status)  # raises before anything is written
+        atomic_write(path, base + stored.raw)
+        self._remember(name, after)
+        self._store_index(index)
+        return replace(stored, line=fmt.count_lines(base) + 1), status.compaction_due
 
     def _remember(self, name: str, summary: Summary) -> None:
         """Record the summary of a shard just written, under its new signature."""
@@ -667,16 +711,23 @@ class Memory:
                     signatures: bool = False) -> Status:
         """Rewrite INDEX.md if it changed and return the status it shows; ``fresh`` maps
         shard names to shards (or texts) already in hand."""
-        from .indexfile import render_index
-
         status = self._status({name: fmt.parse(s, name) if isinstance(s, str) else s
                                for name, s in fresh.items()}, signatures=signatures)
-        text = render_index(status, self.config.max_index_tokens)
+        self._store_index(self.render_index(status))
+        return status
+
+    def render_index(self, status: Status) -> str:
+        """The text of INDEX.md for ``status``; raises when it outgrows max_index_tokens,
+        which writers check before they write anything."""
+        from .indexfile import render_index
+
+        return render_index(status, self.config.max_index_tokens)
+
+    def _store_index(self, text: str) -> None:
         if self.read_text(self.index_path) != text:
             # Derived data: atomic (never half written) but not fsynced, as any command
             # regenerates it from the shards.
             atomic_write(self.index_path, text, durable=False)
-        return status
 
 
 GITIGNORE = (".cache/", ".*.tmp")  # the derived cache; temp files a crash left
@@ -698,13 +749,13 @@ def _appended(shard: fmt.Shard, entries: list[Entry],
         entries[-1] = replace(last, raw=fmt.ensure_separated(last.raw))
     else:
         preamble = fmt.ensure_separated(preamble)
-    line = (preamble + "".join(e.raw for e in entries)).count("\n") + 1
+    line = fmt.count_lines(preamble + "".join(e.raw for e in entries)) + 1
     return preamble, (*entries, replace(entry, line=line))
 
 
 def _stamp(entry: Entry, pairs: list[tuple[str, str]]) -> str:
-    head, sep, rest = entry.raw.partition("\n")
-    newline = "\r\n" if head.endswith("\r") else "\n"
+    head, sep, rest = fmt.split_first_line(entry.raw)
+    newline = sep or "\n"
     meta = fmt.format_meta([(k, fmt.meta_escape(v)) for k, v in pairs])
     return f"{head}{sep or newline}{meta}{newline}{rest}"
 

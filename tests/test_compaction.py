@@ -429,3 +429,85 @@ def test_properties_over_random_memories(entries: list[tuple[str, int, int, int,
             if batch == 0:
                 set_config(root, 10_000_000, keep)
                 add_random(root, more, 2025)
+
+
+# -- all or nothing, safe to repeat (ADR 0015) --------------------------------------------------
+
+
+def test_a_note_typed_into_a_compacted_entry_is_archived_byte_for_byte(tmp_path: Path) -> None:
+    mem = make(tmp_path, budget=2000, keep=3)
+    fill(mem, 30)
+    mem.compact()
+    path = mem.shard_path("failures")
+    text = path.read_text(encoding="utf-8")
+    (summary,) = [e for e in mem.entries("failures") if e.get("compacted")]
+    note = "Team note: the CI cache key changed in March; see the runbook."
+    edited = summary.raw.rstrip("\n") + "\n\n" + note + "\n\n"
+    path.write_text(text.replace(summary.raw, edited), encoding="utf-8")
+    fill(mem, 30, start=30)
+    report = mem.compact()
+    assert "failures" in {r.shard for r in report.shards}
+    live = [e for e in mem.entries("failures") if e.get("compacted")]
+    assert len(live) == 1 and live[0].id != summary.id
+    archive = mem.shard_path("failures", archive=True).read_text(encoding="utf-8")
+    assert edited in archive  # its bytes, note included
+    assert [e.id for e in mem.entries("failures", archive=True)].count(summary.id) == 1
+    # what compaction wrote itself is not archived: the next round leaves it be
+    fill(mem, 30, start=60)
+    mem.compact()
+    archived = [e for e in mem.entries("failures", archive=True) if e.get("compacted")]
+    assert [e.id for e in archived] == [summary.id]
+
+
+def _over_budget(root: Path) -> Memory:
+    mem = make(root, budget=2000, keep=3)
+    fill(mem, 24)
+    mem.compact()  # a compacted entry per shard already, so the next run replaces them
+    fill(mem, 24, start=24)
+    assert mem.status().compaction_due
+    return mem
+
+
+@pytest.mark.parametrize("mode", ["kill", "full"])
+def test_compaction_interrupted_at_any_write_converges_on_the_next_run(
+        tmp_path: Path, mode: str) -> None:
+    from .crashpoints import COMPLETED, copy, memory_files, run
+
+    base = _over_budget(tmp_path / "base").root
+    clean = copy(base, tmp_path / "clean")
+    assert run(clean, 10_000, mode, "compact") == COMPLETED
+    want = memory_files(clean)
+    assert want != memory_files(base)
+    limit = 0
+    while True:
+        limit += 1
+        trial = copy(base, tmp_path / f"{mode}{limit}")
+        code = run(trial, limit, mode, "compact")
+        if code == COMPLETED:
+            break
+        assert code == (137 if mode == "kill" else 2)
+        again = run_cli("compact", cwd=trial)
+        assert again.returncode == 0, again.stderr
+        assert memory_files(trial) == want, f"crash point {limit}"
+        ids = [e.id for e in Memory(trial).entries(archive=True)]
+        assert len(ids) == len(set(ids))
+        shutil.rmtree(trial)
+    assert limit > 6  # journal, archives, shards and the index were all crash points
+
+
+def test_an_archived_copy_of_a_live_entry_is_not_archived_twice(tmp_path: Path) -> None:
+    """A crash between the archive and the shard write, with no journal to finish it (the
+    cache deleted): the next compaction still writes what a clean run writes."""
+    from .crashpoints import COMPLETED, copy, memory_files, run
+
+    base = _over_budget(tmp_path / "base").root
+    clean = copy(base, tmp_path / "clean")
+    assert run(clean, 10_000, "kill", "compact") == COMPLETED
+    want = memory_files(clean)
+    for limit in range(3, 12):
+        trial = copy(base, tmp_path / f"t{limit}")
+        if run(trial, limit, "kill", "compact") == COMPLETED:
+            break
+        shutil.rmtree(trial / ".agents" / "memory" / ".cache")
+        assert run_cli("compact", cwd=trial).returncode == 0
+        assert memory_files(trial) == want, f"crash point {limit}"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -116,3 +119,43 @@ def test_many_unclosed_fences_do_not_recurse() -> None:
     escaped = fmt.escape_body(body)
     assert fmt.unescape_body(escaped) == body
     assert [e.title for e in fmt.parse("## T\n" + escaped + "## N\n").entries] == ["T", "N"]
+
+
+def test_a_lone_cr_ends_a_line() -> None:
+    """Old Mac files: entries are found, and rendering stays byte for byte."""
+    text = ("# Quirks\r\rAbout.\r\r## First\r\rbody one\r\r"
+            "## Second\r<!-- lean-memory: id=abc12345; date=2026-01-01 -->\r\rbody two\r\r")
+    shard = fmt.parse(text, "quirks")
+    assert [(e.title, e.text, e.line) for e in shard.entries] == [
+        ("First", "body one", 5), ("Second", "body two", 9)]
+    assert shard.entries[1].id == "abc12345" and shard.entries[1].date == "2026-01-01"
+    assert shard.render() == text
+    body = "a\r## not a heading\r~~~never closed\rc"
+    assert fmt.parse(fmt.render_entry(fmt.Entry("x1", "q", "T", body)), "q").entries[0].text \
+        == body
+
+
+def test_a_put_into_a_shard_with_cr_line_ends(tmp_path: Path) -> None:
+    from lean_memory import Memory
+
+    mem = Memory(tmp_path)
+    mem.init()
+    path = mem.shard_path("quirks")
+    path.write_bytes(b"# Quirks\r\rAbout.\r\r## By hand\r\rwritten on an old mac\r")
+    assert [e.title for e in mem.entries("quirks")] == ["By hand"]
+    e = mem.put_entry("quirks", "a new fact about the build cache", date="2026-01-01")
+    entries = Memory(tmp_path).entries("quirks")
+    assert [x.title for x in entries] == ["By hand", e.title]
+    assert entries[0].has_meta and entries[0].text == "written on an old mac"
+    assert mem.status().entries == 2
+
+
+def test_escaping_many_fence_lines_is_linear() -> None:
+    # Each line opens a fence that never closes; rescanning after each was quadratic
+    # (minutes for this size), a single pass takes milliseconds.
+    for body in ("~~~a\n" * 40_000, "".join("`" * k + "x\n" for k in range(3, 3000))):
+        started = time.perf_counter()
+        escaped = fmt.escape_body(body)
+        assert time.perf_counter() - started < 2
+        assert fmt.unescape_body(escaped) == body
+        assert fmt.entry_offsets(escaped) == [] and not fmt.open_fence_at_end(escaped)

@@ -13,7 +13,7 @@ from lean_memory import Memory
 from lean_memory import format as fmt
 from lean_memory.store import Summary
 
-from .conftest import snapshot
+from .conftest import run_cli, snapshot
 
 WORDS = ["cache", "build", "windows", "flaky", "upload", "retry", "docker", "port", "5432",
          "parse_config", "lib/config.py", "not", "never", "the", "a", "timeout", "v3.11"]
@@ -77,3 +77,68 @@ def test_the_fast_path_is_taken(mem: Memory, monkeypatch: pytest.MonkeyPatch) ->
     e = Memory(mem.root).put_entry("seed", "third fact about flaky uploads", date="2026-01-03")
     assert [x.id for x in mem.entries("seed")][-1] == e.id
     assert e.line == mem.entries("seed")[-1].line
+
+
+# -- all or nothing, safe to repeat (ADR 0015) --------------------------------------------------
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_an_index_over_its_cap_refuses_the_put_before_writing(tmp_path: Path,
+                                                              fast: bool) -> None:
+    from lean_memory import LeanMemoryError
+
+    mem = Memory(tmp_path)
+    mem.init()
+    mem.put_entry("quirks", "the build cache breaks on windows path length", date="2026-01-01")
+    if not fast:  # a hand-written entry sends the put down the general path
+        path = mem.shard_path("quirks")
+        path.write_text(path.read_text() + "## By hand\nwritten by hand\n")
+    (tmp_path / ".agents" / "config.toml").write_text("[memory]\nmax_index_tokens = 100\n")
+    before = snapshot(tmp_path / ".agents" / "memory")
+    with pytest.raises(LeanMemoryError, match=r"INDEX\.md would be"):
+        Memory(tmp_path).put_entry("quirks", "docker needs the platform flag on arm macs",
+                                   date="2026-01-02")
+    assert snapshot(tmp_path / ".agents" / "memory") == before
+
+
+def test_a_retried_correction_is_stored_once(tmp_path: Path) -> None:
+    mem = Memory(tmp_path)
+    mem.init()
+    wrong = mem.put_entry("quirks", "the api listens on port 8080", date="2026-01-01")
+    fix = mem.put_entry("corrections", "the api listens on port 8443, not 8080",
+                        supersedes=wrong.id, date="2026-01-02")
+    again = Memory(tmp_path).put_entry("corrections", "the api listens on port 8443, not 8080",
+                                       supersedes=wrong.id, date="2026-01-03")
+    assert again.id == fix.id
+    assert [e.id for e in mem.entries("corrections")] == [fix.id]
+
+
+def test_a_correction_retried_after_a_crash_at_any_write_is_stored_once(tmp_path: Path) -> None:
+    from .crashpoints import COMPLETED, copy, run
+
+    base = tmp_path / "base"
+    mem = Memory(base)
+    mem.init()
+    for i in range(4):  # a hand-written entry too: both put paths are crossed
+        mem.put_entry("corrections", f"earlier correction {i} about the deploy order",
+                      date="2026-01-01")
+    wrong = mem.put_entry("quirks", "the api listens on port 8080", date="2026-01-01")
+    args = ("put", "--supersedes", wrong.id, "--date", "2026-01-02", "corrections",
+            "the api listens on port 8443, not 8080")
+    for hand in (False, True):
+        if hand:
+            path = mem.shard_path("corrections")
+            path.write_text(path.read_text() + "## By hand\nwritten by hand\n")
+        limit = 0
+        while True:
+            limit += 1
+            trial = copy(base, tmp_path / f"h{hand}{limit}")
+            code = run(trial, limit, "kill", *args)
+            if code == COMPLETED:
+                break
+            assert code == 137
+            r = run_cli(*args, cwd=trial)
+            assert r.returncode == 0, r.stderr
+            fixes = [e for e in Memory(trial).entries("corrections") if e.supersedes]
+            assert len(fixes) == 1, f"crash point {limit}"
+        assert limit >= 4
