@@ -209,7 +209,7 @@ class Server:
         }
         handler = handlers.get(method)
         if handler is None:
-            raise _RpcError(METHOD_NOT_FOUND, f"method not found: {method[:80]}")
+            raise _RpcError(METHOD_NOT_FOUND, "method not found")  # never echoed: input
         return handler(params)
 
     def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -233,8 +233,8 @@ class Server:
         name = params.get("name")
         tool = next((t for t in TOOLS if t["name"] == name), None)
         if tool is None:
-            shown = name[:80] if isinstance(name, str) else repr(type(name).__name__)
-            raise _RpcError(INVALID_PARAMS, f"unknown tool: {shown}")
+            names = ", ".join(t["name"] for t in TOOLS)
+            raise _RpcError(INVALID_PARAMS, f"unknown tool; the tools are {names}")
         args = params.get("arguments") or {}
         try:
             if not isinstance(args, dict):
@@ -254,12 +254,16 @@ class Server:
         return text
 
     def _tool_search(self, args: dict[str, Any]) -> str:
-        from .search import render_hits
+        from .search import find, render_hits
 
-        mem = self.open_memory()
-        hits = mem.search(args["query"], k=args.get("k", 5),
-                          include_archive=args.get("archive", True))
-        return render_hits(hits) if hits else "No entry matches that query."
+        found = find(self.open_memory(), args["query"], k=args.get("k", 5),
+                     include_archive=args.get("archive", True))
+        text = render_hits(found.hits) if found.hits else "No entry matches that query."
+        if found.withheld:
+            text += (f"\n_({found.withheld} matching entr"
+                     f"{'y' if found.withheld == 1 else 'ies'} withheld: they hold a "
+                     "credential; run `lean-memory scan .agents/memory`)_\n")
+        return text
 
     def _tool_put(self, args: dict[str, Any]) -> str:
         mem = self.open_memory()
@@ -303,7 +307,7 @@ class Server:
             elif uri.startswith(SHARD_URI) and uri[len(SHARD_URI):] in mem.shards:
                 text = mem.get_memory(uri[len(SHARD_URI):])
             else:
-                raise _RpcError(RESOURCE_NOT_FOUND, f"resource not found: {uri[:200]}")
+                raise _RpcError(RESOURCE_NOT_FOUND, "resource not found (see resources/list)")
         except LeanMemoryError as exc:
             raise _RpcError(INTERNAL_ERROR, _error_text(exc)) from None
         return {"contents": [{"uri": uri, "mimeType": "text/markdown", "text": text}]}
@@ -321,7 +325,11 @@ def _error_text(exc: LeanMemoryError) -> str:
 
 
 def _error(msg_id: Any, code: int, message: str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
+    from .errors import redact_message
+
+    # The message may quote a method, tool name or uri the client sent: redact it.
+    return {"jsonrpc": "2.0", "id": msg_id,
+            "error": {"code": code, "message": redact_message(message)}}
 
 
 _TOO_LONG = b"\0too long"  # never a line: lines are read up to, not past, a newline

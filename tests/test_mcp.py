@@ -134,6 +134,7 @@ def test_malformed_input_gets_json_rpc_errors_and_the_server_keeps_serving(
         json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(),
         _request(6, "tools/call", {"name": "memory_put", "arguments": "nope"}),
         _request(7, "ping"),
+        _request(8, "tools/call", {"name": "memory_" + TOKEN, "arguments": {}}),
     ])
     assert code == 0
     by_id = {r.get("id"): r for r in replies if r.get("id") is not None}
@@ -146,7 +147,9 @@ def test_malformed_input_gets_json_rpc_errors_and_the_server_keeps_serving(
     assert by_id[5]["error"]["code"] == -32002
     assert by_id[6]["result"]["isError"] is True
     assert by_id[7]["result"] == {}
-    assert len(replies) == 10  # the notification got no answer
+    assert by_id[8]["error"]["code"] == -32602
+    assert TOKEN not in json.dumps(replies)  # a tool name holding a token is not echoed
+    assert len(replies) == 11  # the notification got no answer
 
 
 def test_unknown_protocol_version_gets_our_newest_and_stdout_holds_only_protocol(
