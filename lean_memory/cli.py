@@ -69,7 +69,7 @@ def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
     if (mem.root / ".git").exists() and not args.no_git:
         from .merge import setup_merge_driver
 
-        for line in setup_merge_driver(mem.root):
+        for line in setup_merge_driver(mem.root, index_hooks=args.index_hooks):
             out.write(line + "\n")
     unprotected: LeanMemoryError | None = None
     if args.git_hook:
@@ -389,6 +389,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also install a git pre-commit hook that scans staged files for secrets")
     s.add_argument("--agent", choices=("claude", "codex"),
                    help="also set up the hooks and instructions for this agent")
+    s.add_argument("--index-hooks", action="store_true",
+                   help="also install git post-merge/post-rewrite hooks that regenerate INDEX.md "
+                        "(left as a change to commit; no commit is ever rewritten)")
     s.add_argument("--no-git", action="store_true",
                    help="do not set up the git merge driver in a git repository")
     s.set_defaults(func=cmd_init)

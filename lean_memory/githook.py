@@ -1,9 +1,9 @@
 """Plain git hooks for people without the pre-commit framework (ADR 0006).
 
 * ``pre-commit``: ``lean-memory scan --staged``, so a secret never reaches a commit.
-* ``post-merge`` and ``post-rewrite``: regenerate ``INDEX.md`` after a merge or a rebase
-  and fold it into the commit just made (the merge driver cannot: it sees one file at a
-  time, before the other shards are merged).
+* ``post-merge`` and ``post-rewrite``, only on request (``init --index-hooks``): regenerate
+  ``INDEX.md`` after a merge or a rebase (the merge driver cannot: it sees one file at a
+  time) and leave it as a work-tree change to commit. A memory tool never rewrites a commit.
 
 Each hook is POSIX ``sh``. It runs the interpreter that installed it while that still
 exists, else ``lean-memory`` from PATH. When neither can run, the pre-commit hook fails
@@ -62,24 +62,6 @@ fi
 lean_memory --root "$MEM_ROOT" scan --staged
 """
 
-# Replace INDEX.md in the commit just made, keeping its parents, message and author.
-# Plumbing, not `commit --amend`: git refuses to amend while a merge is finishing.
-_FOLD = """\
-fold_into_head() {
-    old=$(git rev-parse -q --verify HEAD) || return 1
-    blob=$(git hash-object -w -- "$INDEX") || return 1
-    git update-index --add --cacheinfo "100644,$blob,$INDEX" || return 1
-    tree=$(git write-tree) || return 1
-    parents=$(git rev-parse "$old^@" | sed 's/^/-p /' | tr '\\n' ' ')
-    new=$(git log -1 --format=%B "$old" |
-        GIT_AUTHOR_NAME=$(git log -1 --format=%an "$old") \\
-        GIT_AUTHOR_EMAIL=$(git log -1 --format=%ae "$old") \\
-        GIT_AUTHOR_DATE=$(git log -1 --format=%ad --date=raw "$old") \\
-        git commit-tree "$tree" $parents) || return 1
-    git update-ref -m "lean-memory: regenerate $INDEX" HEAD "$new" "$old"
-}
-"""
-
 # Both hooks: regenerate a tracked INDEX.md the user has not edited; stop if unchanged.
 _REGENERATE = """\
 cd "$(git rev-parse --show-toplevel)" || exit 0
@@ -93,38 +75,28 @@ git diff --quiet -- "$INDEX" 2>/dev/null && exit 0
 
 _POST_MERGE = """\
 #!/bin/sh
-{marker} post-merge (written by `lean-memory init`; run it again to update)
-# INDEX.md is derived from the shards: regenerate it from the merged shards, and put it
-# into the merge commit just made (the merge driver sees one file at a time, so it cannot).
+{marker} post-merge (written by `lean-memory init --index-hooks`; run it again to update)
+# INDEX.md is derived from the shards: regenerate it from the merged shards and leave it as a
+# change in the work tree for you to commit (a hook never rewrites a commit).
 [ "$1" = 1 ] && exit 0  # a squash merge commits nothing yet; pre-commit handles it
 {runner}
-{fold}
 """ + _REGENERATE + """\
-if git rev-parse -q --verify HEAD^2 >/dev/null 2>&1 && fold_into_head; then
-    echo "lean-memory: regenerated $INDEX in the merge commit" >&2
-else
-    echo "lean-memory: regenerated $INDEX; commit it" >&2
-fi
+echo "lean-memory: regenerated $INDEX from the merged shards; commit it" >&2
 exit 0
 """
 
 _POST_REWRITE = """\
 #!/bin/sh
-{marker} post-rewrite (written by `lean-memory init`; run it again to update)
-# After a rebase, INDEX.md is regenerated from the rebased shards into the last commit.
+{marker} post-rewrite (written by `lean-memory init --index-hooks`; run it again to update)
+# After a rebase, INDEX.md is regenerated from the rebased shards and left as a change in the
+# work tree for you to commit (a hook never rewrites a commit).
 cat >/dev/null
 [ "$1" = rebase ] || exit 0
 {runner}
-{fold}
 """ + _REGENERATE + """\
-if fold_into_head; then
-    echo "lean-memory: regenerated $INDEX in the rebased HEAD" >&2
-else
-    echo "lean-memory: regenerated $INDEX after the rebase; commit it" >&2
-fi
+echo "lean-memory: regenerated $INDEX after the rebase; commit it" >&2
 exit 0
 """
-
 
 def _sh_quote(value: str) -> str:
     return "'" + value.replace("'", "'\\''") + "'"
@@ -158,7 +130,7 @@ def _script(template: str, rel_root: str, missing: str) -> str:
     runner = _RUNNER.format(py=_sh_quote(Path(sys.executable).as_posix()), missing=missing)
     index = (Path(rel_root) / ".agents" / "memory" / "INDEX.md").as_posix()
     return template.format(marker=MARKER, runner=runner.rstrip("\n"), root=_sh_quote(rel_root),
-                           index=_sh_quote(index), fold=_FOLD.rstrip("\n"), chained=CHAINED)
+                           index=_sh_quote(index), chained=CHAINED)
 
 
 def _current(path: Path) -> str | None:
@@ -217,6 +189,15 @@ def install_git_hook(root: str | os.PathLike[str]) -> str:
         moved = f"; the hook that was there runs first, from {chained} (both must pass)"
     script = _script(_PRE_COMMIT, rel, _MISSING)
     return _install(folder, "pre-commit", script, "") + moved
+
+
+def ours_installed(root: str | os.PathLike[str]) -> bool:
+    """Whether a post-merge or post-rewrite hook of ours is installed (to refresh it)."""
+    where = _locate(Path(root))
+    if isinstance(where, str):
+        return False
+    return any(MARKER in (_current(where[0] / name) or "")
+               for name in ("post-merge", "post-rewrite"))
 
 
 def install_index_hooks(root: str | os.PathLike[str]) -> list[str]:

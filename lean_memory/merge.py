@@ -589,9 +589,10 @@ def _write_attributes(root: Path) -> str:
             "(INDEX.md is regenerated, never conflicts)")
 
 
-def setup_merge_driver(root: str | os.PathLike[str]) -> list[str]:
-    """Write ``.gitattributes``, register the driver in the repository's git config and
-    install the hooks that regenerate INDEX.md after merges and rebases."""
+def setup_merge_driver(root: str | os.PathLike[str], *, index_hooks: bool = False) -> list[str]:
+    """Write ``.gitattributes`` and register the driver in the repository's git config;
+    with ``index_hooks`` (or when ours are there, to refresh them), install the hooks that
+    regenerate INDEX.md after merges and rebases."""
     top = Path(root)
     probe = _git(top, "rev-parse", "--git-dir")
     if probe.returncode != 0:
@@ -609,9 +610,10 @@ def setup_merge_driver(root: str | os.PathLike[str]) -> list[str]:
         lines.append("git config: merge driver already registered")
     else:
         lines.append(f"git config: registered merge.{DRIVER}.driver")
-    from .githook import install_index_hooks
+    from .githook import install_index_hooks, ours_installed
 
-    lines.extend(install_index_hooks(top))
+    if index_hooks or ours_installed(top):
+        lines.extend(install_index_hooks(top))
     lines.append("new clones: run `python -m lean_memory init` once to register the driver "
                  "(git config is not cloned)")
     return lines
