@@ -377,8 +377,26 @@ def cmd_forget(args: argparse.Namespace, out: TextIO) -> int:
 # -- parser -------------------------------------------------------------------
 
 
+_EPILOG = """\
+examples:
+  lean-memory init --agent claude           set up memory and Claude Code's hooks
+  lean-memory put failures "pytest hangs on Windows: pass -p no:faulthandler" --tag ci
+  lean-memory get --query "why does pytest hang?"
+  lean-memory list quirks                   ids, dates, tokens, titles
+  lean-memory put corrections "Only on Windows" --supersedes ID
+  lean-memory scan --staged                 what a commit would add; exit 1 on a secret
+
+shards (the default; config.toml may set others): {shards}
+exit codes: 0 ok, 1 a secret was found or refused, 2 bad usage or input
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description="Durable, token-lean Markdown memory for coding agents.")
+    from .config import DEFAULT_SHARDS
+
+    p = _Parser(prog=PROG, description="Durable, token-lean Markdown memory for coding agents.",
+                epilog=_EPILOG.format(shards=", ".join(DEFAULT_SHARDS)),
+                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--root", help="project root (default: LEAN_MEMORY_ROOT, the nearest folder "
                                   "with .agents/memory, the git top level, or the cwd)")
     p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")

@@ -106,3 +106,12 @@ def test_forget_archives_with_date_and_reason_and_never_destroys(tmp_path: Path)
     assert r.returncode == 2 and b"in the archive" in r.stderr
     r = run_cli("forget", "nope", cwd=mem.root)
     assert r.returncode == 2 and b"--reason" in r.stderr
+
+
+def test_help_ends_with_examples_and_the_shards(tmp_path: Path) -> None:
+    r = run_cli("--help", cwd=tmp_path)
+    assert r.returncode == 0
+    tail = r.stdout.decode().rstrip().splitlines()[-10:]
+    assert tail[0] == "examples:" and any("conventions" in ln for ln in tail)
+    for command in ("list", "show", "edit", "forget", "mcp"):
+        assert f"    {command} " in r.stdout.decode()  # listed with a help line
