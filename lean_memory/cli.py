@@ -415,24 +415,28 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_init)
 
     s = sub.add_parser("put", help="add an entry to a shard")
-    s.add_argument("shard")
+    s.add_argument("shard", help="the shard to add to (see the list at the end of --help)")
     s.add_argument("text", nargs="?", help="the entry text, or '-' for standard input")
-    s.add_argument("--title")
-    s.add_argument("--tag", action="append", metavar="TAG")
-    s.add_argument("--date", metavar="YYYY-MM-DD")
-    s.add_argument("--supersedes", metavar="ID")
+    s.add_argument("--title", help="a short title (default: the first line of the text)")
+    s.add_argument("--tag", action="append", metavar="TAG", help="a tag; repeat for several")
+    s.add_argument("--date", metavar="YYYY-MM-DD",
+                   help="the absolute date of the fact (default today)")
+    s.add_argument("--supersedes", metavar="ID",
+                   help="the id of the entry this one corrects (it is hidden, never deleted)")
     s.add_argument("--new", action="store_true",
                    help="add a separate entry even when it repeats an existing one")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help="print the stored entry as JSON")
     s.set_defaults(func=cmd_put)
 
     s = sub.add_parser("get", help="print INDEX.md, a shard, or the entries matching a query")
-    s.add_argument("shard", nargs="?")
-    s.add_argument("--query", "-q", metavar="Q")
+    s.add_argument("shard", nargs="?", help="a shard to print whole (or to limit --query to)")
+    s.add_argument("--query", "-q", metavar="Q",
+                   help="plain words: print the entries that match best")
     s.add_argument("-k", type=int, default=5, metavar="N", help="how many entries (default 5)")
     s.add_argument("--digest", metavar="PROMPT",
                    help="the block to inject before PROMPT (index, rules, best matches)")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true",
+                   help="JSON instead of Markdown (see the README for the shapes)")
     s.add_argument("--archive", action="store_true", help="include the archive")
     s.set_defaults(func=cmd_get)
 
@@ -440,26 +444,28 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_index)
 
     s = sub.add_parser("status", help="per-shard counts, tokens, budget")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help="the status as JSON")
     s.set_defaults(func=cmd_status)
 
     s = sub.add_parser("compact", help="fold the oldest entries when over budget")
-    s.add_argument("--dry-run", action="store_true")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--dry-run", action="store_true", help="say what would be folded; write nothing")
+    s.add_argument("--json", action="store_true", help="the report as JSON")
     s.set_defaults(func=cmd_compact)
 
     s = sub.add_parser("scan", help="check files (or the staged changes) for secrets; exit 1 "
                                     "on findings, 2 when a file could not be scanned")
-    s.add_argument("paths", nargs="*", metavar="PATH")
+    s.add_argument("paths", nargs="*", metavar="PATH",
+                   help="files or folders (default with --staged: what git has staged)")
     s.add_argument("--staged", action="store_true", help="scan what git has staged")
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help="findings, skipped files and errors as JSON")
     s.set_defaults(func=cmd_scan)
 
     s = sub.add_parser("demo", help="a guided run in a temporary directory")
     s.set_defaults(func=cmd_demo)
 
     s = sub.add_parser("hook", help="agent hook: read the event JSON on stdin, print context")
-    s.add_argument("event", choices=("session-start", "user-prompt-submit"))
+    s.add_argument("event", choices=("session-start", "user-prompt-submit"),
+                   help="the agent event whose hook JSON comes on stdin")
     s.set_defaults(func=cmd_hook)
 
     s = sub.add_parser("list", help="the live entries: id, date, tokens, title, marks")
@@ -486,10 +492,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_mcp)
 
     s = sub.add_parser("merge-driver", help="git merge driver for shards (%%O %%A %%B %%P)")
-    s.add_argument("base")
-    s.add_argument("ours")
-    s.add_argument("theirs")
-    s.add_argument("path", nargs="?", default="")
+    s.add_argument("base", help="the common ancestor (git's %%O)")
+    s.add_argument("ours", help="our version, overwritten with the result (%%A)")
+    s.add_argument("theirs", help="their version (%%B)")
+    s.add_argument("path", nargs="?", default="", help="the path in the repository (%%P)")
     s.set_defaults(func=cmd_merge_driver)
     return p
 

@@ -115,3 +115,13 @@ def test_help_ends_with_examples_and_the_shards(tmp_path: Path) -> None:
     assert tail[0] == "examples:" and any("conventions" in ln for ln in tail)
     for command in ("list", "show", "edit", "forget", "mcp"):
         assert f"    {command} " in r.stdout.decode()  # listed with a help line
+    for command in ("init", "put", "get", "status", "compact", "scan", "hook", "list", "show",
+                    "edit", "forget", "merge-driver"):
+        usage = run_cli(command, "--help", cwd=tmp_path).stdout.decode()
+        lines = usage.split("\n\n", 1)[1].splitlines()  # past the usage line(s)
+        for i, line in enumerate(lines):
+            if not line.startswith("  ") or line.startswith("   ") or line.endswith(":"):
+                continue  # a continuation, or a section heading
+            name, _, help_text = line.strip().partition("  ")
+            wrapped = i + 1 < len(lines) and lines[i + 1].startswith("      ")
+            assert help_text.strip() or wrapped, (command, name)
