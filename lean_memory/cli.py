@@ -528,10 +528,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return code
     except SecretFound as exc:
         _say_error(str(exc))
-        from .secrets import format_finding
-
-        for f in exc.findings:
-            sys.stderr.write(f"  {redact_message(format_finding(f))}\n")
+        for line in exc.finding_lines():
+            sys.stderr.write(f"  {line}\n")
         return 1
     except LeanMemoryError as exc:
         _say_error(str(exc))

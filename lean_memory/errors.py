@@ -73,3 +73,9 @@ class SecretFound(LeanMemoryError):
             f"refused: {where} contains {len(self.findings)} secret(s) ({rules}); "
             "nothing was written"
         )
+
+    def finding_lines(self) -> list[str]:
+        """One redacted ``path:line: rule: preview`` line per finding."""
+        from .secrets import format_finding
+
+        return [redact_message(format_finding(f)) for f in self.findings]

@@ -167,9 +167,12 @@ def forget(mem: Memory, entry_id: str, *, reason: str, date: str | None = None) 
     if found:
         raise SecretFound(found, where="the reason")
     day = today() if date is None else check_date(date)
-    find_entry(mem, entry_id)  # the clear error, with the archive's hint
     with mem.lock():
-        shard, i = _locate(mem, entry_id)
+        try:
+            shard, i = _locate(mem, entry_id)
+        except UnknownEntry:
+            find_entry(mem, entry_id)  # raises, with the archive's hint when it is there
+            raise
         entry = shard.entries[i]
         archive_entries(mem, shard, [entry], [("forgotten", day),
                                               ("reason", " ".join(reason.split()))])

@@ -318,9 +318,7 @@ def _error_text(exc: LeanMemoryError) -> str:
 
     text = " ".join(str(exc).split())
     if isinstance(exc, SecretFound):
-        from .secrets import format_finding
-
-        text += "".join(f"\n  {format_finding(f)}" for f in exc.findings)
+        text += "".join(f"\n  {line}" for line in exc.finding_lines())
     return text
 
 

@@ -75,18 +75,13 @@ class MemoryToolHandler:
         parts = tuple(rest.split("/")) if rest else ()
         if any(p in ("", ".", "..") for p in parts):
             raise MemoryToolError(f"Path {path[:200]} would escape /memories directory")
-        target = self.mem.dir.joinpath(*parts)
-        for depth in range(len(parts) + 1):  # no symlink anywhere on the way
-            node = self.mem.dir.joinpath(*parts[:depth])
-            try:
-                if stat.S_ISLNK(os.lstat(node).st_mode):
-                    raise MemoryToolError(f"Path {path[:200]} goes through a symlink; refused")
-            except FileNotFoundError:
-                break
-        root = os.path.realpath(self.mem.dir)
-        real = os.path.realpath(target)
-        if real != root and not real.startswith(root + os.sep):
-            raise MemoryToolError(f"Path {path[:200]} would escape /memories directory")
+        from .fsutil import UnsafePath, check_folders
+
+        # No ``..`` segment and no link from .agents down to the target: it stays inside.
+        try:
+            check_folders(self.mem.dir.joinpath(*parts))
+        except UnsafePath:
+            raise MemoryToolError(f"Path {path[:200]} goes through a symlink; refused") from None
         if parts and parts[0].startswith("."):
             raise MemoryToolError(f"{path[:200]}: hidden files are not part of memory")
         return parts
@@ -329,10 +324,7 @@ def anthropic_memory_tool(mem: Memory) -> Any:
         try:
             return handler.execute(command.model_dump(exclude_none=True))
         except SecretFound as exc:
-            from .secrets import format_finding
-
-            detail = "; ".join(format_finding(f) for f in exc.findings)
-            raise ToolError(f"{exc} ({detail})") from None
+            raise ToolError(f"{exc} ({'; '.join(exc.finding_lines())})") from None
         except LeanMemoryError as exc:
             raise ToolError(" ".join(str(exc).split())) from None
 
