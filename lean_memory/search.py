@@ -23,7 +23,7 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import accumulate, chain, compress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkable
 
 from . import format as fmt
 from .bm25 import (
@@ -396,20 +396,24 @@ def _is_cached_bm25(r: Any, mem: Memory) -> bool:
 
 
 def search(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
-           include_archive: bool = False) -> list[Hit]:
-    """The ``k`` best live entries for ``query``; superseded entries, and entries that hold
-    a credential, never appear."""
+           include_archive: bool | None = None) -> list[Hit]:
+    """The ``k`` best entries for ``query``, live and archived ranked together (the archive
+    left out with ``include_archive=False``; None means the config's ``search_archive``,
+    true by default); a live entry goes first on a tie. Superseded entries, and entries
+    that hold a credential, never appear."""
     return find(mem, query, k=k, shards=shards, include_archive=include_archive).hits
 
 
 def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
-         include_archive: bool = False) -> Found:
+         include_archive: bool | None = None) -> Found:
     """:func:`search`, and how many withheld entries the query would have returned."""
     if not isinstance(query, str) or not tokenize(query):
         raise QueryError("the query has no searchable words (empty, or only stop words)")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise QueryError("k must be a whole number, at least 1")
     mem._require_init()
+    if include_archive is None:
+        include_archive = mem.config.search_archive
     if isinstance(shards, str):
         shards = (shards,)
     elif shards is not None and not isinstance(shards, Iterable):
@@ -428,6 +432,7 @@ def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = 
 def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str],
             include_archive: bool) -> Found:
     allowed = corpus.allowed(names, include_archive)
+    order = cast(Sequence[str], _LiveFirst(corpus)) if include_archive else corpus.dates
     retrievers = mem._retrievers if mem._retrievers is not None else configured_retrievers(mem)
     depth = k if len(retrievers) == 1 else max(4 * k, 20)
     index = corpus.index
@@ -438,7 +443,7 @@ def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str
     timeout = mem.config.retriever_timeout_ms / 1000
     for r in retrievers:
         if _is_cached_bm25(r, mem):
-            rankings.append(index.top(query, depth, allowed=allowed, newer=corpus.dates))
+            rankings.append(index.top(query, depth, allowed=allowed, newer=order))
             continue
         if entries is None:
             # Plugins get the entries newest first, then in file order (stable sort).
@@ -454,12 +459,28 @@ def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str
     elif rankings:
         fused = rrf([[n for n, _ in ranking] for ranking in rankings])
     else:  # every retriever failed: fall back to the built-in BM25
-        fused = index.top(query, k, allowed=allowed, newer=corpus.dates)
+        fused = index.top(query, k, allowed=allowed, newer=order)
     hits = []
     for n, score in fused[:k]:
         shard, archived = corpus.where(n)
         hits.append(Hit(corpus.entry(n), shard, score, archived))
     return Found(hits, _withheld_matches(corpus, query, k, allowed, names, include_archive))
+
+
+class _LiveFirst:
+    """The tie order of hits, as ``BM25Index.top`` takes it (greater first): a live entry
+    before an archived one, then the newer. Computed only for the entries tied at a score,
+    so a query does not build a key for every entry."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+
+    def __getitem__(self, number: int) -> str:
+        archived = self.corpus.where(number)[1]
+        return ("0" if archived else "1") + self.corpus.dates[number]
+
+    def __len__(self) -> int:
+        return len(self.corpus.dates)
 
 
 def _withheld_matches(corpus: Corpus, query: str, k: int, allowed: bytearray,
@@ -486,7 +507,8 @@ def _withheld_matches(corpus: Corpus, query: str, k: int, allowed: bytearray,
 
 
 def render_hits(hits: Sequence[Hit]) -> str:
-    """Hits as Markdown ready for a prompt: title, where it lives, the body."""
+    """Hits as Markdown ready for a prompt: title, where it lives (archived hits marked),
+    the body."""
     from .dedup import main_text
 
     parts = []
