@@ -21,10 +21,11 @@ This runs before every prompt, so it imports little at module level.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .format import Entry
     from .search import Hit
     from .store import Memory
