@@ -241,6 +241,7 @@ def test_hook_prompt_inputs_of_both_agents(memory: lean_memory.Memory, shape: An
     assert code == 0
     context = check_output(out, "UserPromptSubmit")
     assert FACTS["failures"] in context and RULES[0] in context
+    assert "# Memory index" not in context  # the session start gave it (ADR 0018)
 
 
 @pytest.mark.parametrize("shape", [claude_start, codex_start])
@@ -249,6 +250,7 @@ def test_hook_session_start_inputs_of_both_agents(memory: lean_memory.Memory,
     code, out = hook("session-start", json.dumps(shape(memory.root)))
     context = check_output(out, "SessionStart")
     assert code == 0 and RULES[2] in context and "matching" not in context
+    assert context.startswith("# Memory index")
 
 
 def test_hook_finds_the_memory_from_the_input_cwd(memory: lean_memory.Memory,
