@@ -205,8 +205,7 @@ def _matches(mem: Memory, prompt: str, include_archive: bool | None,
     others = [s for s in mem.shards if s != RULES_SHARD]
     if not others or not tokenize(query):
         return None
-    found = _Matches(mem, query, others, include_archive, room)
-    return found if found.hits else None
+    return _Matches(mem, query, others, include_archive, room)
 
 
 def _match_text(e: Entry) -> str:
@@ -250,7 +249,7 @@ def _pack_matches(found: _Matches, room: int) -> tuple[list[str], int, bool]:
     whole is left out, except the best one, which is cut instead."""
     lines: list[str] = []
     seen: set[str] = set()
-    # The note's cost is kept back while packing: its count is at most this many digits.
+    # The note's cost is kept back while packing (its count has fewer digits than this).
     left = room - _tokens(MATCH_HEAD) - 1 - (_tokens(_left_out_note(10 ** 5, True)) + 1)
     skipped = run = 0
     i = 0
@@ -330,8 +329,9 @@ def _block(budget: int, overview: str, rules: list[Entry], found: _Matches | Non
         return ""
     left = budget - _tokens(overview)
     reserve = 0
-    if found is not None:
-        reserve = min(left, max(left // MATCH_SHARE, MIN_MATCH + _tokens(MATCH_HEAD) + 1))
+    if found is not None and found.hits:
+        floor = MIN_MATCH + _tokens(MATCH_HEAD) + _tokens(_left_out_note(10 ** 5, True)) + 2
+        reserve = min(left, max(left // MATCH_SHARE, floor))
     rule_lines: list[str] = []
     if rules:
         rule_lines = _fit_rules(rules, left - reserve - _tokens(RULES_HEAD) - 1)
@@ -341,7 +341,7 @@ def _block(budget: int, overview: str, rules: list[Entry], found: _Matches | Non
     used = sum(_tokens(p) for p in parts) + len(parts)
     lines: list[str] = []
     rest, more = 0, False
-    if found is not None:
+    if found is not None and found.hits:
         lines, rest, more = _pack_matches(found, budget - used - 1)
     while True:  # estimates are not quite additive: drop from the end until it fits
         text = "".join(parts)

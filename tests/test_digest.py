@@ -182,3 +182,13 @@ def test_budget_rules_share_and_determinism(varied: lean_memory.Memory, words: l
         assert match_lines(d)
     if budget >= 1200:
         assert "- Archived" not in d or "(2026-02-01, archived)" in d
+
+
+def test_a_match_that_holds_a_credential_is_counted_not_shown(many: lean_memory.Memory) -> None:
+    key = "AK" + "IA" + "QZ7XW3RT5YB2LM4N"  # built here, so the repository scans clean
+    append(many, "quirks", [entry("quirks", 600, f"The zanzibar exporter signs with {key}.")],
+           archive=True)
+    d = many.digest("zanzibar exporter signs")
+    assert key not in d and "## Memory matching" not in d
+    assert d.endswith("_(1 entry withheld: it holds a credential; "
+                      "run `lean-memory scan .agents/memory`)_\n")
