@@ -13,7 +13,9 @@ at least one of its relevant documents (white space normalised) is in the block:
   ``- title: text`` per hit in rank order until the next would pass B;
 * ``ranked``: lean_memory's own ranking (``mem.search``) packed the same way;
 * ``ranked-body``: the same ranking packed as the digest writes a line (``- text``, the title
-  not repeated), with no heading and no note: what the digest's own overhead costs.
+  not repeated), with no heading and no note: what the digest's own overhead costs;
+* ``digest+index``: ``mem.digest(q, budget_tokens=B, index=True)``, the shard overview
+  repeated before each prompt (``digest_index = true``).
 
 The last column counts the queries that ``ranked`` answers and the digest does not.
 
@@ -40,7 +42,7 @@ from lean_memory import estimate_tokens
 from lean_memory.store import Memory
 
 SHARDS = ("seed", "failures", "corrections", "insights", "quirks")
-SYSTEMS = ("digest", "fts5", "ranked", "ranked-body")
+SYSTEMS = ("digest", "fts5", "ranked", "ranked-body", "digest+index")
 WORD = re.compile(r"\w+")
 DEPTH = 150  # hits packed at most: more than 2,000 tokens of one-line hits
 
@@ -144,10 +146,13 @@ def run(name: str, budgets: list[int], limit: int | None, work: Path) -> None:
                 tokens = estimate_tokens(block)
                 over += tokens > b
                 used[b].append(tokens)
+                with_index = mem.digest(q["q"], budget_tokens=b, index=True)
+                over += estimate_tokens(with_index) > b
                 got = {}
                 for system, text in (("digest", norm(block)), ("fts5", norm(pack(fts, b))),
                                      ("ranked", norm(pack(ranked, b))),
-                                     ("ranked-body", norm(pack(bodies, b)))):
+                                     ("ranked-body", norm(pack(bodies, b))),
+                                     ("digest+index", norm(with_index))):
                     got[system] = any(e in text for e in evidence)
                     answered[(system, b)] += got[system]
                 lost[b] += got["ranked"] and not got["digest"]
@@ -155,8 +160,9 @@ def run(name: str, budgets: list[int], limit: int | None, work: Path) -> None:
           f"{time.perf_counter() - t0:.0f} s; digests over budget: {over}\n")
     print("| budget B | digest (tokens used, median) | FTS5 hits packed to B | "
           "lean_memory's ranking packed to B | same, lines as the digest's, no heading | "
+          "digest with the overview repeated | "
           "queries the ranking packed answers and the digest does not |")
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     for b in budgets:
         cells = [f"{answered[(s, b)] / max(n, 1):.3f}" for s in SYSTEMS]
         print(f"| {b:,} | {cells[0]} ({answered[('digest', b)]}/{n}; "
