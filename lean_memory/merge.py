@@ -503,22 +503,24 @@ def merge_driver(base: str, ours: str, theirs: str, path: str = "") -> int:
             _write(ours, data)
     except Unmergeable as exc:
         done = _line_conflict(base, ours, theirs, allow)
-        _say(f"{where}: cannot merge entry by entry ({exc}); {done}")
+        _say(where, f"cannot merge entry by entry ({exc}); {done}")
         return 1
     except (OSError, ValueError) as exc:
         done = _line_conflict(base, ours, theirs, allow)
-        _say(f"{where}: merge driver failed ({type(exc).__name__}); {done}")
+        _say(where, f"merge driver failed ({type(exc).__name__}); {done}")
         return 1
     if merged.clean:
         return 0
-    _say(f"{where}: {_conflict_summary(merged)}")
+    _say(where, _conflict_summary(merged))
     return 1
 
 
-def _say(message: str) -> None:
-    """One line on stderr, redacted: git's ``%P`` is a path from the repository, and a
-    cloned repository may name a file after a credential."""
-    line = " ".join(message.split())  # a path may hold a newline: still one line
+def _say(where: str, message: str) -> None:
+    """One line on stderr, redacted: ``where`` is git's ``%P``, a path from the repository,
+    and a cloned repository may name a file after a credential."""
+    from .secrets import redact_path
+
+    line = " ".join(f"{redact_path(where)}: {message}".split())  # a path may hold a newline
     sys.stderr.write(f"lean-memory: {redact_message(line)}\n")
 
 

@@ -797,6 +797,6 @@ def test_driver_redacts_a_credential_in_the_path_it_reports(
     err = capsys.readouterr().err
     assert pat not in err and "ghp_" in err and err.count("\n") == 1
     o = write3(tmp_path, base, b"\xff" + base.encode(), PRE + entry(2))  # line fallback path
-    merge_driver(*o, f"notes/{pat}.md")
+    merge_driver(*o, f"notes/deploy-{pat}.md")
     err = capsys.readouterr().err
-    assert pat not in err and err.startswith("lean-memory: notes/ghp_")
+    assert pat not in err and err.startswith("lean-memory: notes/deploy-ghp_")
