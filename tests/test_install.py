@@ -52,6 +52,8 @@ def test_wheel_metadata_names_our_project_and_no_runtime_dependency(
     assert "LICENSE" in (meta.get_all("License-File") or [])
     runtime = [r for r in meta.get_all("Requires-Dist") or [] if "extra ==" not in r]
     assert runtime == []
+    # No public home yet: no address is invented (add [project.urls] with the real one).
+    assert meta.get_all("Project-URL") is None and meta.get("Home-page") is None
     with zipfile.ZipFile(dists[0]) as zf:
         names = zf.namelist()
     assert "lean_memory/py.typed" in names
