@@ -81,7 +81,13 @@ class _Tally:
             self.binary += 1
         else:
             self.scanned += 1
-            self.findings.extend(scan_stream(read, path, allow=allow, head=head))
+            found = scan_stream(read, path, allow=allow, head=head)
+            if found:  # only then: redacting every path would cost more than most scans
+                shown = redact_path(path)
+                self.findings.extend(replace(f, path=shown) for f in found)
+
+    def error(self, path: str, reason: str) -> None:
+        self.errors.append((redact_path(path), reason))
 
 
 def _read_upto(read: Callable[[int], bytes], n: int) -> bytes:
@@ -283,23 +289,22 @@ def scan_paths(paths: Sequence[str | os.PathLike[str]], *,
     """
     tally = _Tally()
     for path, why in _walk(paths, git_listing=not all_files):
-        name = path.replace(os.sep, "/")
-        if allow is not None and allow.paths and path_allowed(name, allow):
+        shown = path.replace(os.sep, "/")
+        if allow is not None and allow.paths and path_allowed(shown, allow):
             continue
-        shown = redact_path(name)
         if why == SYMLINK:
-            tally.skipped.append((shown, why))
+            tally.skipped.append((redact_path(shown), why))
             continue
         if why is not None:
-            tally.errors.append((shown, why))
+            tally.error(shown, why)
             continue
         try:
             with open(_open_regular(path), "rb", closefd=True) as fh:
                 tally.content(fh.read, shown, allow)
         except LeanMemoryError as exc:
-            tally.errors.append((shown, str(exc)))
+            tally.error(shown, str(exc))
         except OSError as exc:
-            tally.errors.append((shown, _reason(exc)))
+            tally.error(shown, _reason(exc))
     return tally.result()
 
 
@@ -374,10 +379,10 @@ def scan_staged(cwd: str | os.PathLike[str] = ".", *,
             proc.stdin.flush()
             header = proc.stdout.readline().split()
             if len(header) < 3 or header[1] != b"blob":
-                tally.errors.append((redact_path(name), "not readable from git's index"))
+                tally.error(name, "not readable from git's index")
                 continue
             blob = _Blob(proc.stdout, int(header[2]))
-            tally.content(blob.read, redact_path(name), allow)
+            tally.content(blob.read, name, allow)
             while blob.left:
                 blob.read(_BLOCK)
             proc.stdout.read(1)  # the newline after each blob
