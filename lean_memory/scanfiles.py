@@ -223,6 +223,8 @@ def _walk_listed(top: str, names: Sequence[str]) -> Iterator[tuple[str, str | No
     listed by its own git in turn, and a tracked file deleted from the work tree has
     nothing to scan."""
     for name in names:
+        if os.path.normpath(name) == ".":
+            continue  # an empty submodule lists itself: nothing checked out, nothing to scan
         path = os.path.join(top, name.rstrip("/"))
         try:
             mode = os.lstat(path).st_mode

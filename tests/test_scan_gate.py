@@ -353,6 +353,36 @@ def test_scan_walks_everything_outside_git_or_without_git(tmp_path: Path) -> Non
 
 
 @needs_git
+def test_scan_lists_submodules_and_nested_repositories_with_their_own_git(
+        tmp_path: Path) -> None:
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    git(inner, "init", "-q")
+    (inner / "keys.txt").write_text(f"token {token(9)}\n")
+    (inner / ".gitignore").write_text("*.log\n")
+    (inner / "skip.log").write_text(f"token {token(10)}\n")
+    git(inner, "add", "keys.txt", ".gitignore")
+    git(inner, "commit", "-qm", "i")
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    git(outer, "init", "-q")
+    git(outer, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner), "sub")
+    git(outer, "commit", "-qm", "s")
+    nested = outer / "nested"  # an untracked repository inside: git lists it as "nested/"
+    nested.mkdir()
+    git(nested, "init", "-q")
+    (nested / "n.txt").write_text(f"token {token(11)}\n")
+    shutil.copytree(inner, outer / "sub", dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git"))
+    res = scan_paths([outer], all_files=False)
+    assert {f.path.rsplit("/", 2)[-2] + "/" + f.path.rsplit("/", 1)[-1]
+            for f in res.findings} == {"sub/keys.txt", "nested/n.txt"}
+    clone = tmp_path / "clone"  # its submodule is not checked out: an empty folder
+    git(tmp_path, "clone", "-q", str(outer), str(clone))
+    res = scan_paths([clone], all_files=False)  # no endless listing of the empty folder
+    assert not res.findings and not res.errors and res.scanned == 1  # .gitmodules
+
+
+@needs_git
 @needs_fifo
 def test_scan_of_a_hostile_clone_runs_nothing_and_follows_no_link(tmp_path: Path) -> None:
     """A repository's own config could name a file-system monitor program: git runs it for
