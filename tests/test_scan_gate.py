@@ -405,6 +405,8 @@ def test_scan_of_a_hostile_clone_runs_nothing_and_follows_no_link(tmp_path: Path
     assert not pwned.exists()
     assert r.returncode == 0 and not r.stdout, r.stderr
     assert "skipped ./link.txt: symlink, not followed" in r.stderr.decode()
+    git(repo, "ls-files", "--others")  # the setting is live: plain git runs the program
+    assert pwned.exists()
 
 
 def test_scan_redacts_a_credential_in_a_path(tmp_path: Path) -> None:
