@@ -233,7 +233,7 @@ def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
             raise UsageError("scan: give paths or --staged, not both")
         result = scan_staged(".", allow=allow)
     else:
-        result = scan_paths(args.paths or ["."], allow=allow)
+        result = scan_paths(args.paths or ["."], allow=allow, all_files=args.all_files)
     if args.json:
         _dump({"findings": [{"path": f.path, "line": f.line, "rule": f.rule,
                              "preview": f.preview, "fingerprint": f.fingerprint}
@@ -457,6 +457,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("paths", nargs="*", metavar="PATH",
                    help="files or folders (default with --staged: what git has staged)")
     s.add_argument("--staged", action="store_true", help="scan what git has staged")
+    s.add_argument("--all-files", action="store_true",
+                   help="scan every file under a folder, even those .gitignore leaves out "
+                        "(by default a folder in a git work tree is scanned as git sees it)")
     s.add_argument("--json", action="store_true", help="findings, skipped files and errors as JSON")
     s.set_defaults(func=cmd_scan)
 
