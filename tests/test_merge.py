@@ -23,7 +23,7 @@ from .conftest import ROOT, git
 PRE = "# Failures\n\nWhat broke, why, and the fix that worked.\n\n"
 MARKERS = ("<<<<<<<", ">>>>>>>", "=======\n")
 # Built at run time so that the repository itself scans clean.
-TOKEN = "gh" + "p_" + "Zx8Qw3Lm9Tr2Vb7Nc4Kd1Hs6Fg5Jp0Ya2We"
+TOKEN = "gh" + "p_" + "Zx8Qw3Lm9Tr2Vb7Nc4Kd1Hs6Fg5Jp0Ya2WeUq"
 SECRET_LINE = "GITHUB" + "_TOKEN=" + TOKEN
 
 
