@@ -1,6 +1,6 @@
 """Whole-process cost of `put`, `get <shard>`, `get --query`, `status` against `python -c pass`.
 
-    python bench/store_bench.py [--sizes 1000 10000] [--runs 11]
+    python bench/store_bench.py [--sizes 1000 10000 [100000]] [--runs 11]
 
 Builds synthetic memories (entries spread over the six default shards, realistic lengths),
 then times each command as a fresh process, cold where it matters, and reports medians
