@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -10,18 +9,11 @@ from typing import Any
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import ROOT, load_bench
 
 
 def _speed() -> Any:
-    path = ROOT / "bench" / "speed" / "run.py"
-    spec = importlib.util.spec_from_file_location("speed_run_bench", path)
-    assert spec is not None and spec.loader is not None
-    module = sys.modules.get(spec.name)
-    if module is None:
-        module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    return module
+    return load_bench("speed/run.py", "speed_run_bench")
 
 
 def test_sizes_are_read_with_k() -> None:
