@@ -256,6 +256,9 @@ class Fusion:
     depth: int = 20
     weights: tuple[float, ...] = ()
 
+    def weight(self, i: int) -> float:
+        return self.weights[i] if i < len(self.weights) else 1.0
+
     @classmethod
     def of(cls, config: Config, names: Sequence[str]) -> Fusion:
         given = dict(config.fusion_weights)
@@ -325,3 +328,92 @@ def fill(fused: Sequence[tuple[_Doc, float]], extra: Sequence[Sequence[_Doc]],
             seen.add(doc)
             out.append((doc, min(floor, 0.0) - 1.0 + s))
     return out
+
+
+# -- one query through every source ---------------------------------------------------------
+
+# The built-in BM25 over the cached index: (depth, among these numbers or all) -> ranking.
+BM25Top = Callable[[int, Sequence[int] | None], list[tuple[int, float]]]
+
+
+def fuse(query: str, k: int, sources: Sequence[tuple[str, Job | None]], fusion: Fusion, *,
+         bm25: BM25Top, numbers: Callable[[], list[int]],
+         entries: Callable[[Sequence[int]], list[fmt.Entry]],
+         timeout_ms: int) -> tuple[list[tuple[int, float]], list[str]]:
+    """The fused ranking of entry numbers, and notes on the sources searched without.
+
+    ``sources`` are in config order (job None: the built-in BM25); ``numbers`` gives the
+    searchable entries in the order plugins see them and ``entries`` reads them. Plugins
+    load from now on and rank once their entries are known, all until one deadline; if
+    every one fails, BM25 answers.
+    """
+    notes: list[str] = []
+    deadline = time.monotonic() + timeout_ms / 1000
+    runs = {i: Run(job, query, deadline) for i, (_, job) in enumerate(sources) if job}
+    pool: dict[str, int] = {}
+    everything: list[int] | None = None
+
+    def all_numbers() -> list[int]:
+        nonlocal everything
+        if everything is None:
+            everything = numbers()
+        return everything
+
+    def give(run: Run, ns: Sequence[int], depth: int) -> None:
+        got = entries(ns)
+        for n, e in zip(ns, got, strict=True):
+            pool[e.id] = n
+        run.give(got, depth)
+
+    def ranking_of(i: int) -> list[tuple[int, float]] | None:
+        run = runs[i]
+        ranked, why = run.ranking(timeout_ms)
+        if why:
+            notes.append(why)
+        if run.missing:
+            notes.append(f"retriever {sources[i][0]!r}: {run.missing} entries have no "
+                         "vector yet (run `lean-memory embed`)")
+        if ranked is None:
+            return None
+        return [(pool[e], s) for e, s in ranked if e in pool]
+
+    if fusion.mode == "rrf":
+        depth = max(4 * k, 20)
+        for run in runs.values():
+            give(run, all_numbers(), depth)
+        rankings: list[list[int]] = []
+        weights: list[float] = []
+        for i, (_, job) in enumerate(sources):
+            got = bm25(depth, None) if job is None else ranking_of(i)
+            if got is not None:
+                rankings.append([n for n, _ in got[:depth]])
+                weights.append(fusion.weight(i))
+        if not rankings:
+            return bm25(k, None), notes
+        return rrf(rankings, weights=weights), notes
+
+    # rerank: the first source's head, rescored by the others
+    head = max(fusion.depth, k)
+    first: list[tuple[int, float]] | None = None
+    if 0 in runs:
+        give(runs[0], all_numbers(), head)
+        first = ranking_of(0)
+    if first is None:  # the built-in BM25, also when a first-stage plugin failed
+        first = bm25(head, None)
+    short = len(first) < k  # then the others rank everything, and fill the rest
+    candidates = all_numbers() if short else [n for n, _ in first[:fusion.depth]]
+    for i, run in runs.items():
+        if i:
+            give(run, candidates, len(candidates))
+    others: list[dict[int, float]] = []
+    extra: list[list[int]] = []
+    weights = [fusion.weight(0)]
+    for i, (_, job) in enumerate(sources[1:], start=1):
+        got = bm25(len(candidates), candidates) if job is None else ranking_of(i)
+        if got is None:
+            continue
+        others.append(dict(got))
+        extra.append([n for n, _ in got])
+        weights.append(fusion.weight(i))
+    fused = rerank(first, others, weights, fusion.depth) if others else first
+    return (fill(fused, extra, k) if short else fused), notes

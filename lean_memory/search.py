@@ -16,7 +16,6 @@ returned, scoring them on the fly (they are rare).
 from __future__ import annotations
 
 import marshal
-import time
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
@@ -37,7 +36,7 @@ from .bm25 import (
 )
 from .errors import QueryError, UnknownShard
 from .fsutil import read_cache, write_cache
-from .retrievers import RRF_K, Fusion, Job, Retriever, Run, fill, jobs, rerank, rrf
+from .retrievers import RRF_K, Fusion, Job, Retriever, fuse, jobs, rrf
 
 if TYPE_CHECKING:
     from .store import Memory
@@ -366,91 +365,25 @@ def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str
     if not any(job for _, job in sources):  # BM25 alone: the hot path, nothing else
         fused = index.top(query, k, allowed=allowed, newer=corpus.dates)
         return _found(corpus, fused, k, query, allowed, names, include_archive, notes)
-    fusion = Fusion.of(c, [name for name, _ in sources])
-    timeout_ms = c.retriever_timeout_ms
-    deadline = time.monotonic() + timeout_ms / 1000
-    # Loading starts now, ranking once the entries are known; one deadline for both.
-    runs = {i: Run(job, query, deadline) for i, (_, job) in enumerate(sources) if job}
-    pool: dict[str, int] = {}
 
-    def entries_of(numbers: Sequence[int]) -> list[fmt.Entry]:
-        for n in numbers:
-            pool[corpus.ids[n]] = n
-        return [corpus.entry(n) for n in numbers]
-
-    everything: list[int] | None = None
-
-    def all_numbers() -> list[int]:
-        nonlocal everything
-        if everything is None:
-            # Plugins get the entries newest first, then in file order (stable sort).
-            everything = list(compress(range(len(allowed)), allowed))
-            everything.sort(key=corpus.dates.__getitem__, reverse=True)
-        return everything
-
-    def ranking_of(i: int) -> list[tuple[int, float]] | None:
-        ranked, why = runs[i].ranking(timeout_ms)
-        if why:
-            notes.append(why)
-        if runs[i].missing:
-            notes.append(f"retriever {sources[i][0]!r}: {runs[i].missing} entries have no "
-                         "vector yet (run `lean-memory embed`)")
-        if ranked is None:
-            return None
-        return [(pool[e], s) for e, s in ranked if e in pool]
-
-    def bm25_over(numbers: Sequence[int], depth: int) -> list[tuple[int, float]]:
-        mask = bytearray(len(allowed))
-        for n in numbers:
-            mask[n] = 1
+    def bm25(depth: int, among: Sequence[int] | None) -> list[tuple[int, float]]:
+        mask = allowed
+        if among is not None:
+            mask = bytearray(len(allowed))
+            for n in among:
+                mask[n] = 1
         return index.top(query, depth, allowed=mask, newer=corpus.dates)
 
-    if fusion.mode == "rrf":
-        depth = max(4 * k, 20)
-        rankings: list[list[tuple[int, float]]] = []
-        weights: list[float] = []
-        if runs:
-            shared = entries_of(all_numbers())
-            for run in runs.values():
-                run.give(shared, depth)
-        for i, (_, job) in enumerate(sources):
-            got = (index.top(query, depth, allowed=allowed, newer=corpus.dates) if job is None
-                   else ranking_of(i))
-            if got is not None:
-                rankings.append(got[:depth])
-                weights.append(fusion.weights[i])
-        fused = (rrf([[n for n, _ in r] for r in rankings], weights=weights) if rankings
-                 else index.top(query, k, allowed=allowed, newer=corpus.dates))
-        return _found(corpus, fused, k, query, allowed, names, include_archive, notes)
+    def numbers() -> list[int]:
+        # Plugins get the entries newest first, then in file order (stable sort).
+        out = list(compress(range(len(allowed)), allowed))
+        out.sort(key=corpus.dates.__getitem__, reverse=True)
+        return out
 
-    # rerank: the first source's head, rescored by the others
-    head_depth = max(fusion.depth, k)
-    first: list[tuple[int, float]] | None = None
-    if sources[0][1] is not None:
-        runs[0].give(entries_of(all_numbers()), head_depth)
-        first = ranking_of(0)
-    if first is None:  # the built-in BM25, also when a first-stage plugin failed
-        first = index.top(query, head_depth, allowed=allowed, newer=corpus.dates)
-    short = len(first) < k  # then the others rank everything, and fill the rest
-    candidates = all_numbers() if short else [n for n, _ in first[:fusion.depth]]
-    given = entries_of(candidates) if any(i for i in runs if i) else []
-    for i, run in runs.items():
-        if i:
-            run.give(given, len(given))
-    others: list[dict[int, float]] = []
-    extra: list[list[int]] = []
-    weights = [fusion.weights[0]]
-    for i, (_, job) in enumerate(sources[1:], start=1):
-        got = bm25_over(candidates, len(candidates)) if job is None else ranking_of(i)
-        if got is None:
-            continue
-        others.append(dict(got))
-        extra.append([n for n, _ in got])
-        weights.append(fusion.weights[i])
-    fused = rerank(first, others, weights, fusion.depth) if others else first
-    if short:
-        fused = fill(fused, extra, k)
-    return _found(corpus, fused, k, query, allowed, names, include_archive, notes)
+    fused, more = fuse(query, k, sources, Fusion.of(c, [name for name, _ in sources]),
+                       bm25=bm25, numbers=numbers, entries=lambda ns: [corpus.entry(n) for n in ns],
+                       timeout_ms=c.retriever_timeout_ms)
+    return _found(corpus, fused, k, query, allowed, names, include_archive, [*notes, *more])
 
 
 def _given(r: Any) -> Job:
