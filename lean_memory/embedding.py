@@ -12,7 +12,12 @@ from collections.abc import Callable, Sequence
 from hashlib import blake2b
 
 from .bm25 import EntryLike
+from .errors import LeanMemoryError
 from .vectors import Vectors, dot, unit
+
+class EmbeddingError(LeanMemoryError):
+    """The embedder answered something unusable (one line, safe to show)."""
+
 
 # texts -> one vector per text, in order
 Embed = Callable[[list[str]], list[Sequence[float]]]
@@ -58,11 +63,13 @@ class EmbeddingRetriever:
         if not found:
             return []
         vectors = self.embed([self.query_prefix + query])
-        if len(vectors) != 1:
-            raise ValueError("the embedder returned no vector for the query")
-        q = unit(vectors[0])
+        try:
+            [q] = [unit(v) for v in vectors]
+        except ValueError:
+            raise EmbeddingError("the embedder returned no usable vector for the query") from None
         if len(q) != self.vectors.dim:
-            raise ValueError(f"query vector of dimension {len(q)}, cache has {self.vectors.dim}")
+            raise EmbeddingError(f"the query's vector has dimension {len(q)}, the cached ones "
+                                 f"{self.vectors.dim} (model changed? run `lean-memory embed`)")
         scored = sorted(((dot(q, v), -i, entry_id) for i, (entry_id, v) in enumerate(found)),
                         reverse=True)
         return [(entry_id, score) for score, _, entry_id in scored[:k]]

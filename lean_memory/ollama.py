@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from .embedding import EmbeddingRetriever
-from .errors import LeanMemoryError
+from .embedding import EmbeddingError, EmbeddingRetriever
 from .vectors import Vectors
 
 if TYPE_CHECKING:
@@ -35,7 +34,7 @@ MAX_ANSWER_BYTES = 256 << 20
 BATCH = 32
 
 
-class OllamaError(LeanMemoryError):
+class OllamaError(EmbeddingError):
     """Ollama is absent, refused, or answered something unusable."""
 
 
