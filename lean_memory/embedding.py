@@ -15,6 +15,7 @@ from .bm25 import EntryLike
 from .errors import LeanMemoryError
 from .vectors import Vectors, dot, unit
 
+
 class EmbeddingError(LeanMemoryError):
     """The embedder answered something unusable (one line, safe to show)."""
 
