@@ -141,7 +141,7 @@ def shipped() -> Fusion:
     return Fusion.of(Config(retrievers=("bm25", "dense")), ["bm25", "dense"])
 
 
-def setups(sweep: bool) -> list[Setup]:
+def setups(sweep: bool, table: bool = True) -> list[Setup]:
     both = ("bm25", "dense")
     out = [
         Setup("BM25 (lean_memory)", ("bm25",), Fusion()),
@@ -165,8 +165,14 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--sweep", action="store_true", help="also a grid of depths and weights")
     p.add_argument("--sets", nargs="*", default=list(SETS), choices=SETS)
+    p.add_argument("--rerank", nargs="*", default=[], metavar="DEPTH:W",
+                   help="also re-rank the top DEPTH with the dense weight W (e.g. 30:0.4)")
     args = p.parse_args()
     chosen = setups(args.sweep)
+    for spec in args.rerank:
+        depth, w = spec.split(":")
+        chosen.append(Setup(f"re-rank top {depth}, dense {w}", ("bm25", "dense"),
+                            Fusion("rerank", int(depth), (1 - float(w), float(w)))))
     started = time.perf_counter()
     results = {name: evaluate(name, chosen) for name in args.sets}
     print(f"| system | {' | '.join(args.sets)} |")
@@ -176,7 +182,7 @@ def main() -> None:
         cells = []
         for name in args.sets:
             ndcg = results[name][s.label].row()[2]
-            cells.append(f"{ndcg:.3f} ({ndcg - base[name]:+.3f})")
+            cells.append(f"{ndcg:.4f} ({ndcg - base[name]:+.4f})")
         print(f"| {s.label} | {' | '.join(cells)} |")
     print(f"\nshipped: {shipped()}; {time.perf_counter() - started:.0f} s", file=sys.stderr)
 
