@@ -232,6 +232,6 @@ def test_fusion_defaults_follow_the_config() -> None:
     from lean_memory.config import Config
 
     f = Fusion.of(Config(retrievers=("bm25", "ollama")), ["bm25", "ollama"])
-    assert (f.mode, f.depth, f.weights) == ("rerank", 20, (1.0, 1.0))
+    assert (f.mode, f.depth, f.weights) == ("rerank", 20, (0.6, 0.4))
     f = Fusion.of(Config(fusion="rrf", fusion_weights=(("ollama", 0.3),)), ["bm25", "ollama"])
     assert (f.mode, f.weights) == ("rrf", (1.0, 0.3))

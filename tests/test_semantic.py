@@ -180,7 +180,8 @@ def test_rerank_moves_the_semantic_match_up(mem: Memory, fake: tuple[Fake, str])
     plain = Memory(m.root, retrievers=[__import__("lean_memory").BM25()])
     assert titles(find(plain, "postgres slow", k=2)) == ["postgres vacuum", "postgres at night"]
     embed_missing(m)
-    assert titles(find(m, "postgres slow", k=2))[0] == "postgres vacuum"  # 1:1 ties: BM25 order
+    # by default BM25 weighs .6: vacuum .6 * 1 + .4 * 0 against night .6 * 0 + .4 * 1
+    assert titles(find(m, "postgres slow", k=2))[0] == "postgres vacuum"
     m = configure(m, fake[1], "fusion_weights = { bm25 = 0.4, ollama = 0.6 }")
     assert titles(find(m, "postgres slow", k=2)) == ["postgres at night", "postgres vacuum"]
     m = configure(m, fake[1], 'fusion = "rrf"\nfusion_weights = { ollama = 3 }')
