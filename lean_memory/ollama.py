@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from .embedding import EmbeddingError, EmbeddingRetriever
+from .embedding import Embed, EmbeddingError, EmbeddingRetriever
 from .vectors import Vectors
 
 if TYPE_CHECKING:
+    from . import format as fmt
     from .config import Config
     from .store import Memory
 
@@ -154,22 +155,31 @@ def retriever(mem: Memory) -> EmbeddingRetriever:
                               model=c.ollama_model, document_prefix=doc, query_prefix=query)
 
 
+def _searchable(mem: Memory) -> list[fmt.Entry]:
+    """Every entry a search may return (live and archived), none that holds a credential."""
+    from .search import load_corpus
+
+    corpus = load_corpus(mem)
+    return [corpus.entry(n) for n, ok in enumerate(corpus.allowed(mem.shards, True)) if ok]
+
+
+def _offline(mem: Memory, embed: Embed) -> EmbeddingRetriever:
+    c = mem.config
+    return EmbeddingRetriever("ollama", embed, Vectors.load(vectors_path(mem, c.ollama_model),
+                                                            mem.agents_dir),
+                              model=c.ollama_model, document_prefix=prefixes(c.ollama_model)[0])
+
+
 def embed_missing(mem: Memory, progress: Callable[[int, int], None] | None = None, *,
                   timeout: float = 120.0) -> tuple[int, int]:
     """Embed every searchable entry (live and archived) that has no vector yet; returns
     (embedded now, searchable entries). Entries that hold a credential are never sent.
     The file is saved after every batch, so an interruption keeps what was done; vectors
     of entries that no longer exist are dropped."""
-    from .search import load_corpus
-
     c = mem.config
-    corpus = load_corpus(mem)
-    numbers = [n for n, ok in enumerate(corpus.allowed(mem.shards, True)) if ok]
-    entries = [corpus.entry(n) for n in numbers]
-    r = EmbeddingRetriever("ollama", client(c, timeout), Vectors(), model=c.ollama_model,
-                           document_prefix=prefixes(c.ollama_model)[0])
+    entries = _searchable(mem)
+    r = _offline(mem, client(c, timeout))
     path = vectors_path(mem, c.ollama_model)
-    r.vectors = Vectors.load(path, mem.agents_dir)
     keep = [r.key(e) for e in entries]
     todo = r.todo(entries)
     done = 0
@@ -192,14 +202,8 @@ def embed_missing(mem: Memory, progress: Callable[[int, int], None] | None = Non
 
 
 def describe(mem: Memory) -> dict[str, Any]:
-    """How many searchable entries have a vector (for ``status``); reads no model."""
-    from .search import load_corpus
-
-    c = mem.config
-    corpus = load_corpus(mem)
-    entries = [corpus.entry(n) for n, ok in enumerate(corpus.allowed(mem.shards, True)) if ok]
-    r = EmbeddingRetriever("ollama", lambda texts: [], Vectors.load(
-        vectors_path(mem, c.ollama_model), mem.agents_dir), model=c.ollama_model,
-        document_prefix=prefixes(c.ollama_model)[0])
-    return {"model": c.ollama_model, "entries": len(entries),
-            "embedded": len(entries) - len(r.todo(entries))}
+    """How many searchable entries have a vector (for ``status``); asks no model."""
+    entries = _searchable(mem)
+    todo = _offline(mem, lambda texts: []).todo(entries)
+    return {"model": mem.config.ollama_model, "entries": len(entries),
+            "embedded": len(entries) - len(todo)}
