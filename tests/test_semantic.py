@@ -361,3 +361,17 @@ def test_vectors_round_trip(items: list[tuple[bytes, list[float]]]) -> None:
 def test_vectors_path_is_per_model(tmp_path: Path) -> None:
     m = Memory(tmp_path)
     assert vectors_path(m, "a") != vectors_path(m, "b")
+
+
+def test_archived_entries_have_vectors_too(mem: Memory, fake: tuple[Fake, str]) -> None:
+    from lean_memory.manage import forget
+
+    m = configure(mem, fake[1])
+    fill_memory(m)
+    [car] = [e for e in m.entries("failures") if e.title == "Automobile collision"]
+    forget(m, car.id, reason="fixed long ago")
+    assert embed_missing(m) == (4, 4)  # three live, one archived
+    live = find(m, "vehicle accident", k=1)
+    assert titles(live) != ["Automobile collision"] and not live.hits[0].archived
+    found = find(m, "vehicle accident", k=1, include_archive=True)
+    assert titles(found) == ["Automobile collision"] and found.hits[0].archived
