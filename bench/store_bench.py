@@ -1,6 +1,6 @@
 """Whole-process cost of `put`, `get <shard>`, `get --query`, `status` against `python -c pass`.
 
-    python bench/store_bench.py [--sizes 1000 10000] [--runs 11]
+    python bench/store_bench.py [--sizes 1000 10000 [100000]] [--runs 11]
 
 Builds synthetic memories (entries spread over the six default shards, realistic lengths),
 then times each command as a fresh process, cold where it matters, and reports medians
@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,8 +49,13 @@ def synthetic_text(rng: random.Random) -> tuple[str, str]:
     return title, "\n\n".join(body)
 
 
-def build_memory(root: Path, n: int, seed: int = 7) -> Memory:
-    """Write ``n`` entries straight into the shard files (put would be n processes)."""
+def build_memory(root: Path, n: int, seed: int = 7,
+                 texts: Iterator[tuple[str, str]] | None = None, rules: int = 0) -> Memory:
+    """Write ``n`` entries straight into the shard files (put would be n processes).
+
+    ``texts`` gives (title, text) pairs (default: ``synthetic_text``); with ``rules``, the
+    first ``rules`` entries are standing rules (conventions) and the rest are spread over
+    the other shards, as in a memory the agents wrote."""
     (root / ".agents").mkdir(parents=True, exist_ok=True)
     (root / ".agents" / "config.toml").write_text(
         "[memory]\ntoken_budget = 10000000\n", encoding="utf-8")
@@ -57,10 +63,11 @@ def build_memory(root: Path, n: int, seed: int = 7) -> Memory:
     mem.init()
     rng = random.Random(seed)
     parts: dict[str, list[str]] = {s: [mem.read_text(mem.shard_path(s))] for s in mem.shards}
+    spread = [s for s in mem.shards if not rules or s != "conventions"]
     taken: set[str] = set()
     for i in range(n):
-        shard = mem.shards[i % len(mem.shards)]
-        title, text = synthetic_text(rng)
+        shard = "conventions" if i < rules else spread[i % len(spread)]
+        title, text = synthetic_text(rng) if texts is None else next(texts)
         date = f"20{20 + i * 6 // n}-{1 + i % 12:02d}-{1 + i % 28:02d}"
         entry = fmt.Entry(id=fmt.new_id(shard, title, text, date, taken), shard=shard,
                           title=title, text=text, date=date)

@@ -45,7 +45,7 @@ _WHERE = {
     "Memory": "store",
     "NotInitialized": "errors",
     "QueryError": "errors",
-    "Retriever": "search",
+    "Retriever": "retrievers",
     "SecretFound": "errors",
     "ShardError": "errors",
     "Status": "store",
@@ -69,7 +69,8 @@ if TYPE_CHECKING:
         UnknownShard,
     )
     from .format import Entry
-    from .search import Hit, Retriever
+    from .retrievers import Retriever
+    from .search import Hit
     from .secrets import Finding, scan_text
     from .store import Memory, Status, open
     from .tokens import estimate_tokens

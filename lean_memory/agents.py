@@ -86,7 +86,16 @@ def hook_output(event: str, root: str | None, payload: Any,
     if budget_tokens is None:
         env = os.environ.get("LEAN_MEMORY_DIGEST_TOKENS", "")
         budget_tokens = int(env) if env.isdigit() else 1200
-    text = digest(mem, prompt, budget_tokens=budget_tokens)
+    from .retrievers import listeners
+
+    def logged(message: str) -> None:  # a retriever searched without: silent, but logged
+        _log(event, message)
+
+    listeners.append(logged)
+    try:
+        text = digest(mem, prompt, budget_tokens=budget_tokens)
+    finally:
+        listeners.remove(logged)
     note = ""
     if len(text) > CONTEXT_LIMIT and text.endswith(")_\n") and "withheld: " in text[-200:]:
         cut = text.rstrip("\n").rfind("\n") + 1  # the note of withheld entries stays

@@ -136,6 +136,8 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
                      include_archive=True if args.archive else archive)
         hits = found.hits
         _note_withheld(found.withheld)
+        if found.notes:  # searched without a retriever: one line, BM25 answered
+            _say("note: " + "; ".join(found.notes))
         if args.json:
             _dump([{**entry_json(h.entry), "score": round(h.score, 6), "archived": h.archived}
                    for h in hits], out)
@@ -189,7 +191,21 @@ def status_json(mem: Memory) -> dict[str, Any]:
         "token_budget": st.token_budget,
         "compact_threshold": st.compact_threshold,
         "compaction_due": st.compaction_due,
+        **_retrievers_json(mem),
     }
+
+
+def _retrievers_json(mem: Memory) -> dict[str, Any]:
+    """The configured retrievers, those not installed, and the vectors of ``ollama``."""
+    from .retrievers import unknown
+
+    names = mem.config.retrievers
+    out: dict[str, Any] = {"retrievers": list(names), "unknown_retrievers": unknown(names)}
+    if "ollama" in names:
+        from .ollama import describe
+
+        out["vectors"] = describe(mem)
+    return out
 
 
 def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
@@ -206,6 +222,40 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
     due = "due" if st.compaction_due else "not due"
     out.write(f"total ~{st.total_tokens:,} of {st.token_budget:,} tokens ({pct}%); "
               f"compaction {due} (threshold {st.compact_threshold:,})\n")
+    extra = _retrievers_json(mem)
+    if extra["retrievers"] != ["bm25"]:
+        out.write(f"retrievers: {', '.join(extra['retrievers'])}\n")
+    for name in extra["unknown_retrievers"]:
+        out.write(f"retriever {name!r} is not installed: searches run without it\n")
+    vectors = extra.get("vectors")
+    if vectors:
+        todo = vectors["entries"] - vectors["embedded"]
+        out.write(f"vectors ({vectors['model']}): {vectors['embedded']} of "
+                  f"{vectors['entries']} entries"
+                  f"{f'; run `{PROG} embed` for the {todo} left' if todo else ''}\n")
+    return 0
+
+
+def cmd_embed(args: argparse.Namespace, out: TextIO) -> int:
+    mem = _memory(args)
+    if "ollama" not in mem.config.retrievers:
+        raise UsageError('the ollama retriever is off: add "ollama" to [memory] retrievers '
+                         "in .agents/config.toml")
+    from .ollama import embed_missing
+
+    shown = [False]
+
+    def progress(done: int, total: int) -> None:
+        if total > 64 and not args.quiet:  # only when it is long
+            sys.stderr.write(f"\r{PROG}: embedded {done}/{total}")
+            shown[0] = True
+
+    try:
+        done, total = embed_missing(mem, progress, timeout=args.timeout)
+    finally:
+        if shown[0]:
+            sys.stderr.write("\n")
+    out.write(f"embedded {done} entries; {total} searchable entries have vectors\n")
     return 0
 
 
@@ -234,7 +284,7 @@ def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
             raise UsageError("scan: give paths or --staged, not both")
         result = scan_staged(".", allow=allow)
     else:
-        result = scan_paths(args.paths or ["."], allow=allow)
+        result = scan_paths(args.paths or ["."], allow=allow, all_files=args.all_files)
     if args.json:
         _dump({"findings": [{"path": f.path, "line": f.line, "rule": f.rule,
                              "preview": f.preview, "fingerprint": f.fingerprint}
@@ -452,6 +502,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="the status as JSON")
     s.set_defaults(func=cmd_status)
 
+    s = sub.add_parser("embed", help="compute the missing vectors of the ollama retriever")
+    s.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    s.add_argument("--timeout", type=float, default=120.0, metavar="S",
+                   help="seconds to wait for each batch of 32 entries (default 120)")
+    s.set_defaults(func=cmd_embed)
+
     s = sub.add_parser("compact", help="fold the oldest entries when over budget")
     s.add_argument("--dry-run", action="store_true", help="say what would be folded; write nothing")
     s.add_argument("--json", action="store_true", help="the report as JSON")
@@ -462,6 +518,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("paths", nargs="*", metavar="PATH",
                    help="files or folders (default with --staged: what git has staged)")
     s.add_argument("--staged", action="store_true", help="scan what git has staged")
+    s.add_argument("--all-files", action="store_true",
+                   help="scan every file under a folder, even those .gitignore leaves out "
+                        "(by default a folder in a git work tree is scanned as git sees it)")
     s.add_argument("--json", action="store_true", help="findings, skipped files and errors as JSON")
     s.set_defaults(func=cmd_scan)
 

@@ -98,6 +98,54 @@ class ShardCompaction:
 
 
 @dataclass(frozen=True)
+class Shortfall:
+    """Why compaction cannot reach its target, and what would.
+
+    What stays after every fold: the newest ``keep_recent`` entries of each shard
+    (``kept_tokens``), the shards' preambles (``preamble_tokens``) and the rest
+    (``other_tokens``: the compacted entries at their tersest, and candidates in a shard that
+    folding would not make smaller). ``largest`` names the largest kept entries, (id, shard,
+    tokens), largest first: candidates for ``forget``.
+    """
+
+    kept_tokens: int
+    preamble_tokens: int
+    other_tokens: int
+    needed_budget: int  # the smallest token_budget whose threshold holds what stays
+    keep_recent: int
+    largest: tuple[tuple[str, str, int], ...] = ()
+
+    @property
+    def reason(self) -> str:
+        return (f"what compaction may not fold exceeds the threshold: the newest "
+                f"keep_recent={self.keep_recent} entries of each shard (~{self.kept_tokens:,} "
+                f"tokens), the shards' preambles (~{self.preamble_tokens:,}) and the compacted "
+                f"entries at their tersest (~{self.other_tokens:,})")
+
+    @property
+    def advice(self) -> tuple[str, ...]:
+        out = [f"raise token_budget to at least {self.needed_budget:,} in .agents/config.toml"]
+        if self.keep_recent:
+            out.append(f"lower keep_recent (now {self.keep_recent}) in .agents/config.toml")
+        if self.largest:
+            named = ", ".join(f"{i} (~{t:,} tokens)" for i, _, t in self.largest)
+            out.append("retire what is no longer true with `lean-memory forget ID "
+                       f"--reason ...` (largest kept: {named})")
+        return tuple(out)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "reason": self.reason,
+            "advice": list(self.advice),
+            "kept_tokens": self.kept_tokens,
+            "preamble_tokens": self.preamble_tokens,
+            "other_tokens": self.other_tokens,
+            "needed_budget": self.needed_budget,
+            "largest": [{"id": i, "shard": sh, "tokens": t} for i, sh, t in self.largest],
+        }
+
+
+@dataclass(frozen=True)
 class CompactionReport:
     """The outcome of :func:`compact`.
 
@@ -106,13 +154,18 @@ class CompactionReport:
         {"dry_run": bool, "due": bool, "changed": bool, "reached_target": bool,
          "tokens_before": int, "tokens_after": int, "target": int, "token_budget": int,
          "keep_recent": int, "folded": int,
+         "shortfall": null | {"reason": str, "advice": [str, ...], "kept_tokens": int,
+                              "preamble_tokens": int, "other_tokens": int,
+                              "needed_budget": int,
+                              "largest": [{"id": str, "shard": str, "tokens": int}, ...]},
          "shards": [{"shard": str, "folded": [id, ...], "superseded": int,
                      "replaced": [id, ...], "compacted_id": str | null, "summarised": int,
                      "detail": "gists" | "short" | "titles" | "ids" | "count" | "none",
                      "tokens_before": int, "tokens_after": int, "archive": str}, ...]}
 
     ``shards`` lists only the shards that change, in config order. With ``dry_run`` the
-    figures are those the run would produce; nothing was written.
+    figures are those the run would produce; nothing was written. ``shortfall`` says why
+    the target is out of reach and what to do (None when it is reached).
     """
 
     dry_run: bool
@@ -124,6 +177,7 @@ class CompactionReport:
     token_budget: int
     keep_recent: int
     shards: tuple[ShardCompaction, ...] = field(default=())
+    shortfall: Shortfall | None = None
 
     @property
     def reached_target(self) -> bool:
@@ -145,6 +199,7 @@ class CompactionReport:
             "token_budget": self.token_budget,
             "keep_recent": self.keep_recent,
             "folded": self.folded,
+            "shortfall": self.shortfall.to_json() if self.shortfall else None,
             "shards": [s.to_json() for s in self.shards],
         }
 
@@ -173,10 +228,12 @@ class CompactionReport:
         if not self.shards:
             lines.append("  Nothing can be folded: every entry is among the newest "
                          f"keep_recent={self.keep_recent} of its shard.")
-        if not self.reached_target:
-            lines.append(f"Target not reached: the newest keep_recent={self.keep_recent} "
-                         "entries of each shard and the shards' preambles alone exceed it; "
-                         "raise token_budget or lower keep_recent.")
+        if self.shortfall is not None:
+            lines.append(f"Target not reached: {self.shortfall.reason}.")
+            lines.extend(f"  {'To fix:' if i == 0 else '    or:'} {a}"
+                         for i, a in enumerate(self.shortfall.advice))
+        elif not self.reached_target:
+            lines.append("Target not reached.")
         return "\n".join(lines) + "\n"
 
 
@@ -807,7 +864,8 @@ def compact(mem: Memory, *, dry_run: bool = False) -> CompactionReport:
         c = p.config
         if outcome is None:
             return CompactionReport(dry_run, p.before > p.target, False, p.before, p.before,
-                                    p.target, c.token_budget, c.keep_recent)
+                                    p.target, c.token_budget, c.keep_recent,
+                                    shortfall=_shortfall(p, p.before))
         rows: list[ShardCompaction] = []
         writes: list[tuple[_Shard, str, str]] = []
         for s in p.shards:
@@ -835,7 +893,28 @@ def compact(mem: Memory, *, dry_run: bool = False) -> CompactionReport:
             _write(mem, [(s.name, s.text, s.archive_disk or "", shard_text, archive_text)
                          for s, shard_text, archive_text in writes])
         return CompactionReport(dry_run, True, bool(writes), p.before, after, p.target,
-                                c.token_budget, c.keep_recent, tuple(rows))
+                                c.token_budget, c.keep_recent, tuple(rows),
+                                _shortfall(p, after))
+
+
+def _shortfall(p: _Planner, after: int) -> Shortfall | None:
+    """What stays when ``after`` misses the target, by kind (None when it does not)."""
+    if after <= p.target:
+        return None
+    kept: list[tuple[int, str, str]] = []
+    preambles = 0
+    for s in p.shards:
+        queued = {id(e) for e in s.queue}  # the same objects; ids may repeat in a hand edit
+        preambles += p.raw_cost(s.parsed.preamble)
+        kept.extend((p.raw_cost(e.raw), e.id, s.name) for e in s.parsed.entries
+                    if id(e) not in queued and not is_compacted(e))
+    kept_tokens = sum(t for t, _, _ in kept)
+    largest = sorted(kept, key=lambda k: (-k[0], k[2], k[1]))[:3]
+    pct = p.config.compact_at_percent
+    return Shortfall(kept_tokens=kept_tokens, preamble_tokens=preambles,
+                     other_tokens=max(after - kept_tokens - preambles, 0),
+                     needed_budget=-(-after * 100 // pct), keep_recent=p.config.keep_recent,
+                     largest=tuple((i, sh, t) for t, i, sh in largest))
 
 
 # -- writing: all or nothing -------------------------------------------------------------------

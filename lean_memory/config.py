@@ -29,6 +29,9 @@ class Config:
     shards: tuple[str, ...] = DEFAULT_SHARDS
     retrievers: tuple[str, ...] = ("bm25",)
     retriever_timeout_ms: int = 400
+    fusion: str = "rerank"
+    rerank_depth: int = 20
+    fusion_weights: tuple[tuple[str, float], ...] = ()
     max_entry_tokens: int = 1500
     max_index_tokens: int = 600
     auto_compact: bool = False
@@ -36,6 +39,9 @@ class Config:
     digest_index: bool = False  # the per-prompt digest repeats the shard overview (ADR 0018)
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
+    ollama_model: str = "nomic-embed-text"
+    ollama_host: str = ""  # empty: $OLLAMA_HOST, else http://127.0.0.1:11434
+    ollama_allow_remote: bool = False
     allow_rules: tuple[str, ...] = field(default=())
     allow_paths: tuple[str, ...] = field(default=())
     allow_fingerprints: tuple[str, ...] = field(default=())
@@ -46,11 +52,14 @@ class Config:
 
 
 _SECRETS_KEYS = {"allow_rules", "allow_paths", "allow_fingerprints"}
+_OLLAMA_KEYS = {"ollama_model", "ollama_host", "ollama_allow_remote"}
+FUSION_MODES = ("rerank", "rrf")
 _RANGES: dict[str, tuple[float, float]] = {
     "token_budget": (100, 10_000_000),
     "compact_at_percent": (1, 100),
     "keep_recent": (0, 10_000),
     "retriever_timeout_ms": (1, 600_000),
+    "rerank_depth": (1, 1000),
     "max_entry_tokens": (10, 1_000_000),
     "max_index_tokens": (100, 100_000),
     "bm25_k1": (0.0, 100.0),
@@ -58,8 +67,35 @@ _RANGES: dict[str, tuple[float, float]] = {
 }
 
 
+def _where(key: str) -> str:
+    if key in _SECRETS_KEYS:
+        return f"[secrets] {key}"
+    if key in _OLLAMA_KEYS:
+        return f"[ollama] {key.removeprefix('ollama_')}"
+    return f"[memory] {key}"
+
+
 def _check(key: str, value: Any, default: Any) -> Any:
-    where = f"[secrets] {key}" if key in _SECRETS_KEYS else f"[memory] {key}"
+    where = _where(key)
+    if key == "fusion_weights":
+        if not isinstance(value, dict):
+            raise ConfigError(f"config: {where} must be a table of retriever = weight")
+        for name, w in value.items():
+            if isinstance(w, bool) or not isinstance(w, int | float) or not 0 <= w <= 1000:
+                raise ConfigError(f"config: {where}: {name!r} must be a number between 0 "
+                                  f"and 1000, got {w!r}")
+        return tuple((str(n), float(w)) for n, w in value.items())
+    if isinstance(default, str):
+        if not isinstance(value, str):
+            raise ConfigError(f"config: {where} must be a string, got {value!r}")
+        if key == "fusion" and value not in FUSION_MODES:
+            raise ConfigError(f"config: {where} must be one of {', '.join(FUSION_MODES)}, "
+                              f"got {value!r}")
+        if key == "ollama_model" and not re.fullmatch(r"[\w.:/-]{1,200}", value):
+            raise ConfigError(f"config: {where} is not a model name, got {value!r}")
+        if key == "ollama_host" and (len(value) > 300 or any(ch.isspace() for ch in value)):
+            raise ConfigError(f"config: {where} is not a host address")
+        return value
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise ConfigError(f"config: {where} must be true or false, got {value!r}")
@@ -97,13 +133,16 @@ def parse_config(data: dict[str, Any]) -> Config:
     """Validate a parsed TOML document."""
     defaults = {f.name: f.default for f in fields(Config)}
     values: dict[str, Any] = {}
-    for table, allowed in (("memory", set(defaults) - _SECRETS_KEYS), ("secrets", _SECRETS_KEYS)):
+    tables = (("memory", set(defaults) - _SECRETS_KEYS - _OLLAMA_KEYS, ""),
+              ("secrets", _SECRETS_KEYS, ""), ("ollama", _OLLAMA_KEYS, "ollama_"))
+    for table, allowed, prefix in tables:
         section = data.get(table, {})
         if not isinstance(section, dict):
             raise ConfigError(f"config: [{table}] must be a table")
-        for key, value in section.items():
+        for name, value in section.items():
+            key = prefix + name
             if key not in allowed:
-                raise ConfigError(f"config: unknown key {key!r} in [{table}]")
+                raise ConfigError(f"config: unknown key {name!r} in [{table}]")
             values[key] = _check(key, value, defaults[key])
     return Config(**values)
 

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from . import format as fmt
-from .errors import LeanMemoryError
+from .errors import LeanMemoryError, redact_message
 
 if TYPE_CHECKING:
     from .secrets import Allowlist
@@ -503,18 +503,25 @@ def merge_driver(base: str, ours: str, theirs: str, path: str = "") -> int:
             _write(ours, data)
     except Unmergeable as exc:
         done = _line_conflict(base, ours, theirs, allow)
-        sys.stderr.write(f"lean-memory: {where}: cannot merge entry by entry ({exc}); "
-                         f"{done}\n")
+        _say(where, f"cannot merge entry by entry ({exc}); {done}")
         return 1
     except (OSError, ValueError) as exc:
         done = _line_conflict(base, ours, theirs, allow)
-        sys.stderr.write(f"lean-memory: {where}: merge driver failed "
-                         f"({type(exc).__name__}); {done}\n")
+        _say(where, f"merge driver failed ({type(exc).__name__}); {done}")
         return 1
     if merged.clean:
         return 0
-    sys.stderr.write(f"lean-memory: {where}: {_conflict_summary(merged)}\n")
+    _say(where, _conflict_summary(merged))
     return 1
+
+
+def _say(where: str, message: str) -> None:
+    """One line on stderr, redacted: ``where`` is git's ``%P``, a path from the repository,
+    and a cloned repository may name a file after a credential."""
+    from .secrets import redact_path
+
+    line = " ".join(f"{redact_path(where)}: {message}".split())  # a path may hold a newline
+    sys.stderr.write(f"lean-memory: {redact_message(line)}\n")
 
 
 def _conflict_summary(merged: Merged) -> str:

@@ -5,7 +5,11 @@ overlapping chunks, read in blocks, so memory stays bounded); binaries are recog
 does (a NUL in the first 8,000 bytes) and counted; what cannot be scanned (unreadable, not a
 regular file, gone) is an error, never a silent skip. Nothing that is not a regular file is
 ever opened for reading, so a FIFO or a device cannot make a scan hang, and symlinks are
-reported, never followed. :mod:`lean_memory.secrets` stays the pure text scanner.
+reported, never followed. A folder in a git work tree may be scanned as git sees it
+(``.gitignore`` followed, by ``git ls-files``, with no program from the repository's config
+run): a tracked file deleted from the work tree then has nothing to scan. Reported paths are
+redacted, since a cloned repository may name a file after a credential.
+:mod:`lean_memory.secrets` stays the pure text scanner.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import IO
 
 from .errors import LeanMemoryError
-from .secrets import Allowlist, Finding, scan_text
+from .secrets import Allowlist, Finding, redact_path, scan_text
 from .secrets import _path_allowed as path_allowed
 
 __all__ = ["BINARY_PROBE", "ScanResult", "scan_paths", "scan_staged", "scan_stream"]
@@ -77,7 +81,13 @@ class _Tally:
             self.binary += 1
         else:
             self.scanned += 1
-            self.findings.extend(scan_stream(read, path, allow=allow, head=head))
+            found = scan_stream(read, path, allow=allow, head=head)
+            if found:  # only then: redacting every path would cost more than most scans
+                shown = redact_path(path)
+                self.findings.extend(replace(f, path=shown) for f in found)
+
+    def error(self, path: str, reason: str) -> None:
+        self.errors.append((redact_path(path), reason))
 
 
 def _read_upto(read: Callable[[int], bytes], n: int) -> bytes:
@@ -159,9 +169,11 @@ def _not_regular(mode: int) -> str | None:
     return f"not a regular file ({kind})"
 
 
-def _walk(paths: Sequence[str | os.PathLike[str]]) -> Iterator[tuple[str, str | None]]:
+def _walk(paths: Sequence[str | os.PathLike[str]],
+          git_listing: bool = False) -> Iterator[tuple[str, str | None]]:
     """(path, None) for each regular file, (path, reason) for everything else met, in a
-    stable order; symlinks are never followed (lstat only)."""
+    stable order; symlinks are never followed (lstat only). With ``git_listing``, a folder
+    in a git work tree yields what git would commit (``.gitignore`` followed)."""
     for p in paths:
         top = os.fspath(p)
         try:
@@ -169,10 +181,62 @@ def _walk(paths: Sequence[str | os.PathLike[str]]) -> Iterator[tuple[str, str | 
         except OSError as exc:
             yield top, _reason(exc)
             continue
-        if stat.S_ISDIR(st.st_mode):
-            yield from _walk_dir(top)
-        else:
+        if not stat.S_ISDIR(st.st_mode):
             yield top, _not_regular(st.st_mode)
+            continue
+        listed = _git_listing(top) if git_listing else None
+        yield from _walk_dir(top) if listed is None else _walk_listed(top, listed)
+
+
+# Git runs nothing from a repository's own config here: a hostile clone (or an unpacked
+# archive holding a .git folder) could name a program as its file-system monitor.
+_SAFE_GIT = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false")
+
+
+def _git_listing(folder: str) -> list[str] | None:
+    """The files under ``folder`` that git tracks or would add (``.gitignore`` followed), as
+    paths relative to it; None when git is absent, ``folder`` is not in a work tree, or the
+    folder itself is ignored (it was named explicitly: walk it whole)."""
+    try:
+        inside = _git([*_SAFE_GIT, "rev-parse", "--is-inside-work-tree"], folder)
+        if inside.strip() != b"true" or _git_ignored(folder):
+            return None
+        raw = _git([*_SAFE_GIT, "ls-files", "--cached", "--others", "--exclude-standard",
+                    "-z", "--", "."], folder)
+    except LeanMemoryError:
+        return None
+    names = {n.decode("utf-8", "surrogateescape") for n in raw.split(b"\0") if n}
+    return sorted(names)
+
+
+def _git_ignored(folder: str) -> bool:
+    try:
+        proc = subprocess.run(["git", *_SAFE_GIT, "check-ignore", "-q", "--", "."],
+                              cwd=folder, capture_output=True, check=False)
+    except OSError:
+        return False
+    return proc.returncode == 0
+
+
+def _walk_listed(top: str, names: Sequence[str]) -> Iterator[tuple[str, str | None]]:
+    """Each path git listed; a folder among them (a submodule, a nested repository) is
+    listed by its own git in turn, and a tracked file deleted from the work tree has
+    nothing to scan."""
+    for name in names:
+        if os.path.normpath(name) == ".":
+            continue  # an empty submodule lists itself: nothing checked out, nothing to scan
+        path = os.path.join(top, name.rstrip("/"))
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            yield path, _reason(exc)
+            continue
+        if stat.S_ISDIR(mode):
+            yield from _walk([path], git_listing=True)
+        else:
+            yield path, _not_regular(mode)
 
 
 def _walk_dir(top: str) -> Iterator[tuple[str, str | None]]:
@@ -216,26 +280,33 @@ def _open_regular(path: str) -> int:
 
 
 def scan_paths(paths: Sequence[str | os.PathLike[str]], *,
-               allow: Allowlist | None = None) -> ScanResult:
-    """Scan files and folders (recursively; VCS and cache folders left out)."""
+               allow: Allowlist | None = None, all_files: bool = True) -> ScanResult:
+    """Scan files and folders (recursively; VCS and cache folders left out).
+
+    With ``all_files=False`` a folder inside a git work tree is scanned as git sees it
+    (tracked files and untracked ones ``.gitignore`` does not exclude, as gitleaks and
+    ripgrep do); outside one, or without git, it is walked whole. A file named in
+    ``paths`` is always scanned. Reported paths are redacted (a file may be named after a
+    credential).
+    """
     tally = _Tally()
-    for path, why in _walk(paths):
+    for path, why in _walk(paths, git_listing=not all_files):
         shown = path.replace(os.sep, "/")
         if allow is not None and allow.paths and path_allowed(shown, allow):
             continue
         if why == SYMLINK:
-            tally.skipped.append((shown, why))
+            tally.skipped.append((redact_path(shown), why))
             continue
         if why is not None:
-            tally.errors.append((shown, why))
+            tally.error(shown, why)
             continue
         try:
             with open(_open_regular(path), "rb", closefd=True) as fh:
                 tally.content(fh.read, shown, allow)
         except LeanMemoryError as exc:
-            tally.errors.append((shown, str(exc)))
+            tally.error(shown, str(exc))
         except OSError as exc:
-            tally.errors.append((shown, _reason(exc)))
+            tally.error(shown, _reason(exc))
     return tally.result()
 
 
@@ -287,7 +358,7 @@ class _Blob:
 def scan_staged(cwd: str | os.PathLike[str] = ".", *,
                 allow: Allowlist | None = None) -> ScanResult:
     """Scan the blobs staged in git's index (what the next commit will contain), streamed
-    from one ``git cat-file --batch``, one blob at a time."""
+    from one ``git cat-file --batch``, one blob at a time. Reported paths are redacted."""
     where = os.fspath(cwd)
     try:
         top = _git(["rev-parse", "--show-toplevel"], where).decode("utf-8", "replace").strip()
@@ -310,7 +381,7 @@ def scan_staged(cwd: str | os.PathLike[str] = ".", *,
             proc.stdin.flush()
             header = proc.stdout.readline().split()
             if len(header) < 3 or header[1] != b"blob":
-                tally.errors.append((name, "not readable from git's index"))
+                tally.error(name, "not readable from git's index")
                 continue
             blob = _Blob(proc.stdout, int(header[2]))
             tally.content(blob.read, name, allow)

@@ -16,14 +16,13 @@ returned, scoring them on the fly (they are rare).
 from __future__ import annotations
 
 import marshal
-import threading
 from array import array
 from bisect import bisect_right
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import accumulate, chain, compress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, cast
 
 from . import format as fmt
 from .bm25 import (
@@ -37,6 +36,7 @@ from .bm25 import (
 )
 from .errors import QueryError, UnknownShard
 from .fsutil import read_cache, write_cache
+from .retrievers import RRF_K, Fusion, Job, Retriever, fuse, jobs, rrf
 
 if TYPE_CHECKING:
     from .store import Memory
@@ -50,7 +50,8 @@ def _debug(message: str, *args: object) -> None:
     logging.getLogger("lean_memory.search").debug(message, *args)
 
 
-RRF_K = 60
+__all__ = ["RRF_K", "Found", "Hit", "Retriever", "find", "render_hits", "rrf", "search"]
+
 _CACHE_NAME = "search.marshal"
 _CACHE_VERSION = "lean_memory.search/3"
 # The built-in retriever's title weight; the cache is built with it.
@@ -74,17 +75,7 @@ class Found:
 
     hits: list[Hit]
     withheld: int = 0
-
-
-@runtime_checkable
-class Retriever(Protocol):
-    """Anything with a ``name`` that ranks entries for a query."""
-
-    name: str
-
-    def rank(self, query: str, entries: Sequence[fmt.Entry], k: int) -> list[tuple[str, float]]:
-        """The best ``(entry id, score)`` pairs, best first, at most ``k``."""
-        ...
+    notes: tuple[str, ...] = ()  # retrievers searched without, and why (one line each)
 
 
 # -- the corpus and its cache -------------------------------------------------------------
@@ -322,73 +313,6 @@ def load_corpus(mem: Memory) -> Corpus:
 # -- retrievers and fusion ----------------------------------------------------------------
 
 
-def configured_retrievers(mem: Memory) -> list[Any]:
-    """The retrievers named in config: ``bm25`` built in, others by entry point."""
-    c = mem.config
-    out: list[Any] = []
-    plugins: dict[str, Any] | None = None
-    for name in c.retrievers:
-        if name == "bm25":
-            out.append(BM25(k1=c.bm25_k1, b=c.bm25_b))
-            continue
-        if plugins is None:
-            from importlib.metadata import entry_points
-
-            plugins = {ep.name: ep for ep in entry_points(group="lean_memory.retrievers")}
-        ep = plugins.get(name)
-        if ep is None:
-            _debug("retriever %r is not installed; skipped", name)
-            continue
-        try:
-            obj = ep.load()
-            out.append(obj() if isinstance(obj, type) else obj)
-        except Exception as exc:
-            _debug("retriever %r failed to load: %s", name, exc)
-    return out or [BM25(k1=c.bm25_k1, b=c.bm25_b)]
-
-
-def _call_with_timeout(retriever: Any, query: str, entries: Sequence[fmt.Entry], k: int,
-                       timeout: float) -> list[tuple[str, float]] | None:
-    """``retriever.rank`` in a daemon thread; None when it raises or runs out of time."""
-    box: list[Any] = []
-
-    def run() -> None:
-        try:
-            box.append(list(retriever.rank(query, entries, k)))
-        except BaseException as exc:
-            box.append(exc)
-
-    worker = threading.Thread(target=run, daemon=True, name=f"retriever-{retriever.name}")
-    worker.start()
-    worker.join(timeout)
-    if not box:
-        _debug("retriever %r timed out after %.0f ms; skipped", retriever.name, timeout * 1e3)
-        return None
-    result = box[0]
-    if isinstance(result, BaseException):
-        _debug("retriever %r failed: %r; skipped", retriever.name, result)
-        return None
-    try:
-        return [(str(i), float(s)) for i, s in result]
-    except (TypeError, ValueError):
-        _debug("retriever %r returned a malformed ranking; skipped", retriever.name)
-        return None
-
-
-_Doc = TypeVar("_Doc", bound=Hashable)
-
-
-def rrf(rankings: Sequence[Sequence[_Doc]], k: int = RRF_K) -> list[tuple[_Doc, float]]:
-    """Reciprocal Rank Fusion: sum of ``1 / (k + rank)``; ties by first appearance."""
-    scores: dict[_Doc, float] = {}
-    first: dict[_Doc, int] = {}
-    for ranking in rankings:
-        for rank, doc in enumerate(ranking, start=1):
-            scores[doc] = scores.get(doc, 0.0) + 1.0 / (k + rank)
-            first.setdefault(doc, len(first))
-    return sorted(scores.items(), key=lambda item: (-item[1], first[item[0]]))
-
-
 def _is_cached_bm25(r: Any, mem: Memory) -> bool:
     c = mem.config
     return (type(r) is BM25 and r.k1 == c.bm25_k1 and r.b == c.bm25_b
@@ -432,39 +356,55 @@ def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = 
 def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str],
             include_archive: bool) -> Found:
     allowed = corpus.allowed(names, include_archive)
-    order = cast(Sequence[str], _LiveFirst(corpus)) if include_archive else corpus.dates
-    retrievers = mem._retrievers if mem._retrievers is not None else configured_retrievers(mem)
-    depth = k if len(retrievers) == 1 else max(4 * k, 20)
     index = corpus.index
-    # Rankings are lists of (entry number, score).
-    rankings: list[list[tuple[int, float]]] = []
-    entries: list[fmt.Entry] | None = None
-    number_of: dict[str, int] = {}
-    timeout = mem.config.retriever_timeout_ms / 1000
-    for r in retrievers:
-        if _is_cached_bm25(r, mem):
-            rankings.append(index.top(query, depth, allowed=allowed, newer=order))
-            continue
-        if entries is None:
-            # Plugins get the entries newest first, then in file order (stable sort).
-            numbers = list(compress(range(len(allowed)), allowed))
-            numbers.sort(key=corpus.dates.__getitem__, reverse=True)
-            entries = [corpus.entry(n) for n in numbers]
-            number_of = {corpus.ids[n]: n for n in numbers}
-        ranked = _call_with_timeout(r, query, entries, depth, timeout)
-        if ranked is not None:
-            rankings.append([(number_of[i], s) for i, s in ranked if i in number_of][:depth])
-    if len(rankings) == 1:
-        fused = rankings[0]
-    elif rankings:
-        fused = rrf([[n for n, _ in ranking] for ranking in rankings])
-    else:  # every retriever failed: fall back to the built-in BM25
+    order = cast(Sequence[str], _LiveFirst(corpus)) if include_archive else corpus.dates
+    c = mem.config
+    notes: list[str] = []
+    # (name, job): job None is the cached built-in BM25
+    sources: list[tuple[str, Job | None]]
+    if mem._retrievers is not None:
+        sources = [(getattr(r, "name", "?"), None if _is_cached_bm25(r, mem) else _given(r))
+                   for r in mem._retrievers]
+    else:
+        sources, notes = jobs(c.retrievers, mem)
+    if not any(job for _, job in sources):  # BM25 alone: the hot path, nothing else
         fused = index.top(query, k, allowed=allowed, newer=order)
+        return _found(corpus, fused, k, query, allowed, names, include_archive, notes)
+
+    def bm25(depth: int, among: Sequence[int] | None) -> list[tuple[int, float]]:
+        mask = allowed
+        if among is not None:
+            mask = bytearray(len(allowed))
+            for n in among:
+                mask[n] = 1
+        return index.top(query, depth, allowed=mask, newer=order)
+
+    def numbers() -> list[int]:
+        # Plugins get the entries newest first, then in file order (stable sort).
+        out = list(compress(range(len(allowed)), allowed))
+        out.sort(key=corpus.dates.__getitem__, reverse=True)
+        return out
+
+    fused, more = fuse(query, k, sources, Fusion.of(c, [name for name, _ in sources]),
+                       bm25=bm25, numbers=numbers, entries=lambda ns: [corpus.entry(n) for n in ns],
+                       timeout_ms=c.retriever_timeout_ms)
+    return _found(corpus, fused, k, query, allowed, names, include_archive, [*notes, *more])
+
+
+def _given(r: Any) -> Job:
+    """A job for a retriever object passed to ``Memory``."""
+    return Job(getattr(r, "name", "?"), lambda _deadline: r)
+
+
+def _found(corpus: Corpus, fused: Sequence[tuple[int, float]], k: int, query: str,
+           allowed: bytearray, names: Sequence[str], include_archive: bool,
+           notes: Sequence[str]) -> Found:
     hits = []
     for n, score in fused[:k]:
         shard, archived = corpus.where(n)
         hits.append(Hit(corpus.entry(n), shard, score, archived))
-    return Found(hits, _withheld_matches(corpus, query, k, allowed, names, include_archive))
+    return Found(hits, _withheld_matches(corpus, query, k, allowed, names, include_archive),
+                 tuple(dict.fromkeys(notes)))
 
 
 class _LiveFirst:

@@ -19,7 +19,7 @@ import os
 import re
 import sys
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +37,7 @@ __all__ = [
     "is_template",
     "is_uuid",
     "redact",
+    "redact_path",
     "scan_text",
 ]
 
@@ -1297,20 +1298,38 @@ def redact(text: str) -> str:
         spans = sorted(_spans(text))
         if not spans:
             return text
-        out: list[str] = []
-        last = 0
-        for start, end, preview in spans:
-            if end <= last:
-                continue
-            start = max(start, last)
-            stem = preview.rstrip(ELLIPSIS)
-            value = text[start:end]
-            out.append(text[last:start])
-            out.append(preview if stem and value.startswith(stem) else ELLIPSIS)
-            last = end
-        out.append(text[last:])
-        text = "".join(out)
+        text = _replace(text, spans)
     return _WITHHELD if any(True for _ in _spans(text)) else text
+
+
+_PATH_JOINS = re.compile(r"[-/\\]")
+
+
+def redact_path(path: str) -> str:
+    """``path`` redacted as :func:`redact` does, where a hyphen or a folder separator also
+    ends a credential: a cloned repository may hold ``deploy-ghp_….txt``."""
+    if not isinstance(path, str) or not path:
+        return path
+    view = _PATH_JOINS.sub(" ", path)  # the same length, so its spans are the path's
+    spans = sorted(_spans(view))
+    return redact(_replace(path, spans) if spans else path)
+
+
+def _replace(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
+    """``text`` with each (start, end, preview) span, in order, replaced by its preview."""
+    out: list[str] = []
+    last = 0
+    for start, end, preview in spans:
+        if end <= last:
+            continue
+        start = max(start, last)
+        stem = preview.rstrip(ELLIPSIS)
+        value = text[start:end]
+        out.append(text[last:start])
+        out.append(preview if stem and value.startswith(stem) else ELLIPSIS)
+        last = end
+    out.append(text[last:])
+    return "".join(out)
 
 
 def __getattr__(name: str) -> Any:

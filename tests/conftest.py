@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from hypothesis import settings
@@ -52,3 +54,14 @@ def run_cli(*args: str, cwd: Path, stdin: bytes | None = None,
     full_env.pop("LEAN_MEMORY_ROOT", None)
     return subprocess.run([sys.executable, "-m", "lean_memory", *args], cwd=cwd, input=stdin,
                           capture_output=True, env=full_env, timeout=60)
+
+
+def load_bench(relpath: str, name: str) -> ModuleType:
+    """A script under bench/ (not a package), imported once as module ``name``."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / relpath)
+    assert spec is not None and spec.loader is not None
+    module = sys.modules.get(spec.name)
+    if module is None:
+        module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return module

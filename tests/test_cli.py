@@ -33,7 +33,7 @@ def test_init_put_get_status(tmp_path: Path) -> None:
     data = json.loads(r.stdout)
     assert {s["name"]: s["entries"] for s in data["shards"]}["failures"] == 1
     assert set(data) == {"shards", "total_tokens", "token_budget", "compact_threshold",
-                         "compaction_due"}
+                         "compaction_due", "retrievers", "unknown_retrievers"}
 
 
 def test_put_reads_stdin_bytes_exactly(root: Path) -> None:

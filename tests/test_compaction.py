@@ -254,6 +254,10 @@ def test_unreachable_target_folds_all_and_says_so(tmp_path: Path) -> None:
     kept = protected(mem, 4)
     report = mem.compact()
     assert not report.reached_target and "not reached" in report.describe()
+    short = report.shortfall
+    assert short is not None
+    assert short.kept_tokens + short.preamble_tokens + short.other_tokens == report.tokens_after
+    assert "keep_recent=4" in short.reason and "token_budget" in short.advice[0]
     live = [e for e in mem.entries() if e.get("compacted") is None]
     assert {e.id for e in live} == set(kept)
     check_invariants(mem, texts, kept)
@@ -333,7 +337,7 @@ def test_cli_compact_dry_run_json_and_text(tmp_path: Path) -> None:
     assert data["dry_run"] and data["due"] and data["folded"] > 0
     assert set(data) == {"dry_run", "due", "changed", "reached_target", "tokens_before",
                          "tokens_after", "target", "token_budget", "keep_recent", "folded",
-                         "shards"}
+                         "shortfall", "shards"}
     assert data["shards"][0]["detail"] in LEVELS
     assert snapshot(tmp_path) == before
     r = run_cli("compact", cwd=tmp_path)
@@ -345,6 +349,7 @@ def test_cli_compact_dry_run_json_and_text(tmp_path: Path) -> None:
 def test_report_shape_when_not_due() -> None:
     report = CompactionReport(False, False, False, 10, 10, 100, 125, 5)
     assert report.to_json()["shards"] == [] and report.reached_target
+    assert report.shortfall is None and report.to_json()["shortfall"] is None
 
 
 # -- properties -------------------------------------------------------------------------------
@@ -511,3 +516,30 @@ def test_an_archived_copy_of_a_live_entry_is_not_archived_twice(tmp_path: Path) 
         shutil.rmtree(trial / ".agents" / "memory" / ".cache")
         assert run_cli("compact", cwd=trial).returncode == 0
         assert memory_files(trial) == want, f"crash point {limit}"
+
+
+def test_unreachable_target_says_why_and_the_advice_works(tmp_path: Path) -> None:
+    """The CLI text, --json and the API carry the reason; each remedy named is real."""
+    mem = make(tmp_path, budget=100, keep=4)
+    fill(mem, 24)
+    r = run_cli("compact", "--dry-run", "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    short = json.loads(r.stdout)["shortfall"]
+    assert set(short) == {"reason", "advice", "kept_tokens", "preamble_tokens",
+                          "other_tokens", "needed_budget", "largest"}
+    assert short["kept_tokens"] > 0 and short["needed_budget"] > 100
+    text = run_cli("compact", "--dry-run", cwd=tmp_path).stdout.decode()
+    assert "Target not reached: what compaction may not fold" in text
+    assert f"To fix: raise token_budget to at least {short['needed_budget']:,}" in text
+    assert "lower keep_recent (now 4)" in text and "lean-memory forget ID" in text
+    # forget the largest kept entry: what stays shrinks by its size
+    big = short["largest"][0]
+    r = run_cli("forget", big["id"], "--reason", "obsolete", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    after = Memory(tmp_path).compact(dry_run=True).shortfall
+    assert after is not None and after.kept_tokens < short["kept_tokens"]
+    # the budget it names is enough
+    (tmp_path / ".agents" / "config.toml").write_text(
+        f"[memory]\ntoken_budget = {after.needed_budget}\nkeep_recent = 4\n")
+    report = Memory(tmp_path).compact()
+    assert report.reached_target and report.shortfall is None, report.describe()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import random
 import subprocess
@@ -14,7 +13,7 @@ import pytest
 
 from lean_memory import Memory
 
-from .conftest import ROOT
+from .conftest import ROOT, load_bench
 
 WRITER = """
 import sys
@@ -52,14 +51,7 @@ def test_parallel_writers_lose_and_duplicate_nothing(mem: Memory) -> None:
 
 def _bench() -> Any:
     """bench/durability/bench.py, whose scenarios run here at a smaller scale."""
-    path = ROOT / "bench" / "durability" / "bench.py"
-    spec = importlib.util.spec_from_file_location("durability_bench", path)
-    assert spec is not None and spec.loader is not None
-    module = sys.modules.get(spec.name)
-    if module is None:
-        module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    return module
+    return load_bench("durability/bench.py", "durability_bench")
 
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")

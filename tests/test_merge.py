@@ -23,7 +23,7 @@ from .conftest import ROOT, git
 PRE = "# Failures\n\nWhat broke, why, and the fix that worked.\n\n"
 MARKERS = ("<<<<<<<", ">>>>>>>", "=======\n")
 # Built at run time so that the repository itself scans clean.
-TOKEN = "gh" + "p_" + "Zx8Qw3Lm9Tr2Vb7Nc4Kd1Hs6Fg5Jp0Ya2We"
+TOKEN = "gh" + "p_" + "Zx8Qw3Lm9Tr2Vb7Nc4Kd1Hs6Fg5Jp0Ya2WeUq"
 SECRET_LINE = "GITHUB" + "_TOKEN=" + TOKEN
 
 
@@ -785,3 +785,18 @@ def test_setup_is_idempotent_and_keeps_other_attributes(repo: Path) -> None:
 
 def test_setup_outside_git(tmp_path: Path) -> None:
     assert "not a git repository" in setup_merge_driver(tmp_path)[0]
+
+
+def test_driver_redacts_a_credential_in_the_path_it_reports(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """git's %P comes from the repository: a hostile clone may name a shard after a token."""
+    pat = "gh" + "p_" + "".join(chr(ord("a") + (i * 7) % 26) for i in range(36))
+    base = PRE + entry(1)
+    o = write3(tmp_path, base, PRE + entry(1, title="Ours"), PRE + entry(1, title="Theirs"))
+    assert merge_driver(*o, f".agents/memory/{pat}\n.md") == 1
+    err = capsys.readouterr().err
+    assert pat not in err and "ghp_" in err and err.count("\n") == 1
+    o = write3(tmp_path, base, b"\xff" + base.encode(), PRE + entry(2))  # line fallback path
+    merge_driver(*o, f"notes/deploy-{pat}.md")
+    err = capsys.readouterr().err
+    assert pat not in err and err.startswith("lean-memory: notes/deploy-ghp_")

@@ -291,3 +291,151 @@ def test_a_very_deep_tree_is_walked(tmp_path: Path) -> None:
         key.unlink()
         for folder in reversed(levels):
             os.rmdir(folder)
+
+
+# -- folders in a git work tree: what git would commit ------------------------------------
+
+
+def _found_paths(r: object) -> set[str]:
+    out = r.stdout.decode()  # type: ignore[attr-defined]
+    return {ln.split(":", 1)[0] for ln in out.splitlines() if ln}
+
+
+@needs_git
+def test_cli_scan_of_a_folder_in_git_follows_gitignore(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "build").mkdir(parents=True)
+    (repo / "src").mkdir()
+    git(repo, "init", "-q")
+    (repo / ".gitignore").write_text("build/\n*.log\n")
+    (repo / "build" / "out.txt").write_text(f"token {token(1)}\n")  # ignored folder
+    (repo / "debug.log").write_text(f"token {token(2)}\n")  # ignored file
+    (repo / "forced.log").write_text(f"token {token(3)}\n")  # ignored, but tracked
+    (repo / "src" / "new.py").write_text(f"T = '{token(4)}'\n")  # untracked, not ignored
+    (repo / "src" / "blob.bin").write_bytes(b"\0" * 10 + token(5).encode())
+    (repo / "gone.txt").write_text("tracked, then deleted from the work tree\n")
+    git(repo, "add", "-f", "forced.log", "gone.txt", ".gitignore")
+    git(repo, "commit", "-qm", "x")
+    (repo / "gone.txt").unlink()
+
+    r = run_cli("scan", ".", cwd=repo)
+    assert r.returncode == 1, r.stderr
+    assert _found_paths(r) == {"./forced.log", "./src/new.py"}
+    assert "note: 1 binary file(s) not scanned" in r.stderr.decode()
+    every = run_cli("scan", "--all-files", ".", cwd=repo)
+    assert every.returncode == 1, every.stderr
+    assert _found_paths(every) == {"./build/out.txt", "./debug.log", "./forced.log",
+                                   "./src/new.py"}
+    # named explicitly, an ignored file or folder is scanned (as ripgrep does)
+    assert _found_paths(run_cli("scan", "debug.log", "build", cwd=repo)) == {
+        "debug.log", "build/out.txt"}
+    assert _found_paths(run_cli("scan", "src", cwd=repo)) == {"src/new.py"}
+    # the library keeps walking everything unless asked
+    assert len(scan_paths([repo]).findings) == 4
+    assert len(scan_paths([repo], all_files=False).findings) == 2
+
+
+@needs_git
+def test_scan_walks_everything_outside_git_or_without_git(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / ".gitignore").write_text("*.log\n")
+    (repo / "debug.log").write_text(f"token {token(2)}\n")
+    nobin = tmp_path / "nobin"  # no git on PATH: the folder is walked whole
+    nobin.mkdir()
+    r = run_cli("scan", ".", cwd=repo, env={"PATH": str(nobin)})
+    assert r.returncode == 1 and _found_paths(r) == {"./debug.log"}, r.stderr
+    plain = tmp_path / "plain"  # not a work tree (a .gitignore alone means nothing)
+    shutil.copytree(repo, plain, ignore=shutil.ignore_patterns(".git"))
+    r = run_cli("scan", ".", cwd=plain, env={"GIT_CEILING_DIRECTORIES": str(tmp_path)})
+    assert r.returncode == 1 and _found_paths(r) == {"./debug.log"}, r.stderr
+
+
+@needs_git
+def test_scan_lists_submodules_and_nested_repositories_with_their_own_git(
+        tmp_path: Path) -> None:
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    git(inner, "init", "-q")
+    (inner / "keys.txt").write_text(f"token {token(9)}\n")
+    (inner / ".gitignore").write_text("*.log\n")
+    (inner / "skip.log").write_text(f"token {token(10)}\n")
+    git(inner, "add", "keys.txt", ".gitignore")
+    git(inner, "commit", "-qm", "i")
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    git(outer, "init", "-q")
+    git(outer, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner), "sub")
+    git(outer, "commit", "-qm", "s")
+    nested = outer / "nested"  # an untracked repository inside: git lists it as "nested/"
+    nested.mkdir()
+    git(nested, "init", "-q")
+    (nested / "n.txt").write_text(f"token {token(11)}\n")
+    shutil.copytree(inner, outer / "sub", dirs_exist_ok=True, ignore=shutil.ignore_patterns(".git"))
+    res = scan_paths([outer], all_files=False)
+    assert {f.path.rsplit("/", 2)[-2] + "/" + f.path.rsplit("/", 1)[-1]
+            for f in res.findings} == {"sub/keys.txt", "nested/n.txt"}
+    clone = tmp_path / "clone"  # its submodule is not checked out: an empty folder
+    git(tmp_path, "clone", "-q", str(outer), str(clone))
+    res = scan_paths([clone], all_files=False)  # no endless listing of the empty folder
+    assert not res.findings and not res.errors and res.scanned == 1  # .gitmodules
+
+
+@needs_git
+@needs_fifo
+def test_scan_of_a_hostile_clone_runs_nothing_and_follows_no_link(tmp_path: Path) -> None:
+    """A repository's own config could name a file-system monitor program: git runs it for
+    `ls-files` unless told not to. Symlinks are reported, FIFOs never opened."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    pwned = tmp_path / "pwned"
+    git(repo, "config", "core.fsmonitor", f"touch '{pwned}'; echo")
+    outside = tmp_path / "outside.txt"
+    outside.write_text(f"token {token(6)}\n")
+    (repo / "link.txt").symlink_to(outside)
+    os.mkfifo(repo / "pipe")
+    (repo / "ok.txt").write_text("fine\n")
+    git(repo, "config", "core.fsmonitor", "false")
+    assert not pwned.exists()
+    git(repo, "add", "ok.txt")  # the hostile setting comes back after this add
+    git(repo, "config", "core.fsmonitor", f"touch '{pwned}'; echo")
+    r = run_cli("scan", ".", cwd=repo)
+    assert not pwned.exists()
+    assert r.returncode == 0 and not r.stdout, r.stderr
+    assert "skipped ./link.txt: symlink, not followed" in r.stderr.decode()
+    git(repo, "ls-files", "--others")  # the setting is live: plain git runs the program
+    assert pwned.exists()
+
+
+def test_scan_redacts_a_credential_in_a_path(tmp_path: Path) -> None:
+    """A file may be named after a token: stdout, --json and stderr show its preview only."""
+    secret = token(7)
+    (tmp_path / f"{secret}.txt").write_text(f"key {token(8)}\n")
+    r = run_cli("scan", ".", cwd=tmp_path)
+    assert r.returncode == 1
+    assert secret not in r.stdout.decode() + r.stderr.decode()
+    assert r.stdout.decode().startswith("./ghp_")
+    r = run_cli("scan", "--json", ".", cwd=tmp_path)
+    assert secret not in r.stdout.decode()
+    (tmp_path / f"{secret}.lnk").symlink_to(tmp_path / "nowhere")
+    (tmp_path / f"{secret}.txt").unlink()
+    r = run_cli("scan", ".", f"missing-{secret}", cwd=tmp_path)
+    assert r.returncode == 2
+    assert secret not in r.stdout.decode() + r.stderr.decode()
+    res = scan_paths([tmp_path])
+    assert all(secret not in p for p, _ in res.skipped)
+
+
+@given(st.lists(st.text(alphabet=string.ascii_letters + "._ ", max_size=8), max_size=3),
+       st.sampled_from(["/", "-", "\\", ".", " "]), st.sampled_from(["", "-x", ".txt", "/y"]),
+       st.integers(0, 50))
+@settings(max_examples=60, deadline=None)
+def test_redact_path_leaves_no_token_in_a_path(parts: list[str], sep: str, tail: str,
+                                                seed: int) -> None:
+    from lean_memory.secrets import redact_path
+
+    secret = token(seed)
+    shown = redact_path(sep.join([*parts, secret]) + tail)
+    assert secret not in shown and secret[4:20] not in shown

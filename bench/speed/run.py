@@ -1,0 +1,498 @@
+"""Issue 11's speed table: whole processes of a clean venv's interpreter, 1k to 100k entries.
+
+    python bench/speed/run.py [--sizes 1k,10k,100k] [--runs 11] [--quick] [--json OUT]
+
+One run does everything: it creates a clean virtual environment (``python -m venv
+--without-pip``, nothing installed; lean_memory comes from ``PYTHONPATH`` at this checkout,
+bytecode caching on), writes deterministic memories of each size as Markdown shards (12
+standing rules, the rest spread over the five other shards), prebuilds an SQLite FTS5 index
+(porter unicode61) of the same entries, then times every command as a fresh process,
+interleaved round by round with ``python -c pass`` so that load drift hits all alike. It
+prints medians, ratios to ``python -c pass`` of the same size's rounds, the issue's goals and
+whether each is met, plus the machine's facts. Peak RSS is the child's own ``ru_maxrss`` from
+``os.wait4``. Nothing here is imported by the package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path[:0] = [str(REPO), str(REPO / "bench")]
+
+from retrieval.speed import synthetic_entries  # noqa: E402
+from store_bench import build_memory  # noqa: E402
+
+from lean_memory.bm25 import LUCENE_STOP_WORDS  # noqa: E402
+
+QUERY = "why does parse_config fail with ECONNREFUSED after the upgrade to 3.11"
+PUT_SHARD = "insights"
+RULES = 12
+LARGE = 100_000
+STOP = " ".join(sorted(LUCENE_STOP_WORDS))
+
+# The reference one-shots: open what exists, one query, top 5 printed (as `get --query` does).
+FTS5_SCRIPT = f"""
+import re, sqlite3, sys
+STOP = set({STOP!r}.split())
+db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
+terms = [t for t in re.findall(r"[^\\W_]+", sys.argv[2].lower()) if t not in STOP]
+match = " OR ".join('"' + t + '"' for t in terms)
+for id_, shard, title, text in db.execute(
+        "SELECT id, shard, title, text FROM entries WHERE entries MATCH ? "
+        "ORDER BY bm25(entries) LIMIT 5", (match,)):
+    print(f"## {{title}}\\n<!-- {{shard}} {{id_}} -->\\n\\n{{text}}\\n")
+"""
+
+RANK_BM25_SCRIPT = f"""
+import pathlib, re, sys
+from rank_bm25 import BM25Okapi
+STOP = set({STOP!r}.split())
+def tok(t):
+    return [w for w in re.findall(r"[^\\W_]+", t.lower()) if w not in STOP]
+docs = []
+for path in sorted(pathlib.Path(sys.argv[1]).glob("*.md")):
+    if path.name != "INDEX.md":
+        docs += ["## " + d for d in re.split(r"(?m)^## ", path.read_text(encoding="utf-8"))[1:]]
+bm = BM25Okapi([tok(d) for d in docs])
+scores = bm.get_scores(tok(sys.argv[2]))
+for i in sorted(range(len(docs)), key=lambda i: -scores[i])[:5]:
+    print(docs[i])
+"""
+
+
+@dataclass
+class Case:
+    """One command timed as a fresh process; ``prepare`` runs untimed before each run."""
+
+    key: str
+    argv: Callable[[int], list[str]]
+    cwd: Path
+    stdin: Path | None = None
+    prepare: Callable[[], None] | None = None
+    max_runs: int | None = None
+    ms: list[float] = field(default_factory=list)
+    rss_kib: list[int] = field(default_factory=list)
+    failed: str = ""
+
+
+def parse_size(text: str) -> int:
+    text = text.strip().lower().replace("_", "")
+    return int(float(text[:-1]) * 1000) if text.endswith("k") else int(text)
+
+
+def clean_env() -> dict[str, str]:
+    """Bytecode caching on (this workplace sets PYTHONDONTWRITEBYTECODE), lean_memory from
+    this checkout, no inherited memory root."""
+    drop = {"PYTHONDONTWRITEBYTECODE", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP",
+            "PYTHONPYCACHEPREFIX", "LEAN_MEMORY_ROOT", "LEAN_MEMORY_HOOK_TIMEOUT"}
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env["PYTHONPATH"] = str(REPO)
+    return env
+
+
+def make_venv(where: Path) -> str:
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
+    return str(where / "bin" / "python")
+
+
+# Spawns and times the children. Peak RSS comes from wait4, and Linux counts in a child's
+# ru_maxrss the address space it had before exec: a child forked or vforked from this (large)
+# process would report this process's RSS. So a small clean-venv process spawns every timed
+# child; its own RSS (printed as the RSS floor) is below what any Python child uses.
+LAUNCHER = """
+import json, os, signal, sys, time
+pid = 0
+def on_alarm(signum, frame):
+    if pid:
+        os.kill(pid, signal.SIGKILL)
+signal.signal(signal.SIGALRM, on_alarm)
+# its own peak (VmHWM: ru_maxrss would count the process that started it)
+print(max([int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM")]
+          or [0]), flush=True)
+for line in sys.stdin:
+    argv, cwd, stdin, err, timeout = json.loads(line)
+    os.chdir(cwd)
+    actions = [(os.POSIX_SPAWN_OPEN, 0, stdin, os.O_RDONLY, 0),
+               (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+               (os.POSIX_SPAWN_OPEN, 2, err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)]
+    t0 = time.perf_counter()
+    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    _, status, usage = os.wait4(pid, 0)
+    elapsed = time.perf_counter() - t0
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    pid = 0
+    print(json.dumps([elapsed, usage.ru_maxrss, os.waitstatus_to_exitcode(status)]), flush=True)
+"""
+
+
+class Launcher:
+    """The small process that spawns and times each child (wall clock around spawn + wait4)."""
+
+    def __init__(self, python: str, env: dict[str, str], errfile: Path) -> None:
+        self.proc = subprocess.Popen([python, "-c", LAUNCHER], env=env, text=True,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert self.proc.stdout is not None
+        self.floor_kib = int(self.proc.stdout.readline())
+        self.errfile = errfile
+
+    def run(self, argv: list[str], cwd: Path, stdin: Path | None,
+            timeout: float) -> tuple[float, int, int, str]:
+        """(seconds, peak RSS KiB, exit code, last stderr line) of one child."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps([argv, str(cwd), str(stdin or os.devnull),
+                                          str(self.errfile), timeout]) + "\n")
+        self.proc.stdin.flush()
+        elapsed, rss, code = json.loads(self.proc.stdout.readline())
+        tail = "" if code == 0 else \
+            " ".join(self.errfile.read_text(errors="replace").strip().splitlines()[-1:])[:200]
+        return elapsed, rss, code, tail
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def run_once(case: Case, i: int, launcher: Launcher, timeout: float) -> None:
+    """Time one run of ``case`` and record its peak RSS."""
+    if case.prepare is not None:
+        case.prepare()
+    elapsed, rss, code, tail = launcher.run(case.argv(i), case.cwd, case.stdin, timeout)
+    if code != 0:
+        why = "timed out" if elapsed >= timeout else f"exit {code}"
+        case.failed = f"{why}: {tail}"
+        return
+    case.ms.append(elapsed * 1e3)
+    case.rss_kib.append(rss)
+
+
+def check_output(case: Case, env: dict[str, str], timeout: float) -> None:
+    """The untimed first run: it must succeed, and a query must print something."""
+    if case.prepare is not None:
+        case.prepare()
+    stdin = case.stdin.read_bytes() if case.stdin else b""
+    try:
+        proc = subprocess.run(case.argv(-1), cwd=case.cwd, env=env, input=stdin,
+                              capture_output=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        case.failed = f"timed out after {timeout:g} s"
+        return
+    if proc.returncode != 0:
+        case.failed = f"exit {proc.returncode}: {proc.stderr.decode(errors='replace')[-200:]}"
+    elif case.key in {"warm", "hook", "fts5", "rank_bm25"} and not proc.stdout.strip():
+        case.failed = "printed nothing"
+
+
+# -- data ---------------------------------------------------------------------------------------
+
+
+def build_data(where: Path, n: int) -> tuple[Path, Path]:
+    """The memory (Markdown shards, INDEX.md) and an FTS5 index of the same entries."""
+    entries = synthetic_entries(n, seed=11)
+    texts: Iterator[tuple[str, str]] = ((e["title"], e["text"]) for e in entries)
+    root = where / "memory"
+    mem = build_memory(root, n, seed=11, texts=texts, rules=RULES)
+    db = where / "fts5.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("CREATE VIRTUAL TABLE entries USING fts5(id UNINDEXED, shard UNINDEXED, "
+                "title, text, tokenize='porter unicode61')")
+    con.executemany("INSERT INTO entries VALUES (?, ?, ?, ?)",
+                    ((e.id, e.shard, e.title, e.text) for e in mem.entries()))
+    con.execute("INSERT INTO entries(entries) VALUES ('optimize')")
+    con.commit()
+    con.close()
+    return root, db
+
+
+def put_texts(count: int) -> list[str]:
+    """Distinct new entries for the timed puts (same generator, another seed)."""
+    return [f"{e['title']}: {e['text']}" for e in synthetic_entries(count, seed=99)]
+
+
+def hook_input(where: Path, root: Path) -> Path:
+    """A UserPromptSubmit event as Claude Code sends it."""
+    path = where / "hook.json"
+    path.write_text(json.dumps({
+        "session_id": "5f1c2d7e-bench", "transcript_path": str(root / "transcript.jsonl"),
+        "cwd": str(root), "permission_mode": "default", "hook_event_name": "UserPromptSubmit",
+        "prompt": QUERY + "?"}), encoding="utf-8")
+    return path
+
+
+# -- one size -----------------------------------------------------------------------------------
+
+
+def measure_size(n: int, runs: int, work: Path, vpy: str, bm25_py: str | None,
+                 timeout: float, launcher: Launcher) -> dict[str, Case]:
+    where = work / f"n{n}"
+    where.mkdir()
+    t0 = time.perf_counter()
+    warm_root, db = build_data(where, n)
+    memdir = warm_root / ".agents" / "memory"
+    # Trees that runs mutate: copies made now, warmed by their first (untimed) run.
+    mut_root, cold_root = where / "mutated", where / "nocache"
+    shutil.copytree(warm_root, mut_root, symlinks=True)
+    shutil.copytree(warm_root, cold_root, symlinks=True)
+    scripts = where / "scripts"
+    scripts.mkdir()
+    (scripts / "fts5_oneshot.py").write_text(FTS5_SCRIPT, encoding="utf-8")
+    (scripts / "rank_bm25_oneshot.py").write_text(RANK_BM25_SCRIPT, encoding="utf-8")
+    print(f"  {n:,} entries: data built in {time.perf_counter() - t0:.1f} s", file=sys.stderr,
+          flush=True)
+    texts = put_texts(3 * runs + 6)
+    lm = [vpy, "-m", "lean_memory"]
+    env = clean_env()
+
+    def fixed(argv: list[str]) -> Callable[[int], list[str]]:
+        return lambda i: argv
+
+    def put_argv(offset: int) -> Callable[[int], list[str]]:
+        return lambda i: [*lm, "put", PUT_SHARD, texts[offset + i + 1]]
+
+    after_put_n = iter(range(2 * runs + 2, 3 * runs + 6))
+
+    def untimed_put() -> None:
+        subprocess.run([*lm, "put", PUT_SHARD, texts[next(after_put_n)]], cwd=mut_root, env=env,
+                       check=True, capture_output=True, timeout=timeout)
+
+    def drop_cache() -> None:
+        shutil.rmtree(cold_root / ".agents" / "memory" / ".cache", ignore_errors=True)
+
+    query = [*lm, "get", "--query", QUERY]
+    cases = [
+        Case("pass", fixed([vpy, "-c", "pass"]), REPO),
+        Case("import", fixed([vpy, "-c", "import lean_memory"]), REPO),
+        Case("warm", fixed(query), warm_root),
+        Case("after_put", fixed(query), mut_root, prepare=untimed_put),
+        Case("cold", fixed(query), cold_root, prepare=drop_cache),
+        Case("put", put_argv(0), mut_root),
+        Case("put_nocache", put_argv(runs + 1), cold_root, prepare=drop_cache),
+        Case("hook", fixed([*lm, "hook", "user-prompt-submit"]), warm_root,
+             stdin=hook_input(where, warm_root)),
+        Case("shard", fixed([*lm, "get", "failures"]), warm_root),
+        Case("status", fixed([*lm, "status"]), warm_root),
+        Case("fts5", fixed([vpy, str(scripts / "fts5_oneshot.py"), str(db), QUERY]), REPO),
+    ]
+    if bm25_py and n <= 10_000:
+        cases.append(Case("rank_bm25", fixed([bm25_py, str(scripts / "rank_bm25_oneshot.py"),
+                                               str(memdir), QUERY]), REPO))
+        cases.append(Case("bm25_pass", fixed([bm25_py, "-c", "pass"]), REPO))
+    slow = {"cold", "put_nocache"}  # tens of seconds each at 100k: fewer runs, no warm-up
+    for case in cases:  # first runs: .pyc, page cache, the search and stats caches
+        if n >= LARGE and case.key in slow:
+            case.max_runs = min(runs, 3)
+            continue
+        check_output(case, env, timeout)
+        if case.key in {"warm", "hook", "shard", "status"} and not case.failed:
+            check_output(case, env, timeout)
+    t0 = time.perf_counter()
+    for i in range(runs):
+        for case in cases:
+            if not case.failed and (case.max_runs is None or i < case.max_runs):
+                run_once(case, i, launcher, timeout)
+        print(f"  {n:,} entries: round {i + 1}/{runs} done", file=sys.stderr, flush=True)
+    print(f"  {n:,} entries: timed in {time.perf_counter() - t0:.1f} s", file=sys.stderr,
+          flush=True)
+    return {case.key: case for case in cases}
+
+
+# -- report -------------------------------------------------------------------------------------
+
+LABELS = {
+    "warm": "`get --query`, warm",
+    "after_put": "`get --query` right after a `put`",
+    "cold": "`get --query`, cold (no `.cache`)",
+    "put": "`put`",
+    "put_nocache": "`put` with no `.cache`",
+    "hook": "`hook user-prompt-submit`",
+    "shard": "`get SHARD` (failures)",
+    "status": "`status`",
+    "fts5": "SQLite FTS5 one-shot",
+    "rank_bm25": "rank_bm25 one-shot",
+    "import": "`import lean_memory` (over `python -c pass`)",
+    "rss": "peak RSS, warm query",
+    "rss_fts5": "peak RSS, FTS5 one-shot",
+    "pass": "`python -c pass`",
+}
+# (x python -c pass at 1k, at 10k; reference at 100k: (factor, case))
+FLOOR_GOALS = {"warm": (2.0, 3.0, (1.0, "fts5")), "hook": (2.0, 3.0, (1.0, "fts5")),
+               "shard": (2.0, 3.0, (1.0, "fts5")), "status": (2.0, 3.0, (1.0, "fts5")),
+               "after_put": (2.5, 4.0, (2.0, "fts5")), "put": (2.0, 3.0, (10.0, "pass"))}
+REF_NAMES = {"fts5": "FTS5 one-shot", "pass": "`python -c pass`", "rank_bm25": "rank_bm25"}
+
+
+def median(xs: list[float] | list[int]) -> float:
+    return float(statistics.median(xs)) if xs else float("nan")
+
+
+def goal_of(key: str, n: int, meds: dict[str, float]) -> tuple[str, str, bool | None]:
+    """(goal, measured against the goal's reference, met) for one row."""
+    def against(factor: float, ref: str) -> tuple[str, str, bool | None]:
+        if meds.get(ref) is None or meds.get(key) is None:
+            return f"≤ {factor:g}x {REF_NAMES[ref]}", "no figure", None
+        ratio = meds[key] / meds[ref]
+        return f"≤ {factor:g}x {REF_NAMES[ref]}", f"{ratio:.2f}x", ratio <= factor
+
+    tier = 0 if n <= 1_000 else 1 if n <= 10_000 else 2
+    if key in FLOOR_GOALS:
+        goal = FLOOR_GOALS[key][tier]
+        return against(*goal) if isinstance(goal, tuple) else against(goal, "pass")
+    if key == "cold":
+        if tier == 2:
+            ms = meds.get("cold")
+            return "≤ 3 s", "" if ms is None else f"{ms / 1e3:.2f} s", None if ms is None \
+                else ms <= 3000
+        return against(5.0, "pass") if tier == 0 else against(1.0, "rank_bm25")
+    if key == "import" and tier == 0:
+        ms = meds.get("import")
+        return "≤ 1 ms", "" if ms is None else f"{ms:.1f} ms", None if ms is None else ms <= 1.0
+    if key == "rss" and tier == 2:
+        mib = meds.get("rss")
+        return "≤ 64 MiB", "", None if mib is None else mib <= 64
+    return "", "", None
+
+
+def summarise(results: dict[int, dict[str, Case]]) -> dict[int, dict[str, float]]:
+    out: dict[int, dict[str, float]] = {}
+    for n, cases in results.items():
+        meds = {k: median(c.ms) for k, c in cases.items() if c.ms and not c.failed}
+        if "import" in meds and "pass" in meds:
+            meds["import"] -= meds["pass"]
+        for key, case in (("rss", cases["warm"]), ("rss_fts5", cases["fts5"])):
+            if case.rss_kib and not case.failed:
+                meds[key] = median(case.rss_kib) / 1024
+        out[n] = meds
+    return out
+
+
+def report(results: dict[int, dict[str, Case]], facts: dict[str, object]) -> list[str]:
+    meds_by_n = summarise(results)
+    lines = [f"{k}: {v}" for k, v in facts.items()]
+    sizes = list(results)
+    lines += ["", "| command | " + " | ".join(f"{n:,} entries" for n in sizes) + " |",
+              "|---|" + "---:|" * len(sizes)]
+    keys = [k for k in LABELS if any(k in m or (k in results[n] and results[n][k].failed)
+                                     for n, m in meds_by_n.items())]
+    for key in keys:
+        cells = []
+        for n in sizes:
+            meds, case = meds_by_n[n], results[n].get(key)
+            if case is not None and case.failed:
+                cells.append("failed")
+            elif key not in meds:
+                cells.append("")
+            elif key.startswith("rss"):
+                cells.append(f"{meds[key]:.0f} MiB")
+            elif key in {"import", "pass"}:
+                cells.append(f"{meds[key]:.1f} ms")
+            else:
+                cells.append(f"{meds[key]:.0f} ms ({meds[key] / meds['pass']:.1f}x)")
+        lines.append(f"| {LABELS[key]} | " + " | ".join(cells) + " |")
+    lines += ["", "| entries | command | median | x `python -c pass` | goal | measured | met |",
+              "|---:|---|---:|---:|---|---:|---|"]
+    for n in sizes:
+        meds = meds_by_n[n]
+        for key in keys:
+            case = results[n].get(key)
+            if case is not None and case.failed:
+                lines.append(f"| {n:,} | {LABELS[key]} | failed: {case.failed} | | | | not met |")
+                continue
+            if key not in meds:
+                continue
+            value = meds[key]
+            shown = f"{value:.0f} MiB" if key.startswith("rss") else f"{value:.1f} ms"
+            ratio = "" if key.startswith("rss") or key == "import" else \
+                f"{value / meds['pass']:.2f}"
+            goal, measured, met = goal_of(key, n, meds)
+            verdict = "" if not goal else "no figure" if met is None else \
+                "met" if met else "**not met**"
+            lines.append(f"| {n:,} | {LABELS[key]} | {shown} | {ratio} | {goal} | {measured} | "
+                         f"{verdict} |")
+    return lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    ap.add_argument("--sizes", default=None, help="comma-separated, e.g. 1k,10k,100k (default)")
+    ap.add_argument("--runs", type=int, default=11,
+                    help="timed runs per command (default 11; 100k uses about half)")
+    ap.add_argument("--quick", action="store_true", help="smoke run: 1 timed run, 1k by default")
+    ap.add_argument("--json", type=Path, metavar="OUT", help="also write all samples as JSON")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per process")
+    ap.add_argument("--bm25-python", default=sys.executable,
+                    help="interpreter with rank_bm25 for the one-shot reference "
+                         "(default: the one running this script)")
+    args = ap.parse_args()
+    sizes = [parse_size(s) for s in (args.sizes or ("1k" if args.quick else "1k,10k,100k"))
+             .split(",")]
+    runs = 1 if args.quick else max(1, args.runs)
+    has_bm25 = subprocess.run([args.bm25_python, "-c", "import rank_bm25"],
+                              capture_output=True, check=False).returncode == 0
+    facts: dict[str, object] = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "python": f"{platform.python_implementation()} {platform.python_version()} "
+                  f"(clean venv of {sys.executable}, --without-pip; bytecode caching on)",
+        "nproc": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+        else os.cpu_count(),
+        "sqlite": sqlite3.sqlite_version,
+        "checkout": subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                                   capture_output=True, text=True, check=False).stdout.strip(),
+        "rank_bm25 interpreter": args.bm25_python if has_bm25
+        else f"none ({args.bm25_python} cannot import rank_bm25: pip install rank-bm25)",
+        "load average at start": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+    }
+    results: dict[int, dict[str, Case]] = {}
+    work = Path(tempfile.mkdtemp(prefix="lm-speed-"))
+    try:
+        vpy = make_venv(work / "venv")
+        launcher = Launcher(vpy, clean_env(), work / "stderr.txt")
+        facts["RSS floor (the spawning process's own peak)"] = \
+            f"{launcher.floor_kib / 1024:.1f} MiB"
+        try:
+            for n in sizes:
+                n_runs = runs if n < LARGE or args.quick else max(3, (runs // 2) | 1)
+                results[n] = measure_size(n, n_runs, work, vpy,
+                                          args.bm25_python if has_bm25 else None, args.timeout,
+                                          launcher)
+        finally:
+            launcher.close()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    facts["load average at end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    facts["runs (median of)"] = ", ".join(
+        f"{n:,}: {len(c['pass'].ms)}" + (f" ({len(c['cold'].ms)} cold)" if c["cold"].max_runs
+                                        else "") for n, c in results.items())
+    facts["`python -c pass` median"] = ", ".join(
+        f"{n:,}: {median(c['pass'].ms):.1f} ms" for n, c in results.items())
+    if has_bm25 and any("bm25_pass" in c for c in results.values()):
+        facts["`python -c pass` of the rank_bm25 interpreter"] = ", ".join(
+            f"{n:,}: {median(c['bm25_pass'].ms):.1f} ms" for n, c in results.items()
+            if "bm25_pass" in c)
+    print("\n".join(report(results, facts)))
+    if args.json:
+        args.json.write_text(json.dumps({
+            "facts": facts,
+            "medians": {str(n): m for n, m in summarise(results).items()},
+            "samples": {str(n): {k: {"ms": c.ms, "rss_kib": c.rss_kib, "failed": c.failed}
+                                 for k, c in cases.items()} for n, cases in results.items()},
+        }, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

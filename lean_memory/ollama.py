@@ -1,0 +1,209 @@
+"""The built-in ``ollama`` retriever: embeddings from a local Ollama server (``urllib``).
+
+``POST {host}/api/embed`` with ``{"model": ..., "input": [...]}`` answers
+``{"model": ..., "embeddings": [[...], ...]}``. Memory is private, so a host that is not
+this machine is refused unless ``[ollama] allow_remote = true``, and no proxy from the
+environment is ever used. Queries embed only the prompt; entries get their vectors from
+:func:`embed_missing` (``lean-memory embed``), never from ``put`` (ADR 0019).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+from hashlib import blake2b
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from .embedding import Embed, EmbeddingError, EmbeddingRetriever
+from .vectors import Vectors
+
+if TYPE_CHECKING:
+    from . import format as fmt
+    from .config import Config
+    from .store import Memory
+
+DEFAULT_HOST = "http://127.0.0.1:11434"
+# Task prefixes the model was trained with (document, query); other models get none.
+PREFIXES = {"nomic-embed-text": ("search_document: ", "search_query: ")}
+_LOCAL = {"localhost", "::1", "0.0.0.0", "::"}
+MAX_ANSWER_BYTES = 256 << 20
+BATCH = 32
+
+
+class OllamaError(EmbeddingError):
+    """Ollama is absent, refused, or answered something unusable."""
+
+
+def base_url(setting: str, env: str | None, allow_remote: bool) -> str:
+    """The server's base URL from config, else ``$OLLAMA_HOST``, else the default;
+    a host that is not this machine is refused unless allowed."""
+    raw = (setting or env or DEFAULT_HOST).strip()
+    if "://" not in raw:
+        raw = "http://" + raw  # OLLAMA_HOST is often "host:port"
+    try:
+        parts = urlsplit(raw)
+        port = parts.port or 11434
+    except ValueError:
+        raise OllamaError("[ollama] host is not a valid address") from None
+    host = parts.hostname or ""
+    if parts.scheme not in ("http", "https") or not host:
+        raise OllamaError("[ollama] host must be an http:// or https:// address")
+    if host in ("0.0.0.0", "::"):  # a server's "every interface": this machine
+        host = "127.0.0.1"
+    local = host in _LOCAL or host.startswith("127.")
+    if not local and not allow_remote:
+        raise OllamaError(f"Ollama host {host!r} is not this machine: memory is private; "
+                          "set [ollama] allow_remote = true to send it there")
+    shown = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{shown}:{port}{parts.path.rstrip('/')}"
+
+
+def prefixes(model: str) -> tuple[str, str]:
+    """(document prefix, query prefix) for a model name such as ``nomic-embed-text:v1.5``."""
+    return PREFIXES.get(model.split(":", 1)[0].rsplit("/", 1)[-1], ("", ""))
+
+
+class Ollama:
+    """A client of ``/api/embed``; every failure is one :class:`OllamaError` line."""
+
+    def __init__(self, url: str, model: str, timeout: float) -> None:
+        self.url = url
+        self.model = model
+        self.timeout = timeout
+        # No proxy, whatever the environment says: the texts are the memory itself.
+        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+    def __call__(self, texts: list[str]) -> list[Sequence[float]]:
+        return self.embed(texts)
+
+    def embed(self, texts: list[str]) -> list[Sequence[float]]:
+        body = json.dumps({"model": self.model, "input": texts}).encode("utf-8")
+        request = urllib.request.Request(f"{self.url}/api/embed", data=body, method="POST",
+                                         headers={"Content-Type": "application/json"})
+        where = f"Ollama at {self.url}"
+        try:
+            with self._opener.open(request, timeout=self.timeout) as response:
+                raw = response.read(MAX_ANSWER_BYTES + 1)
+        except urllib.error.HTTPError as exc:
+            raise OllamaError(self._refusal(exc)) from None
+        except TimeoutError:
+            raise OllamaError(f"{where} did not answer within {self.timeout:g} s") from None
+        except (urllib.error.URLError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            if isinstance(reason, TimeoutError):
+                raise OllamaError(f"{where} did not answer within {self.timeout:g} s") from None
+            what = getattr(reason, "strerror", None) or type(reason).__name__
+            raise OllamaError(f"cannot reach {where} ({what}); is `ollama serve` "
+                              "running?") from None
+        if len(raw) > MAX_ANSWER_BYTES:
+            raise OllamaError(f"{where} sent an answer over {MAX_ANSWER_BYTES >> 20} MiB")
+        return _vectors(raw, len(texts), where)
+
+    def _refusal(self, exc: urllib.error.HTTPError) -> str:
+        try:
+            message = json.loads(exc.read(4096) or b"{}").get("error", "")
+        except (ValueError, AttributeError, OSError):
+            message = ""
+        if exc.code == 404 and "not found" in str(message):
+            return (f"Ollama at {self.url} has no model {self.model!r} "
+                    f"(run `ollama pull {self.model}`)")
+        return f"Ollama at {self.url} refused the request (HTTP {exc.code})"
+
+
+def _vectors(raw: bytes, n: int, where: str) -> list[Sequence[float]]:
+    try:
+        answer = json.loads(raw)
+        vectors = answer["embeddings"]
+        ok = (isinstance(vectors, list) and len(vectors) == n
+              and all(isinstance(v, list) and v and len(v) == len(vectors[0])
+                      and all(type(x) in (int, float) and math.isfinite(x) for x in v)
+                      for v in vectors))
+    except (ValueError, TypeError, KeyError):
+        ok = False
+    if not ok:
+        raise OllamaError(f"{where} sent a malformed answer (expected {n} embeddings "
+                          "of one dimension)")
+    return list(vectors)
+
+
+def vectors_path(mem: Memory, model: str) -> Path:
+    """One file per model: vectors of different models never mix."""
+    tag = blake2b(model.encode("utf-8"), digest_size=4).hexdigest()
+    return mem.cache_dir / f"vectors-{tag}.bin"
+
+
+def client(config: Config, timeout: float) -> Ollama:
+    import os
+
+    url = base_url(config.ollama_host, os.environ.get("OLLAMA_HOST"), config.ollama_allow_remote)
+    return Ollama(url, config.ollama_model, timeout)
+
+
+def retriever(mem: Memory) -> EmbeddingRetriever:
+    """The ``ollama`` retriever of this memory: its cached vectors, the prompt embedded
+    live within the retrievers' time limit."""
+    c = mem.config
+    ollama = client(c, c.retriever_timeout_ms / 1000)
+    doc, query = prefixes(c.ollama_model)
+    return EmbeddingRetriever("ollama", ollama, Vectors.load(vectors_path(mem, c.ollama_model),
+                                                             mem.agents_dir),
+                              model=c.ollama_model, document_prefix=doc, query_prefix=query)
+
+
+def _searchable(mem: Memory) -> list[fmt.Entry]:
+    """Every entry a search may return (live and archived), none that holds a credential."""
+    from .search import load_corpus
+
+    corpus = load_corpus(mem)
+    return [corpus.entry(n) for n, ok in enumerate(corpus.allowed(mem.shards, True)) if ok]
+
+
+def _offline(mem: Memory, embed: Embed) -> EmbeddingRetriever:
+    c = mem.config
+    return EmbeddingRetriever("ollama", embed, Vectors.load(vectors_path(mem, c.ollama_model),
+                                                            mem.agents_dir),
+                              model=c.ollama_model, document_prefix=prefixes(c.ollama_model)[0])
+
+
+def embed_missing(mem: Memory, progress: Callable[[int, int], None] | None = None, *,
+                  timeout: float = 120.0) -> tuple[int, int]:
+    """Embed every searchable entry (live and archived) that has no vector yet; returns
+    (embedded now, searchable entries). Entries that hold a credential are never sent.
+    The file is saved after every batch, so an interruption keeps what was done; vectors
+    of entries that no longer exist are dropped."""
+    c = mem.config
+    entries = _searchable(mem)
+    r = _offline(mem, client(c, timeout))
+    path = vectors_path(mem, c.ollama_model)
+    keep = [r.key(e) for e in entries]
+    todo = r.todo(entries)
+    done = 0
+    for start in range(0, len(todo), BATCH):
+        batch = todo[start:start + BATCH]
+        got = r.embed([text for _, text in batch])
+        for (key, _), vector in zip(batch, got, strict=True):
+            try:
+                r.vectors.add(key, vector)
+            except ValueError:
+                raise OllamaError(f"model {c.ollama_model!r} changed its vectors' dimension; "
+                                  f"delete {path.name} and embed again") from None
+        done += len(batch)
+        r.vectors.save(path, mem.agents_dir, keep)
+        if progress is not None:
+            progress(done, len(todo))
+    if not todo:
+        r.vectors.save(path, mem.agents_dir, keep)
+    return done, len(entries)
+
+
+def describe(mem: Memory) -> dict[str, Any]:
+    """How many searchable entries have a vector (for ``status``); asks no model."""
+    entries = _searchable(mem)
+    todo = _offline(mem, lambda texts: []).todo(entries)
+    return {"model": mem.config.ollama_model, "entries": len(entries),
+            "embedded": len(entries) - len(todo)}
