@@ -1,12 +1,7 @@
 """Where agents meet the memory: the per-prompt digest, the hook command, agent setup.
 
-* :func:`digest` is the block a harness injects before a prompt: INDEX.md, then the
-  standing rules (live ``conventions`` entries), then the entries that best match the
-  prompt, all within a token budget. The rules have their own share, so the matches can
-  never be crowded out by them (nor they by the matches); one oversized item is cut to a
-  per-item cap; whatever is left out is *said* (a count and the command to get it).
-  An entry that holds a credential is never shown: the digest says how many it withheld
-  (ADR 0011).
+* The block a hook prints is :func:`lean_memory.digest.digest`: at session start the shard
+  overview and the standing rules, before each prompt the rules and the best matches.
 * :func:`run_hook` is ``python -m lean_memory hook EVENT``: it reads the agent's hook JSON
   (Claude Code and Codex share the shape) and prints
   ``{"hookSpecificOutput": {"hookEventName": …, "additionalContext": …}}``. It never blocks
@@ -21,23 +16,14 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from .format import Entry
-    from .search import Hit
-    from .store import Memory
-    from .withhold import Verdicts
+from .digest import RULES_SHARD, digest
 
-RULES_SHARD = "conventions"
-RULE_CAP = 60  # tokens per rule: a long rule is cut, never carried whole into every prompt
-MATCH_CAP = 250  # tokens per matching entry
-MIN_MATCH = 30  # a match cut below this says too little to be worth its tokens
-MATCH_SHARE = 3  # at least 1/3 of what the index leaves is kept for matches
-K_MATCHES = 5
-MAX_QUERY_CHARS = 4000
+if TYPE_CHECKING:
+    from .store import Memory
+
 CONTEXT_LIMIT = 9000  # characters; Claude Code and Codex cap additionalContext at 10,000
 HOOK_TIMEOUT = 5.0  # seconds; then the hook gives up silently
 MAX_HOOK_TIMEOUT = 60.0  # the harness kills a hook long before that anyway
@@ -45,230 +31,6 @@ LOG_LIMIT = 256 * 1024
 EVENTS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}
 SECTION_BEGIN = "<!-- lean-memory:begin -->"
 SECTION_END = "<!-- lean-memory:end -->"
-
-
-# -- the digest -----------------------------------------------------------------------
-
-
-def _tokens(text: str) -> int:
-    from .tokens import estimate_tokens
-
-    return estimate_tokens(text)
-
-
-def _clip(text: str, cap: int, suffix: str = "…") -> tuple[str, bool]:
-    """``text`` cut (at a word, with ``suffix``) to at most ``cap`` tokens; (text, was_cut)."""
-    if _tokens(text) <= cap:
-        return text, False
-    low, high = 0, len(text)
-    if _tokens(text[: cap * 8]) > cap:  # no token is 8 characters long on average
-        high = cap * 8
-    while low < high:  # the longest prefix whose clipped form fits
-        mid = (low + high + 1) // 2
-        if _tokens(text[:mid].rstrip() + suffix) <= cap:
-            low = mid
-        else:
-            high = mid - 1
-    cut = text[:low]
-    if low < len(text) and not text[low].isspace() and " " in cut.strip():
-        cut = cut.rsplit(" ", 1)[0]  # do not end on half a word
-    cut = cut.rstrip()
-    return (cut + suffix if cut else ""), True
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _rule_line(e: Entry, cap: int, titles_only: bool) -> str:
-    from .dedup import main_text
-
-    title = _one_line(e.title)
-    if titles_only:
-        return f"- {_clip(title, max(cap, 4))[0]}"
-    body = _one_line(main_text(e.text))
-    stem = title.rstrip("…").rstrip()
-    head = f"- {body}" if body.startswith(stem) else f"- **{title}**: {body}"
-    return _clip(head, cap)[0]
-
-
-def _match_block(hit: Hit, cap: int) -> str:
-    from . import format as fmt
-    from .dedup import main_text
-
-    e = hit.entry
-    facts = [hit.shard + (" (archive)" if hit.archived else ""), e.id]
-    if e.date:
-        facts.append(e.date)
-    head = f"### {_one_line(e.title)}\n_{' · '.join(facts)}_\n"
-    body = main_text(e.text).strip("\r\n")
-    first, _, rest = body.partition("\n")
-    if _one_line(first) == _one_line(e.title) and rest.strip():
-        body = rest.strip("\r\n")  # the title is the first line: do not pay for it twice
-    elif _one_line(body) == _one_line(e.title):
-        return head
-    body, _ = _clip(body, max(cap - _tokens(head), 1),
-                    suffix=f"… (cut; full entry in .agents/memory/{hit.shard}.md)")
-    return head + fmt.escape_body(body).rstrip("\n") + "\n"
-
-
-def _index_block(mem: Memory, verdicts: Verdicts) -> str:
-    from .withhold import shown_index
-
-    text = shown_index(mem, verdicts)
-    if not text:
-        from .indexfile import render_index
-
-        text = render_index(mem.status(), mem.config.max_index_tokens)
-    lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("<!--")]
-    return "\n".join(lines).strip("\n") + "\n"
-
-
-def _rules(mem: Memory, verdicts: Verdicts) -> tuple[list[Entry], int]:
-    """Live entries of the conventions shard, in file order, without those that hold a
-    credential; and how many of those there were.
-
-    Only that shard is parsed; what the other shards (and the archive) supersede comes from
-    the store's per-shard summaries, cached by file signature, so this stays cheap.
-    """
-    if RULES_SHARD not in mem.shards:
-        return [], 0
-    from . import format as fmt
-    from .withhold import content_key
-
-    hidden = mem.superseded_ids()
-    text, bad = verdicts.read(mem.shard_path(RULES_SHARD), RULES_SHARD)
-    live = [e for e in fmt.parse(text, RULES_SHARD).entries if e.id not in hidden]
-    if not bad:
-        return live, 0
-    kept = [e for e in live if content_key(e.raw) not in bad]
-    return kept, len(live) - len(kept)
-
-
-def _matches(mem: Memory, prompt: str) -> tuple[list[Hit], int]:
-    from .bm25 import tokenize
-
-    query = prompt[:MAX_QUERY_CHARS]
-    others = [s for s in mem.shards if s != RULES_SHARD]
-    if not others or not tokenize(query):
-        return [], 0
-    from .search import find
-
-    found = find(mem, query, k=K_MATCHES, shards=others)
-    return list(found.hits), found.withheld
-
-
-def _fit_rules(rules: Sequence[Entry], room: int) -> list[str]:
-    """Every rule in ``room`` tokens if at all possible: full (cut at RULE_CAP), then a
-    smaller cap each, then titles only; only then a count of the rules left out."""
-    if not rules:
-        return []
-    n = len(rules)
-    levels = ((RULE_CAP, False), (max(room // n - 1, 12), False), (max(room // n - 1, 6), True))
-    for cap, titles in levels if 4 * n <= room else ():
-        lines = [_rule_line(e, min(cap, RULE_CAP), titles) for e in rules]
-        if sum(_tokens(ln) + 1 for ln in lines) <= room:
-            return lines
-    lines = []
-    used = 0
-    for i, e in enumerate(rules):
-        line = _rule_line(e, 12, True)
-        more = f"- (+{n - i - 1} more rules: `python -m lean_memory get {RULES_SHARD}`)"
-        need = _tokens(line) + 1 + (_tokens(more) + 1 if i < n - 1 else 0)
-        if used + need > room:
-            lines.append(f"- ({n - i} more rules: `python -m lean_memory get {RULES_SHARD}`)")
-            break
-        lines.append(line)
-        used += _tokens(line) + 1
-    return lines
-
-
-def digest(mem: Memory, prompt: str, *, budget_tokens: int = 1200) -> str:
-    """The block to inject before ``prompt``: INDEX.md, the standing rules, the best
-    matches, in at most ``budget_tokens`` (estimated), and a note of the entries withheld
-    because they hold a credential. Deterministic."""
-    from .errors import QueryError
-    from .withhold import Verdicts, count_note
-
-    if not isinstance(prompt, str):
-        raise QueryError("the prompt must be a string")
-    if not isinstance(budget_tokens, int) or isinstance(budget_tokens, bool):
-        raise QueryError("budget_tokens must be a whole number")
-    mem._require_init()
-    verdicts = Verdicts(mem)
-    try:
-        index = _index_block(mem, verdicts)
-        rules, withheld = _rules(mem, verdicts)
-    finally:
-        verdicts.save()
-    hits, withheld_hits = _matches(mem, prompt) if prompt and prompt.strip() else ([], 0)
-    note = count_note(withheld + withheld_hits)
-    if not note:
-        return _digest(mem, budget_tokens, index, rules, hits)
-    note = f"\n_({note})_\n"
-    budget = max(int(budget_tokens), 0)
-    text = _digest(mem, budget - _tokens(note) - 1, index, rules, hits)
-    return text + note if text else ""
-
-
-def _digest(mem: Memory, budget_tokens: int, index: str, rules: list[Entry],
-            hits: list[Hit]) -> str:
-    budget = max(int(budget_tokens), 0)
-    if _tokens(index) > budget // 2:  # a tiny budget: a pointer instead of the index
-        index = ("Project memory: `python -m lean_memory get` (index), "
-                 '`python -m lean_memory get --query "<words>"`.\n')
-    if _tokens(index) > budget:
-        return ""
-    rules_head = f"\n## Standing rules ({RULES_SHARD}: follow them)\n"
-    match_head = "\n## Memory matching this prompt\n"
-
-    left = budget - _tokens(index)
-    reserve = 0
-    if hits:
-        reserve = min(left, max(left // MATCH_SHARE, MIN_MATCH + _tokens(match_head) + 1))
-    rule_lines: list[str] = []
-    if rules:
-        rule_lines = _fit_rules(rules, left - reserve - _tokens(rules_head) - 1)
-    parts = [index]
-    if rule_lines:
-        parts.append(rules_head + "\n".join(rule_lines) + "\n")
-    used = sum(_tokens(p) for p in parts) + len(parts)
-
-    blocks: list[str] = []
-    if hits:
-        room = budget - used - _tokens(match_head) - 2
-        shown = 0
-        for hit in hits:
-            note = _left_out_note(len(hits) - shown - 1)
-            cap = min(MATCH_CAP, room - (_tokens(note) + 1 if note else 0))
-            if cap < MIN_MATCH:
-                break
-            block = _match_block(hit, cap)
-            blocks.append(block)
-            room -= _tokens(block) + 1
-            shown += 1
-        if blocks:
-            note = _left_out_note(len(hits) - shown)
-            parts.append(match_head + "\n".join(blocks) + (f"\n{note}\n" if note else ""))
-    text = "".join(parts)
-    while _tokens(text) > budget and len(parts) > 1:  # estimates are not quite additive
-        if blocks and len(parts) == (3 if rule_lines else 2):
-            blocks.pop()
-            note = _left_out_note(len(hits) - len(blocks))
-            parts[-1] = (match_head + "\n".join(blocks) + (f"\n{note}\n" if note else "")
-                         if blocks else "")
-        else:
-            parts.pop()
-        text = "".join(parts)
-    return text if _tokens(text) <= budget else ""
-
-
-def _left_out_note(n: int) -> str:
-    if n <= 0:
-        return ""
-    what = "entry" if n == 1 else "entries"
-    return (f"_({n} more matching {what} left out for the token budget: "
-            '`python -m lean_memory get --query "<words>"`)_')
 
 
 # -- the hook command -----------------------------------------------------------------

@@ -123,8 +123,9 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
     mem = _memory(args)
     if args.k < 1:
         raise UsageError("-k must be at least 1")
+    archive = False if args.no_archive else None  # None: the config's search_archive
     if args.digest is not None:
-        out.write(mem.digest(args.digest))
+        out.write(mem.digest(args.digest, include_archive=archive))
         return 0
     from .withhold import live_entries, read_shown
 
@@ -132,7 +133,7 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
         from .search import find
 
         found = find(mem, args.query, k=args.k, shards=(args.shard,) if args.shard else None,
-                     include_archive=args.archive)
+                     include_archive=True if args.archive else archive)
         hits = found.hits
         _note_withheld(found.withheld)
         if found.notes:  # searched without a retriever: one line, BM25 answered
@@ -484,10 +485,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="plain words: print the entries that match best")
     s.add_argument("-k", type=int, default=5, metavar="N", help="how many entries (default 5)")
     s.add_argument("--digest", metavar="PROMPT",
-                   help="the block to inject before PROMPT (index, rules, best matches)")
+                   help="the block to inject before PROMPT (standing rules, best matches)")
     s.add_argument("--json", action="store_true",
                    help="JSON instead of Markdown (see the README for the shapes)")
-    s.add_argument("--archive", action="store_true", help="include the archive")
+    where = s.add_mutually_exclusive_group()
+    where.add_argument("--archive", action="store_true",
+                       help="print SHARD's archive (a query covers the archive by default)")
+    where.add_argument("--no-archive", action="store_true",
+                       help="leave the archive out of --query and --digest")
     s.set_defaults(func=cmd_get)
 
     s = sub.add_parser("index", help="regenerate INDEX.md")

@@ -35,6 +35,8 @@ class Config:
     max_entry_tokens: int = 1500
     max_index_tokens: int = 600
     auto_compact: bool = False
+    search_archive: bool = True  # search and the digest cover the archive (ADR 0018)
+    digest_index: bool = False  # the per-prompt digest repeats the shard overview (ADR 0018)
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
     ollama_model: str = "nomic-embed-text"

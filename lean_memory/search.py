@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from itertools import accumulate, chain, compress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from . import format as fmt
 from .bm25 import (
@@ -320,20 +320,24 @@ def _is_cached_bm25(r: Any, mem: Memory) -> bool:
 
 
 def search(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
-           include_archive: bool = False) -> list[Hit]:
-    """The ``k`` best live entries for ``query``; superseded entries, and entries that hold
-    a credential, never appear."""
+           include_archive: bool | None = None) -> list[Hit]:
+    """The ``k`` best entries for ``query``, live and archived ranked together (the archive
+    left out with ``include_archive=False``; None means the config's ``search_archive``,
+    true by default); a live entry goes first on a tie. Superseded entries, and entries
+    that hold a credential, never appear."""
     return find(mem, query, k=k, shards=shards, include_archive=include_archive).hits
 
 
 def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
-         include_archive: bool = False) -> Found:
+         include_archive: bool | None = None) -> Found:
     """:func:`search`, and how many withheld entries the query would have returned."""
     if not isinstance(query, str) or not tokenize(query):
         raise QueryError("the query has no searchable words (empty, or only stop words)")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise QueryError("k must be a whole number, at least 1")
     mem._require_init()
+    if include_archive is None:
+        include_archive = mem.config.search_archive
     if isinstance(shards, str):
         shards = (shards,)
     elif shards is not None and not isinstance(shards, Iterable):
@@ -353,6 +357,7 @@ def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str
             include_archive: bool) -> Found:
     allowed = corpus.allowed(names, include_archive)
     index = corpus.index
+    order = cast(Sequence[str], _LiveFirst(corpus)) if include_archive else corpus.dates
     c = mem.config
     notes: list[str] = []
     # (name, job): job None is the cached built-in BM25
@@ -363,7 +368,7 @@ def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str
     else:
         sources, notes = jobs(c.retrievers, mem)
     if not any(job for _, job in sources):  # BM25 alone: the hot path, nothing else
-        fused = index.top(query, k, allowed=allowed, newer=corpus.dates)
+        fused = index.top(query, k, allowed=allowed, newer=order)
         return _found(corpus, fused, k, query, allowed, names, include_archive, notes)
 
     def bm25(depth: int, among: Sequence[int] | None) -> list[tuple[int, float]]:
@@ -372,7 +377,7 @@ def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str
             mask = bytearray(len(allowed))
             for n in among:
                 mask[n] = 1
-        return index.top(query, depth, allowed=mask, newer=corpus.dates)
+        return index.top(query, depth, allowed=mask, newer=order)
 
     def numbers() -> list[int]:
         # Plugins get the entries newest first, then in file order (stable sort).
@@ -402,6 +407,22 @@ def _found(corpus: Corpus, fused: Sequence[tuple[int, float]], k: int, query: st
                  tuple(dict.fromkeys(notes)))
 
 
+class _LiveFirst:
+    """The tie order of hits, as ``BM25Index.top`` takes it (greater first): a live entry
+    before an archived one, then the newer. Computed only for the entries tied at a score,
+    so a query does not build a key for every entry."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
+
+    def __getitem__(self, number: int) -> str:
+        archived = self.corpus.where(number)[1]
+        return ("0" if archived else "1") + self.corpus.dates[number]
+
+    def __len__(self) -> int:
+        return len(self.corpus.dates)
+
+
 def _withheld_matches(corpus: Corpus, query: str, k: int, allowed: bytearray,
                       names: Sequence[str], include_archive: bool) -> int:
     """How many withheld entries BM25 would have put among the ``k`` best: they are
@@ -426,7 +447,8 @@ def _withheld_matches(corpus: Corpus, query: str, k: int, allowed: bytearray,
 
 
 def render_hits(hits: Sequence[Hit]) -> str:
-    """Hits as Markdown ready for a prompt: title, where it lives, the body."""
+    """Hits as Markdown ready for a prompt: title, where it lives (archived hits marked),
+    the body."""
     from .dedup import main_text
 
     parts = []

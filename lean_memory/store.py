@@ -343,8 +343,10 @@ class Memory:
         return read_shown(self, shard)[0]
 
     def search(self, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
-               include_archive: bool = False) -> list[Hit]:
-        """The ``k`` live entries that best match ``query`` (see :mod:`lean_memory.search`)."""
+               include_archive: bool | None = None) -> list[Hit]:
+        """The ``k`` entries that best match ``query``, archived ones too unless
+        ``include_archive=False`` or the config's ``search_archive = false`` (see
+        :mod:`lean_memory.search`)."""
         from .search import search
 
         return search(self, query, k=k, shards=shards, include_archive=include_archive)
@@ -693,12 +695,13 @@ class Memory:
 
         return compact(self, dry_run=dry_run)
 
-    def digest(self, prompt: str, *, budget_tokens: int = 1200) -> str:
-        """The block a harness injects before ``prompt`` (see :mod:`lean_memory.agents`)."""
-        from .agents import digest
+    def digest(self, prompt: str, *, budget_tokens: int = 1200, index: bool | None = None,
+               include_archive: bool | None = None) -> str:
+        """The block a harness injects before ``prompt`` (see :mod:`lean_memory.digest`)."""
+        from .digest import digest
 
-        text: str = digest(self, prompt, budget_tokens=budget_tokens)
-        return text
+        return digest(self, prompt, budget_tokens=budget_tokens, index=index,
+                      include_archive=include_archive)
 
     def index(self) -> str:
         """Regenerate INDEX.md and return its text."""

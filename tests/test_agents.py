@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import lean_memory
-from lean_memory import agents
+from lean_memory import agents, digest
 from lean_memory import format as fmt
 from lean_memory.tokens import estimate_tokens
 
@@ -46,21 +46,24 @@ def memory(tmp_path: Path) -> lean_memory.Memory:
 # -- digest ---------------------------------------------------------------------------
 
 
-def test_digest_has_index_rules_and_best_match(memory: lean_memory.Memory) -> None:
+def test_digest_has_rules_and_best_match(memory: lean_memory.Memory) -> None:
     d = memory.digest("why does the windows CI fail on line endings?")
-    assert d.startswith("# Memory index")
-    assert "<!--" not in d  # the generated-file comment is not worth its tokens
+    assert d.startswith("## Standing rules")  # the index came with the session start
     for rule in RULES:
         assert rule in d
     assert FACTS["failures"] in d
     assert FACTS["quirks"] not in d
     assert d.index("Standing rules") < d.index("matching this prompt")
     assert d == memory.digest("why does the windows CI fail on line endings?")
+    start = memory.digest("")
+    assert start.startswith("# Memory index") and "matching" not in start
+    assert "<!--" not in start  # the generated-file comment is not worth its tokens
+    assert all(rule in start for rule in RULES)
 
 
 def test_digest_says_nothing_extra_when_nothing_matches(memory: lean_memory.Memory) -> None:
-    plain = memory.digest("")
-    assert "matching" not in plain
+    plain = memory.digest("", index=False)
+    assert "matching" not in plain and RULES[0] in plain
     assert memory.digest("zebra giraffe savannah") == plain
     assert memory.digest("the and of") == plain  # only stop words
 
@@ -68,7 +71,8 @@ def test_digest_says_nothing_extra_when_nothing_matches(memory: lean_memory.Memo
 def test_digest_without_rules_or_entries(tmp_path: Path) -> None:
     mem = lean_memory.Memory(tmp_path)
     mem.init()
-    d = mem.digest("anything at all")
+    assert mem.digest("anything at all") == ""
+    d = mem.digest("")
     assert d.startswith("# Memory index") and "## Standing rules" not in d
 
 
@@ -95,7 +99,7 @@ def test_one_oversized_rule_is_cut(memory: lean_memory.Memory) -> None:
     memory.put_entry("conventions", long_rule, title="Docstrings everywhere", date="2026-01-06")
     d = memory.digest("")
     line = next(ln for ln in d.splitlines() if "Docstrings everywhere" in ln)
-    assert estimate_tokens(line) <= agents.RULE_CAP and line.endswith("…")
+    assert estimate_tokens(line) <= digest.RULE_CAP and line.endswith("…")
 
 
 def test_many_long_rules_never_crowd_out_the_best_match(tmp_path: Path) -> None:
@@ -237,6 +241,7 @@ def test_hook_prompt_inputs_of_both_agents(memory: lean_memory.Memory, shape: An
     assert code == 0
     context = check_output(out, "UserPromptSubmit")
     assert FACTS["failures"] in context and RULES[0] in context
+    assert "# Memory index" not in context  # the session start gave it (ADR 0018)
 
 
 @pytest.mark.parametrize("shape", [claude_start, codex_start])
@@ -245,6 +250,7 @@ def test_hook_session_start_inputs_of_both_agents(memory: lean_memory.Memory,
     code, out = hook("session-start", json.dumps(shape(memory.root)))
     context = check_output(out, "SessionStart")
     assert code == 0 and RULES[2] in context and "matching" not in context
+    assert context.startswith("# Memory index")
 
 
 def test_hook_finds_the_memory_from_the_input_cwd(memory: lean_memory.Memory,

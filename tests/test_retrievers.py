@@ -124,7 +124,10 @@ def test_the_hook_keeps_index_and_rules_whatever_the_plugin(project: Path,
                                                             tmp_path: Path) -> None:
     Memory(project).put_entry("conventions", "Never push to main on Fridays")
     site = plugin_site(tmp_path, init=SLOW.format(s=6))
-    configure(project, '[memory]\nretrievers = ["bm25", "slowpoke"]\nfusion = "rrf"\n')
+    # digest_index: the prompt hook repeats the index (by default only the session start
+    # gives it, ADR 0018)
+    configure(project, '[memory]\nretrievers = ["bm25", "slowpoke"]\nfusion = "rrf"\n'
+                       'digest_index = true\n')
     payload = json.dumps({"hook_event_name": "UserPromptSubmit", "cwd": str(project),
                           "prompt": "why is the upload test flaky on windows?"}).encode()
     r = run_cli("hook", "user-prompt-submit", cwd=project, stdin=payload, env=env_for(site))

@@ -15,6 +15,7 @@ import pytest
 
 import lean_memory
 from lean_memory import BM25, Entry, Memory, QueryError, UnknownShard
+from lean_memory import format as fmt
 from lean_memory import search as search_module
 from lean_memory.search import _CACHE_NAME, rrf
 
@@ -282,3 +283,31 @@ def test_plugin_from_an_entry_point(filled: Memory, tmp_path: Path) -> None:
     # an unknown name in config falls back to BM25 rather than failing
     (filled.agents_dir / "config.toml").write_text('[memory]\nretrievers = ["missing"]\n')
     assert ids(Memory(filled.root).search("windows"))[0] == "test_upload is flaky on Windows"
+
+
+def test_archive_is_searched_by_default_live_first_on_a_tie(mem: Memory) -> None:
+    from lean_memory.compaction import archive_preamble
+
+    live = mem.put_entry("insights", "alpha beta", title="same words", date="2026-01-01")
+    old = Entry(id="0000aaaa", shard="insights", title="same words", text="alpha beta",
+                date="2026-05-01")  # newer, but archived: the live one wins the tie
+    gone = Entry(id="0000bbbb", shard="insights", title="alpha gamma", text="alpha gamma",
+                 date="2026-01-02")
+    fix = Entry(id="0000cccc", shard="insights", title="alpha delta", text="alpha delta",
+                date="2026-01-03", supersedes="0000bbbb")
+    path = mem.shard_path("insights", archive=True)
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(archive_preamble("insights") + "".join(
+        fmt.render_entry(e) for e in (old, gone, fix)), encoding="utf-8")
+    hits = mem.search("alpha beta", k=10)
+    assert [(h.entry.id, h.archived) for h in hits[:2]] == [(live.id, False),
+                                                            ("0000aaaa", True)]
+    assert "0000bbbb" not in {h.entry.id for h in mem.search("alpha gamma", k=10)}
+    assert "0000cccc" in {h.entry.id for h in mem.search("alpha delta", k=10)}
+    assert [h.entry.id for h in mem.search("alpha beta", include_archive=False)] == [live.id]
+    assert "shard: insights (archive)" in search_module.render_hits(hits)
+    (mem.agents_dir / "config.toml").write_text("[memory]\nsearch_archive = false\n")
+    again = Memory(mem.root)
+    assert [h.entry.id for h in again.search("alpha beta", k=10)] == [live.id]
+    assert {h.entry.id for h in again.search("alpha beta", k=10, include_archive=True)} == {
+        live.id, "0000aaaa", "0000cccc"}  # "alpha" alone matches the correction

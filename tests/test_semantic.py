@@ -371,7 +371,7 @@ def test_archived_entries_have_vectors_too(mem: Memory, fake: tuple[Fake, str]) 
     [car] = [e for e in m.entries("failures") if e.title == "Automobile collision"]
     forget(m, car.id, reason="fixed long ago")
     assert embed_missing(m) == (4, 4)  # three live, one archived
-    live = find(m, "vehicle accident", k=1)
+    live = find(m, "vehicle accident", k=1, include_archive=False)
     assert titles(live) != ["Automobile collision"] and not live.hits[0].archived
     found = find(m, "vehicle accident", k=1, include_archive=True)
     assert titles(found) == ["Automobile collision"] and found.hits[0].archived

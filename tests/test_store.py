@@ -264,4 +264,6 @@ def test_a_correction_in_the_archive_still_hides_what_it_corrected(mem: Memory) 
         "\n\nThe cache lives in ~/.cache\n\n")
     assert old.id in mem.superseded_ids()
     assert {s.name: s.superseded for s in mem.status().shards}["quirks"] == 1
-    assert mem.search("cache lives") == []  # the old fact is hidden from search too
+    # the old fact is hidden from search too; the archived correction is found (ADR 0018)
+    assert [(h.entry.id, h.archived) for h in mem.search("cache lives")] == [("abcd0001", True)]
+    assert mem.search("cache lives", include_archive=False) == []

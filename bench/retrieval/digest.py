@@ -1,0 +1,186 @@
+"""Evidence recall of the digest against ranked hits packed into the same token budget.
+
+    python bench/retrieval/digest.py [--budgets 400,800,1200,2000] [--sets locomo,cranfield]
+                                     [--limit N]
+
+Each corpus (a LoCoMo conversation; Cranfield) is written as hand-written entries spread over
+the five non-rule shards (title: the first eight words; body: the text), INDEX.md is
+regenerated, and every query is asked as a prompt. A query counts as answered when the text of
+at least one of its relevant documents (white space normalised) is in the block:
+
+* ``digest``: ``mem.digest(q, budget_tokens=B)``, what the prompt hook injects;
+* ``fts5``: SQLite FTS5 hits (bm25 ranking, the words of the query OR-ed), one line
+  ``- title: text`` per hit in rank order until the next would pass B;
+* ``ranked``: lean_memory's own ranking (``mem.search``) packed the same way;
+* ``ranked-body``: the same ranking packed as the digest writes a line (``- text``, the title
+  not repeated), with no heading and no note: what the digest's own overhead costs;
+* ``digest+index``: ``mem.digest(q, budget_tokens=B, index=True)``, the shard overview
+  repeated before each prompt (``digest_index = true``).
+
+The last column counts the queries that ``ranked`` answers and the digest does not.
+
+Tokens are counted with ``estimate_tokens``; the digest never passes B (counted and reported).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import REPO, load
+
+sys.path.insert(0, str(REPO))
+from lean_memory import estimate_tokens
+from lean_memory.store import Memory
+
+SHARDS = ("seed", "failures", "corrections", "insights", "quirks")
+SYSTEMS = ("digest", "fts5", "ranked", "ranked-body", "digest+index")
+WORD = re.compile(r"\w+")
+DEPTH = 150  # hits packed at most: more than 2,000 tokens of one-line hits
+
+
+def norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def title_of(text: str) -> str:
+    words = text.split()
+    return " ".join(words[:8]) + ("…" if len(words) > 8 else "")
+
+
+def build(root: Path, docs: list[dict]) -> Memory:
+    shutil.rmtree(root, ignore_errors=True)
+    mem = Memory(root)
+    mem.init()
+    parts: dict[str, list[str]] = {s: [] for s in SHARDS}
+    for i, doc in enumerate(docs):
+        if doc["text"].strip():
+            parts[SHARDS[i % len(SHARDS)]].append(
+                f"## {title_of(doc['text'])}\n\n{doc['text']}\n\n")
+    for s in SHARDS:
+        path = mem.shard_path(s)
+        path.write_text(path.read_text(encoding="utf-8") + "".join(parts[s]), encoding="utf-8")
+    mem.index()
+    return mem
+
+
+def pack(lines: list[tuple[str, int]], budget: int) -> str:
+    """Lines in order until the next would pass ``budget`` (each costs its estimate + 1)."""
+    out: list[str] = []
+    used = 0
+    for line, cost in lines:
+        if used + cost > budget:
+            break
+        out.append(line)
+        used += cost
+    return "\n".join(out)
+
+
+def costed(lines: list[str], budget: int) -> list[tuple[str, int]]:
+    """``lines`` with their costs, as many as could fit in ``budget``."""
+    out = []
+    used = 0
+    for line in lines:
+        cost = estimate_tokens(line) + 1
+        if used + cost > budget:
+            break
+        out.append((line, cost))
+        used += cost
+    return out
+
+
+def fts5_index(docs: list[dict]) -> sqlite3.Connection:
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(title, body)")
+    db.executemany("INSERT INTO t(rowid, title, body) VALUES (?, ?, ?)",
+                   [(i, title_of(d["text"]), d["text"]) for i, d in enumerate(docs)])
+    return db
+
+
+def fts5_rank(db: sqlite3.Connection, q: str) -> list[int]:
+    words = sorted({w.lower() for w in WORD.findall(q)})
+    if not words:
+        return []
+    match = " OR ".join(f'"{w}"' for w in words)
+    rows = db.execute("SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT ?",
+                      (match, DEPTH)).fetchall()
+    return [r[0] for r in rows]
+
+
+def run(name: str, budgets: list[int], limit: int | None, work: Path) -> None:
+    answered = {(s, b): 0 for s in SYSTEMS for b in budgets}
+    lost = {b: 0 for b in budgets}  # answered by the ranking packed, not by the digest
+    used: dict[int, list[int]] = {b: [] for b in budgets}
+    over = n = 0
+    t0 = time.perf_counter()
+    corpora = load(name)
+    for corpus in corpora:
+        docs = corpus.docs
+        by_id = {d["id"]: norm(d["text"]) for d in docs}
+        mem = build(work, docs)
+        db = fts5_index(docs)
+        lines = [f"- {title_of(d['text'])}: {norm(d['text'])}" for d in docs]
+        for q in corpus.queries[:limit]:
+            evidence = [by_id[r] for r in q["relevant"] if by_id.get(r)]
+            if not evidence:
+                continue
+            n += 1
+            top = max(budgets)
+            fts = costed([lines[i] for i in fts5_rank(db, q["q"])], top)
+            try:
+                found = mem.search(q["q"], k=DEPTH)
+            except Exception:  # only stop words: nothing to rank
+                found = []
+            ranked = costed([f"- {h.entry.title}: {norm(h.entry.text)}" for h in found], top)
+            bodies = costed([f"- {norm(h.entry.text)}" for h in found], top)
+            for b in budgets:
+                block = mem.digest(q["q"], budget_tokens=b)
+                tokens = estimate_tokens(block)
+                over += tokens > b
+                used[b].append(tokens)
+                with_index = mem.digest(q["q"], budget_tokens=b, index=True)
+                over += estimate_tokens(with_index) > b
+                got = {}
+                for system, text in (("digest", norm(block)), ("fts5", norm(pack(fts, b))),
+                                     ("ranked", norm(pack(ranked, b))),
+                                     ("ranked-body", norm(pack(bodies, b))),
+                                     ("digest+index", norm(with_index))):
+                    got[system] = any(e in text for e in evidence)
+                    answered[(system, b)] += got[system]
+                lost[b] += got["ranked"] and not got["digest"]
+    print(f"\n{name}: {len(corpora)} corpora, {n} queries with evidence, "
+          f"{time.perf_counter() - t0:.0f} s; digests over budget: {over}\n")
+    print("| budget B | digest (tokens used, median) | FTS5 hits packed to B | "
+          "lean_memory's ranking packed to B | same, lines as the digest's, no heading | "
+          "digest with the overview repeated | "
+          "queries the ranking packed answers and the digest does not |")
+    print("|---|---|---|---|---|---|---|")
+    for b in budgets:
+        cells = [f"{answered[(s, b)] / max(n, 1):.3f}" for s in SYSTEMS]
+        print(f"| {b:,} | {cells[0]} ({answered[('digest', b)]}/{n}; "
+              f"{statistics.median(used[b]):.0f}) | " + " | ".join(cells[1:])
+              + f" | {lost[b]} |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--budgets", default="400,800,1200,2000")
+    ap.add_argument("--sets", default="locomo,cranfield")
+    ap.add_argument("--limit", type=int, default=None, help="queries per corpus (default all)")
+    args = ap.parse_args()
+    budgets = [int(b) for b in args.budgets.split(",")]
+    with tempfile.TemporaryDirectory(prefix="lean-digest-") as tmp:
+        for name in args.sets.split(","):
+            run(name, budgets, args.limit, Path(tmp) / "memory")
+
+
+if __name__ == "__main__":
+    main()

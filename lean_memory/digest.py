@@ -1,0 +1,360 @@
+"""The digest: the block a harness injects before a prompt (ADR 0018).
+
+Within a token budget (estimated) it holds, in this order:
+
+* the shard overview, rendered from the current files (never a stale INDEX.md), when asked
+  for: always for an empty prompt (the session-start block), and before each prompt only
+  with ``digest_index = true`` (the session-start hook gave it already);
+* the standing rules (live ``conventions`` entries), in at most their share of the budget:
+  full, then cut shorter, then titles, then a count of those left out;
+* the entries that best match the prompt, live and archived ranked together (archived ones
+  marked), one line each, as many as the budget holds: a line that does not fit whole is
+  left out (the best one is cut instead), and the block says how many were left out and how
+  to fetch them. The matches keep at least a third of what the overview leaves, so the rules
+  cannot crowd them out; nothing is added when nothing matches.
+
+An entry that holds a credential is never shown: the block says how many it withheld (ADR
+0011). Compaction's count-only placeholders are skipped: they carry no content. Deterministic.
+
+This runs before every prompt, so it imports little at module level.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .format import Entry
+    from .search import Hit
+    from .store import Memory
+    from .withhold import Verdicts
+
+RULES_SHARD = "conventions"
+RULE_CAP = 60  # tokens per rule: a long rule is cut, never carried whole into every prompt
+MIN_MATCH = 30  # the best match cut below this says too little to be worth its tokens
+MATCH_SHARE = 3  # at least 1/3 of what the overview leaves is kept for matches
+# Matches fetched at first: one per LINE_GUESS tokens of room (a short entry's line), then
+# four times as many while the budget still has room.
+LINE_GUESS = 16
+MIN_FETCH = 8
+MAX_SKIPS = 8  # lines in a row too long for what is left: then the rest is left out
+MAX_FETCH = 4096
+MAX_QUERY_CHARS = 4000
+# Compaction detail levels whose compacted entry lists no content (ids and a count, or a
+# count alone; compaction.LEVELS): in the digest they would only cost tokens.
+EMPTY_DETAILS = frozenset({"ids", "count"})
+FETCH_HINT = '`python -m lean_memory get --query "<words>"`'
+POINTER = ("Project memory: `python -m lean_memory get` (index), "
+           f"{FETCH_HINT}.\n")
+RULES_HEAD = f"\n## Standing rules ({RULES_SHARD}: follow them)\n"
+MATCH_HEAD = "\n## Memory matching this prompt\n"
+
+
+def _tokens(text: str) -> int:
+    from .tokens import estimate_tokens
+
+    return estimate_tokens(text)
+
+
+def _clip(text: str, cap: int, suffix: str = "…") -> tuple[str, bool]:
+    """``text`` cut (at a word, with ``suffix``) to at most ``cap`` tokens; (text, was_cut)."""
+    if _tokens(text) <= cap:
+        return text, False
+    low, high = 0, len(text)
+    if _tokens(text[: cap * 8]) > cap:  # no token is 8 characters long on average
+        high = cap * 8
+    while low < high:  # the longest prefix whose clipped form fits
+        mid = (low + high + 1) // 2
+        if _tokens(text[:mid].rstrip() + suffix) <= cap:
+            low = mid
+        else:
+            high = mid - 1
+    cut = text[:low]
+    if low < len(text) and not text[low].isspace() and " " in cut.strip():
+        cut = cut.rsplit(" ", 1)[0]  # do not end on half a word
+    cut = cut.rstrip()
+    return (cut + suffix if cut else ""), True
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# -- the overview and the rules ---------------------------------------------------------
+
+
+def _overview(mem: Memory, verdicts: Verdicts) -> str:
+    """INDEX.md as the current files make it (a hand edit leaves the file stale), without
+    its generated-file comment; the short pointer when it cannot be shown."""
+    from .errors import LeanMemoryError
+    from .indexfile import render_index
+
+    try:
+        text = render_index(mem.status(), mem.config.max_index_tokens)
+    except LeanMemoryError:  # over max_index_tokens: INDEX.md itself could not be written
+        return POINTER
+    if verdicts.holding([text])[0]:  # a shard description typed in with a credential
+        return POINTER
+    lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("<!--")]
+    return "\n".join(lines).strip("\n") + "\n"
+
+
+def _rules(mem: Memory, verdicts: Verdicts) -> tuple[list[Entry], int]:
+    """Live entries of the conventions shard, in file order, without those that hold a
+    credential; and how many of those there were.
+
+    Only that shard is parsed; what the other shards (and the archive) supersede comes from
+    the store's per-shard summaries, cached by file signature, so this stays cheap.
+    """
+    if RULES_SHARD not in mem.shards:
+        return [], 0
+    from . import format as fmt
+    from .withhold import content_key
+
+    hidden = mem.superseded_ids()
+    text, bad = verdicts.read(mem.shard_path(RULES_SHARD), RULES_SHARD)
+    live = [e for e in fmt.parse(text, RULES_SHARD).entries if e.id not in hidden]
+    if not bad:
+        return live, 0
+    kept = [e for e in live if content_key(e.raw) not in bad]
+    return kept, len(live) - len(kept)
+
+
+def _rule_line(e: Entry, cap: int, titles_only: bool) -> str:
+    from .dedup import main_text
+
+    title = _one_line(e.title)
+    if titles_only:
+        return f"- {_clip(title, max(cap, 4))[0]}"
+    body = _one_line(main_text(e.text))
+    stem = title.rstrip("…").rstrip()
+    head = f"- {body}" if body.startswith(stem) else f"- **{title}**: {body}"
+    return _clip(head, cap)[0]
+
+
+def _fit_rules(rules: Sequence[Entry], room: int) -> list[str]:
+    """Every rule in ``room`` tokens if at all possible: full (cut at RULE_CAP), then a
+    smaller cap each, then titles only; only then a count of the rules left out."""
+    if not rules:
+        return []
+    n = len(rules)
+    levels = ((RULE_CAP, False), (max(room // n - 1, 12), False), (max(room // n - 1, 6), True))
+    for cap, titles in levels if 4 * n <= room else ():
+        lines = [_rule_line(e, min(cap, RULE_CAP), titles) for e in rules]
+        if sum(_tokens(ln) + 1 for ln in lines) <= room:
+            return lines
+    lines = []
+    used = 0
+    for i, e in enumerate(rules):
+        line = _rule_line(e, 12, True)
+        more = f"- (+{n - i - 1} more rules: `python -m lean_memory get {RULES_SHARD}`)"
+        need = _tokens(line) + 1 + (_tokens(more) + 1 if i < n - 1 else 0)
+        if used + need > room:
+            lines.append(f"- ({n - i} more rules: `python -m lean_memory get {RULES_SHARD}`)")
+            break
+        lines.append(line)
+        used += _tokens(line) + 1
+    return lines
+
+
+# -- the matches ------------------------------------------------------------------------
+
+
+class _Matches:
+    """The prompt's hits, best first, fetched in growing batches as the packing asks."""
+
+    def __init__(self, mem: Memory, query: str, shards: Sequence[str],
+                 include_archive: bool | None, room: int) -> None:
+        self.mem = mem
+        self.query = query
+        self.shards = shards
+        self.include_archive = include_archive
+        self.hits: list[Hit] = []
+        self.withheld = 0
+        self.complete = False  # every match is in ``hits``
+        self._fetch(min(max(room // LINE_GUESS, MIN_FETCH), MAX_FETCH))
+
+    def _fetch(self, k: int) -> None:
+        from .search import find
+
+        self.k = k
+        found = find(self.mem, self.query, k=k, shards=self.shards,
+                     include_archive=self.include_archive)
+        self.hits = [h for h in found.hits if not _placeholder(h.entry)]
+        self.withheld = found.withheld
+        self.complete = len(found.hits) < k or k >= MAX_FETCH
+
+    def get(self, i: int) -> Hit | None:
+        """The ``i``-th best match, fetching more when needed; None past the last."""
+        while i >= len(self.hits) and not self.complete:
+            self._fetch(min(self.k * 4, MAX_FETCH))
+        return self.hits[i] if i < len(self.hits) else None
+
+
+def _placeholder(e: Entry) -> bool:
+    return e.get("compacted") is not None and e.get("detail") in EMPTY_DETAILS
+
+
+def _matches(mem: Memory, prompt: str, include_archive: bool | None,
+             room: int) -> _Matches | None:
+    from .bm25 import tokenize
+
+    query = prompt[:MAX_QUERY_CHARS]
+    others = [s for s in mem.shards if s != RULES_SHARD]
+    if not others or not tokenize(query):
+        return None
+    return _Matches(mem, query, others, include_archive, room)
+
+
+def _match_text(e: Entry) -> str:
+    """The entry as one line of text: its body, after its title when the body does not
+    begin with it (a derived title is the body's first words: not paid for twice)."""
+    from .dedup import main_text
+
+    title = _one_line(e.title)
+    body = _one_line(main_text(e.text))
+    stem = title.rstrip("…").rstrip()
+    if not body or body == title:
+        return title
+    if body.startswith(stem):
+        return body
+    return f"{title} {body}" if title[-1:] in ".:!?" else f"{title}: {body}"
+
+
+def _match_line(hit: Hit, room: int | None = None) -> str:
+    """``- text (date, archived)``; cut to ``room`` tokens when given."""
+    facts = [d for d in (hit.entry.date, "archived" if hit.archived else "") if d]
+    tail = f" ({', '.join(facts)})" if facts else ""
+    line = f"- {_match_text(hit.entry)}{tail}"
+    if room is None:
+        return line
+    where = f"archive/{hit.shard}.md" if hit.archived else f"{hit.shard}.md"
+    suffix = f"… (cut; whole entry {hit.entry.id} in .agents/memory/{where}){tail}"
+    return _clip(line, room, suffix=suffix)[0]
+
+
+def _left_out_note(n: int, more: bool) -> str:
+    if n <= 0:
+        return ""  # a "+" alone would claim matches nobody has seen
+    count = f"{n}{'+' if more else ''}"
+    what = "entry" if n == 1 and not more else "entries"
+    return f"_({count} more matching {what} left out for the token budget: {FETCH_HINT})_"
+
+
+def _pack_matches(found: _Matches, room: int) -> tuple[list[str], int, bool]:
+    """Match lines, best first, within ``room`` tokens (their note included); how many
+    were left out, and whether there may be more than that. A line that does not fit
+    whole is left out, except the best one, which is cut instead."""
+    lines: list[str] = []
+    seen: set[str] = set()
+    # The note's cost is kept back while packing (its count has fewer digits than this).
+    left = room - _tokens(MATCH_HEAD) - 1 - (_tokens(_left_out_note(10 ** 5, True)) + 1)
+    skipped = run = 0
+    i = 0
+    while left > 1 and run < MAX_SKIPS:
+        hit = found.get(i)
+        if hit is None:
+            break
+        i += 1
+        line = _match_line(hit)
+        if line in seen:  # the same text twice (an original and its copy) is said once
+            continue
+        cost = _tokens(line) + 1
+        if cost > left:
+            if lines or left < MIN_MATCH:
+                skipped += 1
+                run += 1
+                continue
+            line = _match_line(hit, left - 1)
+            cost = _tokens(line) + 1
+            if not line or cost > left:
+                skipped += 1
+                run += 1
+                continue
+        run = 0
+        seen.add(line)
+        lines.append(line)
+        left -= cost
+    if not lines:
+        return [], 0, False
+    if i == len(found.hits) and not found.complete:
+        found.get(i)  # is there one more? (only when the budget ran out right here)
+    return lines, skipped + len(found.hits) - i, not found.complete
+
+
+# -- the block --------------------------------------------------------------------------
+
+
+def digest(mem: Memory, prompt: str, *, budget_tokens: int = 1200, index: bool | None = None,
+           include_archive: bool | None = None) -> str:
+    """The block to inject before ``prompt``, in at most ``budget_tokens`` (estimated).
+
+    ``index``: whether the shard overview comes first (default: for an empty prompt, or
+    when the config's ``digest_index`` says so). ``include_archive``: whether archived
+    entries match too (default: the config's ``search_archive``, true).
+    """
+    from .errors import QueryError
+    from .withhold import Verdicts, count_note
+
+    if not isinstance(prompt, str):
+        raise QueryError("the prompt must be a string")
+    if not isinstance(budget_tokens, int) or isinstance(budget_tokens, bool):
+        raise QueryError("budget_tokens must be a whole number")
+    mem._require_init()
+    asked = bool(prompt.strip())
+    if index is None:
+        index = not asked or mem.config.digest_index
+    verdicts = Verdicts(mem)
+    try:
+        overview = _overview(mem, verdicts) if index else ""
+        rules, withheld = _rules(mem, verdicts)
+    finally:
+        verdicts.save()
+    found = _matches(mem, prompt, include_archive, budget_tokens) if asked else None
+    note = count_note(withheld + (found.withheld if found else 0))
+    budget = max(budget_tokens, 0)
+    if not note:
+        return _block(budget, overview, rules, found)
+    note = f"\n_({note})_\n"
+    text = _block(budget - _tokens(note) - 1, overview, rules, found)
+    return text + note if text else ""
+
+
+def _block(budget: int, overview: str, rules: list[Entry], found: _Matches | None) -> str:
+    if overview and _tokens(overview) > budget // 2:  # a tiny budget: a pointer instead
+        overview = POINTER
+    if _tokens(overview) > budget:
+        return ""
+    left = budget - _tokens(overview)
+    reserve = 0
+    if found is not None and found.hits:
+        floor = MIN_MATCH + _tokens(MATCH_HEAD) + _tokens(_left_out_note(10 ** 5, True)) + 2
+        reserve = min(left, max(left // MATCH_SHARE, floor))
+    rule_lines: list[str] = []
+    if rules:
+        rule_lines = _fit_rules(rules, left - reserve - _tokens(RULES_HEAD) - 1)
+    parts = [overview] if overview else []
+    if rule_lines:
+        parts.append(RULES_HEAD + "\n".join(rule_lines) + "\n")
+    used = sum(_tokens(p) for p in parts) + len(parts)
+    lines: list[str] = []
+    rest, more = 0, False
+    if found is not None and found.hits:
+        lines, rest, more = _pack_matches(found, budget - used - 1)
+    while True:  # estimates are not quite additive: drop from the end until it fits
+        text = "".join(parts)
+        if lines:
+            note = _left_out_note(rest, more)
+            text += MATCH_HEAD + "\n".join(lines) + "\n" + (f"{note}\n" if note else "")
+        if _tokens(text) <= budget:
+            break
+        if lines:
+            lines.pop()
+            rest += 1
+        elif parts:
+            parts.pop()
+        else:
+            return ""
+    return text.lstrip("\n")
