@@ -368,6 +368,10 @@ class _Segment:
                   chain.from_iterable(map(repeat, self.terms, spans)), self.tfs), maxlen=0)
         return list(zip(out, self.lengths, strict=True))
 
+    def total(self) -> float:
+        """The exactly rounded sum of the document lengths."""
+        return math.fsum(self.lengths)
+
     def postings(self, term: str) -> tuple[Sequence[int], Sequence[float]] | None:
         terms = self.terms
         i = bisect_left(terms, term)
@@ -375,6 +379,37 @@ class _Segment:
             return None
         start, end = self.offsets[i], self.offsets[i + 1]
         return self.docs[start:end], self.tfs[start:end]
+
+
+class LazySegment(_Segment):
+    """A segment whose postings stay where they are (a file, say) until a term is looked up.
+
+    ``fetch(start, end)`` returns ``docs[start:end], tfs[start:end]`` of the full segment;
+    terms, offsets and lengths are in memory, as in ``_Segment``.
+    """
+
+    __slots__ = ("_fetch", "_total")
+
+    def __init__(self, terms: list[str], offsets: Sequence[int], lengths: Sequence[float],
+                 fetch: Callable[[int, int], tuple[Sequence[int], Sequence[float]]],
+                 total: float | None = None) -> None:
+        super().__init__(terms, offsets, (), (), lengths)
+        self._fetch = fetch
+        self._total = total  # the stored fsum of lengths, if known
+
+    def total(self) -> float:
+        return super().total() if self._total is None else self._total
+
+    def postings(self, term: str) -> tuple[Sequence[int], Sequence[float]] | None:
+        terms = self.terms
+        i = bisect_left(terms, term)
+        if i == len(terms) or terms[i] != term:
+            return None
+        return self._fetch(self.offsets[i], self.offsets[i + 1])
+
+    def counts(self) -> list[TermCounts]:
+        self.docs, self.tfs = self._fetch(0, self.offsets[-1])
+        return super().counts()
 
 
 class BM25Index:
@@ -390,7 +425,7 @@ class BM25Index:
     shard, say) combine with ``merge`` into one whose scores equal those of a single build.
     """
 
-    __slots__ = ("_bases", "_segments", "avgdl", "b", "k1", "n_docs", "title_weight",
+    __slots__ = ("_avgdl", "_bases", "_segments", "b", "k1", "n_docs", "title_weight",
                  "tokenizer")  # fmt: skip
 
     def __init__(
@@ -410,9 +445,14 @@ class BM25Index:
         # Documents are numbered across segments in order: segment j starts at _bases[j].
         self._bases = list(accumulate((len(s.lengths) for s in self._segments), initial=0))
         self.n_docs = self._bases[-1]
-        # fsum is exactly rounded, so avgdl does not depend on how documents are segmented.
-        total = math.fsum(chain.from_iterable(s.lengths for s in self._segments))
-        self.avgdl = total / self.n_docs if self.n_docs else 0.0
+        self._avgdl: float | None = None
+
+    @property
+    def avgdl(self) -> float:
+        """The average document length (computed on first use: loading need not pay it)."""
+        if self._avgdl is None:
+            self._avgdl = _total_length(self._segments) / self.n_docs if self.n_docs else 0.0
+        return self._avgdl
 
     @classmethod
     def build(
@@ -600,6 +640,17 @@ class BM25Index:
             raise ValueError("not a BM25 index state: inconsistent postings")
         _check_parameters(k1, b, title_weight)
         return cls([segment], k1=k1, b=b, title_weight=title_weight, tokenizer=tokenizer)
+
+
+def _total_length(segments: Sequence[_Segment]) -> float:
+    # fsum is exactly rounded, so avgdl does not depend on how documents are segmented. A
+    # segment's own total is reused when every total is a whole number below 2**53: each is
+    # then exact, and so is their sum (the usual case: lengths count tokens, the title
+    # weight is whole).
+    totals = [s.total() for s in segments]
+    if all(t.is_integer() for t in totals) and math.fsum(totals) < 2.0**53:
+        return math.fsum(totals)
+    return math.fsum(chain.from_iterable(s.lengths for s in segments))
 
 
 def _check_parameters(k1: float, b: float, title_weight: float) -> None:

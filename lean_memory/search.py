@@ -1,12 +1,13 @@
 """Search: the retriever protocol, Reciprocal Rank Fusion, and the cached BM25 index.
 
-The built-in BM25 ranks from ``.cache/search.marshal``, which keeps one part per shard file
-(live and archive): the entries' ids, dates and spans and a BM25 index of raw term frequencies,
-each checked against its file's size, mtime and inode. A part whose file changed is rebuilt,
-re-tokenising only the entries whose indexed text changed; the parts are then scored as one
-index, so the global BM25 statistics are always those of the whole memory. The file is written
-atomically and only from an unchanged snapshot, so concurrent processes at worst build twice.
-Deleting it loses nothing (ADR 0004).
+The built-in BM25 ranks from the on-disk index (``lean_memory.index``, ADR 0016): one part
+file per shard file (live and archive) with the entries' ids, dates and byte spans and a
+BM25 index of raw term frequencies, each checked against its file's size, mtime and inode;
+``.cache/search.marshal`` keeps the superseded entries of one set of parts. A part whose
+file changed is rebuilt, re-tokenising only the entries whose indexed text changed; the parts
+are then scored as one index, so the global BM25 statistics are always those of the whole
+memory. Files are written atomically and only from an unchanged snapshot, so concurrent
+processes at worst build twice. Deleting them loses nothing (ADR 0004).
 
 An entry that holds a credential (ADR 0011) is indexed as an empty document, so none of its
 words reach the cache, and is never a hit; a query says how many such entries it would have
@@ -16,7 +17,9 @@ returned, scoring them on the fly (they are rare).
 from __future__ import annotations
 
 import marshal
+import os
 import threading
+import time
 from array import array
 from bisect import bisect_right
 from collections.abc import Hashable, Iterable, Sequence
@@ -35,10 +38,13 @@ from .bm25 import (
     gc_paused,
     tokenize,
 )
-from .errors import QueryError, UnknownShard
-from .fsutil import read_cache, write_cache
+from .errors import QueryError, ShardError, UnknownShard
+from .fsutil import MAX_FILE_BYTES, open_bounded, read_cache, write_cache
+from .index import Corrupt, Part, read_part, write_part
 
 if TYPE_CHECKING:
+    from typing import BinaryIO
+
     from .store import Memory
     from .withhold import Verdicts
 
@@ -70,10 +76,12 @@ class Hit:
 @dataclass(frozen=True)
 class Found:
     """What a query found: the hits, and how many entries that hold a credential would
-    have been among them (withheld, never returned)."""
+    have been among them (withheld, never returned). ``ready`` is False when a time budget
+    ran out before the index was up to date (then there are no hits)."""
 
     hits: list[Hit]
     withheld: int = 0
+    ready: bool = True
 
 
 @runtime_checkable
@@ -89,66 +97,78 @@ class Retriever(Protocol):
 
 # -- the corpus and its cache -------------------------------------------------------------
 
-# A part is what one shard file contributes, as marshal-ready builtins:
-# [shard name, archived, file signature, ids, dates, supersedes, spans (array "q" bytes:
-#  start, end of each entry's raw text), entry keys, BM25 index state, withheld (the
-#  numbers, in the part, of the entries that hold a credential)].
-_NAME, _ARCHIVED, _SIG, _IDS, _DATES, _SUPERSEDES, _SPANS, _KEYS, _STATE, _WITHHELD = range(10)
-
 
 class Corpus:
     """Every entry of the memory (live and archived), numbered part by part in file order,
     with one BM25 index over all of them.
 
-    Only what ranking needs is kept (ids, dates, and each entry's span in its file); the few
-    entries a query returns are read back from the shards, which the parts' signatures
-    guarantee unchanged. Score ties go to the newer entry, then the lower number (file order).
+    Only what ranking needs is kept (ids, dates, and each entry's byte span in its file);
+    the few entries a query returns are read back by offset from the shards, which the
+    parts' signatures guarantee unchanged. Score ties go to the newer entry, then the lower
+    number (file order).
     """
 
-    def __init__(self, mem: Memory, parts: list[list[Any]], hidden: set[str],
-                 indexes: list[BM25Index]) -> None:
+    def __init__(self, mem: Memory, parts: list[Part], hidden: list[int]) -> None:
         self.mem = mem
         self.parts = parts
-        self.bases = list(accumulate((len(p[_IDS]) for p in parts), initial=0))
-        self.ids: list[str] = list(chain.from_iterable(p[_IDS] for p in parts))
-        self.dates: list[str] = list(chain.from_iterable(p[_DATES] for p in parts))
-        if len(self.dates) != len(self.ids):
-            raise ValueError("inconsistent search cache")
-        self.hidden = hidden
-        self.index = BM25Index.merge(indexes)
+        self.bases = list(accumulate((p.n for p in parts), initial=0))
+        self.ids = _Column(self, "ids")
+        self.dates = _Column(self, "dates")
+        self.hidden = hidden  # numbers of the superseded entries
+        self.index = BM25Index.merge([p.index for p in parts])
         if len(self.index) != len(self.ids):
             raise ValueError("inconsistent search cache")
         self.withheld = [base + local for part, base in zip(parts, self.bases, strict=False)
-                         for local in part[_WITHHELD]]
-        self._spans: dict[int, array[int]] = {}
-        self._texts: dict[int, str] = {}
+                         for local in part.withheld]
+        # The bytes a rebuilt part was built from; other parts are read from their files.
+        self._data: dict[int, bytes] = {}
+        self._files: dict[int, BinaryIO] = {}
 
     def where(self, number: int) -> tuple[str, bool]:
         """(shard, archived) of an entry."""
         part = self.parts[bisect_right(self.bases, number) - 1]
-        return part[_NAME], bool(part[_ARCHIVED])
+        return part.name, part.archived
 
     def entry(self, number: int) -> fmt.Entry:
         """The entry, read back from its file."""
         i = bisect_right(self.bases, number) - 1
         part = self.parts[i]
-        text = self._texts.get(i)
-        if text is None:
-            from .store import file_signature
-
-            path = self.mem.shard_path(part[_NAME], archive=part[_ARCHIVED])
-            text = self.mem.read_text(path)
-            if file_signature(path) != tuple(part[_SIG]):  # a writer replaced it meanwhile
-                raise _Stale
-            self._texts[i] = text
-        spans = self._spans.get(i)
-        if spans is None:
-            spans = self._spans[i] = array("q")
-            spans.frombytes(part[_SPANS])
         local = number - self.bases[i]
-        start, end = spans[2 * local], spans[2 * local + 1]
-        [entry] = fmt.parse(text[start:end], part[_NAME]).entries
-        return replace(entry, id=self.ids[number], line=text.count("\n", 0, start) + 1)
+        start, end = part.spans[2 * local], part.spans[2 * local + 1]
+        data = self._data.get(i)
+        raw = data[start:end] if data is not None else self._read(i, start, end)
+        [entry] = fmt.parse(raw.decode("utf-8"), part.name).entries
+        return replace(entry, id=self.ids[number], line=part.lines[local])
+
+    def _read(self, i: int, start: int, end: int) -> bytes:
+        f = self._files.get(i)
+        if f is None:
+            part = self.parts[i]
+            path = self.mem.shard_path(part.name, archive=part.archived)
+            try:
+                f = open_bounded(path, MAX_FILE_BYTES, self.mem.agents_dir)
+            except FileNotFoundError:
+                raise _Stale from None
+            except OSError as exc:
+                raise ShardError(f"cannot read {path}: {exc.strerror}") from None
+            self._files[i] = f
+            st = os.fstat(f.fileno())
+            # The open file is the version the part was built from, or the read is stale.
+            if (st.st_size, st.st_mtime_ns, st.st_ino) != part.sig:
+                raise _Stale
+        f.seek(start)
+        raw = f.read(end - start)
+        if len(raw) != end - start:
+            raise _Stale
+        return raw
+
+    def close(self) -> None:
+        """Close the shard files opened to read entries back (and the parts' files)."""
+        for f in self._files.values():
+            f.close()
+        self._files.clear()
+        for part in self.parts:
+            part.close()
 
     def allowed(self, shards: Sequence[str], include_archive: bool) -> bytearray:
         """A mask over entry numbers: in ``shards``, archived only if asked, not superseded,
@@ -162,20 +182,39 @@ class Corpus:
         """The same mask with the withheld entries left in."""
         wanted = set(shards)
         mask = bytearray(len(self.ids))
-        hidden = self.hidden
         for part, start, end in zip(self.parts, self.bases, self.bases[1:], strict=False):
-            if part[_NAME] not in wanted or (part[_ARCHIVED] and not include_archive):
-                continue
-            mask[start:end] = b"\x01" * (end - start)
-            if hidden and not hidden.isdisjoint(part[_IDS]):
-                for local, entry_id in enumerate(part[_IDS]):
-                    if entry_id in hidden:
-                        mask[start + local] = 0
+            if part.name in wanted and (include_archive or not part.archived):
+                mask[start:end] = b"\x01" * (end - start)
+        for n in self.hidden:
+            mask[n] = 0
         return mask
+
+
+class _Column(Sequence[str]):
+    """The ids or dates of all entries by number, split from the parts only when asked."""
+
+    def __init__(self, corpus: Corpus, name: str) -> None:
+        self._corpus = corpus
+        self._name = name
+
+    def __len__(self) -> int:
+        return self._corpus.bases[-1]
+
+    def __getitem__(self, number: int) -> str:  # type: ignore[override]
+        corpus = self._corpus
+        if not 0 <= number < corpus.bases[-1]:
+            raise IndexError(number)
+        i = bisect_right(corpus.bases, number) - 1
+        values: list[str] = getattr(corpus.parts[i], self._name)
+        return values[number - corpus.bases[i]]
 
 
 class _Stale(Exception):
     """A shard file changed between indexing it and reading an entry back."""
+
+
+class NotReady(Exception):
+    """The index could not be brought up to date within the time allowed."""
 
 
 def _header(mem: Memory) -> list[Any]:
@@ -190,12 +229,16 @@ def _sources(mem: Memory) -> list[tuple[str, bool, Path]]:
             for archived in (False, True) for name in mem.shards]
 
 
+def _part_path(mem: Memory, name: str, archived: bool) -> Path:
+    # Shard names are [a-z0-9_-] (config.SHARD_NAME): safe as part of a file name.
+    return mem.cache_dir / f"search-{'archive' if archived else 'live'}-{name}.idx"
+
+
 def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[int, int, int],
-                previous: list[Any] | None,
-                verdicts: Verdicts) -> tuple[list[Any], BM25Index, str]:
-    """The part of one shard file; entries whose indexed text ``previous`` has seen are not
-    tokenised again (their term counts are read back from its index). Entries that hold a
-    credential count as empty documents."""
+                previous: Part | None, verdicts: Verdicts) -> tuple[Part, bytes]:
+    """The part of one shard file, and the bytes it was built from; entries whose indexed
+    text ``previous`` has seen are not tokenised again (their term counts are read back
+    from its index). Entries that hold a credential count as empty documents."""
     from hashlib import blake2b
 
     from .dedup import MARKER, main_text
@@ -204,18 +247,22 @@ def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[i
     shard = fmt.parse(text, name)
     flags = verdicts.holding([e.raw for e in shard.entries])
     known: dict[bytes, TermCounts] = {}
-    if previous is not None:
-        known = dict(zip(previous[_KEYS], BM25Index.from_state(previous[_STATE]).counts(),
-                         strict=True))
+    if previous is not None and previous.keys is not None:
+        known = dict(zip(previous.keys, previous.index.counts(), strict=True))
     c = mem.config
     keys: list[bytes] = []
     reused: list[TermCounts | None] = []
     todo: list[tuple[str, str]] = []
     spans = array("q")
-    start = len(shard.preamble)
+    lines = array("i")
+    start = len(shard.preamble.encode("utf-8"))
+    line = shard.preamble.count("\n") + 1
     for e, withheld in zip(shard.entries, flags, strict=True):
-        spans.extend((start, start + len(e.raw)))
-        start += len(e.raw)
+        size = len(e.raw) if e.raw.isascii() else len(e.raw.encode("utf-8"))
+        spans.extend((start, start + size))
+        lines.append(line)
+        start += size
+        line += e.raw.count("\n")
         if withheld:  # no key: nothing else may take these (empty) counts
             keys.append(b"")
             reused.append(({}, 0.0))
@@ -234,10 +281,10 @@ def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[i
     counts = [next(fresh) if tc is None else tc for tc in reused]
     index = BM25Index.from_counts(counts, k1=c.bm25_k1, b=c.bm25_b, title_weight=_TITLE_WEIGHT)
     entries = shard.entries
-    part = [name, archived, sig, [e.id for e in entries], [e.date or "" for e in entries],
-            [e.supersedes or "" for e in entries], spans.tobytes(), keys, index.to_state(),
-            [i for i, withheld in enumerate(flags) if withheld]]
-    return part, index, text
+    part = Part(name, archived, sig, [e.id for e in entries], [e.date or "" for e in entries],
+                [e.supersedes or "" for e in entries], spans, lines,
+                [i for i, withheld in enumerate(flags) if withheld], index, keys)
+    return part, text.encode("utf-8")
 
 
 def _tag_text(e: fmt.Entry) -> str:
@@ -251,72 +298,102 @@ def _indexed_body(e: fmt.Entry) -> str:
     return main_text(e.text) + _tag_text(e)
 
 
-def _hidden(parts: list[list[Any]]) -> set[str]:
-    """Superseded ids, by the store's rule: archived corrections count too."""
+def _hidden(parts: list[Part]) -> list[int]:
+    """The numbers of the superseded entries, by the store's rule: archived corrections
+    count too."""
     from .store import hidden_ids
 
-    return hidden_ids(chain.from_iterable(zip(p[_IDS], p[_DATES], p[_SUPERSEDES], strict=True)
-                                          for p in parts))
+    hidden = hidden_ids(chain.from_iterable(zip(p.ids, p.dates, p.supersedes, strict=True)
+                                            for p in parts))
+    if not hidden:
+        return []
+    return [n for n, entry_id in enumerate(chain.from_iterable(p.ids for p in parts))
+            if entry_id in hidden]
 
 
-def _load(mem: Memory, cached: Any) -> Corpus:
+def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) -> Corpus:
+    """The corpus, every part read from its file or rebuilt (all of them if ``fresh``).
+
+    Each rebuilt part is written as soon as it is built, so work done before a
+    ``deadline`` (``time.monotonic()``; past it, ``NotReady``) is kept for the next call.
+    """
     from .store import file_signature
     from .withhold import Verdicts
 
     header = _header(mem)
+    c = mem.config
+    params: dict[str, Any] = {"k1": c.bm25_k1, "b": c.bm25_b, "title_weight": _TITLE_WEIGHT}
+    root = mem.agents_dir
     verdicts = Verdicts(mem)
-    old: dict[tuple[str, bool], list[Any]] = {}
-    if isinstance(cached, list) and len(cached) == 3 and cached[0] == header:
-        old = {(p[_NAME], bool(p[_ARCHIVED])): p for p in cached[1]}
-    parts: list[list[Any]] = []
-    indexes: list[BM25Index] = []
-    texts: dict[int, str] = {}  # what rebuilt parts were built from: entries read back from it
+    parts: list[Part] = []
+    data: dict[int, bytes] = {}
     sources = _sources(mem)
-    # A shard dropped from the config leaves a part behind: the superseded ids and the file
-    # must then be recomputed even if no part is rebuilt.
-    rebuilt = set(old) != {(name, archived) for name, archived, _ in sources}
-    with gc_paused():
-        for name, archived, path in sources:
-            sig = file_signature(path)  # before reading: a later change then shows as stale
-            part = old.get((name, archived))
-            if part is None or part[_SIG] != sig:
-                part, index, texts[len(parts)] = _build_part(mem, name, archived, path, sig,
-                                                             part, verdicts)
-                rebuilt = True
-            else:
-                index = BM25Index.from_state(part[_STATE])
-            parts.append(part)
-            indexes.append(index)
-    verdicts.save()
-    hidden = _hidden(parts) if rebuilt else set(cached[2])
-    corpus = Corpus(mem, parts, hidden, indexes)
-    corpus._texts.update(texts)
-    # Cache only a snapshot no writer touched meanwhile; otherwise the next query rebuilds.
-    if rebuilt and all(file_signature(path) == p[_SIG]
-                       for (_, _, path), p in zip(sources, parts, strict=True)):
-        path = mem.cache_dir / _CACHE_NAME
-        if not write_cache(path, marshal.dumps([header, parts, sorted(hidden)])):
-            _debug("search cache not written to %s", path)
+    rebuilt = False
+    try:
+        with gc_paused():
+            for name, archived, path in sources:
+                sig = file_signature(path)  # before reading: a later change shows as stale
+                where = _part_path(mem, name, archived)
+                part = None if fresh else read_part(where, root, header, **params)
+                if part is None or part.sig != sig:
+                    if deadline is not None and time.monotonic() > deadline:
+                        raise NotReady
+                    previous = None
+                    if part is not None:
+                        part.close()
+                        previous = read_part(where, root, header, full=True, **params)
+                    part, data[len(parts)] = _build_part(mem, name, archived, path, sig,
+                                                         previous, verdicts)
+                    rebuilt = True
+                    # Store only a snapshot no writer touched meanwhile.
+                    if file_signature(path) == sig and not write_part(where, root, header, part):
+                        _debug("search index part not written to %s", where)
+                parts.append(part)
+    except BaseException:
+        for part in parts:
+            part.close()
+        raise
+    finally:
+        verdicts.save()
+    hidden = _cached_hidden(mem, header, parts, sources, rebuilt)
+    corpus = Corpus(mem, parts, hidden)
+    corpus._data.update(data)
     return corpus
 
 
-def load_corpus(mem: Memory) -> Corpus:
+def _cached_hidden(mem: Memory, header: list[Any], parts: list[Part],
+                   sources: list[tuple[str, bool, Path]], rebuilt: bool) -> list[int]:
+    """The numbers of the superseded entries, from ``search.marshal`` when it was written
+    for exactly these parts (same shard files, same signatures)."""
+    from .store import file_signature
+
+    path = mem.cache_dir / _CACHE_NAME
+    key = [header, [[p.name, p.archived, list(p.sig)] for p in parts]]
+    if not rebuilt:
+        raw = read_cache(path, mem.agents_dir)
+        try:
+            cached = marshal.loads(raw) if raw is not None else None
+            if isinstance(cached, list) and len(cached) == 3 and cached[:2] == key:
+                hidden: list[int] = cached[2]
+                total = sum(p.n for p in parts)
+                if all(isinstance(n, int) and 0 <= n < total for n in hidden):
+                    return hidden
+        except (EOFError, ValueError, TypeError):
+            pass
+    hidden = _hidden(parts)
+    unchanged = all(file_signature(where) == p.sig
+                    for (_, _, where), p in zip(sources, parts, strict=True))
+    if unchanged and not write_cache(path, marshal.dumps([*key, hidden]), mem.agents_dir):
+        _debug("search cache not written to %s", path)
+    return hidden
+
+
+def load_corpus(mem: Memory, *, deadline: float | None = None) -> Corpus:
     """The corpus from the cache, with the parts of changed shard files rebuilt.
 
     A missing, corrupt or other-version cache is rebuilt silently.
     """
-    try:
-        # loads() of the whole file: load() on a file object reads it in small pieces
-        raw = read_cache(mem.cache_dir / _CACHE_NAME, mem.agents_dir)
-        cached = marshal.loads(raw) if raw is not None else None
-    except (EOFError, ValueError, TypeError):
-        cached = None
-    if cached is not None:
-        try:
-            return _load(mem, cached)
-        except (ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
-            _debug("search cache unusable (%r); rebuilt", exc)
-    return _load(mem, None)
+    return _load(mem, deadline=deadline)
 
 
 # -- retrievers and fusion ----------------------------------------------------------------
@@ -403,8 +480,13 @@ def search(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None 
 
 
 def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
-         include_archive: bool = False) -> Found:
-    """:func:`search`, and how many withheld entries the query would have returned."""
+         include_archive: bool = False, budget_s: float | None = None) -> Found:
+    """:func:`search`, and how many withheld entries the query would have returned.
+
+    With ``budget_s``, index building stops (keeping what it finished) once that many
+    seconds have passed, and the result is ``Found([], ready=False)``: for callers with a
+    deadline of their own, such as the prompt hook.
+    """
     if not isinstance(query, str) or not tokenize(query):
         raise QueryError("the query has no searchable words (empty, or only stop words)")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
@@ -417,12 +499,24 @@ def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = 
     names = tuple(shards) if shards else mem.shards
     for name in names:
         mem.shard_path(name)  # validates the name
+    deadline = None if budget_s is None else time.monotonic() + budget_s
     try:
-        return _search(mem, load_corpus(mem), query, k, names, include_archive)
-    except _Stale:
-        # A writer replaced a shard after it was indexed: index every file anew from one
-        # read of each, so every entry is read back from the text it was indexed from.
-        return _search(mem, _load(mem, None), query, k, names, include_archive)
+        corpus = _load(mem, deadline=deadline)
+    except NotReady:
+        return Found([], 0, ready=False)
+    except Corrupt:
+        corpus = _load(mem, fresh=True)
+    try:
+        return _search(mem, corpus, query, k, names, include_archive)
+    except (_Stale, Corrupt):
+        # A writer replaced a shard after it was indexed (or a part file was damaged):
+        # index every file anew from one read of each, so every entry is read back from
+        # the text it was indexed from.
+        corpus.close()
+        corpus = _load(mem, fresh=True)
+        return _search(mem, corpus, query, k, names, include_archive)
+    finally:
+        corpus.close()
 
 
 def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str],
@@ -481,8 +575,23 @@ def _withheld_matches(corpus: Corpus, query: str, k: int, allowed: bytearray,
     n = len(corpus.ids)
     top = BM25Index.merge([index, more]).top(
         query, k, allowed=allowed + b"\x01" * len(extra),
-        newer=[*corpus.dates, *(corpus.dates[m] for m in extra)])
+        newer=_Extended(corpus.dates, [corpus.dates[m] for m in extra]))
     return sum(1 for m, _ in top if m >= n)
+
+
+class _Extended(Sequence[str]):
+    """``base`` followed by ``more``, without copying ``base``."""
+
+    def __init__(self, base: Sequence[str], more: list[str]) -> None:
+        self._base = base
+        self._more = more
+
+    def __len__(self) -> int:
+        return len(self._base) + len(self._more)
+
+    def __getitem__(self, number: int) -> str:  # type: ignore[override]
+        n = len(self._base)
+        return self._base[number] if number < n else self._more[number - n]
 
 
 def render_hits(hits: Sequence[Hit]) -> str:
