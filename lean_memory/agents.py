@@ -324,7 +324,13 @@ def hook_output(event: str, root: str | None, payload: Any,
     if budget_tokens is None:
         env = os.environ.get("LEAN_MEMORY_DIGEST_TOKENS", "")
         budget_tokens = int(env) if env.isdigit() else 1200
-    text = digest(mem, prompt, budget_tokens=budget_tokens)
+    from .search import time_limit
+
+    # Index and rules always; matches only if the search index can be brought up to date
+    # in half the hook's time (else it is finished in the background for the next prompt).
+    with time_limit(hook_timeout(os.environ.get("LEAN_MEMORY_HOOK_TIMEOUT", "")) / 2,
+                    warm=True):
+        text = digest(mem, prompt, budget_tokens=budget_tokens)
     note = ""
     if len(text) > CONTEXT_LIMIT and text.endswith(")_\n") and "withheld: " in text[-200:]:
         cut = text.rstrip("\n").rfind("\n") + 1  # the note of withheld entries stays

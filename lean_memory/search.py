@@ -22,7 +22,9 @@ import threading
 import time
 from array import array
 from bisect import bisect_right
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from itertools import accumulate, chain, compress
 from pathlib import Path
@@ -38,7 +40,7 @@ from .bm25 import (
     gc_paused,
     tokenize,
 )
-from .errors import QueryError, ShardError, UnknownShard
+from .errors import LeanMemoryError, QueryError, ShardError, UnknownShard
 from .fsutil import MAX_FILE_BYTES, open_bounded, read_cache, write_cache
 from .index import Corrupt, Part, read_part, write_part
 
@@ -311,11 +313,17 @@ def _hidden(parts: list[Part]) -> list[int]:
             if entry_id in hidden]
 
 
+# Within a deadline, a shard file is indexed in-process only if the time left allows it
+# at this many bytes a second (a cautious figure: ~2-5 MB/s measured, scanning included).
+_BUILD_BYTES_PER_S = 1 << 20
+
+
 def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) -> Corpus:
     """The corpus, every part read from its file or rebuilt (all of them if ``fresh``).
 
     Each rebuilt part is written as soon as it is built, so work done before a
-    ``deadline`` (``time.monotonic()``; past it, ``NotReady``) is kept for the next call.
+    ``deadline`` (``time.monotonic()``) is kept for the next call. ``NotReady`` when the
+    deadline has passed or the shard files left to index are too large for the time left.
     """
     from .store import file_signature
     from .withhold import Verdicts
@@ -324,38 +332,51 @@ def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) ->
     c = mem.config
     params: dict[str, Any] = {"k1": c.bm25_k1, "b": c.bm25_b, "title_weight": _TITLE_WEIGHT}
     root = mem.agents_dir
-    verdicts = Verdicts(mem)
-    parts: list[Part] = []
-    data: dict[int, bytes] = {}
     sources = _sources(mem)
-    rebuilt = False
+    # sig before reading: a later change shows as stale
+    sigs = [file_signature(path) for _, _, path in sources]
+    found: list[Part | None] = []
     try:
-        with gc_paused():
-            for name, archived, path in sources:
-                sig = file_signature(path)  # before reading: a later change shows as stale
-                where = _part_path(mem, name, archived)
-                part = None if fresh else read_part(where, root, header, **params)
-                if part is None or part.sig != sig:
+        for (name, archived, _), sig in zip(sources, sigs, strict=True):
+            part = None if fresh else read_part(_part_path(mem, name, archived), root, header,
+                                                **params)
+            if part is not None and part.sig != sig:
+                part.close()
+                part = None
+            found.append(part)
+        if deadline is not None:
+            todo = sum(max(sig[0], 0) for sig, part in zip(sigs, found, strict=True)
+                       if part is None)
+            if todo and todo > (deadline - time.monotonic()) * _BUILD_BYTES_PER_S:
+                raise NotReady
+        verdicts = Verdicts(mem)
+        data: dict[int, bytes] = {}
+        try:
+            with gc_paused():
+                for i, ((name, archived, path), sig) in enumerate(zip(sources, sigs,
+                                                                       strict=True)):
+                    if found[i] is not None:
+                        continue
                     if deadline is not None and time.monotonic() > deadline:
                         raise NotReady
-                    previous = None
-                    if part is not None:
-                        part.close()
-                        previous = read_part(where, root, header, full=True, **params)
-                    part, data[len(parts)] = _build_part(mem, name, archived, path, sig,
-                                                         previous, verdicts)
-                    rebuilt = True
+                    where = _part_path(mem, name, archived)
+                    previous = None if fresh else read_part(where, root, header, full=True,
+                                                            **params)
+                    found[i], data[i] = _build_part(mem, name, archived, path, sig, previous,
+                                                    verdicts)
                     # Store only a snapshot no writer touched meanwhile.
-                    if file_signature(path) == sig and not write_part(where, root, header, part):
+                    if (file_signature(path) == sig
+                            and not write_part(where, root, header, found[i])):  # type: ignore[arg-type]
                         _debug("search index part not written to %s", where)
-                parts.append(part)
+        finally:
+            verdicts.save()
     except BaseException:
-        for part in parts:
-            part.close()
+        for part in found:
+            if part is not None:
+                part.close()
         raise
-    finally:
-        verdicts.save()
-    hidden = _cached_hidden(mem, header, parts, sources, rebuilt)
+    parts = [p for p in found if p is not None]
+    hidden = _cached_hidden(mem, header, parts, sources, bool(data))
     corpus = Corpus(mem, parts, hidden)
     corpus._data.update(data)
     return corpus
@@ -472,6 +493,73 @@ def _is_cached_bm25(r: Any, mem: Memory) -> bool:
             and r.title_weight == _TITLE_WEIGHT)
 
 
+_LIMIT: ContextVar[tuple[float, bool] | None] = ContextVar("lean_memory_search_limit",
+                                                          default=None)
+# A warm-up marker older than this is left over from a crash: another warm-up may start.
+_WARMING_STALE_S = 600.0
+
+
+@contextmanager
+def time_limit(seconds: float, *, warm: bool = False) -> Iterator[None]:
+    """Within the block, :func:`find` spends at most ``seconds`` (from now) bringing the
+    index up to date; past that it returns ``Found([], ready=False)`` at once, keeping the
+    parts it finished. With ``warm``, a background process then finishes the index, so the
+    next call finds it ready (the prompt hook: index and rules now, matches next prompt)."""
+    token = _LIMIT.set((time.monotonic() + max(seconds, 0.0), warm))
+    try:
+        yield
+    finally:
+        _LIMIT.reset(token)
+
+
+def _start_warming(mem: Memory) -> bool:
+    """Start one detached process that brings the index up to date, unless one runs."""
+    import subprocess
+    import sys
+
+    from .fsutil import ensure_dir
+
+    marker = mem.cache_dir / "search.warming"
+    try:
+        ensure_dir(mem.cache_dir, mem.agents_dir)
+        try:
+            if time.time() - os.lstat(marker).st_mtime < _WARMING_STALE_S:
+                return False
+            os.unlink(marker)
+        except FileNotFoundError:
+            pass
+        # O_EXCL: one winner among racing hooks, and never through a link (ADR 0012).
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    except (OSError, LeanMemoryError):
+        return False
+    env = dict(os.environ)
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
+    detach: dict[str, Any] = ({"creationflags": 0x00000008} if os.name == "nt"  # DETACHED
+                              else {"start_new_session": True})
+    try:
+        subprocess.Popen(
+            [sys.executable, "-c", "import sys; from lean_memory.search import _warm; "
+             "_warm(sys.argv[1])", str(mem.root)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            cwd=str(mem.root), env=env, **detach)
+    except OSError:
+        marker.unlink(missing_ok=True)
+        return False
+    return True
+
+
+def _warm(root: str) -> None:
+    """The warm-up process: index every shard file, then remove the marker."""
+    from .store import Memory
+
+    mem = Memory(root)
+    try:
+        _load(mem).close()
+    finally:
+        (mem.cache_dir / "search.warming").unlink(missing_ok=True)
+
+
 def search(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
            include_archive: bool = False) -> list[Hit]:
     """The ``k`` best live entries for ``query``; superseded entries, and entries that hold
@@ -499,10 +587,16 @@ def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = 
     names = tuple(shards) if shards else mem.shards
     for name in names:
         mem.shard_path(name)  # validates the name
+    warm = False
     deadline = None if budget_s is None else time.monotonic() + budget_s
+    limit = _LIMIT.get()
+    if deadline is None and limit is not None:
+        deadline, warm = limit
     try:
         corpus = _load(mem, deadline=deadline)
     except NotReady:
+        if warm:
+            _start_warming(mem)
         return Found([], 0, ready=False)
     except Corrupt:
         corpus = _load(mem, fresh=True)
