@@ -32,13 +32,13 @@ except ...). Word order is part of the key: "A before B" never folds into "B bef
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
+from ._hash import blake2b
 from ._stem import _ends_cvc, _has_vowel, _measure, _step1ab
 from .format import Entry
 
@@ -152,7 +152,7 @@ def signature(text: str) -> bytes:
     if not words:
         return b""
     joined = "\0".join(words).encode("utf-8", "surrogatepass")
-    return hashlib.blake2b(joined, digest_size=16).digest()
+    return blake2b(joined, digest_size=16).digest()
 
 
 def candidate_test(text: str) -> Callable[[bytes], bool]:

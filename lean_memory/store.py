@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import format as fmt
+from ._hash import blake2b
 from .config import RESERVED, SHARD_NAME, Config, load_config
 from .errors import InvalidEntry, LeanMemoryError, NotInitialized, ShardError, UnknownShard
 from .fsutil import (
@@ -176,7 +176,7 @@ class Summary(NamedTuple):
 
 
 def _digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
 
 
 def hidden_ids(links: Iterable[tuple[str, str, str]]) -> set[str]:
