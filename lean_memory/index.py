@@ -61,14 +61,15 @@ class Part:
     line; ``withheld`` the numbers (in the part) of the entries that hold a credential.
     """
 
-    __slots__ = ("_dates", "_ids", "_supersedes", "archived", "file", "index", "keys", "lines",
-                 "n", "name", "sig", "spans", "withheld")  # fmt: skip
+    __slots__ = ("_dates", "_ids", "_supersedes", "archived", "base", "digest", "file",
+                 "index", "keys", "lines", "n", "name", "sig", "spans", "withheld")  # fmt: skip
 
     def __init__(self, name: str, archived: bool, sig: tuple[int, int, int],
                  ids: list[str] | str, dates: list[str] | str,
                  supersedes: list[str] | Callable[[], list[str]], spans: array[int],
                  lines: array[int], withheld: list[int], index: BM25Index,
-                 keys: list[bytes] | None = None, file: BinaryIO | None = None) -> None:
+                 keys: list[bytes] | None = None, file: BinaryIO | None = None, *,
+                 digest: bytes = b"", base: tuple[int, int, int] | None = None) -> None:
         self.name = name
         self.archived = archived
         self.sig = sig
@@ -82,6 +83,8 @@ class Part:
         self.index = index
         self.keys = keys
         self.file = file  # the open part file its postings are read from
+        self.digest = digest  # of the file's bytes the part covers (a whole part)
+        self.base = base  # a tail: the entries appended since the file had this signature
 
     @property
     def ids(self) -> list[str]:
@@ -118,7 +121,8 @@ def write_part(path: Path, root: Path | None, header: list[Any], part: Part) -> 
         PART_FORMAT, header, part.name, part.archived, part.sig, _joined(part.ids),
         _joined(part.dates), _packed("q", part.spans), _packed("i", part.lines), part.withheld,
         "\n".join(state["terms"]), state["offsets"], state["lengths"], len(docs), len(tfs),
-        len(keys), len(supersedes), math.fsum(_unpacked("d", state["lengths"])),
+        len(keys), len(supersedes), math.fsum(_unpacked("d", state["lengths"])), part.digest,
+        part.base,
     ])  # fmt: skip
     data = b"".join((len(meta).to_bytes(8, "little"), meta, docs, tfs, keys, supersedes))
     return write_cache(path, data, root)
@@ -147,7 +151,7 @@ def _read(f: BinaryIO, header: list[Any], k1: float, b: float, title_weight: flo
         raise ValueError("truncated search index")
     meta = marshal.loads(f.read(size))
     (fmt_, head, name, archived, sig, ids, dates, spans, lines, withheld, terms, offsets,
-     lengths, n_docs, n_tfs, n_keys, n_sup, total) = meta
+     lengths, n_docs, n_tfs, n_keys, n_sup, total, digest, base_sig) = meta
     if fmt_ != PART_FORMAT or head != header:
         f.close()
         return None
@@ -201,7 +205,8 @@ def _read(f: BinaryIO, header: list[Any], k1: float, b: float, title_weight: flo
         sup = supersedes
     index = BM25Index([segment], k1=k1, b=b, title_weight=title_weight)
     return Part(name, bool(archived), tuple(sig), ids, dates, sup, spans_a, lines_a,
-                list(withheld), index, keys, None if full else f)
+                list(withheld), index, keys, None if full else f, digest=bytes(digest),
+                base=None if base_sig is None else tuple(base_sig))
 
 
 def _joined(values: list[str]) -> str:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from . import format as fmt
+from ._hash import blake2b
 from .bm25 import (
     BM25,
     TOKENIZER_VERSION,
@@ -231,9 +232,10 @@ def _sources(mem: Memory) -> list[tuple[str, bool, Path]]:
             for archived in (False, True) for name in mem.shards]
 
 
-def _part_path(mem: Memory, name: str, archived: bool) -> Path:
+def _part_path(mem: Memory, name: str, archived: bool, *, tail: bool = False) -> Path:
     # Shard names are [a-z0-9_-] (config.SHARD_NAME): safe as part of a file name.
-    return mem.cache_dir / f"search-{'archive' if archived else 'live'}-{name}.idx"
+    kind = "archive" if archived else "live"
+    return mem.cache_dir / f"search-{kind}-{name}{'.tail' if tail else ''}.idx"
 
 
 def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[int, int, int],
@@ -241,13 +243,44 @@ def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[i
     """The part of one shard file, and the bytes it was built from; entries whose indexed
     text ``previous`` has seen are not tokenised again (their term counts are read back
     from its index). Entries that hold a credential count as empty documents."""
-    from hashlib import blake2b
+    text = mem.read_text(path)
+    data = text.encode("utf-8")
+    shard = fmt.parse(text, name)
+    part = _index_entries(mem, name, archived, sig, shard.entries, len(shard.preamble.encode()),
+                          shard.preamble.count("\n") + 1, previous, verdicts)
+    part.digest = blake2b(data, digest_size=16).digest()
+    return part, data
 
+
+def _tail_part(mem: Memory, base: Part, data: bytes, sig: tuple[int, int, int],
+               previous: Part | None, verdicts: Verdicts) -> Part | None:
+    """The entries appended to ``base``'s file since it was indexed, as a part of their
+    own; None unless the file is the indexed bytes with whole entries after them."""
+    size = base.sig[0]
+    if (not base.n or len(data) <= size or not base.digest
+            or blake2b(data[:size], digest_size=16).digest() != base.digest):
+        return None
+    try:
+        tail = data[size:].decode("utf-8")
+        last = data[base.spans[-2]:size].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    # The last indexed entry parsed with what follows must stay itself (no open fence, no
+    # missing line end swallows the new entries), and what follows must be whole entries.
+    entries = fmt.parse(last + tail, base.name).entries
+    if not entries or entries[0].raw != last:
+        return None
+    return _index_entries(mem, base.name, base.archived, sig, entries[1:], size,
+                          base.lines[-1] + last.count("\n"), previous, verdicts, base=base.sig)
+
+
+def _index_entries(mem: Memory, name: str, archived: bool, sig: tuple[int, int, int],
+                   entries: Sequence[fmt.Entry], start: int, line: int, previous: Part | None,
+                   verdicts: Verdicts, base: tuple[int, int, int] | None = None) -> Part:
+    """The part of ``entries``, the first at byte ``start`` and line ``line`` of its file."""
     from .dedup import MARKER, main_text
 
-    text = mem.read_text(path)
-    shard = fmt.parse(text, name)
-    flags = verdicts.holding([e.raw for e in shard.entries])
+    flags = verdicts.holding([e.raw for e in entries])
     known: dict[bytes, TermCounts] = {}
     if previous is not None and previous.keys is not None:
         known = dict(zip(previous.keys, previous.index.counts(), strict=True))
@@ -257,9 +290,7 @@ def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[i
     todo: list[tuple[str, str]] = []
     spans = array("q")
     lines = array("i")
-    start = len(shard.preamble.encode("utf-8"))
-    line = shard.preamble.count("\n") + 1
-    for e, withheld in zip(shard.entries, flags, strict=True):
+    for e, withheld in zip(entries, flags, strict=True):
         size = len(e.raw) if e.raw.isascii() else len(e.raw.encode("utf-8"))
         spans.extend((start, start + size))
         lines.append(line)
@@ -282,11 +313,9 @@ def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[i
     fresh = iter(documents_terms(todo, title_weight=_TITLE_WEIGHT))
     counts = [next(fresh) if tc is None else tc for tc in reused]
     index = BM25Index.from_counts(counts, k1=c.bm25_k1, b=c.bm25_b, title_weight=_TITLE_WEIGHT)
-    entries = shard.entries
-    part = Part(name, archived, sig, [e.id for e in entries], [e.date or "" for e in entries],
+    return Part(name, archived, sig, [e.id for e in entries], [e.date or "" for e in entries],
                 [e.supersedes or "" for e in entries], spans, lines,
-                [i for i, withheld in enumerate(flags) if withheld], index, keys)
-    return part, text.encode("utf-8")
+                [i for i, withheld in enumerate(flags) if withheld], index, keys, base=base)
 
 
 def _tag_text(e: fmt.Entry) -> str:
@@ -321,9 +350,11 @@ _BUILD_BYTES_PER_S = 1 << 20
 def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) -> Corpus:
     """The corpus, every part read from its file or rebuilt (all of them if ``fresh``).
 
-    Each rebuilt part is written as soon as it is built, so work done before a
-    ``deadline`` (``time.monotonic()``) is kept for the next call. ``NotReady`` when the
-    deadline has passed or the shard files left to index are too large for the time left.
+    A shard file that only grew by whole entries since it was indexed keeps its part and
+    gets a tail part for the new entries (rebuilt whole once the tail outgrows an eighth of
+    it). Each part is written as soon as it is built, so work done before a ``deadline``
+    (``time.monotonic()``) is kept for the next call. ``NotReady`` when the deadline has
+    passed or the shard files left to index are too large for the time left.
     """
     from .store import file_signature
     from .withhold import Verdicts
@@ -335,19 +366,33 @@ def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) ->
     sources = _sources(mem)
     # sig before reading: a later change shows as stale
     sigs = [file_signature(path) for _, _, path in sources]
-    found: list[Part | None] = []
+    found: list[list[Part] | None] = []
+    stale: dict[int, Part] = {}  # indexed parts of files changed since: appended to?
+    opened: list[Part] = []
+    rebuilt = False
     try:
-        for (name, archived, _), sig in zip(sources, sigs, strict=True):
-            part = None if fresh else read_part(_part_path(mem, name, archived), root, header,
+        for i, ((name, archived, _), sig) in enumerate(zip(sources, sigs, strict=True)):
+            base = None if fresh else read_part(_part_path(mem, name, archived), root, header,
                                                 **params)
-            if part is not None and part.sig != sig:
-                part.close()
-                part = None
-            found.append(part)
+            found.append(None)
+            if base is None:
+                continue
+            opened.append(base)
+            if base.sig == sig:
+                found[i] = [base]
+                continue
+            tail = read_part(_part_path(mem, name, archived, tail=True), root, header, **params)
+            if tail is not None:
+                opened.append(tail)
+                if tail.base == base.sig and tail.sig == sig:
+                    base.sig = sig  # the file is now the indexed bytes and the tail's entries
+                    found[i] = [base, tail]
+                    continue
+            stale[i] = base
         if deadline is not None:
-            todo = sum(max(sig[0], 0) for sig, part in zip(sigs, found, strict=True)
-                       if part is None)
-            if todo and todo > (deadline - time.monotonic()) * _BUILD_BYTES_PER_S:
+            todo = sum(max(sig[0], 0) - (stale[i].sig[0] if i in stale else 0)
+                       for i, sig in enumerate(sigs) if found[i] is None)
+            if todo > 0 and todo > (deadline - time.monotonic()) * _BUILD_BYTES_PER_S:
                 raise NotReady
         verdicts = Verdicts(mem)
         data: dict[int, bytes] = {}
@@ -359,37 +404,76 @@ def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) ->
                         continue
                     if deadline is not None and time.monotonic() > deadline:
                         raise NotReady
+                    rebuilt = True
+                    found[i] = _append_part(mem, stale.get(i), path, sig, header, verdicts)
+                    if found[i] is not None:
+                        continue
                     where = _part_path(mem, name, archived)
                     previous = None if fresh else read_part(where, root, header, full=True,
                                                             **params)
-                    found[i], data[i] = _build_part(mem, name, archived, path, sig, previous,
-                                                    verdicts)
+                    part, data[i] = _build_part(mem, name, archived, path, sig, previous,
+                                                verdicts)
+                    found[i] = [part]
                     # Store only a snapshot no writer touched meanwhile.
-                    if (file_signature(path) == sig
-                            and not write_part(where, root, header, found[i])):  # type: ignore[arg-type]
+                    if file_signature(path) == sig and not write_part(where, root, header, part):
                         _debug("search index part not written to %s", where)
         finally:
             verdicts.save()
+        groups = [group or [] for group in found]
+        parts = [p for group in groups for p in group]
+        for p in opened:
+            if p not in parts:
+                p.close()
+        hidden = _cached_hidden(mem, header, parts, rebuilt)
     except BaseException:
-        for part in found:
-            if part is not None:
-                part.close()
+        for p in opened:
+            p.close()
         raise
-    parts = [p for p in found if p is not None]
-    hidden = _cached_hidden(mem, header, parts, sources, bool(data))
     corpus = Corpus(mem, parts, hidden)
-    corpus._data.update(data)
+    numbers = list(accumulate((len(group) for group in groups), initial=0))
+    corpus._data.update((numbers[i], raw) for i, raw in data.items())
     return corpus
 
 
+# A tail part is merged into its shard file's part once it holds more entries than this
+# or an eighth of the part, whichever is more.
+_TAIL_MIN = 64
+
+
+def _append_part(mem: Memory, base: Part | None, path: Path, sig: tuple[int, int, int],
+                 header: list[Any], verdicts: Verdicts) -> list[Part] | None:
+    """``base`` and a tail part of the entries appended since it was built, if the file
+    only grew by whole entries and the tail is still small; else None."""
+    from .store import file_signature
+
+    if base is None:
+        return None
+    where = _part_path(mem, base.name, base.archived, tail=True)
+    c = mem.config
+    previous = read_part(where, mem.agents_dir, header, k1=c.bm25_k1, b=c.bm25_b,
+                         title_weight=_TITLE_WEIGHT, full=True)
+    if previous is not None and previous.base != base.sig:
+        previous = None
+    data = mem.read_text(path).encode("utf-8")
+    if (len(data), *sig[1:]) != sig or len(data) - base.sig[0] > (base.sig[0] >> 3) + 4096:
+        return None  # changed while read, or too much new text: rebuilt whole
+    tail = _tail_part(mem, base, data, sig, previous, verdicts)
+    if tail is None or tail.n > max(_TAIL_MIN, base.n >> 3):
+        return None
+    if file_signature(path) == sig and not write_part(where, mem.agents_dir, header, tail):
+        _debug("search index tail not written to %s", where)
+    base.sig = sig
+    return [base, tail]
+
+
 def _cached_hidden(mem: Memory, header: list[Any], parts: list[Part],
-                   sources: list[tuple[str, bool, Path]], rebuilt: bool) -> list[int]:
+                   rebuilt: bool) -> list[int]:
     """The numbers of the superseded entries, from ``search.marshal`` when it was written
     for exactly these parts (same shard files, same signatures)."""
     from .store import file_signature
 
     path = mem.cache_dir / _CACHE_NAME
-    key = [header, [[p.name, p.archived, list(p.sig)] for p in parts]]
+    key = [header, [[p.name, p.archived, list(p.sig), p.n] for p in parts]]
     if not rebuilt:
         raw = read_cache(path, mem.agents_dir)
         try:
@@ -402,8 +486,8 @@ def _cached_hidden(mem: Memory, header: list[Any], parts: list[Part],
         except (EOFError, ValueError, TypeError):
             pass
     hidden = _hidden(parts)
-    unchanged = all(file_signature(where) == p.sig
-                    for (_, _, where), p in zip(sources, parts, strict=True))
+    unchanged = all(file_signature(mem.shard_path(p.name, archive=p.archived)) == p.sig
+                    for p in parts)
     if unchanged and not write_cache(path, marshal.dumps([*key, hidden]), mem.agents_dir):
         _debug("search cache not written to %s", path)
     return hidden

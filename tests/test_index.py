@@ -151,3 +151,64 @@ def test_the_prompt_hook_answers_before_the_index_is_ready_and_warms_it(
     second = _prompt(mem.root, "why is the docker build flaky")
     assert "Docker builds are flaky on Windows hosts" in second.split(
         "Memory matching this prompt")[1]
+
+
+def _fresh_hits(m: lean_memory.Memory, query: str, tmp: Path) -> list[tuple[str, str, float, int]]:
+    """The same query on a copy of the memory without any index."""
+    import shutil
+
+    copy = tmp / "copy"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(m.root, copy, ignore=shutil.ignore_patterns(".cache"))
+    return [(h.entry.id, h.shard, h.score, h.entry.line)
+            for h in lean_memory.Memory(copy).search(query, k=10, include_archive=True)]
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(st.tuples(st.sampled_from(["put", "hand", "edit", "supersede"]),
+                                st.sampled_from(["quirks", "failures"]), text),
+                      min_size=1, max_size=8))
+def test_appends_keep_a_tail_that_ranks_as_a_fresh_index(
+        tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, str, str]]) -> None:
+    tmp = tmp_path_factory.mktemp("t")
+    mem = lean_memory.Memory(tmp / "m")
+    mem.init()
+    for i in range(3):
+        mem.put_entry("quirks", f"docker cache base note {i}", date="2026-01-01", new=True)
+        mem.put_entry("failures", f"flaky windows build {i}", date="2026-01-02", new=True)
+    query = "docker flaky windows cache build deploy"
+    mem.search(query)
+    for i, (kind, shard, words) in enumerate(steps):
+        path = mem.shard_path(shard)
+        if kind == "put":
+            mem.put_entry(shard, f"{words} put{i}", date="2026-02-01", new=True)
+        elif kind == "hand":  # a hand-written entry appended: also a tail
+            path.write_text(path.read_text() + f"\n## hand {i}\n{words} hand{i}\n")
+        elif kind == "edit":  # a change in the middle: the part is rebuilt whole
+            path.write_text(path.read_text().replace("base note", f"note {words}", 1)
+                            .replace("flaky windows build", f"windows {words}", 1))
+        else:
+            old = mem.search(words, k=1)
+            if old:
+                mem.put_entry(shard, f"{words} fixed{i}", supersedes=old[0].entry.id,
+                              date="2026-03-01")
+        got = [(h.entry.id, h.shard, h.score, h.entry.line)
+               for h in mem.search(query, k=10, include_archive=True)]
+        assert got == _fresh_hits(mem, query, tmp)
+
+
+def test_a_put_writes_a_small_tail_and_a_long_one_is_merged(mem: lean_memory.Memory) -> None:
+    for i in range(20):
+        mem.put_entry("quirks", f"docker note number {i}", date="2026-01-01", new=True)
+    mem.search("docker")
+    base = mem.cache_dir / "search-live-quirks.idx"
+    tail = mem.cache_dir / "search-live-quirks.tail.idx"
+    stamp = base.stat().st_mtime_ns
+    mem.put_entry("quirks", "docker appended later", date="2026-01-02")
+    assert mem.search("appended")[0].entry.text.startswith("docker appended later")
+    assert tail.exists() and base.stat().st_mtime_ns == stamp  # the part was not rewritten
+    for i in range(80):
+        mem.put_entry("quirks", f"more docker words {i}", date="2026-01-03", new=True)
+    assert len(mem.search("docker", k=200)) == 101
+    assert base.stat().st_mtime_ns != stamp  # merged once the tail grew past the limit
