@@ -10,7 +10,6 @@ from __future__ import annotations
 import gc
 import heapq
 import math
-import re
 import sys
 import unicodedata
 from array import array
@@ -21,6 +20,7 @@ from contextlib import contextmanager
 from itertools import accumulate, chain, repeat
 from typing import Any, Protocol
 
+from ._lazyre import lazy
 from ._stem import stem as _porter_stem
 
 try:  # Counter's own C counting loop, without Counter's per-call Python overhead
@@ -79,19 +79,19 @@ STOP_WORDS = (LUCENE_STOP_WORDS - {"not", "no"}) | _words(
 # A chunk is a run of word characters, possibly joined by the connectors of paths, dotted names,
 # kebab-case, URLs and e-mail addresses; a connector only counts between two word characters,
 # so sentence punctuation ("see digest.js.") stays outside.
-_CHUNK = re.compile(r"\w+(?:[./\\:@+#-]+\w+)*")
+_CHUNK = lazy(r"\w+(?:[./\\:@+#-]+\w+)*")
 # Possessive 's is dropped and other in-word apostrophes are removed ("don't" -> "dont"),
 # as Lucene's English analyzer does, so "Caroline's" finds "Caroline".
-_POSSESSIVE = re.compile(r"(?<=\w)['\u2019\u02bc][sS]\b")
-_APOSTROPHE = re.compile(r"(?<=\w)['\u2019\u02bc](?=\w)")
-_ALNUM = re.compile(r"[^\W_]+")
+_POSSESSIVE = lazy(r"(?<=\w)['\u2019\u02bc][sS]\b")
+_APOSTROPHE = lazy(r"(?<=\w)['\u2019\u02bc](?=\w)")
+_ALNUM = lazy(r"[^\W_]+")
 # Separators of paths, dotted names and URLs. What they join is a name in its own right
 # ("lib/vault/digest.js", "os.path.join", "3.11.7"), kept whole besides its parts.
-_PATH_SEP = re.compile(r"[./\\:@+#]+")
+_PATH_SEP = lazy(r"[./\\:@+#]+")
 # Separators of path components; a component may itself be dotted ("digest.js").
-_COMPONENT_SEP = re.compile(r"[/\\:@]+")
+_COMPONENT_SEP = lazy(r"[/\\:@]+")
 # Case-style boundaries: parseConfig, HTTPServer, HTTP2Server; but not IPv6 or E0502.
-_CASE_SPLIT = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z]{2})(?=[A-Z][a-z])|(?<=\d)(?=[A-Z][a-z])")
+_CASE_SPLIT = lazy(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z]{2})(?=[A-Z][a-z])|(?<=\d)(?=[A-Z][a-z])")
 
 # Prefixes split off by a hyphen ("re-entry", "non-linear") are not words: the joined token
 # ("reentry") carries the meaning, the fragment would only match unrelated words.

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import format as fmt
 from ._hash import blake2b
+from ._lazyre import lazy
 from .config import RESERVED, SHARD_NAME, Config, load_config
 from .errors import InvalidEntry, LeanMemoryError, NotInitialized, ShardError, UnknownShard
 from .fsutil import (
@@ -44,12 +44,12 @@ DESCRIPTIONS = {
 }
 MAX_ENTRY_BYTES = 1_000_000  # checked before anything else, so a huge paste costs nothing
 MAX_TITLE_CHARS = 120
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_CLAUSE_END = re.compile(r"[.:;!?](?=\s)")
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_DATE = lazy(r"\d{4}-\d{2}-\d{2}")
+_CLAUSE_END = lazy(r"[.:;!?](?=\s)")
+_CONTROL = lazy(r"[\x00-\x08\x0a-\x1f\x7f]")
 # Control characters an entry's text may not hold: all but tab, LF and CR (a NUL makes git
 # call the shard binary, and then nothing scans or diffs it).
-_TEXT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_TEXT_CONTROL = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)
