@@ -219,7 +219,7 @@ class Memory:
 
     @cached_property
     def config(self) -> Config:
-        return load_config(self.agents_dir / "config.toml")
+        return load_config(self.agents_dir / "config.toml", self.cache_dir / "config.marshal")
 
     @property
     def shards(self) -> tuple[str, ...]:

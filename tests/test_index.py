@@ -212,3 +212,28 @@ def test_a_put_writes_a_small_tail_and_a_long_one_is_merged(mem: lean_memory.Mem
         mem.put_entry("quirks", f"more docker words {i}", date="2026-01-03", new=True)
     assert len(mem.search("docker", k=200)) == 101
     assert base.stat().st_mtime_ns != stamp  # merged once the tail grew past the limit
+
+
+def test_the_parsed_config_is_cached_by_its_exact_bytes(mem: lean_memory.Memory) -> None:
+    from lean_memory.config import load_config
+
+    config = mem.agents_dir / "config.toml"
+    cache = mem.cache_dir / "config.marshal"
+    config.write_text("[memory]\ntoken_budget = 1234\n")
+    assert load_config(config, cache).token_budget == 1234
+    assert cache.exists()
+    # the cache is used only for the very same bytes, and what it holds is validated
+    import marshal
+
+    cache.write_bytes(marshal.dumps([config.read_bytes(), {"memory": {"token_budget": 999}}]))
+    assert load_config(config, cache).token_budget == 999
+    config.write_text("[memory]\ntoken_budget = 4321\n")
+    assert load_config(config, cache).token_budget == 4321
+    cache.write_bytes(marshal.dumps([config.read_bytes(), {"memory": {"bogus": 1}}]))
+    with pytest.raises(lean_memory.ConfigError):
+        load_config(config, cache)
+    cache.write_bytes(b"garbage")
+    assert load_config(config, cache).token_budget == 4321
+    config.write_text("[memory]\ntoken_budget = 5\nwhen = 2026-01-01\n")  # not marshallable
+    with pytest.raises(lean_memory.ConfigError):
+        load_config(config, cache)
