@@ -520,24 +520,53 @@ class BM25Index:
         for token in self.tokenizer(query):
             counts[token] = counts.get(token, 0) + 1
         k1, b, avgdl, n_docs = self.k1, self.b, self.avgdl, self.n_docs
-        scores: dict[int, float] = {}
-        get = scores.get
+        one_b = 1.0 - b
+        segments = self._segments
+        # Per segment: its documents' scores so far (a list indexed by local number, cheaper
+        # than a dict per posting), the postings that touched it, and, once a term's postings
+        # cover a quarter of it, each document's length normalisation, shared by the terms.
+        # Every float operation is the one of the formula below, in the same order.
+        accs: dict[int, list[float]] = {}
+        touched: dict[int, list[Sequence[int]]] = {}
+        norms: dict[int, list[float]] = {}
         for token, qtf in counts.items():
             found = []
             df = 0
-            for base, segment in zip(self._bases, self._segments, strict=False):
+            for j, segment in enumerate(segments):
                 hit = segment.postings(token)
                 if hit is not None:
-                    found.append((base, hit[0], hit[1], segment.lengths))
+                    found.append((j, hit[0], hit[1]))
                     df += len(hit[0])
             if not df:
                 continue
-            # The one place where BM25 is computed (Lucene's IDF and saturation).
+            # The one place where BM25 is computed (Lucene's IDF and saturation):
+            # w = idf * f / (f + k1 * (1.0 - b + b * length / avgdl)).
             idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-            for base, docs, tfs, lengths in found:
-                for doc, f in zip(docs, tfs, strict=True):
-                    w = idf * f / (f + k1 * (1.0 - b + b * lengths[doc] / avgdl))
-                    scores[base + doc] = get(base + doc, 0.0) + (w if qtf == 1 else qtf * w)
+            for j, docs, tfs in found:
+                lengths = segments[j].lengths
+                acc = accs.get(j)
+                if acc is None:
+                    acc = accs[j] = [0.0] * len(lengths)
+                    touched[j] = []
+                touched[j].append(docs)
+                norm = norms.get(j)
+                if norm is None and 4 * len(docs) >= len(lengths):
+                    norm = norms[j] = [k1 * (one_b + b * n / avgdl) for n in lengths]
+                if norm is None:
+                    for doc, f in zip(docs, tfs, strict=True):
+                        w = idf * f / (f + k1 * (one_b + b * lengths[doc] / avgdl))
+                        acc[doc] += w if qtf == 1 else qtf * w
+                elif qtf == 1:
+                    for doc, f in zip(docs, tfs, strict=True):
+                        acc[doc] += idf * f / (f + norm[doc])
+                else:
+                    for doc, f in zip(docs, tfs, strict=True):
+                        acc[doc] += qtf * (idf * f / (f + norm[doc]))
+        scores: dict[int, float] = {}
+        for j, lists in touched.items():
+            local: Iterable[int] = lists[0] if len(lists) == 1 else set().union(*lists)
+            base, acc = self._bases[j], accs[j]
+            scores.update((base + doc, acc[doc]) for doc in local)
         return scores
 
     def top(
