@@ -293,26 +293,12 @@ class Memory:
                    signatures: bool = False) -> dict[str, Summary]:
         """Per-shard summaries: from the stats cache when the file's (size, mtime, inode)
         still match, else from the ``fresh`` shard in hand, else parsed anew."""
-        import marshal
-
-        cache_path = self.cache_dir / "stats.marshal"
-        cached = self._stats
-        if cached is None:  # entries are checked against file signatures below, every time
-            raw = read_cache(cache_path, self.agents_dir)
-            try:
-                cached = marshal.loads(raw) if raw is not None else None
-            except (EOFError, ValueError, TypeError):
-                cached = None
-            if not isinstance(cached, dict) or cached.get("v") != _STATS_VERSION:
-                cached = {"v": _STATS_VERSION}
-            self._stats = cached
         out: dict[str, Summary] = {}
-        dirty = False
         for name in self.shards:
             path = self.shard_path(name, archive=archive)
             key = f"archive/{name}" if archive else name
             sig = file_signature(path)  # before reading: a later change then shows as stale
-            hit = cached.get(key)
+            hit = self._stat(key)
             try:
                 known = Summary(*hit[1]) if hit is not None else None
             except TypeError:  # a cache from another version: start afresh
@@ -323,11 +309,39 @@ class Memory:
             shard = fresh[name] if name in fresh else fmt.parse(self.read_text(path), name)
             summary = Summary.of(shard, known, signatures=signatures and name in fresh)
             out[name] = summary
-            cached[key] = (sig, tuple(summary))
-            dirty = True
-        if dirty:
-            write_cache(cache_path, marshal.dumps(cached))
+            self._keep_stat(key, sig, summary)
         return out
+
+    def _stat(self, key: str) -> Any:
+        """The cached (signature, summary) of one shard file (``key``: its name, or
+        ``archive/<name>``), read from its own stats file on first use; None if none."""
+        import marshal
+
+        stats = self._stats if self._stats is not None else {}
+        self._stats = stats
+        if key not in stats:
+            raw = read_cache(self._stat_path(key), self.agents_dir)
+            try:
+                cached = marshal.loads(raw) if raw is not None else None
+            except (EOFError, ValueError, TypeError):
+                cached = None
+            ok = isinstance(cached, list) and len(cached) == 3 and cached[0] == _STATS_VERSION
+            stats[key] = (tuple(cached[1]), cached[2]) if ok else None  # type: ignore[index]
+        return stats[key]
+
+    def _keep_stat(self, key: str, sig: tuple[int, int, int], summary: Summary) -> None:
+        # One file per shard file: a put rewrites the summary of the shard it wrote only.
+        import marshal
+
+        if self._stats is None:
+            self._stats = {}
+        self._stats[key] = (sig, tuple(summary))
+        write_cache(self._stat_path(key), marshal.dumps([_STATS_VERSION, sig, tuple(summary)]))
+
+    def _stat_path(self, key: str) -> Path:
+        # Shard names are [a-z0-9_-] (config.SHARD_NAME): safe as part of a file name.
+        kind, _, name = key.rpartition("/")
+        return self.cache_dir / f"stats-{kind or 'live'}-{name}.marshal"
 
     def get_memory(self, shard: str | None = None, *, query: str | None = None,
                    k: int = 5) -> str:
@@ -636,7 +650,7 @@ class Memory:
         name = entry.shard
         summary = summaries[name]
         path = self.shard_path(name)
-        cached = (self._stats or {}).get(name)
+        cached = self._stat(name)
         if cached is None or summary.hand or tuple(cached[1]) != tuple(summary):
             return None
         key = _digest(normalize(main_text(entry.text)))
@@ -679,13 +693,7 @@ class Memory:
 
     def _remember(self, name: str, summary: Summary) -> None:
         """Record the summary of a shard just written, under its new signature."""
-        import marshal
-
-        stats: dict[str, Any] = self._stats if self._stats is not None else {
-            "v": _STATS_VERSION}
-        stats[name] = (file_signature(self.shard_path(name)), tuple(summary))
-        self._stats = stats
-        write_cache(self.cache_dir / "stats.marshal", marshal.dumps(stats))
+        self._keep_stat(name, file_signature(self.shard_path(name)), summary)
 
     def compact(self, *, dry_run: bool = False) -> CompactionReport:
         """Fold the oldest entries when over budget (see :mod:`lean_memory.compaction`)."""
