@@ -42,7 +42,7 @@ from .bm25 import (
     tokenize,
 )
 from .errors import LeanMemoryError, QueryError, ShardError, UnknownShard
-from .fsutil import MAX_FILE_BYTES, open_bounded, read_cache, write_cache
+from .fsutil import MAX_FILE_BYTES, open_bounded, read_bounded, read_cache, write_cache
 from .index import Corrupt, Part, read_part, write_part
 
 if TYPE_CHECKING:
@@ -369,7 +369,7 @@ def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) ->
     found: list[list[Part] | None] = []
     stale: dict[int, Part] = {}  # indexed parts of files changed since: appended to?
     opened: list[Part] = []
-    rebuilt = False
+    rebuilt = False  # a part built whole: the superseded entries are worked out again
     try:
         for i, ((name, archived, _), sig) in enumerate(zip(sources, sigs, strict=True)):
             base = None if fresh else read_part(_part_path(mem, name, archived), root, header,
@@ -404,10 +404,10 @@ def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) ->
                         continue
                     if deadline is not None and time.monotonic() > deadline:
                         raise NotReady
-                    rebuilt = True
                     found[i] = _append_part(mem, stale.get(i), path, sig, header, verdicts)
                     if found[i] is not None:
                         continue
+                    rebuilt = True
                     where = _part_path(mem, name, archived)
                     previous = None if fresh else read_part(where, root, header, full=True,
                                                             **params)
@@ -454,7 +454,10 @@ def _append_part(mem: Memory, base: Part | None, path: Path, sig: tuple[int, int
                          title_weight=_TITLE_WEIGHT, full=True)
     if previous is not None and previous.base != base.sig:
         previous = None
-    data = mem.read_text(path).encode("utf-8")
+    try:  # bytes: only the new text is decoded (read_text would decode it all)
+        data = read_bounded(path, MAX_FILE_BYTES, mem.agents_dir)
+    except OSError:
+        return None  # gone or refused: the full rebuild reports it
     if (len(data), *sig[1:]) != sig or len(data) - base.sig[0] > (base.sig[0] >> 3) + 4096:
         return None  # changed while read, or too much new text: rebuilt whole
     tail = _tail_part(mem, base, data, sig, previous, verdicts)
@@ -468,29 +471,87 @@ def _append_part(mem: Memory, base: Part | None, path: Path, sig: tuple[int, int
 
 def _cached_hidden(mem: Memory, header: list[Any], parts: list[Part],
                    rebuilt: bool) -> list[int]:
-    """The numbers of the superseded entries, from ``search.marshal`` when it was written
-    for exactly these parts (same shard files, same signatures)."""
+    """The numbers of the superseded entries, from ``search.marshal``: as written when
+    the parts are those it was written for, and still when only tails changed, every tail
+    entry neither correcting another nor corrected (the usual put), since then every link
+    and every corrected entry lies in the unchanged parts."""
+    path = mem.cache_dir / _CACHE_NAME
+    idents = _identities(parts)
+    key = [[*ident, p.n, list(p.sig)] for ident, p in zip(idents, parts, strict=True)]
+    bases = list(accumulate((p.n for p in parts), initial=0))
+    raw = None if rebuilt else read_cache(path, mem.agents_dir)
+    try:
+        cached = marshal.loads(raw) if raw is not None else None
+    except (EOFError, ValueError, TypeError):
+        cached = None
+    if isinstance(cached, list) and len(cached) == 5 and cached[0] == header:
+        old_key, pairs, targets, clean = cached[1:]
+        moved = _hidden_again(parts, idents, old_key, pairs, targets, clean, old_key == key)
+        if moved is not None:
+            if old_key != key:
+                _write_hidden(mem, path, parts, [header, key, moved, targets, True])
+            return [bases[i] + local for i, local in moved]
+    numbers = _hidden(parts)
+    pairs = []
+    for n in numbers:
+        i = bisect_right(bases, n) - 1
+        pairs.append([i, n - bases[i]])
+    targets = sorted({t for p in parts for t in p.supersedes if t})
+    clean = all(_clean_tail(p, set(targets)) for p in parts if p.base is not None)
+    _write_hidden(mem, path, parts, [header, key, pairs, targets, clean])
+    return numbers
+
+
+def _identities(parts: list[Part]) -> list[list[Any]]:
+    """What names a part across loads: a tail by its shard file, a whole part also by the
+    signature it was built at (kept by its tail once one is attached)."""
+    out: list[list[Any]] = []
+    for i, p in enumerate(parts):
+        if p.base is not None:
+            out.append([p.name, p.archived, "tail"])
+            continue
+        tail = parts[i + 1] if i + 1 < len(parts) else None
+        built = tail.base if tail is not None and tail.base is not None else p.sig
+        out.append([p.name, p.archived, list(built)])
+    return out
+
+
+def _clean_tail(part: Part, targets: set[str]) -> bool:
+    return not any(part.supersedes) and targets.isdisjoint(part.ids)
+
+
+def _hidden_again(parts: list[Part], idents: list[list[Any]], old_key: Any, pairs: Any,
+                  targets: Any, clean: Any, same: bool) -> list[list[int]] | None:
+    """The cached superseded entries as [part, number in it], if still right."""
+    try:
+        if same:
+            out = [[int(i), int(local)] for i, local in pairs]
+        else:
+            if clean is not True:
+                return None
+            new = {repr(ident): i for i, ident in enumerate(idents)}
+            old = [repr(row[:3]) for row in old_key]
+            wholes = {k for k in old if not k.endswith("'tail']")}
+            if wholes != {k for k in new if not k.endswith("'tail']")}:
+                return None  # a part rebuilt, added or dropped: links may have changed
+            wanted = set(targets)
+            if not all(_clean_tail(p, wanted) for p in parts if p.base is not None):
+                return None
+            out = [[new[old[int(i)]], int(local)] for i, local in pairs]
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    if not all(0 <= i < len(parts) and 0 <= local < parts[i].n for i, local in out):
+        return None
+    return out
+
+
+def _write_hidden(mem: Memory, path: Path, parts: list[Part], data: list[Any]) -> None:
     from .store import file_signature
 
-    path = mem.cache_dir / _CACHE_NAME
-    key = [header, [[p.name, p.archived, list(p.sig), p.n] for p in parts]]
-    if not rebuilt:
-        raw = read_cache(path, mem.agents_dir)
-        try:
-            cached = marshal.loads(raw) if raw is not None else None
-            if isinstance(cached, list) and len(cached) == 3 and cached[:2] == key:
-                hidden: list[int] = cached[2]
-                total = sum(p.n for p in parts)
-                if all(isinstance(n, int) and 0 <= n < total for n in hidden):
-                    return hidden
-        except (EOFError, ValueError, TypeError):
-            pass
-    hidden = _hidden(parts)
     unchanged = all(file_signature(mem.shard_path(p.name, archive=p.archived)) == p.sig
                     for p in parts)
-    if unchanged and not write_cache(path, marshal.dumps([*key, hidden]), mem.agents_dir):
+    if unchanged and not write_cache(path, marshal.dumps(data), mem.agents_dir):
         _debug("search cache not written to %s", path)
-    return hidden
 
 
 def load_corpus(mem: Memory, *, deadline: float | None = None) -> Corpus:
