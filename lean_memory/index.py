@@ -6,8 +6,9 @@ document lengths, the term dictionary and its posting offsets; ids and dates as 
 each, split only if a query needs them); the postings of a term are read only when a query
 asks for it, the keys (what each entry's indexed text hashes to) only when the part is
 rebuilt, the supersedes only when the superseded entries are worked out again. So a query
-loads a few kB to a few MB however large the memory, and a put rewrites one part, not the
-whole cache.
+loads a few kB to a few MB however large the memory. Entries appended to a shard file
+since its part was built go to a small tail part of their own (``base`` names the
+signature of the file the part was built from), so a put does not rewrite the part.
 
 Everything here is derived: a part that fails any check is ``None`` and gets rebuilt.
 """
