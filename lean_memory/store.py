@@ -280,8 +280,28 @@ class Memory:
     def superseded_ids(self, entries: Iterable[Entry] | None = None) -> set[str]:
         """Ids named by an entry's ``supersedes`` (unless the named entry is newer)."""
         if entries is None:
-            return hidden_ids(self._links(self._summaries({})))
+            return hidden_ids(self._all_links())
         return hidden_ids((e.id, e.date or "", e.supersedes or "") for e in entries)
+
+    def _all_links(self) -> list[tuple[str, str, str]]:
+        """The links of every shard file: from its cached summary when still valid, else
+        from a parse alone (a summary also estimates every entry's tokens: five times the
+        cost, too much for a prompt hook on a fresh clone of a large memory)."""
+        out: list[tuple[str, str, str]] = []
+        for archive in (False, True):
+            for name in self.shards:
+                path = self.shard_path(name, archive=archive)
+                sig = file_signature(path)
+                hit = self._stat(f"archive/{name}" if archive else name)
+                try:
+                    if hit is not None and hit[0] == sig:
+                        out.extend(Summary(*hit[1]).links)
+                        continue
+                except TypeError:  # a summary from another version
+                    pass
+                out.extend((e.id, e.date or "", e.supersedes or "")
+                           for e in fmt.parse(self.read_text(path), name).entries)
+        return out
 
     def _links(self, live: dict[str, Summary]) -> list[tuple[str, str, str]]:
         """(id, date, supersedes) of every entry, archived ones included: a correction
