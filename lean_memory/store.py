@@ -175,6 +175,25 @@ class Summary(NamedTuple):
                    tuple(costs), sum(1 for e in shard.entries if not e.has_meta), preamble)
 
 
+def _last_entry_start(text: str, summary: Summary) -> int | None:
+    """Where the last entry of ``text`` starts, found from the end without scanning the
+    whole shard: the suffix from a ``## `` line must be the last entry's raw text, as the
+    summary's digest of it proves (so that line is a real heading, outside any fence).
+    None when not found that way (the caller scans the text)."""
+    if not summary.costs:
+        return None
+    want = summary.costs[-1][0]
+    end = len(text)
+    for _ in range(32):  # "## " lines inside the last entry's own code blocks
+        at = text.rfind("\n## ", 0, end)
+        if at < 0:
+            return 0 if text.startswith("## ") and _digest(text) == want else None
+        if _digest(text[at + 1:]) == want:
+            return at + 1
+        end = at
+    return None
+
+
 def _digest(text: str) -> bytes:
     return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
 
@@ -643,14 +662,15 @@ class Memory:
         return out
 
     @staticmethod
-    def _append(name: str, current: str, entry: Entry) -> Entry:
+    def _append(name: str, current: str, entry: Entry, last: int = 0) -> Entry:
         """The new entry with its raw text, checked to parse back exactly and to be
-        appendable to ``current`` (the shard's text)."""
+        appendable to ``current`` (the shard's text; ``last``: where an entry heading of
+        it is known to start, so the fence check may begin there)."""
         entry = fmt.with_raw(entry)
         back = fmt.parse(entry.raw, name).entries
         if len(back) != 1 or back[0].text != entry.text or back[0].id != entry.id:
             raise InvalidEntry("the entry cannot be stored losslessly")  # a bug if ever seen
-        if fmt.open_fence_at_end(current):
+        if fmt.open_fence_at_end(current[last:] if last else current):
             raise ShardError(f"shard {name!r} leaves a code fence open at its end, which "
                              "would swallow new entries; close it by hand, then retry "
                              "(nothing was written)")
@@ -689,12 +709,13 @@ class Memory:
         current = self.read_text(path)
         if file_signature(path) != cached[0]:  # changed since it was summarised
             return None
-        stored = self._append(name, current, entry)
+        last = _last_entry_start(current, summary)
+        stored = self._append(name, current, entry, last or 0)
         base = fmt.ensure_separated(current)
         costs = list(summary.costs)
         preamble = summary.preamble_tokens
         if base != current and costs:  # the last entry gained its blank line
-            start = fmt.entry_offsets(current)[-1]
+            start = fmt.entry_offsets(current)[-1] if last is None else last
             raw = base[start:]
             costs[-1] = (_digest(raw), estimate_tokens(raw), *costs[-1][2:])
         elif base != current:

@@ -237,3 +237,23 @@ def test_the_parsed_config_is_cached_by_its_exact_bytes(mem: lean_memory.Memory)
     config.write_text("[memory]\ntoken_budget = 5\nwhen = 2026-01-01\n")  # not marshallable
     with pytest.raises(lean_memory.ConfigError):
         load_config(config, cache)
+
+
+def test_the_fast_put_checks_fences_from_the_last_entry_only(mem: lean_memory.Memory) -> None:
+    from lean_memory.errors import ShardError
+
+    mem.put_entry("quirks", "First note", date="2026-01-01")
+    mem.put_entry("quirks", "Code:\n\n```\n## not a heading\n## nor this\n```\n\nafter",
+                  date="2026-01-02")
+    mem.put_entry("quirks", "Third note after the fenced one", date="2026-01-03")
+    assert [e.title for e in mem.entries("quirks")] == ["First note", "Code:",
+                                                        "Third note after the fenced one"]
+    # The last entry keeps its metadata line but gains a fence it never closes; once
+    # summarised (status), the next put takes the fast path and must still refuse.
+    path = mem.shard_path("quirks")
+    path.write_text(path.read_text().rstrip("\n") + "\n\n```\nunclosed\n")
+    mem.status()
+    before = path.read_bytes()
+    with pytest.raises(ShardError, match="code fence open"):
+        mem.put_entry("quirks", "Swallowed?", date="2026-01-04")
+    assert path.read_bytes() == before
