@@ -4,10 +4,8 @@ Names are loaded on first use, so ``import lean_memory`` costs almost nothing an
 hook that only needs the scanner never pays for the store.
 """
 
-from __future__ import annotations
-
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+# Not typing.TYPE_CHECKING: importing typing would cost more than all of this module.
+TYPE_CHECKING = False
 
 __version__ = "0.2.0"
 
@@ -56,6 +54,8 @@ _WHERE = {
 }
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from .bm25 import BM25
     from .compaction import CompactionReport
     from .errors import (
@@ -76,10 +76,12 @@ if TYPE_CHECKING:
     from .tokens import estimate_tokens
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> "Any":
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'lean_memory' has no attribute {name!r}")
+    from importlib import import_module
+
     value = getattr(import_module(f".{module}", __name__), name)
     globals()[name] = value
     return value

@@ -87,13 +87,18 @@ def hook_output(event: str, root: str | None, payload: Any,
         env = os.environ.get("LEAN_MEMORY_DIGEST_TOKENS", "")
         budget_tokens = int(env) if env.isdigit() else 1200
     from .retrievers import listeners
+    from .search import time_limit
 
     def logged(message: str) -> None:  # a retriever searched without: silent, but logged
         _log(event, message)
 
     listeners.append(logged)
     try:
-        text = digest(mem, prompt, budget_tokens=budget_tokens)
+        # Index and rules always; matches only if the search index can be brought up to date
+        # in half the hook's time (else it is finished in the background for the next prompt).
+        with time_limit(hook_timeout(os.environ.get("LEAN_MEMORY_HOOK_TIMEOUT", "")) / 2,
+                        warm=True):
+            text = digest(mem, prompt, budget_tokens=budget_tokens)
     finally:
         listeners.remove(logged)
     note = ""

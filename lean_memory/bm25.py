@@ -10,7 +10,6 @@ from __future__ import annotations
 import gc
 import heapq
 import math
-import re
 import sys
 import unicodedata
 from array import array
@@ -21,6 +20,7 @@ from contextlib import contextmanager
 from itertools import accumulate, chain, repeat
 from typing import Any, Protocol
 
+from ._lazyre import lazy
 from ._stem import stem as _porter_stem
 
 try:  # Counter's own C counting loop, without Counter's per-call Python overhead
@@ -79,19 +79,19 @@ STOP_WORDS = (LUCENE_STOP_WORDS - {"not", "no"}) | _words(
 # A chunk is a run of word characters, possibly joined by the connectors of paths, dotted names,
 # kebab-case, URLs and e-mail addresses; a connector only counts between two word characters,
 # so sentence punctuation ("see digest.js.") stays outside.
-_CHUNK = re.compile(r"\w+(?:[./\\:@+#-]+\w+)*")
+_CHUNK = lazy(r"\w+(?:[./\\:@+#-]+\w+)*")
 # Possessive 's is dropped and other in-word apostrophes are removed ("don't" -> "dont"),
 # as Lucene's English analyzer does, so "Caroline's" finds "Caroline".
-_POSSESSIVE = re.compile(r"(?<=\w)['\u2019\u02bc][sS]\b")
-_APOSTROPHE = re.compile(r"(?<=\w)['\u2019\u02bc](?=\w)")
-_ALNUM = re.compile(r"[^\W_]+")
+_POSSESSIVE = lazy(r"(?<=\w)['\u2019\u02bc][sS]\b")
+_APOSTROPHE = lazy(r"(?<=\w)['\u2019\u02bc](?=\w)")
+_ALNUM = lazy(r"[^\W_]+")
 # Separators of paths, dotted names and URLs. What they join is a name in its own right
 # ("lib/vault/digest.js", "os.path.join", "3.11.7"), kept whole besides its parts.
-_PATH_SEP = re.compile(r"[./\\:@+#]+")
+_PATH_SEP = lazy(r"[./\\:@+#]+")
 # Separators of path components; a component may itself be dotted ("digest.js").
-_COMPONENT_SEP = re.compile(r"[/\\:@]+")
+_COMPONENT_SEP = lazy(r"[/\\:@]+")
 # Case-style boundaries: parseConfig, HTTPServer, HTTP2Server; but not IPv6 or E0502.
-_CASE_SPLIT = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z]{2})(?=[A-Z][a-z])|(?<=\d)(?=[A-Z][a-z])")
+_CASE_SPLIT = lazy(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z]{2})(?=[A-Z][a-z])|(?<=\d)(?=[A-Z][a-z])")
 
 # Prefixes split off by a hyphen ("re-entry", "non-linear") are not words: the joined token
 # ("reentry") carries the meaning, the fragment would only match unrelated words.
@@ -368,6 +368,10 @@ class _Segment:
                   chain.from_iterable(map(repeat, self.terms, spans)), self.tfs), maxlen=0)
         return list(zip(out, self.lengths, strict=True))
 
+    def total(self) -> float:
+        """The exactly rounded sum of the document lengths."""
+        return math.fsum(self.lengths)
+
     def postings(self, term: str) -> tuple[Sequence[int], Sequence[float]] | None:
         terms = self.terms
         i = bisect_left(terms, term)
@@ -375,6 +379,37 @@ class _Segment:
             return None
         start, end = self.offsets[i], self.offsets[i + 1]
         return self.docs[start:end], self.tfs[start:end]
+
+
+class LazySegment(_Segment):
+    """A segment whose postings stay where they are (a file, say) until a term is looked up.
+
+    ``fetch(start, end)`` returns ``docs[start:end], tfs[start:end]`` of the full segment;
+    terms, offsets and lengths are in memory, as in ``_Segment``.
+    """
+
+    __slots__ = ("_fetch", "_total")
+
+    def __init__(self, terms: list[str], offsets: Sequence[int], lengths: Sequence[float],
+                 fetch: Callable[[int, int], tuple[Sequence[int], Sequence[float]]],
+                 total: float | None = None) -> None:
+        super().__init__(terms, offsets, (), (), lengths)
+        self._fetch = fetch
+        self._total = total  # the stored fsum of lengths, if known
+
+    def total(self) -> float:
+        return super().total() if self._total is None else self._total
+
+    def postings(self, term: str) -> tuple[Sequence[int], Sequence[float]] | None:
+        terms = self.terms
+        i = bisect_left(terms, term)
+        if i == len(terms) or terms[i] != term:
+            return None
+        return self._fetch(self.offsets[i], self.offsets[i + 1])
+
+    def counts(self) -> list[TermCounts]:
+        self.docs, self.tfs = self._fetch(0, self.offsets[-1])
+        return super().counts()
 
 
 class BM25Index:
@@ -390,7 +425,7 @@ class BM25Index:
     shard, say) combine with ``merge`` into one whose scores equal those of a single build.
     """
 
-    __slots__ = ("_bases", "_segments", "avgdl", "b", "k1", "n_docs", "title_weight",
+    __slots__ = ("_avgdl", "_bases", "_segments", "b", "k1", "n_docs", "title_weight",
                  "tokenizer")  # fmt: skip
 
     def __init__(
@@ -410,9 +445,14 @@ class BM25Index:
         # Documents are numbered across segments in order: segment j starts at _bases[j].
         self._bases = list(accumulate((len(s.lengths) for s in self._segments), initial=0))
         self.n_docs = self._bases[-1]
-        # fsum is exactly rounded, so avgdl does not depend on how documents are segmented.
-        total = math.fsum(chain.from_iterable(s.lengths for s in self._segments))
-        self.avgdl = total / self.n_docs if self.n_docs else 0.0
+        self._avgdl: float | None = None
+
+    @property
+    def avgdl(self) -> float:
+        """The average document length (computed on first use: loading need not pay it)."""
+        if self._avgdl is None:
+            self._avgdl = _total_length(self._segments) / self.n_docs if self.n_docs else 0.0
+        return self._avgdl
 
     @classmethod
     def build(
@@ -480,24 +520,53 @@ class BM25Index:
         for token in self.tokenizer(query):
             counts[token] = counts.get(token, 0) + 1
         k1, b, avgdl, n_docs = self.k1, self.b, self.avgdl, self.n_docs
-        scores: dict[int, float] = {}
-        get = scores.get
+        one_b = 1.0 - b
+        segments = self._segments
+        # Per segment: its documents' scores so far (a list indexed by local number, cheaper
+        # than a dict per posting), the postings that touched it, and, once a term's postings
+        # cover a quarter of it, each document's length normalisation, shared by the terms.
+        # Every float operation is the one of the formula below, in the same order.
+        accs: dict[int, list[float]] = {}
+        touched: dict[int, list[Sequence[int]]] = {}
+        norms: dict[int, list[float]] = {}
         for token, qtf in counts.items():
             found = []
             df = 0
-            for base, segment in zip(self._bases, self._segments, strict=False):
+            for j, segment in enumerate(segments):
                 hit = segment.postings(token)
                 if hit is not None:
-                    found.append((base, hit[0], hit[1], segment.lengths))
+                    found.append((j, hit[0], hit[1]))
                     df += len(hit[0])
             if not df:
                 continue
-            # The one place where BM25 is computed (Lucene's IDF and saturation).
+            # The one place where BM25 is computed (Lucene's IDF and saturation):
+            # w = idf * f / (f + k1 * (1.0 - b + b * length / avgdl)).
             idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-            for base, docs, tfs, lengths in found:
-                for doc, f in zip(docs, tfs, strict=True):
-                    w = idf * f / (f + k1 * (1.0 - b + b * lengths[doc] / avgdl))
-                    scores[base + doc] = get(base + doc, 0.0) + (w if qtf == 1 else qtf * w)
+            for j, docs, tfs in found:
+                lengths = segments[j].lengths
+                acc = accs.get(j)
+                if acc is None:
+                    acc = accs[j] = [0.0] * len(lengths)
+                    touched[j] = []
+                touched[j].append(docs)
+                norm = norms.get(j)
+                if norm is None and 4 * len(docs) >= len(lengths):
+                    norm = norms[j] = [k1 * (one_b + b * n / avgdl) for n in lengths]
+                if norm is None:
+                    for doc, f in zip(docs, tfs, strict=True):
+                        w = idf * f / (f + k1 * (one_b + b * lengths[doc] / avgdl))
+                        acc[doc] += w if qtf == 1 else qtf * w
+                elif qtf == 1:
+                    for doc, f in zip(docs, tfs, strict=True):
+                        acc[doc] += idf * f / (f + norm[doc])
+                else:
+                    for doc, f in zip(docs, tfs, strict=True):
+                        acc[doc] += qtf * (idf * f / (f + norm[doc]))
+        scores: dict[int, float] = {}
+        for j, lists in touched.items():
+            local: Iterable[int] = lists[0] if len(lists) == 1 else set().union(*lists)
+            base, acc = self._bases[j], accs[j]
+            scores.update((base + doc, acc[doc]) for doc in local)
         return scores
 
     def top(
@@ -600,6 +669,17 @@ class BM25Index:
             raise ValueError("not a BM25 index state: inconsistent postings")
         _check_parameters(k1, b, title_weight)
         return cls([segment], k1=k1, b=b, title_weight=title_weight, tokenizer=tokenizer)
+
+
+def _total_length(segments: Sequence[_Segment]) -> float:
+    # fsum is exactly rounded, so avgdl does not depend on how documents are segmented. A
+    # segment's own total is reused when every total is a whole number below 2**53: each is
+    # then exact, and so is their sum (the usual case: lengths count tokens, the title
+    # weight is whole).
+    totals = [s.total() for s in segments]
+    if all(t.is_integer() for t in totals) and math.fsum(totals) < 2.0**53:
+        return math.fsum(totals)
+    return math.fsum(chain.from_iterable(s.lengths for s in segments))
 
 
 def _check_parameters(k1: float, b: float, title_weight: float) -> None:

@@ -8,16 +8,19 @@ reaches the user.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from .errors import LeanMemoryError, SecretFound, redact_message
 
+# Not typing.TYPE_CHECKING: the hot commands never import typing, argparse or json (their
+# arguments are read by _fast_args; the parser is built only for the other commands).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from typing import Any, NoReturn, TextIO
+
     from .format import Entry
     from .store import Memory
 
@@ -26,11 +29,6 @@ PROG = "lean-memory"
 
 class UsageError(LeanMemoryError):
     """Bad command-line usage."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} (see `{self.prog} --help`)")
 
 
 def _memory(args: argparse.Namespace) -> Memory:
@@ -54,6 +52,8 @@ def entry_json(entry: Entry) -> dict[str, Any]:
 
 
 def _dump(data: Any, out: TextIO) -> None:
+    import json
+
     json.dump(data, out, ensure_ascii=False, indent=2)
     out.write("\n")
 
@@ -443,7 +443,13 @@ exit codes: 0 ok, 1 a secret was found or refused, 2 bad usage or input
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
     from .config import DEFAULT_SHARDS
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            raise UsageError(f"{message} (see `{self.prog} --help`)")
 
     p = _Parser(prog=PROG, description="Durable, token-lean Markdown memory for coding agents.",
                 epilog=_EPILOG.format(shards=", ".join(DEFAULT_SHARDS)),
@@ -564,6 +570,85 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Args:
+    """What ``parse_args`` returns, for the commands ``_fast_args`` reads."""
+
+    def __init__(self, **values: Any) -> None:
+        self.__dict__.update(values)
+
+
+# Per hot command: its positionals, its flags, its options taking a value (with the
+# attribute each sets), the options that may repeat (appended), and the defaults, all as
+# build_parser declares them; tests/test_cli_fast.py checks both agree.
+_FAST: dict[str, tuple[tuple[str, ...], dict[str, str], dict[str, str], dict[str, Any]]] = {
+    "get": (("shard",), {"--json": "json", "--archive": "archive", "--no-archive": "no_archive"},
+            {"--query": "query", "-q": "query", "-k": "k", "--digest": "digest"},
+            {"shard": None, "query": None, "k": 5, "digest": None, "json": False,
+             "archive": False, "no_archive": False}),
+    "status": ((), {"--json": "json"}, {}, {"json": False}),
+    "put": (("shard", "text"), {"--new": "new", "--json": "json"},
+            {"--title": "title", "--tag": "tag", "--date": "date",
+             "--supersedes": "supersedes"},
+            {"text": None, "title": None, "tag": None, "date": None, "supersedes": None,
+             "new": False, "json": False}),
+    "hook": (("event",), {}, {}, {}),
+}
+_HOOK_EVENTS = ("session-start", "user-prompt-submit")
+
+
+def _fast_args(argv: Sequence[str]) -> Any:
+    """The parsed arguments of a plain ``get``, ``status``, ``put`` or ``hook`` command
+    line, without building the argparse parser (~8 ms with its import); None for anything
+    else (help, abbreviations, ``--opt=value``, a value that starts with ``-``, errors),
+    which argparse then handles as always."""
+    argv = list(argv)
+    root = None
+    if len(argv) >= 2 and argv[0] == "--root" and not argv[1].startswith("-"):
+        root, argv = argv[1], argv[2:]
+    if not argv or argv[0] not in _FAST:
+        return None
+    command, rest = argv[0], argv[1:]
+    positionals, flags, options, defaults = _FAST[command]
+    values: dict[str, Any] = dict(defaults)
+    given: list[str] = []
+    i = 0
+    run = -1  # where the run of positionals is; argparse takes them all from the first run
+    while i < len(rest):
+        word = rest[i]
+        if word in flags:
+            values[flags[word]] = True
+        elif word in options:
+            if i + 1 == len(rest) or rest[i + 1].startswith("-"):
+                return None
+            name, value = options[word], rest[i + 1]
+            if name == "k":
+                if not value.strip().isdecimal():
+                    return None
+                values[name] = int(value)
+            elif name == "tag":
+                values[name] = [*(values[name] or []), value]
+            else:
+                values[name] = value
+            i += 1
+        elif word.startswith("-") and word != "-":
+            return None
+        else:
+            if given and run != i - 1:
+                return None
+            given.append(word)
+            run = i
+        i += 1
+    if len(given) > len(positionals) or (command in ("put", "hook") and not given):
+        return None
+    values.update(zip(positionals, given, strict=False))
+    if command == "hook" and values["event"] not in _HOOK_EVENTS:
+        return None
+    if command == "get" and values["archive"] and values["no_archive"]:
+        return None  # mutually exclusive: argparse says so
+    func = {"get": cmd_get, "status": cmd_status, "put": cmd_put, "hook": cmd_hook}[command]
+    return _Args(root=root, command=command, func=func, **values)
+
+
 def _version() -> str:
     from . import __version__
 
@@ -583,7 +668,7 @@ def _say_error(message: str) -> None:
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     try:
-        args = build_parser().parse_args(argv)
+        args = _fast_args(sys.argv[1:] if argv is None else argv) or build_parser().parse_args(argv)
         if args.command is None:
             build_parser().print_help(out)
             return 2

@@ -38,7 +38,6 @@ without a journal, the planner does not count an archived copy of a live entry a
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import heapq
 import json
 import re
@@ -47,6 +46,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from . import format as fmt
+from ._hash import sha256
 from .dedup import main_text
 from .errors import LeanMemoryError, NotInitialized, ShardError
 from .fsutil import atomic_write
@@ -966,7 +966,7 @@ def _apply(mem: Memory, files: Sequence[dict[str, Any]]) -> None:
 
 
 def _hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def recover(mem: Memory) -> bool:

@@ -32,19 +32,20 @@ except ...). Word order is part of the key: "A before B" never folds into "B bef
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
+from ._hash import blake2b
+from ._lazyre import lazy
 from ._stem import _ends_cvc, _has_vowel, _measure, _step1ab
 from .format import Entry
 
 MARKER = "<!-- lean-memory said-again -->"
 HEADER = "**Said again:**"
-_MARKER_AT = re.compile(r"(?:\r\n\r\n|\n\n)" + re.escape(MARKER) + r"(?=\r?\n|\Z)")
+_MARKER_AT = lazy(r"(?:\r\n\r\n|\n\n)" + re.escape(MARKER) + r"(?=\r?\n|\Z)")
 
 # Words that state no fact of their own here: dropping or changing one never changes what
 # an entry tells an agent. Deliberately short: modal verbs (must/may/should), pronouns,
@@ -56,7 +57,7 @@ this these those it its there
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 # Contractions, spelt out before tokenising so "isn't" and "is not" are the same words.
-_CONTRACTION = re.compile(r"(?i)\b(?:(ca|wo|sha)n't|(can)not)\b|n't\b|'(s|re|ve|ll|d|m)\b")
+_CONTRACTION = lazy(r"(?i)\b(?:(ca|wo|sha)n't|(can)not)\b|n't\b|'(s|re|ve|ll|d|m)\b")
 # Each starts with a space, so no token spans the seam: every token of a spelt-out ASCII
 # text is still a substring of the text, or a word of these (what _cannot_match relies on).
 _SPELT = {"ca": " can not", "wo": " will not", "sha": " shall not", "can": " can not",
@@ -64,12 +65,12 @@ _SPELT = {"ca": " can not", "wo": " will not", "sha": " shall not", "can": " can
 # A token: a word, number, identifier or path (inner . / : @ + - kept, so "v1.2", "8ms",
 # "lib/a.py" and "core.autocrlf" are one token each), with a leading flag dash, dot, slash,
 # tilde, $ or @ when it starts a token ("-x", ".env", "/etc", "$HOME"); or an operator.
-_TOKEN = re.compile(
+_TOKEN = lazy(
     r"\w+(?:[./:@+-]+\w+)*|(?<![\w~./$@#-])[~./$@#-]+\w+(?:[./:@+-]+\w+)*"
     r"|[<>=!]=|[<>=\u2264\u2265\u2260\u00b1%+\u00d7\u00f7^\u2192\u2190\u21d2"
     r"\u20ac\u00a3\u00a5\u00b0]")
-_PLAIN = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
-_NO_VOWEL = re.compile(r"[^aeiouy]+s")
+_PLAIN = lazy(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+_NO_VOWEL = lazy(r"[^aeiouy]+s")
 # Words whose plural-looking end is no plural: "news" is not "new", "lens" not "len".
 _UNINFLECTED = frozenset({"news", "lens", "series", "species", "ios"})
 
@@ -152,7 +153,7 @@ def signature(text: str) -> bytes:
     if not words:
         return b""
     joined = "\0".join(words).encode("utf-8", "surrogatepass")
-    return hashlib.blake2b(joined, digest_size=16).digest()
+    return blake2b(joined, digest_size=16).digest()
 
 
 def candidate_test(text: str) -> Callable[[bytes], bool]:
@@ -166,7 +167,7 @@ def candidate_test(text: str) -> Callable[[bytes], bool]:
 
 # Content words a contraction spells out: the text itself may not contain them.
 _SPELT_WORDS = frozenset(" ".join(_SPELT.values()).split())
-_IDENT = re.compile(r"[\d._/$]")
+_IDENT = lazy(r"[\d._/$]")
 
 
 def _needles(words: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:

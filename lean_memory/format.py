@@ -15,9 +15,10 @@ parsed shard gives back the same bytes whatever the input (ADR 0002).
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field, replace
+
+from ._hash import sha256
 
 META_PREFIX = "<!-- lean-memory: "
 META_SUFFIX = " -->"
@@ -267,7 +268,7 @@ def derived_id(shard: str, title: str, text: str, nth: int, salt: int = 0) -> st
     the id an archived namesake was stamped with.
     """
     seed = f"{shard}\0{title.strip()}\0{nth}\0{text}" + (f"\0{salt}" if salt else "")
-    return "h" + hashlib.sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:7]
+    return "h" + sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:7]
 
 
 def new_id(shard: str, title: str, text: str, date: str, taken: set[str]) -> str:
@@ -275,7 +276,7 @@ def new_id(shard: str, title: str, text: str, date: str, taken: set[str]) -> str
     n = 0
     while True:
         seed = f"{shard}\0{date}\0{title}\0{text}\0{n}".encode()
-        candidate = hashlib.sha256(seed).hexdigest()[:8]
+        candidate = sha256(seed).hexdigest()[:8]
         if candidate not in taken:
             return candidate
         n += 1

@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Collection, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from .errors import LeanMemoryError, ShardError
 
@@ -99,6 +100,33 @@ def read_bounded(path: Path, limit: int, root: Path | None = None) -> bytes:
     regular file, and a file over ``limit``; never blocks on a FIFO. A missing file raises
     FileNotFoundError, other failures OSError.
     """
+    fd, st = _open_bounded(path, limit, root)
+    try:
+        chunks: list[bytes] = []
+        left = limit + 1  # one byte over the limit tells a file that grew meanwhile
+        want = min(st.st_size + 1, left)
+        while left > 0:
+            chunk = os.read(fd, min(want, left))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+            want = 1 << 20
+    finally:
+        os.close(fd)
+    if left <= 0:
+        raise _too_large(path, boundary_of(path) if root is None else root, limit)
+    return b"".join(chunks)
+
+
+def open_bounded(path: Path, limit: int, root: Path | None = None) -> BinaryIO:
+    """``path`` opened for reading by offset, with the checks of ``read_bounded``; for
+    files read in pieces (an index's postings, one entry of a shard)."""
+    fd, _ = _open_bounded(path, limit, root)
+    return open(fd, "rb", buffering=0)  # the caller closes it
+
+
+def _open_bounded(path: Path, limit: int, root: Path | None) -> tuple[int, os.stat_result]:
     root = boundary_of(path) if root is None else root
     check_folders(path.parent, root)
     if not _NOFOLLOW and os.path.islink(path):
@@ -117,21 +145,10 @@ def read_bounded(path: Path, limit: int, root: Path | None = None) -> bytes:
             raise _special(path, root)
         if st.st_size > limit:
             raise _too_large(path, root, limit)
-        chunks: list[bytes] = []
-        left = limit + 1  # one byte over the limit tells a file that grew meanwhile
-        want = min(st.st_size + 1, left)
-        while left > 0:
-            chunk = os.read(fd, min(want, left))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-            want = 1 << 20
-    finally:
+    except BaseException:
         os.close(fd)
-    if left <= 0:
-        raise _too_large(path, root, limit)
-    return b"".join(chunks)
+        raise
+    return fd, st
 
 
 def _too_large(path: Path, root: Path | None, limit: int) -> UnsafePath:

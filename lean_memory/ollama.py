@@ -160,7 +160,10 @@ def _searchable(mem: Memory) -> list[fmt.Entry]:
     from .search import load_corpus
 
     corpus = load_corpus(mem)
-    return [corpus.entry(n) for n, ok in enumerate(corpus.allowed(mem.shards, True)) if ok]
+    try:
+        return [corpus.entry(n) for n, ok in enumerate(corpus.allowed(mem.shards, True)) if ok]
+    finally:
+        corpus.close()  # entries are read back through open shard files
 
 
 def _offline(mem: Memory, embed: Embed) -> EmbeddingRetriever:

@@ -1,12 +1,13 @@
 """Search: the retriever protocol, Reciprocal Rank Fusion, and the cached BM25 index.
 
-The built-in BM25 ranks from ``.cache/search.marshal``, which keeps one part per shard file
-(live and archive): the entries' ids, dates and spans and a BM25 index of raw term frequencies,
-each checked against its file's size, mtime and inode. A part whose file changed is rebuilt,
-re-tokenising only the entries whose indexed text changed; the parts are then scored as one
-index, so the global BM25 statistics are always those of the whole memory. The file is written
-atomically and only from an unchanged snapshot, so concurrent processes at worst build twice.
-Deleting it loses nothing (ADR 0004).
+The built-in BM25 ranks from the on-disk index (``lean_memory.index``, ADR 0016): one part
+file per shard file (live and archive) with the entries' ids, dates and byte spans and a
+BM25 index of raw term frequencies, each checked against its file's size, mtime and inode;
+``.cache/search.marshal`` keeps the superseded entries of one set of parts. A part whose
+file changed is rebuilt, re-tokenising only the entries whose indexed text changed; the parts
+are then scored as one index, so the global BM25 statistics are always those of the whole
+memory. Files are written atomically and only from an unchanged snapshot, so concurrent
+processes at worst build twice. Deleting them loses nothing (ADR 0004).
 
 An entry that holds a credential (ADR 0011) is indexed as an empty document, so none of its
 words reach the cache, and is never a hit; a query says how many such entries it would have
@@ -16,15 +17,20 @@ returned, scoring them on the fly (they are rare).
 from __future__ import annotations
 
 import marshal
+import os
+import time
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from itertools import accumulate, chain, compress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from . import format as fmt
+from ._hash import blake2b
 from .bm25 import (
     BM25,
     TOKENIZER_VERSION,
@@ -34,11 +40,14 @@ from .bm25 import (
     gc_paused,
     tokenize,
 )
-from .errors import QueryError, UnknownShard
-from .fsutil import read_cache, write_cache
+from .errors import LeanMemoryError, QueryError, ShardError, UnknownShard
+from .fsutil import MAX_FILE_BYTES, open_bounded, read_bounded, read_cache, write_cache
+from .index import Corrupt, Part, read_part, write_part
 from .retrievers import RRF_K, Fusion, Job, Retriever, fuse, jobs, rrf
 
 if TYPE_CHECKING:
+    from typing import BinaryIO
+
     from .store import Memory
     from .withhold import Verdicts
 
@@ -71,75 +80,89 @@ class Hit:
 @dataclass(frozen=True)
 class Found:
     """What a query found: the hits, and how many entries that hold a credential would
-    have been among them (withheld, never returned)."""
+    have been among them (withheld, never returned). ``ready`` is False when a time budget
+    ran out before the index was up to date (then there are no hits)."""
 
     hits: list[Hit]
     withheld: int = 0
     notes: tuple[str, ...] = ()  # retrievers searched without, and why (one line each)
+    ready: bool = True
 
 
 # -- the corpus and its cache -------------------------------------------------------------
-
-# A part is what one shard file contributes, as marshal-ready builtins:
-# [shard name, archived, file signature, ids, dates, supersedes, spans (array "q" bytes:
-#  start, end of each entry's raw text), entry keys, BM25 index state, withheld (the
-#  numbers, in the part, of the entries that hold a credential)].
-_NAME, _ARCHIVED, _SIG, _IDS, _DATES, _SUPERSEDES, _SPANS, _KEYS, _STATE, _WITHHELD = range(10)
 
 
 class Corpus:
     """Every entry of the memory (live and archived), numbered part by part in file order,
     with one BM25 index over all of them.
 
-    Only what ranking needs is kept (ids, dates, and each entry's span in its file); the few
-    entries a query returns are read back from the shards, which the parts' signatures
-    guarantee unchanged. Score ties go to the newer entry, then the lower number (file order).
+    Only what ranking needs is kept (ids, dates, and each entry's byte span in its file);
+    the few entries a query returns are read back by offset from the shards, which the
+    parts' signatures guarantee unchanged. Score ties go to the newer entry, then the lower
+    number (file order).
     """
 
-    def __init__(self, mem: Memory, parts: list[list[Any]], hidden: set[str],
-                 indexes: list[BM25Index]) -> None:
+    def __init__(self, mem: Memory, parts: list[Part], hidden: list[int]) -> None:
         self.mem = mem
         self.parts = parts
-        self.bases = list(accumulate((len(p[_IDS]) for p in parts), initial=0))
-        self.ids: list[str] = list(chain.from_iterable(p[_IDS] for p in parts))
-        self.dates: list[str] = list(chain.from_iterable(p[_DATES] for p in parts))
-        if len(self.dates) != len(self.ids):
-            raise ValueError("inconsistent search cache")
-        self.hidden = hidden
-        self.index = BM25Index.merge(indexes)
+        self.bases = list(accumulate((p.n for p in parts), initial=0))
+        self.ids = _Column(self, "ids")
+        self.dates = _Column(self, "dates")
+        self.hidden = hidden  # numbers of the superseded entries
+        self.index = BM25Index.merge([p.index for p in parts])
         if len(self.index) != len(self.ids):
             raise ValueError("inconsistent search cache")
         self.withheld = [base + local for part, base in zip(parts, self.bases, strict=False)
-                         for local in part[_WITHHELD]]
-        self._spans: dict[int, array[int]] = {}
-        self._texts: dict[int, str] = {}
+                         for local in part.withheld]
+        # The bytes a rebuilt part was built from; other parts are read from their files.
+        self._data: dict[int, bytes] = {}
+        self._files: dict[int, BinaryIO] = {}
 
     def where(self, number: int) -> tuple[str, bool]:
         """(shard, archived) of an entry."""
         part = self.parts[bisect_right(self.bases, number) - 1]
-        return part[_NAME], bool(part[_ARCHIVED])
+        return part.name, part.archived
 
     def entry(self, number: int) -> fmt.Entry:
         """The entry, read back from its file."""
         i = bisect_right(self.bases, number) - 1
         part = self.parts[i]
-        text = self._texts.get(i)
-        if text is None:
-            from .store import file_signature
-
-            path = self.mem.shard_path(part[_NAME], archive=part[_ARCHIVED])
-            text = self.mem.read_text(path)
-            if file_signature(path) != tuple(part[_SIG]):  # a writer replaced it meanwhile
-                raise _Stale
-            self._texts[i] = text
-        spans = self._spans.get(i)
-        if spans is None:
-            spans = self._spans[i] = array("q")
-            spans.frombytes(part[_SPANS])
         local = number - self.bases[i]
-        start, end = spans[2 * local], spans[2 * local + 1]
-        [entry] = fmt.parse(text[start:end], part[_NAME]).entries
-        return replace(entry, id=self.ids[number], line=text.count("\n", 0, start) + 1)
+        start, end = part.spans[2 * local], part.spans[2 * local + 1]
+        data = self._data.get(i)
+        raw = data[start:end] if data is not None else self._read(i, start, end)
+        [entry] = fmt.parse(raw.decode("utf-8"), part.name).entries
+        return replace(entry, id=self.ids[number], line=part.lines[local])
+
+    def _read(self, i: int, start: int, end: int) -> bytes:
+        f = self._files.get(i)
+        if f is None:
+            part = self.parts[i]
+            path = self.mem.shard_path(part.name, archive=part.archived)
+            try:
+                f = open_bounded(path, MAX_FILE_BYTES, self.mem.agents_dir)
+            except FileNotFoundError:
+                raise _Stale from None
+            except OSError as exc:
+                raise ShardError(f"cannot read {path}: {exc.strerror}") from None
+            self._files[i] = f
+            st = os.fstat(f.fileno())
+            # The open file is the version the part was built from, or the read is stale.
+            if (st.st_size, st.st_mtime_ns, st.st_ino) != part.sig:
+                raise _Stale
+        f.seek(start)
+        raw = f.read(end - start)
+        if len(raw) != end - start:
+            raise _Stale
+        return raw
+
+    def close(self) -> None:
+        """Close the shard files opened to read entries back (and the parts' files)."""
+        for f in self._files.values():
+            f.close()
+        self._files.clear()
+        for part in self.parts:
+            part.close()
 
     def allowed(self, shards: Sequence[str], include_archive: bool) -> bytearray:
         """A mask over entry numbers: in ``shards``, archived only if asked, not superseded,
@@ -153,20 +176,39 @@ class Corpus:
         """The same mask with the withheld entries left in."""
         wanted = set(shards)
         mask = bytearray(len(self.ids))
-        hidden = self.hidden
         for part, start, end in zip(self.parts, self.bases, self.bases[1:], strict=False):
-            if part[_NAME] not in wanted or (part[_ARCHIVED] and not include_archive):
-                continue
-            mask[start:end] = b"\x01" * (end - start)
-            if hidden and not hidden.isdisjoint(part[_IDS]):
-                for local, entry_id in enumerate(part[_IDS]):
-                    if entry_id in hidden:
-                        mask[start + local] = 0
+            if part.name in wanted and (include_archive or not part.archived):
+                mask[start:end] = b"\x01" * (end - start)
+        for n in self.hidden:
+            mask[n] = 0
         return mask
+
+
+class _Column(Sequence[str]):
+    """The ids or dates of all entries by number, split from the parts only when asked."""
+
+    def __init__(self, corpus: Corpus, name: str) -> None:
+        self._corpus = corpus
+        self._name = name
+
+    def __len__(self) -> int:
+        return self._corpus.bases[-1]
+
+    def __getitem__(self, number: int) -> str:  # type: ignore[override]
+        corpus = self._corpus
+        if not 0 <= number < corpus.bases[-1]:
+            raise IndexError(number)
+        i = bisect_right(corpus.bases, number) - 1
+        values: list[str] = getattr(corpus.parts[i], self._name)
+        return values[number - corpus.bases[i]]
 
 
 class _Stale(Exception):
     """A shard file changed between indexing it and reading an entry back."""
+
+
+class NotReady(Exception):
+    """The index could not be brought up to date within the time allowed."""
 
 
 def _header(mem: Memory) -> list[Any]:
@@ -181,32 +223,70 @@ def _sources(mem: Memory) -> list[tuple[str, bool, Path]]:
             for archived in (False, True) for name in mem.shards]
 
 
-def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[int, int, int],
-                previous: list[Any] | None,
-                verdicts: Verdicts) -> tuple[list[Any], BM25Index, str]:
-    """The part of one shard file; entries whose indexed text ``previous`` has seen are not
-    tokenised again (their term counts are read back from its index). Entries that hold a
-    credential count as empty documents."""
-    from hashlib import blake2b
+def _part_path(mem: Memory, name: str, archived: bool, *, tail: bool = False) -> Path:
+    # Shard names are [a-z0-9_-] (config.SHARD_NAME): safe as part of a file name.
+    kind = "archive" if archived else "live"
+    return mem.cache_dir / f"search-{kind}-{name}{'.tail' if tail else ''}.idx"
 
+
+def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[int, int, int],
+                previous: Part | None, verdicts: Verdicts) -> tuple[Part, bytes]:
+    """The part of one shard file, and the bytes it was built from; entries whose indexed
+    text ``previous`` has seen are not tokenised again (their term counts are read back
+    from its index). Entries that hold a credential count as empty documents."""
+    text = mem.read_text(path)
+    data = text.encode("utf-8")
+    shard = fmt.parse(text, name)
+    part = _index_entries(mem, name, archived, sig, shard.entries, len(shard.preamble.encode()),
+                          shard.preamble.count("\n") + 1, previous, verdicts)
+    part.digest = blake2b(data, digest_size=16).digest()
+    return part, data
+
+
+def _tail_part(mem: Memory, base: Part, data: bytes, sig: tuple[int, int, int],
+               previous: Part | None, verdicts: Verdicts) -> Part | None:
+    """The entries appended to ``base``'s file since it was indexed, as a part of their
+    own; None unless the file is the indexed bytes with whole entries after them."""
+    size = base.sig[0]
+    if (not base.n or len(data) <= size or not base.digest
+            or blake2b(data[:size], digest_size=16).digest() != base.digest):
+        return None
+    try:
+        tail = data[size:].decode("utf-8")
+        last = data[base.spans[-2]:size].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    # The last indexed entry parsed with what follows must stay itself (no open fence, no
+    # missing line end swallows the new entries), and what follows must be whole entries.
+    entries = fmt.parse(last + tail, base.name).entries
+    if not entries or entries[0].raw != last:
+        return None
+    return _index_entries(mem, base.name, base.archived, sig, entries[1:], size,
+                          base.lines[-1] + last.count("\n"), previous, verdicts, base=base.sig)
+
+
+def _index_entries(mem: Memory, name: str, archived: bool, sig: tuple[int, int, int],
+                   entries: Sequence[fmt.Entry], start: int, line: int, previous: Part | None,
+                   verdicts: Verdicts, base: tuple[int, int, int] | None = None) -> Part:
+    """The part of ``entries``, the first at byte ``start`` and line ``line`` of its file."""
     from .dedup import MARKER, main_text
 
-    text = mem.read_text(path)
-    shard = fmt.parse(text, name)
-    flags = verdicts.holding([e.raw for e in shard.entries])
+    flags = verdicts.holding([e.raw for e in entries])
     known: dict[bytes, TermCounts] = {}
-    if previous is not None:
-        known = dict(zip(previous[_KEYS], BM25Index.from_state(previous[_STATE]).counts(),
-                         strict=True))
+    if previous is not None and previous.keys is not None:
+        known = dict(zip(previous.keys, previous.index.counts(), strict=True))
     c = mem.config
     keys: list[bytes] = []
     reused: list[TermCounts | None] = []
     todo: list[tuple[str, str]] = []
     spans = array("q")
-    start = len(shard.preamble)
-    for e, withheld in zip(shard.entries, flags, strict=True):
-        spans.extend((start, start + len(e.raw)))
-        start += len(e.raw)
+    lines = array("i")
+    for e, withheld in zip(entries, flags, strict=True):
+        size = len(e.raw) if e.raw.isascii() else len(e.raw.encode("utf-8"))
+        spans.extend((start, start + size))
+        lines.append(line)
+        start += size
+        line += e.raw.count("\n")
         if withheld:  # no key: nothing else may take these (empty) counts
             keys.append(b"")
             reused.append(({}, 0.0))
@@ -224,11 +304,9 @@ def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[i
     fresh = iter(documents_terms(todo, title_weight=_TITLE_WEIGHT))
     counts = [next(fresh) if tc is None else tc for tc in reused]
     index = BM25Index.from_counts(counts, k1=c.bm25_k1, b=c.bm25_b, title_weight=_TITLE_WEIGHT)
-    entries = shard.entries
-    part = [name, archived, sig, [e.id for e in entries], [e.date or "" for e in entries],
-            [e.supersedes or "" for e in entries], spans.tobytes(), keys, index.to_state(),
-            [i for i, withheld in enumerate(flags) if withheld]]
-    return part, index, text
+    return Part(name, archived, sig, [e.id for e in entries], [e.date or "" for e in entries],
+                [e.supersedes or "" for e in entries], spans, lines,
+                [i for i, withheld in enumerate(flags) if withheld], index, keys, base=base)
 
 
 def _tag_text(e: fmt.Entry) -> str:
@@ -242,72 +320,237 @@ def _indexed_body(e: fmt.Entry) -> str:
     return main_text(e.text) + _tag_text(e)
 
 
-def _hidden(parts: list[list[Any]]) -> set[str]:
-    """Superseded ids, by the store's rule: archived corrections count too."""
+def _hidden(parts: list[Part]) -> list[int]:
+    """The numbers of the superseded entries, by the store's rule: archived corrections
+    count too."""
     from .store import hidden_ids
 
-    return hidden_ids(chain.from_iterable(zip(p[_IDS], p[_DATES], p[_SUPERSEDES], strict=True)
-                                          for p in parts))
+    hidden = hidden_ids(chain.from_iterable(zip(p.ids, p.dates, p.supersedes, strict=True)
+                                            for p in parts))
+    if not hidden:
+        return []
+    return [n for n, entry_id in enumerate(chain.from_iterable(p.ids for p in parts))
+            if entry_id in hidden]
 
 
-def _load(mem: Memory, cached: Any) -> Corpus:
+# Within a deadline, a shard file is indexed in-process only if the time left allows it
+# at this many bytes a second (a cautious figure: ~2-5 MB/s measured, scanning included).
+_BUILD_BYTES_PER_S = 1 << 20
+
+
+def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) -> Corpus:
+    """The corpus, every part read from its file or rebuilt (all of them if ``fresh``).
+
+    A shard file that only grew by whole entries since it was indexed keeps its part and
+    gets a tail part for the new entries (rebuilt whole once the tail outgrows an eighth of
+    it). Each part is written as soon as it is built, so work done before a ``deadline``
+    (``time.monotonic()``) is kept for the next call. ``NotReady`` when the deadline has
+    passed or the shard files left to index are too large for the time left.
+    """
     from .store import file_signature
     from .withhold import Verdicts
 
     header = _header(mem)
-    verdicts = Verdicts(mem)
-    old: dict[tuple[str, bool], list[Any]] = {}
-    if isinstance(cached, list) and len(cached) == 3 and cached[0] == header:
-        old = {(p[_NAME], bool(p[_ARCHIVED])): p for p in cached[1]}
-    parts: list[list[Any]] = []
-    indexes: list[BM25Index] = []
-    texts: dict[int, str] = {}  # what rebuilt parts were built from: entries read back from it
+    c = mem.config
+    params: dict[str, Any] = {"k1": c.bm25_k1, "b": c.bm25_b, "title_weight": _TITLE_WEIGHT}
+    root = mem.agents_dir
     sources = _sources(mem)
-    # A shard dropped from the config leaves a part behind: the superseded ids and the file
-    # must then be recomputed even if no part is rebuilt.
-    rebuilt = set(old) != {(name, archived) for name, archived, _ in sources}
-    with gc_paused():
-        for name, archived, path in sources:
-            sig = file_signature(path)  # before reading: a later change then shows as stale
-            part = old.get((name, archived))
-            if part is None or part[_SIG] != sig:
-                part, index, texts[len(parts)] = _build_part(mem, name, archived, path, sig,
-                                                             part, verdicts)
-                rebuilt = True
-            else:
-                index = BM25Index.from_state(part[_STATE])
-            parts.append(part)
-            indexes.append(index)
-    verdicts.save()
-    hidden = _hidden(parts) if rebuilt else set(cached[2])
-    corpus = Corpus(mem, parts, hidden, indexes)
-    corpus._texts.update(texts)
-    # Cache only a snapshot no writer touched meanwhile; otherwise the next query rebuilds.
-    if rebuilt and all(file_signature(path) == p[_SIG]
-                       for (_, _, path), p in zip(sources, parts, strict=True)):
-        path = mem.cache_dir / _CACHE_NAME
-        if not write_cache(path, marshal.dumps([header, parts, sorted(hidden)])):
-            _debug("search cache not written to %s", path)
+    # sig before reading: a later change shows as stale
+    sigs = [file_signature(path) for _, _, path in sources]
+    found: list[list[Part] | None] = []
+    stale: dict[int, Part] = {}  # indexed parts of files changed since: appended to?
+    opened: list[Part] = []
+    rebuilt = False  # a part built whole: the superseded entries are worked out again
+    try:
+        for i, ((name, archived, _), sig) in enumerate(zip(sources, sigs, strict=True)):
+            base = None if fresh else read_part(_part_path(mem, name, archived), root, header,
+                                                **params)
+            found.append(None)
+            if base is None:
+                continue
+            opened.append(base)
+            if base.sig == sig:
+                found[i] = [base]
+                continue
+            tail = read_part(_part_path(mem, name, archived, tail=True), root, header, **params)
+            if tail is not None:
+                opened.append(tail)
+                if tail.base == base.sig and tail.sig == sig:
+                    base.sig = sig  # the file is now the indexed bytes and the tail's entries
+                    found[i] = [base, tail]
+                    continue
+            stale[i] = base
+        if deadline is not None:
+            todo = sum(max(sig[0], 0) - (stale[i].sig[0] if i in stale else 0)
+                       for i, sig in enumerate(sigs) if found[i] is None)
+            if todo > 0 and todo > (deadline - time.monotonic()) * _BUILD_BYTES_PER_S:
+                raise NotReady
+        verdicts = Verdicts(mem)
+        data: dict[int, bytes] = {}
+        try:
+            with gc_paused():
+                for i, ((name, archived, path), sig) in enumerate(zip(sources, sigs,
+                                                                       strict=True)):
+                    if found[i] is not None:
+                        continue
+                    if deadline is not None and time.monotonic() > deadline:
+                        raise NotReady
+                    found[i] = _append_part(mem, stale.get(i), path, sig, header, verdicts)
+                    if found[i] is not None:
+                        continue
+                    rebuilt = True
+                    where = _part_path(mem, name, archived)
+                    previous = None if fresh else read_part(where, root, header, full=True,
+                                                            **params)
+                    part, data[i] = _build_part(mem, name, archived, path, sig, previous,
+                                                verdicts)
+                    found[i] = [part]
+                    # Store only a snapshot no writer touched meanwhile.
+                    if file_signature(path) == sig and not write_part(where, root, header, part):
+                        _debug("search index part not written to %s", where)
+        finally:
+            verdicts.save()
+        groups = [group or [] for group in found]
+        parts = [p for group in groups for p in group]
+        for p in opened:
+            if p not in parts:
+                p.close()
+        hidden = _cached_hidden(mem, header, parts, rebuilt)
+    except BaseException:
+        for p in opened:
+            p.close()
+        raise
+    corpus = Corpus(mem, parts, hidden)
+    numbers = list(accumulate((len(group) for group in groups), initial=0))
+    corpus._data.update((numbers[i], raw) for i, raw in data.items())
     return corpus
 
 
-def load_corpus(mem: Memory) -> Corpus:
+# A tail part is merged into its shard file's part once it holds more entries than this
+# or an eighth of the part, whichever is more.
+_TAIL_MIN = 64
+
+
+def _append_part(mem: Memory, base: Part | None, path: Path, sig: tuple[int, int, int],
+                 header: list[Any], verdicts: Verdicts) -> list[Part] | None:
+    """``base`` and a tail part of the entries appended since it was built, if the file
+    only grew by whole entries and the tail is still small; else None."""
+    from .store import file_signature
+
+    if base is None:
+        return None
+    where = _part_path(mem, base.name, base.archived, tail=True)
+    c = mem.config
+    previous = read_part(where, mem.agents_dir, header, k1=c.bm25_k1, b=c.bm25_b,
+                         title_weight=_TITLE_WEIGHT, full=True)
+    if previous is not None and previous.base != base.sig:
+        previous = None
+    try:  # bytes: only the new text is decoded (read_text would decode it all)
+        data = read_bounded(path, MAX_FILE_BYTES, mem.agents_dir)
+    except OSError:
+        return None  # gone or refused: the full rebuild reports it
+    if (len(data), *sig[1:]) != sig or len(data) - base.sig[0] > (base.sig[0] >> 3) + 4096:
+        return None  # changed while read, or too much new text: rebuilt whole
+    tail = _tail_part(mem, base, data, sig, previous, verdicts)
+    if tail is None or tail.n > max(_TAIL_MIN, base.n >> 3):
+        return None
+    if file_signature(path) == sig and not write_part(where, mem.agents_dir, header, tail):
+        _debug("search index tail not written to %s", where)
+    base.sig = sig
+    return [base, tail]
+
+
+def _cached_hidden(mem: Memory, header: list[Any], parts: list[Part],
+                   rebuilt: bool) -> list[int]:
+    """The numbers of the superseded entries, from ``search.marshal``: as written when
+    the parts are those it was written for, and still when only tails changed, every tail
+    entry neither correcting another nor corrected (the usual put), since then every link
+    and every corrected entry lies in the unchanged parts."""
+    path = mem.cache_dir / _CACHE_NAME
+    idents = _identities(parts)
+    key = [[*ident, p.n, list(p.sig)] for ident, p in zip(idents, parts, strict=True)]
+    bases = list(accumulate((p.n for p in parts), initial=0))
+    raw = None if rebuilt else read_cache(path, mem.agents_dir)
+    try:
+        cached = marshal.loads(raw) if raw is not None else None
+    except (EOFError, ValueError, TypeError):
+        cached = None
+    if isinstance(cached, list) and len(cached) == 5 and cached[0] == header:
+        old_key, pairs, targets, clean = cached[1:]
+        moved = _hidden_again(parts, idents, old_key, pairs, targets, clean, old_key == key)
+        if moved is not None:
+            if old_key != key:
+                _write_hidden(mem, path, parts, [header, key, moved, targets, True])
+            return [bases[i] + local for i, local in moved]
+    numbers = _hidden(parts)
+    pairs = []
+    for n in numbers:
+        i = bisect_right(bases, n) - 1
+        pairs.append([i, n - bases[i]])
+    targets = sorted({t for p in parts for t in p.supersedes if t})
+    clean = all(_clean_tail(p, set(targets)) for p in parts if p.base is not None)
+    _write_hidden(mem, path, parts, [header, key, pairs, targets, clean])
+    return numbers
+
+
+def _identities(parts: list[Part]) -> list[list[Any]]:
+    """What names a part across loads: a tail by its shard file, a whole part also by the
+    signature it was built at (kept by its tail once one is attached)."""
+    out: list[list[Any]] = []
+    for i, p in enumerate(parts):
+        if p.base is not None:
+            out.append([p.name, p.archived, "tail"])
+            continue
+        tail = parts[i + 1] if i + 1 < len(parts) else None
+        built = tail.base if tail is not None and tail.base is not None else p.sig
+        out.append([p.name, p.archived, list(built)])
+    return out
+
+
+def _clean_tail(part: Part, targets: set[str]) -> bool:
+    return not any(part.supersedes) and targets.isdisjoint(part.ids)
+
+
+def _hidden_again(parts: list[Part], idents: list[list[Any]], old_key: Any, pairs: Any,
+                  targets: Any, clean: Any, same: bool) -> list[list[int]] | None:
+    """The cached superseded entries as [part, number in it], if still right."""
+    try:
+        if same:
+            out = [[int(i), int(local)] for i, local in pairs]
+        else:
+            if clean is not True:
+                return None
+            new = {repr(ident): i for i, ident in enumerate(idents)}
+            old = [repr(row[:3]) for row in old_key]
+            wholes = {k for k in old if not k.endswith("'tail']")}
+            if wholes != {k for k in new if not k.endswith("'tail']")}:
+                return None  # a part rebuilt, added or dropped: links may have changed
+            wanted = set(targets)
+            if not all(_clean_tail(p, wanted) for p in parts if p.base is not None):
+                return None
+            out = [[new[old[int(i)]], int(local)] for i, local in pairs]
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+    if not all(0 <= i < len(parts) and 0 <= local < parts[i].n for i, local in out):
+        return None
+    return out
+
+
+def _write_hidden(mem: Memory, path: Path, parts: list[Part], data: list[Any]) -> None:
+    from .store import file_signature
+
+    unchanged = all(file_signature(mem.shard_path(p.name, archive=p.archived)) == p.sig
+                    for p in parts)
+    if unchanged and not write_cache(path, marshal.dumps(data), mem.agents_dir):
+        _debug("search cache not written to %s", path)
+
+
+def load_corpus(mem: Memory, *, deadline: float | None = None) -> Corpus:
     """The corpus from the cache, with the parts of changed shard files rebuilt.
 
     A missing, corrupt or other-version cache is rebuilt silently.
     """
-    try:
-        # loads() of the whole file: load() on a file object reads it in small pieces
-        raw = read_cache(mem.cache_dir / _CACHE_NAME, mem.agents_dir)
-        cached = marshal.loads(raw) if raw is not None else None
-    except (EOFError, ValueError, TypeError):
-        cached = None
-    if cached is not None:
-        try:
-            return _load(mem, cached)
-        except (ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
-            _debug("search cache unusable (%r); rebuilt", exc)
-    return _load(mem, None)
+    return _load(mem, deadline=deadline)
 
 
 # -- retrievers and fusion ----------------------------------------------------------------
@@ -317,6 +560,73 @@ def _is_cached_bm25(r: Any, mem: Memory) -> bool:
     c = mem.config
     return (type(r) is BM25 and r.k1 == c.bm25_k1 and r.b == c.bm25_b
             and r.title_weight == _TITLE_WEIGHT)
+
+
+_LIMIT: ContextVar[tuple[float, bool] | None] = ContextVar("lean_memory_search_limit",
+                                                          default=None)
+# A warm-up marker older than this is left over from a crash: another warm-up may start.
+_WARMING_STALE_S = 600.0
+
+
+@contextmanager
+def time_limit(seconds: float, *, warm: bool = False) -> Iterator[None]:
+    """Within the block, :func:`find` spends at most ``seconds`` (from now) bringing the
+    index up to date; past that it returns ``Found([], ready=False)`` at once, keeping the
+    parts it finished. With ``warm``, a background process then finishes the index, so the
+    next call finds it ready (the prompt hook: index and rules now, matches next prompt)."""
+    token = _LIMIT.set((time.monotonic() + max(seconds, 0.0), warm))
+    try:
+        yield
+    finally:
+        _LIMIT.reset(token)
+
+
+def _start_warming(mem: Memory) -> bool:
+    """Start one detached process that brings the index up to date, unless one runs."""
+    import subprocess
+    import sys
+
+    from .fsutil import ensure_dir
+
+    marker = mem.cache_dir / "search.warming"
+    try:
+        ensure_dir(mem.cache_dir, mem.agents_dir)
+        try:
+            if time.time() - os.lstat(marker).st_mtime < _WARMING_STALE_S:
+                return False
+            os.unlink(marker)
+        except FileNotFoundError:
+            pass
+        # O_EXCL: one winner among racing hooks, and never through a link (ADR 0012).
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    except (OSError, LeanMemoryError):
+        return False
+    env = dict(os.environ)
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
+    detach: dict[str, Any] = ({"creationflags": 0x00000008} if os.name == "nt"  # DETACHED
+                              else {"start_new_session": True})
+    try:
+        subprocess.Popen(
+            [sys.executable, "-c", "import sys; from lean_memory.search import _warm; "
+             "_warm(sys.argv[1])", str(mem.root)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            cwd=str(mem.root), env=env, **detach)
+    except OSError:
+        marker.unlink(missing_ok=True)
+        return False
+    return True
+
+
+def _warm(root: str) -> None:
+    """The warm-up process: index every shard file, then remove the marker."""
+    from .store import Memory
+
+    mem = Memory(root)
+    try:
+        _load(mem).close()
+    finally:
+        (mem.cache_dir / "search.warming").unlink(missing_ok=True)
 
 
 def search(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
@@ -329,8 +639,13 @@ def search(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None 
 
 
 def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
-         include_archive: bool | None = None) -> Found:
-    """:func:`search`, and how many withheld entries the query would have returned."""
+         include_archive: bool | None = None, budget_s: float | None = None) -> Found:
+    """:func:`search`, and how many withheld entries the query would have returned.
+
+    With ``budget_s``, index building stops (keeping what it finished) once that many
+    seconds have passed, and the result is ``Found([], ready=False)``: for callers with a
+    deadline of their own, such as the prompt hook.
+    """
     if not isinstance(query, str) or not tokenize(query):
         raise QueryError("the query has no searchable words (empty, or only stop words)")
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
@@ -345,12 +660,30 @@ def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = 
     names = tuple(shards) if shards else mem.shards
     for name in names:
         mem.shard_path(name)  # validates the name
+    warm = False
+    deadline = None if budget_s is None else time.monotonic() + budget_s
+    limit = _LIMIT.get()
+    if deadline is None and limit is not None:
+        deadline, warm = limit
     try:
-        return _search(mem, load_corpus(mem), query, k, names, include_archive)
-    except _Stale:
-        # A writer replaced a shard after it was indexed: index every file anew from one
-        # read of each, so every entry is read back from the text it was indexed from.
-        return _search(mem, _load(mem, None), query, k, names, include_archive)
+        corpus = _load(mem, deadline=deadline)
+    except NotReady:
+        if warm:
+            _start_warming(mem)
+        return Found([], 0, ready=False)
+    except Corrupt:
+        corpus = _load(mem, fresh=True)
+    try:
+        return _search(mem, corpus, query, k, names, include_archive)
+    except (_Stale, Corrupt):
+        # A writer replaced a shard after it was indexed (or a part file was damaged):
+        # index every file anew from one read of each, so every entry is read back from
+        # the text it was indexed from.
+        corpus.close()
+        corpus = _load(mem, fresh=True)
+        return _search(mem, corpus, query, k, names, include_archive)
+    finally:
+        corpus.close()
 
 
 def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str],
@@ -442,8 +775,23 @@ def _withheld_matches(corpus: Corpus, query: str, k: int, allowed: bytearray,
     n = len(corpus.ids)
     top = BM25Index.merge([index, more]).top(
         query, k, allowed=allowed + b"\x01" * len(extra),
-        newer=[*corpus.dates, *(corpus.dates[m] for m in extra)])
+        newer=_Extended(corpus.dates, [corpus.dates[m] for m in extra]))
     return sum(1 for m, _ in top if m >= n)
+
+
+class _Extended(Sequence[str]):
+    """``base`` followed by ``more``, without copying ``base``."""
+
+    def __init__(self, base: Sequence[str], more: list[str]) -> None:
+        self._base = base
+        self._more = more
+
+    def __len__(self) -> int:
+        return len(self._base) + len(self._more)
+
+    def __getitem__(self, number: int) -> str:  # type: ignore[override]
+        n = len(self._base)
+        return self._base[number] if number < n else self._more[number - n]
 
 
 def render_hits(hits: Sequence[Hit]) -> str:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -13,6 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import format as fmt
+from ._hash import blake2b
+from ._lazyre import lazy
 from .config import RESERVED, SHARD_NAME, Config, load_config
 from .errors import InvalidEntry, LeanMemoryError, NotInitialized, ShardError, UnknownShard
 from .fsutil import (
@@ -44,12 +44,12 @@ DESCRIPTIONS = {
 }
 MAX_ENTRY_BYTES = 1_000_000  # checked before anything else, so a huge paste costs nothing
 MAX_TITLE_CHARS = 120
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_CLAUSE_END = re.compile(r"[.:;!?](?=\s)")
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_DATE = lazy(r"\d{4}-\d{2}-\d{2}")
+_CLAUSE_END = lazy(r"[.:;!?](?=\s)")
+_CONTROL = lazy(r"[\x00-\x08\x0a-\x1f\x7f]")
 # Control characters an entry's text may not hold: all but tab, LF and CR (a NUL makes git
 # call the shard binary, and then nothing scans or diffs it).
-_TEXT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_TEXT_CONTROL = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)
@@ -175,8 +175,27 @@ class Summary(NamedTuple):
                    tuple(costs), sum(1 for e in shard.entries if not e.has_meta), preamble)
 
 
+def _last_entry_start(text: str, summary: Summary) -> int | None:
+    """Where the last entry of ``text`` starts, found from the end without scanning the
+    whole shard: the suffix from a ``## `` line must be the last entry's raw text, as the
+    summary's digest of it proves (so that line is a real heading, outside any fence).
+    None when not found that way (the caller scans the text)."""
+    if not summary.costs:
+        return None
+    want = summary.costs[-1][0]
+    end = len(text)
+    for _ in range(32):  # "## " lines inside the last entry's own code blocks
+        at = text.rfind("\n## ", 0, end)
+        if at < 0:
+            return 0 if text.startswith("## ") and _digest(text) == want else None
+        if _digest(text[at + 1:]) == want:
+            return at + 1
+        end = at
+    return None
+
+
 def _digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
 
 
 def hidden_ids(links: Iterable[tuple[str, str, str]]) -> set[str]:
@@ -219,7 +238,7 @@ class Memory:
 
     @cached_property
     def config(self) -> Config:
-        return load_config(self.agents_dir / "config.toml")
+        return load_config(self.agents_dir / "config.toml", self.cache_dir / "config.marshal")
 
     @property
     def shards(self) -> tuple[str, ...]:
@@ -280,8 +299,28 @@ class Memory:
     def superseded_ids(self, entries: Iterable[Entry] | None = None) -> set[str]:
         """Ids named by an entry's ``supersedes`` (unless the named entry is newer)."""
         if entries is None:
-            return hidden_ids(self._links(self._summaries({})))
+            return hidden_ids(self._all_links())
         return hidden_ids((e.id, e.date or "", e.supersedes or "") for e in entries)
+
+    def _all_links(self) -> list[tuple[str, str, str]]:
+        """The links of every shard file: from its cached summary when still valid, else
+        from a parse alone (a summary also estimates every entry's tokens: five times the
+        cost, too much for a prompt hook on a fresh clone of a large memory)."""
+        out: list[tuple[str, str, str]] = []
+        for archive in (False, True):
+            for name in self.shards:
+                path = self.shard_path(name, archive=archive)
+                sig = file_signature(path)
+                hit = self._stat(f"archive/{name}" if archive else name)
+                try:
+                    if hit is not None and hit[0] == sig:
+                        out.extend(Summary(*hit[1]).links)
+                        continue
+                except TypeError:  # a summary from another version
+                    pass
+                out.extend((e.id, e.date or "", e.supersedes or "")
+                           for e in fmt.parse(self.read_text(path), name).entries)
+        return out
 
     def _links(self, live: dict[str, Summary]) -> list[tuple[str, str, str]]:
         """(id, date, supersedes) of every entry, archived ones included: a correction
@@ -293,26 +332,12 @@ class Memory:
                    signatures: bool = False) -> dict[str, Summary]:
         """Per-shard summaries: from the stats cache when the file's (size, mtime, inode)
         still match, else from the ``fresh`` shard in hand, else parsed anew."""
-        import marshal
-
-        cache_path = self.cache_dir / "stats.marshal"
-        cached = self._stats
-        if cached is None:  # entries are checked against file signatures below, every time
-            raw = read_cache(cache_path, self.agents_dir)
-            try:
-                cached = marshal.loads(raw) if raw is not None else None
-            except (EOFError, ValueError, TypeError):
-                cached = None
-            if not isinstance(cached, dict) or cached.get("v") != _STATS_VERSION:
-                cached = {"v": _STATS_VERSION}
-            self._stats = cached
         out: dict[str, Summary] = {}
-        dirty = False
         for name in self.shards:
             path = self.shard_path(name, archive=archive)
             key = f"archive/{name}" if archive else name
             sig = file_signature(path)  # before reading: a later change then shows as stale
-            hit = cached.get(key)
+            hit = self._stat(key)
             try:
                 known = Summary(*hit[1]) if hit is not None else None
             except TypeError:  # a cache from another version: start afresh
@@ -323,11 +348,39 @@ class Memory:
             shard = fresh[name] if name in fresh else fmt.parse(self.read_text(path), name)
             summary = Summary.of(shard, known, signatures=signatures and name in fresh)
             out[name] = summary
-            cached[key] = (sig, tuple(summary))
-            dirty = True
-        if dirty:
-            write_cache(cache_path, marshal.dumps(cached))
+            self._keep_stat(key, sig, summary)
         return out
+
+    def _stat(self, key: str) -> Any:
+        """The cached (signature, summary) of one shard file (``key``: its name, or
+        ``archive/<name>``), read from its own stats file on first use; None if none."""
+        import marshal
+
+        stats = self._stats if self._stats is not None else {}
+        self._stats = stats
+        if key not in stats:
+            raw = read_cache(self._stat_path(key), self.agents_dir)
+            try:
+                cached = marshal.loads(raw) if raw is not None else None
+            except (EOFError, ValueError, TypeError):
+                cached = None
+            ok = isinstance(cached, list) and len(cached) == 3 and cached[0] == _STATS_VERSION
+            stats[key] = (tuple(cached[1]), cached[2]) if ok else None  # type: ignore[index]
+        return stats[key]
+
+    def _keep_stat(self, key: str, sig: tuple[int, int, int], summary: Summary) -> None:
+        # One file per shard file: a put rewrites the summary of the shard it wrote only.
+        import marshal
+
+        if self._stats is None:
+            self._stats = {}
+        self._stats[key] = (sig, tuple(summary))
+        write_cache(self._stat_path(key), marshal.dumps([_STATS_VERSION, sig, tuple(summary)]))
+
+    def _stat_path(self, key: str) -> Path:
+        # Shard names are [a-z0-9_-] (config.SHARD_NAME): safe as part of a file name.
+        kind, _, name = key.rpartition("/")
+        return self.cache_dir / f"stats-{kind or 'live'}-{name}.marshal"
 
     def get_memory(self, shard: str | None = None, *, query: str | None = None,
                    k: int = 5) -> str:
@@ -611,14 +664,15 @@ class Memory:
         return out
 
     @staticmethod
-    def _append(name: str, current: str, entry: Entry) -> Entry:
+    def _append(name: str, current: str, entry: Entry, last: int = 0) -> Entry:
         """The new entry with its raw text, checked to parse back exactly and to be
-        appendable to ``current`` (the shard's text)."""
+        appendable to ``current`` (the shard's text; ``last``: where an entry heading of
+        it is known to start, so the fence check may begin there)."""
         entry = fmt.with_raw(entry)
         back = fmt.parse(entry.raw, name).entries
         if len(back) != 1 or back[0].text != entry.text or back[0].id != entry.id:
             raise InvalidEntry("the entry cannot be stored losslessly")  # a bug if ever seen
-        if fmt.open_fence_at_end(current):
+        if fmt.open_fence_at_end(current[last:] if last else current):
             raise ShardError(f"shard {name!r} leaves a code fence open at its end, which "
                              "would swallow new entries; close it by hand, then retry "
                              "(nothing was written)")
@@ -638,7 +692,7 @@ class Memory:
         name = entry.shard
         summary = summaries[name]
         path = self.shard_path(name)
-        cached = (self._stats or {}).get(name)
+        cached = self._stat(name)
         if cached is None or summary.hand or tuple(cached[1]) != tuple(summary):
             return None
         key = _digest(normalize(main_text(entry.text)))
@@ -657,12 +711,13 @@ class Memory:
         current = self.read_text(path)
         if file_signature(path) != cached[0]:  # changed since it was summarised
             return None
-        stored = self._append(name, current, entry)
+        last = _last_entry_start(current, summary)
+        stored = self._append(name, current, entry, last or 0)
         base = fmt.ensure_separated(current)
         costs = list(summary.costs)
         preamble = summary.preamble_tokens
         if base != current and costs:  # the last entry gained its blank line
-            start = fmt.entry_offsets(current)[-1]
+            start = fmt.entry_offsets(current)[-1] if last is None else last
             raw = base[start:]
             costs[-1] = (_digest(raw), estimate_tokens(raw), *costs[-1][2:])
         elif base != current:
@@ -681,13 +736,7 @@ class Memory:
 
     def _remember(self, name: str, summary: Summary) -> None:
         """Record the summary of a shard just written, under its new signature."""
-        import marshal
-
-        stats: dict[str, Any] = self._stats if self._stats is not None else {
-            "v": _STATS_VERSION}
-        stats[name] = (file_signature(self.shard_path(name)), tuple(summary))
-        self._stats = stats
-        write_cache(self.cache_dir / "stats.marshal", marshal.dumps(stats))
+        self._keep_stat(name, file_signature(self.shard_path(name)), summary)
 
     def compact(self, *, dry_run: bool = False) -> CompactionReport:
         """Fold the oldest entries when over budget (see :mod:`lean_memory.compaction`)."""

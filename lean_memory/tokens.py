@@ -42,31 +42,33 @@ from __future__ import annotations
 import functools
 import re
 
+from ._lazyre import lazy
+
 __all__ = ["estimate_tokens"]
 
 # One compiled pattern per feature, counted with ``len(pattern.findall(text))`` (runs in C).
 _CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _HANGUL_RANGES = "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af"
-_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
-_LONG = re.compile(r"[A-Za-z]{7,}")
-_DIGITS = re.compile(r"[0-9]{1,3}")
+_WORD = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_LONG = lazy(r"[A-Za-z]{7,}")
+_DIGITS = lazy(r"[0-9]{1,3}")
 # a punctuation character, or a run of the same one ("----", "====", "**"): merged into one token
-_PUNCT = re.compile(r"([!-/:-@\[-`{-~])\1*")
+_PUNCT = lazy(r"([!-/:-@\[-`{-~])\1*")
 # a space before a digit: numbers do not take the space before them, so it is a token of its own
-_SPACE_DIGIT = re.compile(r" [0-9]")
+_SPACE_DIGIT = lazy(r" [0-9]")
 # an identifier or path joint glued to the word after it (".py", "_id", "#define", "@property",
 # "$HOME"): the tokenizers' pre-tokens attach one punctuation character to the word after it, and
 # these joints are so common that the pair is usually a single token
-_JOINT = re.compile(r"[._#@$](?=[A-Za-z])")
-_NEWLINES = re.compile(r"[\r\n]+")
-_INDENT = re.compile(r"[ \t]{2,}")
-_LATIN_EXT = re.compile(r"[\u00c0-\u024f]")
+_JOINT = lazy(r"[._#@$](?=[A-Za-z])")
+_NEWLINES = lazy(r"[\r\n]+")
+_INDENT = lazy(r"[ \t]{2,}")
+_LATIN_EXT = lazy(r"[\u00c0-\u024f]")
 # Non-ASCII that none of the script patterns counts: Latin-1 and Latin Extended, general
 # punctuation (dashes, curly quotes, "…", "·"), currency, arrows, box drawing. A text whose
 # only non-ASCII is of these (our own rendered Markdown, most English notes) skips compiling
 # the large Unicode classes; the counts are the same either way (checked by a test).
 _PLAIN_NON_ASCII = "\u0080-\u024f\u2000-\u206f\u20a0-\u20cf\u2190-\u21ff\u2500-\u257f"
-_BEYOND_PLAIN = re.compile(f"[^\x00-\x7f{_PLAIN_NON_ASCII}]")
+_BEYOND_PLAIN = lazy(f"[^\x00-\x7f{_PLAIN_NON_ASCII}]")
 # letters of other scripts (Cyrillic, Greek, Arabic, Hebrew, Devanagari, ...)
 _SCRIPT = f"[^\\W\\d_\\x00-\\u024f{_CJK_RANGES}{_HANGUL_RANGES}]"
 
@@ -78,10 +80,10 @@ def _non_ascii_patterns() -> tuple[re.Pattern[str], ...]:
     Their large Unicode classes take ~15 ms to compile, which ASCII-only users never pay.
     """
     return (
-        re.compile(f"[{_CJK_RANGES}]"),
-        re.compile(f"[{_HANGUL_RANGES}]"),
-        re.compile(_SCRIPT),
-        re.compile(_SCRIPT + "+"),
+        lazy(f"[{_CJK_RANGES}]"),
+        lazy(f"[{_HANGUL_RANGES}]"),
+        lazy(_SCRIPT),
+        lazy(_SCRIPT + "+"),
     )
 
 

@@ -15,7 +15,6 @@ hashes, signatures and booleans only, never text.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 from collections.abc import Sequence
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import format as fmt
+from ._hash import blake2b
 from .fsutil import write_cache
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ TEXT_WITHHELD = "text withheld: it holds a credential; run `lean-memory scan .ag
 
 def content_key(text: str) -> bytes:
     """The hash a verdict is remembered by."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def scanner_signature() -> list[Any]:
@@ -230,7 +230,7 @@ def _loads(data: bytes) -> Any:
 
 
 def _checksum(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=16).digest()
+    return blake2b(data, digest_size=16).digest()
 
 
 def shown_file(mem: Memory, path: Path, name: str,

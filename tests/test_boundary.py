@@ -274,7 +274,8 @@ def test_a_linked_folder_is_never_written_through(
     assert real.is_symlink()
 
 
-@pytest.mark.parametrize("name", ["lock", "stats.marshal", "search.marshal"])
+@pytest.mark.parametrize("name", ["lock", "stats-live-quirks.marshal", "search.marshal",
+                                  "search-live-quirks.idx", "config.marshal"])
 def test_a_linked_lock_or_cache_file_is_never_written(
         repo: Memory, outside: Outside, name: str) -> None:
     path = repo.cache_dir / name

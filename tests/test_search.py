@@ -8,8 +8,9 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -125,24 +126,50 @@ def test_a_put_retokenises_only_the_new_entry(filled: Memory,
     assert calls == ["Windows paths need pathlib, never string joins"]
     assert filled.search("pathlib")[0].entry.title.startswith("Windows paths")
     # identical to a build from scratch
-    (filled.cache_dir / _CACHE_NAME).unlink()
+    _drop_index(filled)
     assert _hits(filled, "windows postgres pathlib linters") == after_put
     assert len(calls) == 6
+
+
+def _drop_index(m: Memory) -> None:
+    (m.cache_dir / _CACHE_NAME).unlink(missing_ok=True)
+    for part in m.cache_dir.glob("search-*.idx"):
+        part.unlink()
+
+
+def _rewrite_part(path: Path, change: Callable[[list[Any]], None]) -> None:
+    import marshal
+
+    data = path.read_bytes()
+    size = int.from_bytes(data[:8], "little")
+    meta = marshal.loads(data[8:8 + size])
+    change(meta)
+    new = marshal.dumps(meta)
+    path.write_bytes(len(new).to_bytes(8, "little") + new + data[8 + size:])
 
 
 def test_cache_from_another_tokenizer_or_garbled_part_is_rebuilt(filled: Memory) -> None:
     import marshal
 
     expected = _hits(filled, "windows postgres")
-    cache = filled.cache_dir / _CACHE_NAME
-    data = marshal.loads(cache.read_bytes())
-    data[0][1] = "lean_memory.tokenize/0"
-    cache.write_bytes(marshal.dumps(data))
+    part = filled.cache_dir / "search-live-quirks.idx"
+
+    def old_tokenizer(meta: list[Any]) -> None:
+        meta[1][1] = "lean_memory.tokenize/0"
+
+    _rewrite_part(part, old_tokenizer)
     assert _hits(filled, "windows postgres") == expected
-    assert marshal.loads(cache.read_bytes())[0][1] == search_module.TOKENIZER_VERSION
-    data = marshal.loads(cache.read_bytes())
-    data[1][1][-1] = {"format": "garbage"}
-    cache.write_bytes(marshal.dumps(data))
+    size = int.from_bytes(part.read_bytes()[:8], "little")
+    assert marshal.loads(part.read_bytes()[8:8 + size])[1][1] == search_module.TOKENIZER_VERSION
+    for garble in (lambda meta: meta.__setitem__(10, "garbage\nterms"),  # terms
+                   lambda meta: meta.__setitem__(5, meta[5] + "\nextra")):  # ids
+        _rewrite_part(part, garble)
+        assert _hits(filled, "windows postgres") == expected
+    # postings cut short: found out while the query reads them
+    data = part.read_bytes()
+    part.write_bytes(data[:8 + int.from_bytes(data[:8], "little") + 8])
+    assert _hits(filled, "windows postgres") == expected
+    part.write_bytes(b"\x00garbage")
     assert _hits(filled, "windows postgres") == expected
 
 
@@ -159,9 +186,11 @@ def test_a_snapshot_changed_during_the_build_is_not_cached(
         return part
 
     monkeypatch.setattr(search_module, "_build_part", racing)
-    (filled.cache_dir / _CACHE_NAME).unlink(missing_ok=True)
+    _drop_index(filled)
     filled.search("windows")
     assert not (filled.cache_dir / _CACHE_NAME).exists()
+    assert not (filled.cache_dir / "search-live-seed.idx").exists()
+    assert (filled.cache_dir / "search-live-quirks.idx").exists()  # the others are kept
     assert ids(filled.search("zeppelins")) == ["Hand note about zeppelins"]
     assert (filled.cache_dir / _CACHE_NAME).exists()
 
