@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -95,9 +95,12 @@ def find_root(start: Path | None = None) -> Path:
 
 
 def today() -> str:
-    import datetime
+    """The local date, as ``datetime.date.today().isoformat()`` gives it (without importing
+    datetime, a few ms on every put)."""
+    import time
 
-    return datetime.date.today().isoformat()
+    now = time.localtime()
+    return f"{now.tm_year:04d}-{now.tm_mon:02d}-{now.tm_mday:02d}"
 
 
 def check_date(date: str) -> str:
@@ -135,7 +138,12 @@ def normalize(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
+# The intent journal of an unfinished compaction (lean_memory.compaction): a put checks for it
+# before importing that module (json and the planner), which it needs only then.
+COMPACTION_JOURNAL = "compaction.journal"
+
 _STATS_VERSION = "lean_memory.stats/4"  # 4: said-again signatures of ADR 0014
+_STATE_VERSION = "lean_memory.put-state/1"
 
 
 class Summary(NamedTuple):
@@ -196,6 +204,19 @@ def _last_entry_start(text: str, summary: Summary) -> int | None:
 
 def _digest(text: str) -> bytes:
     return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+
+
+class _FramedIds:
+    """Membership in ids kept as one string, each id on its own line (``"\\na\\nb\\n"``):
+    a substring search in C, instead of a set built from every entry of the memory."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __contains__(self, item: object) -> bool:
+        return isinstance(item, str) and f"\n{item}\n" in self.text
 
 
 def hidden_ids(links: Iterable[tuple[str, str, str]]) -> set[str]:
@@ -494,24 +515,35 @@ class Memory:
         self._scan(title, text, tag_tuple)
         self._require_init()
         with self.lock():
-            from .compaction import recover
+            if os.path.lexists(self.cache_dir / COMPACTION_JOURNAL):
+                from .compaction import recover
 
-            recover(self)  # finish a compaction a crash interrupted, before reading
-            summaries = self._summaries({})
-            live_ids = {link[0] for s in summaries.values() for link in s.links}
-            if supersedes is not None and supersedes not in live_ids:
-                raise InvalidEntry(f"supersedes {supersedes!r}: no entry has that id")
-            links = self._links(summaries)
-            taken = {link[0] for link in links}  # archived ids too: never reuse one
-            entry = Entry(id=fmt.new_id(shard, title, text, date, taken), shard=shard,
-                          title=title, text=text, date=date, tags=tag_tuple,
-                          supersedes=supersedes)
-            fast = self._append_fast(entry, summaries, dedup=not new and not supersedes)
-            if fast is not None:
-                stored, due = fast
+                recover(self)  # finish a compaction a crash interrupted, before reading
+            quick = None if supersedes is not None else self._put_quick(
+                Entry(id="", shard=shard, title=title, text=text, date=date, tags=tag_tuple),
+                new=new)
+            if quick is not None:
+                stored, status = quick
             else:
-                stored, due = self._put_parsed(entry, summaries, links, taken, new=new)
-        if due and self.config.auto_compact:
+                summaries = self._summaries({})
+                live_ids = {link[0] for s in summaries.values() for link in s.links}
+                if supersedes is not None and supersedes not in live_ids:
+                    raise InvalidEntry(f"supersedes {supersedes!r}: no entry has that id")
+                links = self._links(summaries)
+                taken = {link[0] for link in links}  # archived ids too: never reuse one
+                entry = Entry(id=fmt.new_id(shard, title, text, date, taken), shard=shard,
+                              title=title, text=text, date=date, tags=tag_tuple,
+                              supersedes=supersedes)
+                fast = self._append_fast(entry, summaries[shard],
+                                         lambda after: self._status_of({**summaries,
+                                                                        shard: after}),
+                                         dedup=not new and not supersedes)
+                if fast is not None:
+                    stored, status = fast
+                else:
+                    stored, status = self._put_parsed(entry, summaries, links, taken, new=new)
+                self._save_state(status)
+        if status.compaction_due and self.config.auto_compact:
             import contextlib
 
             # The entry is stored: a failed compaction stays due and the next write retries.
@@ -521,9 +553,9 @@ class Memory:
 
     def _put_parsed(self, entry: Entry, summaries: dict[str, Summary],
                     links: list[tuple[str, str, str]], taken: set[str],
-                    *, new: bool) -> tuple[Entry, bool]:
+                    *, new: bool) -> tuple[Entry, Status]:
         """The general put: parse the shard, record a repeat or append, stamp hand-written
-        entries; returns the entry and whether compaction is now due. Holds the lock."""
+        entries; returns the entry and the memory's status after it. Holds the lock."""
         shard, text, date, supersedes = entry.shard, entry.text, entry.date or "", entry.supersedes
         path = self.shard_path(shard)
         parsed = fmt.parse(self.read_text(path), shard)
@@ -532,7 +564,7 @@ class Memory:
             same = next((e for e in parsed.entries if e.supersedes == supersedes
                          and e.text == text and e.get("compacted") is None), None)
             if same is not None:
-                return same, self._status_of(summaries).compaction_due
+                return same, self._status_of(summaries)
         # ids carried outside this shard (other shards, the archive)
         elsewhere = {link[0] for link in links} - {e.id for e in parsed.entries}
         elsewhere |= {link[0] for s in self._summaries({}, archive=True).values()
@@ -568,7 +600,7 @@ class Memory:
         atomic_write(path, result.render())
         self._remember(shard, summary)
         self._store_index(index)
-        return stored, status.compaction_due
+        return stored, status
 
     def _validate(self, text: str, title: str | None, tags: Iterable[str],
                   date: str | None) -> tuple[str, str, tuple[str, ...], str]:
@@ -678,19 +710,20 @@ class Memory:
                              "(nothing was written)")
         return back[0]
 
-    def _append_fast(self, entry: Entry, summaries: dict[str, Summary], *,
-                     dedup: bool) -> tuple[Entry, bool] | None:
-        """Append ``entry`` without parsing its shard, when the cached summary proves that
-        the slow path would only append: no hand-written entry to stamp, no entry said
-        again, no near duplicate possible. None when it cannot prove that.
+    def _append_fast(self, entry: Entry, summary: Summary,
+                     status_after: Callable[[Summary], Status], *,
+                     dedup: bool) -> tuple[Entry, Status] | None:
+        """Append ``entry`` without parsing its shard, when the cached ``summary`` of it
+        proves that the slow path would only append: no hand-written entry to stamp, no
+        entry said again, no near duplicate possible. None when it cannot prove that.
+        ``status_after`` gives the memory's status once the shard has the summary passed.
 
         Writes the same bytes and the same summary as the slow path (tested); returns the
-        entry and whether compaction is now due.
+        entry and the status after it.
         """
         from .dedup import candidate_test, main_text, signature
 
         name = entry.shard
-        summary = summaries[name]
         path = self.shard_path(name)
         cached = self._stat(name)
         if cached is None or summary.hand or tuple(cached[1]) != tuple(summary):
@@ -727,16 +760,115 @@ class Memory:
             summary.description, preamble + sum(c[1] for c in costs),
             (*summary.links, (stored.id, stored.date or "", stored.supersedes or "")),
             tuple(costs), 0, preamble)
-        status = self._status_of({**summaries, name: after})
+        status = status_after(after)
         index = self.render_index(status)  # raises before anything is written
         atomic_write(path, base + stored.raw)
         self._remember(name, after)
         self._store_index(index)
-        return replace(stored, line=fmt.count_lines(base) + 1), status.compaction_due
+        return replace(stored, line=fmt.count_lines(base) + 1), status
 
     def _remember(self, name: str, summary: Summary) -> None:
         """Record the summary of a shard just written, under its new signature."""
         self._keep_stat(name, file_signature(self.shard_path(name)), summary)
+
+    # -- the put state: what a put needs of the whole memory, in one small file ----------
+
+    def _put_quick(self, draft: Entry, *, new: bool) -> tuple[Entry, Status] | None:
+        """A put that appends without reading the other shards' summaries: the put state
+        (ids in use, supersedes targets, INDEX.md's rows, valid for the exact signatures
+        of every shard file) stands for them. None when it cannot (no valid state, the
+        new id is the target of a dangling supersedes, the fast append declines): the
+        caller then takes the general way. Holds the lock; ``draft`` has no id yet."""
+        state = self._load_state()
+        if state is None:
+            return None
+        names, sigs, rows, ids, targets = state
+        at = names.index(draft.shard)
+        entry = replace(draft, id=fmt.new_id(draft.shard, draft.title, draft.text,
+                                             draft.date or "", _FramedIds(ids)))
+        if entry.id in targets:  # it would hide itself or another entry: count anew
+            return None
+        hit = self._stat(draft.shard)
+        try:
+            summary = Summary(*hit[1]) if hit is not None and hit[0] == sigs[at] else None
+        except TypeError:  # a summary from another version
+            summary = None
+        if summary is None:
+            return None
+        gone = rows[at][2]  # the new id is nobody's target: no count but this row changes
+        c = self.config
+
+        def status_after(after: Summary) -> Status:
+            shown = [ShardStatus(n, *row) for n, row in zip(names, rows, strict=True)]
+            shown[at] = ShardStatus(draft.shard, after.description
+                                    or DESCRIPTIONS.get(draft.shard, ""),
+                                    len(after.links) - gone, gone, after.tokens)
+            return Status(tuple(shown), sum(r.tokens for r in shown), c.token_budget,
+                          c.compact_threshold)
+
+        fast = self._append_fast(entry, summary, status_after, dedup=not new)
+        if fast is None:
+            return None
+        stored, status = fast
+        written = self._stats[draft.shard][0] if self._stats else None
+        if written is not None:
+            new_sigs = (*sigs[:at], written, *sigs[at + 1:])
+            self._write_state(new_sigs, status, f"{ids}{stored.id}\n", targets)
+        return stored, status
+
+    def _state_keys(self) -> list[tuple[str, Path]]:
+        """(stats key, path) of every shard file: the live ones, then the archived ones."""
+        return [*((name, self.shard_path(name)) for name in self.shards),
+                *((f"archive/{name}", self.shard_path(name, archive=True))
+                  for name in self.shards)]
+
+    def _load_state(self) -> tuple[tuple[str, ...], tuple[tuple[int, int, int], ...],
+                                   tuple[tuple[str, int, int, int], ...], str,
+                                   frozenset[str]] | None:
+        """The put state when every shard file still has the signature it records."""
+        import marshal
+
+        raw = read_cache(self.cache_dir / "put-state.marshal", self.agents_dir)
+        try:
+            got = marshal.loads(raw) if raw is not None else None
+        except (EOFError, ValueError, TypeError):
+            return None
+        if not (isinstance(got, tuple) and len(got) == 6 and got[0] == _STATE_VERSION
+                and got[1] == self.shards):
+            return None
+        _, names, sigs, rows, ids, targets = got
+        if sigs != tuple(file_signature(path) for _, path in self._state_keys()):
+            return None
+        return names, sigs, rows, ids, targets
+
+    def _save_state(self, status: Status) -> None:
+        """Record the put state after a general put, from the summaries it holds (every
+        shard file's, under the signature it was summarised with) and its ``status``."""
+        stats = self._stats or {}
+        keys = self._state_keys()
+        if any(stats.get(key) is None for key, _ in keys):
+            return
+        ids: list[str] = []
+        targets: set[str] = set()
+        sigs = []
+        for key, _ in keys:
+            sig, fields = stats[key]
+            sigs.append(sig)
+            for link in fields[2]:  # Summary.links
+                ids.append(link[0])
+                if link[2]:
+                    targets.add(link[2])
+        self._write_state(tuple(sigs), status, "\n" + "".join(f"{i}\n" for i in ids),
+                          frozenset(targets))
+
+    def _write_state(self, sigs: tuple[tuple[int, int, int], ...], status: Status, ids: str,
+                     targets: frozenset[str]) -> None:
+        import marshal
+
+        rows = tuple((r.description, r.entries, r.superseded, r.tokens) for r in status.shards)
+        write_cache(self.cache_dir / "put-state.marshal",
+                    marshal.dumps((_STATE_VERSION, self.shards, sigs, rows, ids, targets)),
+                    self.agents_dir)
 
     def compact(self, *, dry_run: bool = False) -> CompactionReport:
         """Fold the oldest entries when over budget (see :mod:`lean_memory.compaction`)."""
