@@ -183,23 +183,30 @@ class Summary(NamedTuple):
                    tuple(costs), sum(1 for e in shard.entries if not e.has_meta), preamble)
 
 
-def _last_entry_start(text: str, summary: Summary) -> int | None:
-    """Where the last entry of ``text`` starts, found from the end without scanning the
-    whole shard: the suffix from a ``## `` line must be the last entry's raw text, as the
-    summary's digest of it proves (so that line is a real heading, outside any fence).
-    None when not found that way (the caller scans the text)."""
+def _last_entry_start(data: bytes, summary: Summary) -> int | None:
+    """Where the last entry of the shard file ``data`` starts (a byte offset), found from
+    the end without scanning or decoding the whole shard: the suffix from a ``## `` line
+    must be the last entry's raw text, as the summary's digest of it proves (so that line is
+    a real heading, outside any fence). None when not found that way."""
     if not summary.costs:
         return None
     want = summary.costs[-1][0]
-    end = len(text)
+    end = len(data)
     for _ in range(32):  # "## " lines inside the last entry's own code blocks
-        at = text.rfind("\n## ", 0, end)
+        at = data.rfind(b"\n## ", 0, end)
         if at < 0:
-            return 0 if text.startswith("## ") and _digest(text) == want else None
-        if _digest(text[at + 1:]) == want:
+            found = data.startswith(b"## ") and blake2b(data, digest_size=8).digest() == want
+            return 0 if found else None
+        if blake2b(data[at + 1:], digest_size=8).digest() == want:
             return at + 1
         end = at
     return None
+
+
+def _count_lines(data: bytes, end: int) -> int:
+    """fmt.count_lines of the text ``data[:end]`` (UTF-8) encodes, without decoding it."""
+    lone = data.count(b"\r", 0, end)  # nearly always 0: skip counting the pairs
+    return data.count(b"\n", 0, end) + (lone - data.count(b"\r\n", 0, end) if lone else 0)
 
 
 def _digest(text: str) -> bytes:
@@ -293,17 +300,21 @@ class Memory:
     def read_text(self, path: Path) -> str:
         """A memory file as text ('' when missing); refuses what is not UTF-8, and (as
         UnsafePath) a symbolic link, a special file or a file over the size limit."""
-        try:
-            data = read_bounded(path, MAX_FILE_BYTES, self.agents_dir)
-        except FileNotFoundError:
-            return ""
-        except OSError as exc:
-            raise ShardError(f"cannot read {path}: {exc.strerror}") from None
+        data = self._read_bytes(path)
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ShardError(f"{path} is not valid UTF-8 (byte {exc.start}); "
                              "fix or convert the file, lean_memory will not rewrite it") from None
+
+    def _read_bytes(self, path: Path) -> bytes:
+        """What read_text decodes (b"" when missing), with its checks."""
+        try:
+            return read_bounded(path, MAX_FILE_BYTES, self.agents_dir)
+        except FileNotFoundError:
+            return b""
+        except OSError as exc:
+            raise ShardError(f"cannot read {path}: {exc.strerror}") from None
 
     def read_shard(self, shard: str, *, archive: bool = False) -> fmt.Shard:
         return fmt.parse(self.read_text(self.shard_path(shard, archive=archive)), shard)
@@ -741,19 +752,27 @@ class Memory:
             may_match = candidate_test(entry.text)
             if any(c[3] is None or may_match(c[3]) for c in summary.costs):
                 return None
-        current = self.read_text(path)
+        data = self._read_bytes(path)
         if file_signature(path) != cached[0]:  # changed since it was summarised
             return None
-        last = _last_entry_start(current, summary)
-        stored = self._append(name, current, entry, last or 0)
-        base = fmt.ensure_separated(current)
+        # Only the last entry (or, with none, the preamble) is decoded and checked: the
+        # bytes before it are the ones summarised, kept as they are.
+        start = _last_entry_start(data, summary)
+        try:
+            if start is None and summary.costs:  # not found from the end: scan the text
+                text = data.decode("utf-8")
+                start = len(text[:fmt.entry_offsets(text)[-1]].encode("utf-8"))
+            start = start or 0
+            tail = data[start:].decode("utf-8")
+        except UnicodeDecodeError:
+            return None  # the general path reports it
+        stored = self._append(name, tail, entry)
+        base = fmt.ensure_separated(tail)
         costs = list(summary.costs)
         preamble = summary.preamble_tokens
-        if base != current and costs:  # the last entry gained its blank line
-            start = fmt.entry_offsets(current)[-1] if last is None else last
-            raw = base[start:]
-            costs[-1] = (_digest(raw), estimate_tokens(raw), *costs[-1][2:])
-        elif base != current:
+        if base != tail and costs:  # the last entry gained its blank line
+            costs[-1] = (_digest(base), estimate_tokens(base), *costs[-1][2:])
+        elif base != tail:
             preamble = estimate_tokens(base)
         costs.append((_digest(stored.raw), estimate_tokens(stored.raw), key, sig))
         after = Summary(
@@ -762,10 +781,11 @@ class Memory:
             tuple(costs), 0, preamble)
         status = status_after(after)
         index = self.render_index(status)  # raises before anything is written
-        atomic_write(path, base + stored.raw)
+        atomic_write(path, b"".join((memoryview(data)[:start], (base + stored.raw).encode())))
         self._remember(name, after)
         self._store_index(index)
-        return replace(stored, line=fmt.count_lines(base) + 1), status
+        line = _count_lines(data, start) + fmt.count_lines(base) + 1
+        return replace(stored, line=line), status
 
     def _remember(self, name: str, summary: Summary) -> None:
         """Record the summary of a shard just written, under its new signature."""
