@@ -142,8 +142,45 @@ def normalize(text: str) -> str:
 # before importing that module (json and the planner), which it needs only then.
 COMPACTION_JOURNAL = "compaction.journal"
 
-_STATS_VERSION = "lean_memory.stats/4"  # 4: said-again signatures of ADR 0014
-_STATE_VERSION = "lean_memory.put-state/1"
+# 4: said-again signatures of ADR 0014; 5: a header (signature, entries), tails
+_STATS_VERSION = "lean_memory.stats/5"
+_TAIL_VERSION = "lean_memory.stats-tail/1"
+_STATE_VERSION = "lean_memory.put-state/2"
+_TAIL_MAX = 64  # entries a stats tail holds before it is merged (or 1/8 of the shard's)
+
+
+def _stats_head(raw: bytes | None) -> tuple[int, tuple[int, int, int], int] | None:
+    """(where the summary starts, signature, entries) of a stats file: its header alone is
+    read, so a put can tell which file a tail extends without loading the summary."""
+    import marshal
+
+    if raw is None or len(raw) < 8:
+        return None
+    size = int.from_bytes(raw[:8], "little")
+    try:
+        head = marshal.loads(raw[8:8 + size])
+    except (EOFError, ValueError, TypeError):
+        return None
+    if not (isinstance(head, tuple) and len(head) == 3 and head[0] == _STATS_VERSION):
+        return None
+    return 8 + size, tuple(head[1]), head[2]
+
+
+def _with_tail(fields: tuple[Any, ...], tail: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The summary fields of a stats file with its tail's entries appended."""
+    costs = fields[3] if tail[6] is None else (*fields[3][:-1], tail[6])
+    return (fields[0], tail[4], (*fields[2], *tail[7]), (*costs, *tail[8]), fields[4],
+            tail[5])
+
+
+def _has_record(blob: bytes, record: bytes) -> bool:
+    """Whether ``blob``, records of ``len(record)`` bytes end to end, holds ``record``."""
+    at = blob.find(record)
+    while at >= 0:
+        if at % len(record) == 0:
+            return True
+        at = blob.find(record, at + 1)
+    return False
 
 
 class Summary(NamedTuple):
@@ -183,14 +220,14 @@ class Summary(NamedTuple):
                    tuple(costs), sum(1 for e in shard.entries if not e.has_meta), preamble)
 
 
-def _last_entry_start(data: bytes, summary: Summary) -> int | None:
+def _last_entry_start(data: bytes, want: bytes | None) -> int | None:
     """Where the last entry of the shard file ``data`` starts (a byte offset), found from
     the end without scanning or decoding the whole shard: the suffix from a ``## `` line
     must be the last entry's raw text, as the summary's digest of it proves (so that line is
-    a real heading, outside any fence). None when not found that way."""
-    if not summary.costs:
+    a real heading, outside any fence). ``want``: that digest (None: no entry). None when
+    not found that way."""
+    if want is None:
         return None
-    want = summary.costs[-1][0]
     end = len(data)
     for _ in range(32):  # "## " lines inside the last entry's own code blocks
         at = data.rfind(b"\n## ", 0, end)
@@ -385,20 +422,42 @@ class Memory:
 
     def _stat(self, key: str) -> Any:
         """The cached (signature, summary) of one shard file (``key``: its name, or
-        ``archive/<name>``), read from its own stats file on first use; None if none."""
+        ``archive/<name>``), read from its stats file (and the tail of entries a fast put
+        appended since) on first use; None if none."""
         import marshal
 
         stats = self._stats if self._stats is not None else {}
         self._stats = stats
         if key not in stats:
             raw = read_cache(self._stat_path(key), self.agents_dir)
-            try:
-                cached = marshal.loads(raw) if raw is not None else None
-            except (EOFError, ValueError, TypeError):
-                cached = None
-            ok = isinstance(cached, list) and len(cached) == 3 and cached[0] == _STATS_VERSION
-            stats[key] = (tuple(cached[1]), cached[2]) if ok else None  # type: ignore[index]
+            head = _stats_head(raw)
+            hit = None
+            if raw is not None and head is not None:
+                try:
+                    fields = marshal.loads(memoryview(raw)[head[0]:])
+                    hit = (head[1], tuple(fields))
+                except (EOFError, ValueError, TypeError):
+                    hit = None
+            tail = self._stat_tail(key) if hit is not None and head is not None else None
+            if hit is not None and head is not None and tail is not None \
+                    and tail[1:3] == (hit[0], head[2]):
+                hit = (tail[3], _with_tail(hit[1], tail))
+            stats[key] = hit
         return stats[key]
+
+    def _stat_tail(self, key: str) -> Any:
+        """The tail of a shard's stats: what fast puts appended since its stats file was
+        written, as (version, base signature, base entries, signature, tokens, preamble
+        tokens, new cost of the base's last entry or None, links, costs); None if none."""
+        import marshal
+
+        raw = read_cache(self._stat_path(key, tail=True), self.agents_dir)
+        try:
+            tail = marshal.loads(raw) if raw is not None else None
+        except (EOFError, ValueError, TypeError):
+            return None
+        ok = isinstance(tail, tuple) and len(tail) == 9 and tail[0] == _TAIL_VERSION
+        return tail if ok else None
 
     def _keep_stat(self, key: str, sig: tuple[int, int, int], summary: Summary) -> None:
         # One file per shard file: a put rewrites the summary of the shard it wrote only.
@@ -407,12 +466,16 @@ class Memory:
         if self._stats is None:
             self._stats = {}
         self._stats[key] = (sig, tuple(summary))
-        write_cache(self._stat_path(key), marshal.dumps([_STATS_VERSION, sig, tuple(summary)]))
+        head = marshal.dumps((_STATS_VERSION, sig, len(summary.links)))
+        write_cache(self._stat_path(key), b"".join((
+            len(head).to_bytes(8, "little"), head, marshal.dumps(tuple(summary)))))
+        with contextlib.suppress(OSError):
+            os.unlink(self._stat_path(key, tail=True))  # void anyway: another base
 
-    def _stat_path(self, key: str) -> Path:
+    def _stat_path(self, key: str, *, tail: bool = False) -> Path:
         # Shard names are [a-z0-9_-] (config.SHARD_NAME): safe as part of a file name.
         kind, _, name = key.rpartition("/")
-        return self.cache_dir / f"stats-{kind or 'live'}-{name}.marshal"
+        return self.cache_dir / f"stats-{kind or 'live'}-{name}{'.tail' if tail else ''}.marshal"
 
     def get_memory(self, shard: str | None = None, *, query: str | None = None,
                    k: int = 5) -> str:
@@ -721,6 +784,25 @@ class Memory:
                              "(nothing was written)")
         return back[0]
 
+    def _append_bytes(self, entry: Entry, data: bytes, last: bytes | None
+                      ) -> tuple[int, str, str, Entry] | None:
+        """For a fast append of ``entry`` to the shard file ``data`` (its last entry's raw
+        digest ``last``, None with no entry): (where its last entry starts, the text from
+        there, that text ready to be followed, the entry as stored). Only the last entry
+        (or, with none, the preamble) is decoded and checked: the bytes before it are the
+        ones summarised, kept as they are. None when the general path must decide."""
+        start = _last_entry_start(data, last)
+        try:
+            if start is None and last is not None:  # not found from the end: scan the text
+                text = data.decode("utf-8")
+                start = len(text[:fmt.entry_offsets(text)[-1]].encode("utf-8"))
+            start = start or 0
+            tail = data[start:].decode("utf-8")
+        except UnicodeDecodeError:
+            return None  # the general path reports it
+        stored = self._append(entry.shard, tail, entry)
+        return start, tail, fmt.ensure_separated(tail), stored
+
     def _append_fast(self, entry: Entry, summary: Summary,
                      status_after: Callable[[Summary], Status], *,
                      dedup: bool) -> tuple[Entry, Status] | None:
@@ -755,19 +837,11 @@ class Memory:
         data = self._read_bytes(path)
         if file_signature(path) != cached[0]:  # changed since it was summarised
             return None
-        # Only the last entry (or, with none, the preamble) is decoded and checked: the
-        # bytes before it are the ones summarised, kept as they are.
-        start = _last_entry_start(data, summary)
-        try:
-            if start is None and summary.costs:  # not found from the end: scan the text
-                text = data.decode("utf-8")
-                start = len(text[:fmt.entry_offsets(text)[-1]].encode("utf-8"))
-            start = start or 0
-            tail = data[start:].decode("utf-8")
-        except UnicodeDecodeError:
-            return None  # the general path reports it
-        stored = self._append(name, tail, entry)
-        base = fmt.ensure_separated(tail)
+        appended = self._append_bytes(entry, data, summary.costs[-1][0] if summary.costs
+                                      else None)
+        if appended is None:
+            return None
+        start, tail, base, stored = appended
         costs = list(summary.costs)
         preamble = summary.preamble_tokens
         if base != tail and costs:  # the last entry gained its blank line
@@ -794,47 +868,111 @@ class Memory:
     # -- the put state: what a put needs of the whole memory, in one small file ----------
 
     def _put_quick(self, draft: Entry, *, new: bool) -> tuple[Entry, Status] | None:
-        """A put that appends without reading the other shards' summaries: the put state
-        (ids in use, supersedes targets, INDEX.md's rows, valid for the exact signatures
-        of every shard file) stands for them. None when it cannot (no valid state, the
-        new id is the target of a dangling supersedes, the fast append declines): the
-        caller then takes the general way. Holds the lock; ``draft`` has no id yet."""
+        """A put that appends without loading any shard's summary: the put state (ids in
+        use, supersedes targets, INDEX.md's rows and, per shard, what the fast append
+        reads of its summary, valid for the exact signatures of every shard file) stands
+        for them. The same checks and bytes as :meth:`_append_fast`; None when it cannot
+        (no valid state, the new id is the target of a dangling supersedes, the append is
+        not provably plain): the caller then takes the general way. Holds the lock;
+        ``draft`` has no id yet."""
         state = self._load_state()
         if state is None:
             return None
-        names, sigs, rows, ids, targets = state
-        at = names.index(draft.shard)
-        entry = replace(draft, id=fmt.new_id(draft.shard, draft.title, draft.text,
-                                             draft.date or "", _FramedIds(ids)))
+        names, sigs, rows, ids, targets, heads = state
+        name = draft.shard
+        at = names.index(name)
+        entry = replace(draft, id=fmt.new_id(name, draft.title, draft.text, draft.date or "",
+                                             _FramedIds(ids)))
         if entry.id in targets:  # it would hide itself or another entry: count anew
             return None
-        hit = self._stat(draft.shard)
-        try:
-            summary = Summary(*hit[1]) if hit is not None and hit[0] == sigs[at] else None
-        except TypeError:  # a summary from another version
-            summary = None
-        if summary is None:
+        description, tokens, hand, preamble, count, last, keys, sigs_of, unsigned = heads[at]
+        if hand:
             return None
+        from .dedup import main_text, signature
+
+        key = _digest(normalize(main_text(entry.text)))
+        sig = None
+        if not new:  # as _append_fast: said again or a near duplicate, maybe
+            if unsigned or _has_record(keys, key):
+                return None
+            sig = signature(entry.text)
+            if sig and _has_record(sigs_of, sig):
+                return None
+        path = self.shard_path(name)
+        data = self._read_bytes(path)
+        if file_signature(path) != sigs[at]:
+            return None
+        appended = self._append_bytes(entry, data, last[0] if last is not None else None)
+        if appended is None:
+            return None
+        start, tail, base, stored = appended
+        relast = None
+        if base != tail and last is not None:  # the last entry gained its blank line
+            relast = (_digest(base), estimate_tokens(base), *last[2:])
+            tokens += relast[1] - last[1]
+        elif base != tail:
+            tokens -= preamble
+            preamble = estimate_tokens(base)
+            tokens += preamble
+        cost = (_digest(stored.raw), estimate_tokens(stored.raw), key, sig)
+        tokens += cost[1]
         gone = rows[at][2]  # the new id is nobody's target: no count but this row changes
+        shown = [ShardStatus(n, *row) for n, row in zip(names, rows, strict=True)]
+        shown[at] = ShardStatus(name, description or DESCRIPTIONS.get(name, ""),
+                                count + 1 - gone, gone, tokens)
         c = self.config
+        status = Status(tuple(shown), sum(r.tokens for r in shown), c.token_budget,
+                        c.compact_threshold)
+        index = self.render_index(status)  # raises before anything is written
+        atomic_write(path, b"".join((memoryview(data)[:start], (base + stored.raw).encode())))
+        written = file_signature(path)
+        link = (stored.id, stored.date or "", stored.supersedes or "")
+        self._append_stat(name, sigs[at], written, (tokens, preamble, relast, link, cost))
+        head = (description, tokens, 0, preamble, count + 1, cost, keys + key,
+                sigs_of + (sig or b""), unsigned or sig is None)
+        self._write_state((*sigs[:at], written, *sigs[at + 1:]), status,
+                          f"{ids}{stored.id}\n", targets,
+                          (*heads[:at], head, *heads[at + 1:]))
+        self._store_index(index)
+        line = _count_lines(data, start) + fmt.count_lines(base) + 1
+        return replace(stored, line=line), status
 
-        def status_after(after: Summary) -> Status:
-            shown = [ShardStatus(n, *row) for n, row in zip(names, rows, strict=True)]
-            shown[at] = ShardStatus(draft.shard, after.description
-                                    or DESCRIPTIONS.get(draft.shard, ""),
-                                    len(after.links) - gone, gone, after.tokens)
-            return Status(tuple(shown), sum(r.tokens for r in shown), c.token_budget,
-                          c.compact_threshold)
+    def _append_stat(self, name: str, before: tuple[int, int, int],
+                     after: tuple[int, int, int], change: tuple[Any, ...]) -> None:
+        """Record in the stats of shard ``name`` (which had signature ``before``, now
+        ``after``) one appended entry: ``change`` is (tokens, preamble tokens, the new cost
+        of the previous last entry or None, link, cost). It goes to the stats tail, so the
+        stats file is not rewritten; the tail is merged into it past max(64, 1/8 of it)."""
+        import marshal
 
-        fast = self._append_fast(entry, summary, status_after, dedup=not new)
-        if fast is None:
-            return None
-        stored, status = fast
-        written = self._stats[draft.shard][0] if self._stats else None
-        if written is not None:
-            new_sigs = (*sigs[:at], written, *sigs[at + 1:])
-            self._write_state(new_sigs, status, f"{ids}{stored.id}\n", targets)
-        return stored, status
+        tokens, preamble, relast, link, cost = change
+        if self._stats is not None:
+            self._stats.pop(name, None)  # what is on disk now is what counts
+        head = _stats_head(read_cache(self._stat_path(name), self.agents_dir))
+        tail = self._stat_tail(name)
+        if head is not None and tail is not None and tail[1:4] == (head[1], head[2], before):
+            links, costs, base_relast = tail[7], tail[8], tail[6]
+        elif head is not None and head[1] == before:
+            links, costs, base_relast = (), (), None
+        else:  # no stats to extend: written whole from the summary, when it can be had
+            links = costs = None
+        if relast is not None and costs:
+            costs = (*costs[:-1], relast)
+        elif relast is not None and costs is not None:
+            base_relast = relast
+        if head is None or links is None or costs is None or \
+                len(links) >= max(_TAIL_MAX, head[2] // 8):
+            hit = self._stat(name)
+            if hit is None or hit[0] != before:
+                return  # stale: whoever needs the summary rebuilds it
+            fields = hit[1]
+            kept = fields[3] if relast is None else (*fields[3][:-1], relast)
+            self._keep_stat(name, after, Summary(fields[0], tokens, (*fields[2], link),
+                                                 (*kept, cost), fields[4], preamble))
+            return
+        write_cache(self._stat_path(name, tail=True), marshal.dumps((
+            _TAIL_VERSION, head[1], head[2], after, tokens, preamble, base_relast,
+            (*links, link), (*costs, cost))), self.agents_dir)
 
     def _state_keys(self) -> list[tuple[str, Path]]:
         """(stats key, path) of every shard file: the live ones, then the archived ones."""
@@ -842,10 +980,10 @@ class Memory:
                 *((f"archive/{name}", self.shard_path(name, archive=True))
                   for name in self.shards)]
 
-    def _load_state(self) -> tuple[tuple[str, ...], tuple[tuple[int, int, int], ...],
-                                   tuple[tuple[str, int, int, int], ...], str,
-                                   frozenset[str]] | None:
-        """The put state when every shard file still has the signature it records."""
+    def _load_state(self) -> tuple[Any, ...] | None:
+        """The put state (shard names, signatures, INDEX.md rows, ids, supersedes
+        targets, per live shard its head) when every shard file still has the signature
+        it records; see _write_state."""
         import marshal
 
         raw = read_cache(self.cache_dir / "put-state.marshal", self.agents_dir)
@@ -853,13 +991,12 @@ class Memory:
             got = marshal.loads(raw) if raw is not None else None
         except (EOFError, ValueError, TypeError):
             return None
-        if not (isinstance(got, tuple) and len(got) == 6 and got[0] == _STATE_VERSION
+        if not (isinstance(got, tuple) and len(got) == 7 and got[0] == _STATE_VERSION
                 and got[1] == self.shards):
             return None
-        _, names, sigs, rows, ids, targets = got
-        if sigs != tuple(file_signature(path) for _, path in self._state_keys()):
+        if got[2] != tuple(file_signature(path) for _, path in self._state_keys()):
             return None
-        return names, sigs, rows, ids, targets
+        return got[1:]
 
     def _save_state(self, status: Status) -> None:
         """Record the put state after a general put, from the summaries it holds (every
@@ -871,24 +1008,42 @@ class Memory:
         ids: list[str] = []
         targets: set[str] = set()
         sigs = []
+        heads = []
         for key, _ in keys:
             sig, fields = stats[key]
             sigs.append(sig)
-            for link in fields[2]:  # Summary.links
+            try:
+                summary = Summary(*fields)
+            except TypeError:
+                return
+            for link in summary.links:
                 ids.append(link[0])
                 if link[2]:
                     targets.add(link[2])
+            if "/" not in key:
+                costs = summary.costs
+                heads.append((summary.description, summary.tokens, summary.hand,
+                              summary.preamble_tokens, len(summary.links),
+                              costs[-1] if costs else None, b"".join(c[2] for c in costs),
+                              b"".join(c[3] for c in costs if c[3]),
+                              any(c[3] is None for c in costs)))
         self._write_state(tuple(sigs), status, "\n" + "".join(f"{i}\n" for i in ids),
-                          frozenset(targets))
+                          frozenset(targets), tuple(heads))
 
     def _write_state(self, sigs: tuple[tuple[int, int, int], ...], status: Status, ids: str,
-                     targets: frozenset[str]) -> None:
+                     targets: frozenset[str], heads: tuple[Any, ...]) -> None:
+        """The put state: per live shard, its INDEX.md row and its head (description,
+        tokens, hand-written entries, preamble tokens, entries, last entry's cost, the
+        digests of the normalised main texts and the said-again signatures end to end,
+        whether a signature is missing); every id (live and archived) on its own line;
+        every supersedes target. Valid for the exact signatures ``sigs`` of every shard
+        file (_state_keys)."""
         import marshal
 
         rows = tuple((r.description, r.entries, r.superseded, r.tokens) for r in status.shards)
         write_cache(self.cache_dir / "put-state.marshal",
-                    marshal.dumps((_STATE_VERSION, self.shards, sigs, rows, ids, targets)),
-                    self.agents_dir)
+                    marshal.dumps((_STATE_VERSION, self.shards, sigs, rows, ids, targets,
+                                   heads)), self.agents_dir)
 
     def compact(self, *, dry_run: bool = False) -> CompactionReport:
         """Fold the oldest entries when over budget (see :mod:`lean_memory.compaction`)."""

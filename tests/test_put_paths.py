@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from lean_memory import Memory
 from lean_memory import format as fmt
+from lean_memory import store
 from lean_memory.store import Summary
 
 from .conftest import run_cli, snapshot
@@ -52,6 +53,7 @@ def test_fast_and_general_paths_write_the_same(ops: list[tuple[str, str, str]]) 
         fast = run(fast_root, ops)
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(Memory, "_append_fast", lambda self, *a, **k: None)
+            mp.setattr(Memory, "_put_quick", lambda self, *a, **k: None)
             slow = run(slow_root, ops)
         assert fast == slow
         assert snapshot(fast_root / ".agents") == snapshot(slow_root / ".agents")
@@ -64,6 +66,59 @@ def test_fast_and_general_paths_write_the_same(ops: list[tuple[str, str, str]]) 
             assert (got.tokens, got.links, got.hand, got.preamble_tokens) == (
                 fresh.tokens, fresh.links, fresh.hand, fresh.preamble_tokens)
             assert [c[:3] for c in got.costs] == [c[:3] for c in fresh.costs]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(op, min_size=1, max_size=25), st.integers(1, 4))
+def test_the_put_state_and_stats_tails_match_a_fresh_summary(
+        ops: list[tuple[str, str, str]], tail_max: int) -> None:
+    """The quick put keeps no summary whole: the stats tails (merged every few entries
+    here) and the put state must say what summarising the shards afresh says."""
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(store, "_TAIL_MAX", tail_max)
+        root = Path(tmp)
+        run(root, ops)
+        mem = Memory(root)
+        state = mem._load_state()
+        cached = mem._summaries({})
+        archived = mem._summaries({}, archive=True)
+        for name in mem.shards:
+            fresh = Summary.of(mem.read_shard(name))
+            got = cached[name]
+            assert (got.tokens, got.links, got.hand, got.preamble_tokens) == (
+                fresh.tokens, fresh.links, fresh.hand, fresh.preamble_tokens)
+            assert [c[:3] for c in got.costs] == [c[:3] for c in fresh.costs]
+        if state is None:
+            return
+        again = Memory(root)
+        again._summaries({})
+        again._links(cached)
+        again._save_state(mem._status_of(cached, archived))
+        fresh_state = again._load_state()
+        assert fresh_state is not None
+        # ids: one per line, in the order they were added (membership is what counts)
+        assert sorted(fresh_state[3].split()) == sorted(state[3].split())
+        assert fresh_state[:3] + fresh_state[4:] == state[:3] + state[4:]
+        assert state[2] == tuple((r.description, r.entries, r.superseded, r.tokens)
+                                 for r in mem.status().shards)
+
+
+def test_the_quick_path_is_taken(mem: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    mem.put_entry("seed", "first fact about the build cache", date="2026-01-01")
+    mem.put_entry("seed", "second fact about docker ports", date="2026-01-02")
+
+    def no_summaries(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a summary was loaded")
+
+    monkeypatch.setattr(Memory, "_summaries", no_summaries)
+    monkeypatch.setattr(Memory, "_put_parsed", no_summaries)
+    monkeypatch.setattr(Memory, "_append_fast", no_summaries)
+    e = Memory(mem.root).put_entry("quirks", "third fact about flaky uploads", date="2026-01-03")
+    f = Memory(mem.root).put_entry("seed", "fourth fact about the cache", date="2026-01-03")
+    monkeypatch.undo()
+    assert [x.id for x in mem.entries("quirks")][-1] == e.id
+    assert (e.line, f.line) == (mem.entries("quirks")[-1].line, mem.entries("seed")[-1].line)
+    assert Memory(mem.root).status() == Memory(mem.root)._status({})
 
 
 def test_the_fast_path_is_taken(mem: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
