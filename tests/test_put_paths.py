@@ -98,7 +98,11 @@ def test_the_put_state_and_stats_tails_match_a_fresh_summary(
         assert fresh_state is not None
         # ids: one per line, in the order they were added (membership is what counts)
         assert sorted(fresh_state[3].split()) == sorted(state[3].split())
-        assert fresh_state[:3] + fresh_state[4:] == state[:3] + state[4:]
+        assert fresh_state[:3] + fresh_state[4:5] == state[:3] + state[4:5]
+        # heads: the same, but for the line ends a quick put counted (None when not yet)
+        assert [h[:-1] for h in fresh_state[5]] == [h[:-1] for h in state[5]]
+        for name, head in zip(mem.shards, state[5], strict=True):
+            assert head[-1] in (None, fmt.count_lines(mem.read_text(mem.shard_path(name))))
         assert state[2] == tuple((r.description, r.entries, r.superseded, r.tokens)
                                  for r in mem.status().shards)
 
