@@ -9,9 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lean_memory import Memory
+from lean_memory import Memory, store
 from lean_memory import format as fmt
-from lean_memory import store
 from lean_memory.store import Summary
 
 from .conftest import run_cli, snapshot
@@ -45,6 +44,18 @@ def run(root: Path, ops: list[tuple[str, str, str]]) -> list[tuple[str, str, str
     return out
 
 
+def assert_summaries_fresh(mem: Memory) -> dict[str, Summary]:
+    """The summaries the store has (cached, tails included) are those a fresh parse gives."""
+    cached = mem._summaries({})
+    for name in mem.shards:
+        fresh = Summary.of(mem.read_shard(name))
+        got = cached[name]
+        assert (got.tokens, got.links, got.hand, got.preamble_tokens) == (
+            fresh.tokens, fresh.links, fresh.hand, fresh.preamble_tokens)
+        assert [c[:3] for c in got.costs] == [c[:3] for c in fresh.costs]
+    return cached
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(op, min_size=1, max_size=25))
 def test_fast_and_general_paths_write_the_same(ops: list[tuple[str, str, str]]) -> None:
@@ -58,14 +69,7 @@ def test_fast_and_general_paths_write_the_same(ops: list[tuple[str, str, str]]) 
         assert fast == slow
         assert snapshot(fast_root / ".agents") == snapshot(slow_root / ".agents")
         # the summaries the fast path recorded are those a fresh parse gives
-        mem = Memory(fast_root)
-        cached = mem._summaries({})
-        for name in mem.shards:
-            fresh = Summary.of(mem.read_shard(name))
-            got = cached[name]
-            assert (got.tokens, got.links, got.hand, got.preamble_tokens) == (
-                fresh.tokens, fresh.links, fresh.hand, fresh.preamble_tokens)
-            assert [c[:3] for c in got.costs] == [c[:3] for c in fresh.costs]
+        assert_summaries_fresh(Memory(fast_root))
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -80,14 +84,8 @@ def test_the_put_state_and_stats_tails_match_a_fresh_summary(
         run(root, ops)
         mem = Memory(root)
         state = mem._load_state()
-        cached = mem._summaries({})
+        cached = assert_summaries_fresh(mem)
         archived = mem._summaries({}, archive=True)
-        for name in mem.shards:
-            fresh = Summary.of(mem.read_shard(name))
-            got = cached[name]
-            assert (got.tokens, got.links, got.hand, got.preamble_tokens) == (
-                fresh.tokens, fresh.links, fresh.hand, fresh.preamble_tokens)
-            assert [c[:3] for c in got.costs] == [c[:3] for c in fresh.costs]
         if state is None:
             return
         again = Memory(root)
@@ -107,35 +105,27 @@ def test_the_put_state_and_stats_tails_match_a_fresh_summary(
                                  for r in mem.status().shards)
 
 
-def test_the_quick_path_is_taken(mem: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("quick", [True, False])
+def test_the_fast_paths_are_taken(mem: Memory, monkeypatch: pytest.MonkeyPatch,
+                                  quick: bool) -> None:
     mem.put_entry("seed", "first fact about the build cache", date="2026-01-01")
     mem.put_entry("seed", "second fact about docker ports", date="2026-01-02")
 
-    def no_summaries(*args: object, **kwargs: object) -> None:
-        raise AssertionError("a summary was loaded")
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a shard was parsed or a summary loaded")
 
-    monkeypatch.setattr(Memory, "_summaries", no_summaries)
-    monkeypatch.setattr(Memory, "_put_parsed", no_summaries)
-    monkeypatch.setattr(Memory, "_append_fast", no_summaries)
+    monkeypatch.setattr(Memory, "_put_parsed", refused)
+    if quick:  # no summary at all: the put state stands for them
+        monkeypatch.setattr(Memory, "_summaries", refused)
+        monkeypatch.setattr(Memory, "_append_fast", refused)
+    else:
+        monkeypatch.setattr(Memory, "_put_quick", lambda self, *a, **k: None)
     e = Memory(mem.root).put_entry("quirks", "third fact about flaky uploads", date="2026-01-03")
     f = Memory(mem.root).put_entry("seed", "fourth fact about the cache", date="2026-01-03")
     monkeypatch.undo()
     assert [x.id for x in mem.entries("quirks")][-1] == e.id
     assert (e.line, f.line) == (mem.entries("quirks")[-1].line, mem.entries("seed")[-1].line)
     assert Memory(mem.root).status() == Memory(mem.root)._status({})
-
-
-def test_the_fast_path_is_taken(mem: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
-    mem.put_entry("seed", "first fact about the build cache", date="2026-01-01")
-    mem.put_entry("seed", "second fact about docker ports", date="2026-01-02")
-
-    def no_parse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the shard was parsed")
-
-    monkeypatch.setattr(Memory, "_put_parsed", no_parse)
-    e = Memory(mem.root).put_entry("seed", "third fact about flaky uploads", date="2026-01-03")
-    assert [x.id for x in mem.entries("seed")][-1] == e.id
-    assert e.line == mem.entries("seed")[-1].line
 
 
 # -- all or nothing, safe to repeat (ADR 0015) --------------------------------------------------
