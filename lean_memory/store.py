@@ -506,7 +506,8 @@ class Memory:
 
     def status(self) -> Status:
         self._require_init()
-        return self._status({})
+        state = self._load_state()  # the rows of the last put, while no file changed since
+        return self._status({}) if state is None else self._state_status(state[0], state[2])
 
     def _status(self, fresh: dict[str, fmt.Shard], *, signatures: bool = False) -> Status:
         """Status from the shards, reusing ``fresh`` shards already in hand."""
@@ -923,12 +924,8 @@ class Memory:
         cost = (_digest(stored.raw), estimate_tokens(stored.raw), key, sig)
         tokens += cost[1]
         gone = rows[at][2]  # the new id is nobody's target: no count but this row changes
-        shown = [ShardStatus(n, *row) for n, row in zip(names, rows, strict=True)]
-        shown[at] = ShardStatus(name, description or DESCRIPTIONS.get(name, ""),
-                                count + 1 - gone, gone, tokens)
-        c = self.config
-        status = Status(tuple(shown), sum(r.tokens for r in shown), c.token_budget,
-                        c.compact_threshold)
+        row = (description or DESCRIPTIONS.get(name, ""), count + 1 - gone, gone, tokens)
+        status = self._state_status(names, (*rows[:at], row, *rows[at + 1:]))
         index = self.render_index(status)  # raises before anything is written
         atomic_write(path, b"".join((memoryview(data)[:start], (base + stored.raw).encode())))
         written = file_signature(path)
@@ -981,6 +978,13 @@ class Memory:
         write_cache(self._stat_path(name, tail=True), marshal.dumps((
             _TAIL_VERSION, head[1], head[2], after, tokens, preamble, base_relast,
             (*links, link), (*costs, cost))), self.agents_dir)
+
+    def _state_status(self, names: Sequence[str],
+                      rows: Sequence[tuple[str, int, int, int]]) -> Status:
+        """The status of the put state's INDEX.md rows."""
+        shown = tuple(ShardStatus(n, *row) for n, row in zip(names, rows, strict=True))
+        c = self.config
+        return Status(shown, sum(r.tokens for r in shown), c.token_budget, c.compact_threshold)
 
     def _state_keys(self) -> list[tuple[str, Path]]:
         """(stats key, path) of every shard file: the live ones, then the archived ones."""

@@ -102,7 +102,8 @@ def test_the_put_state_and_stats_tails_match_a_fresh_summary(
         for name, head in zip(mem.shards, state[5], strict=True):
             assert head[-1] in (None, fmt.count_lines(mem.read_text(mem.shard_path(name))))
         assert state[2] == tuple((r.description, r.entries, r.superseded, r.tokens)
-                                 for r in mem.status().shards)
+                                 for r in mem._status({}).shards)
+        assert mem.status() == mem._status({})  # status reads the rows of the put state
 
 
 @pytest.mark.parametrize("quick", [True, False])
