@@ -507,7 +507,13 @@ class Memory:
     def status(self) -> Status:
         self._require_init()
         state = self._load_state()  # the rows of the last put, while no file changed since
-        return self._status({}) if state is None else self._state_status(state[0], state[2])
+        if state is not None:
+            return self._state_status(state[0], state[2])
+        status = self._status({})
+        # kept like the stats (without the lock, as readers do): signatures taken before
+        # each file was read, so a change meanwhile voids it
+        self._save_state(status)
+        return status
 
     def _status(self, fresh: dict[str, fmt.Shard], *, signatures: bool = False) -> Status:
         """Status from the shards, reusing ``fresh`` shards already in hand."""
