@@ -20,6 +20,7 @@ from .fsutil import (
     atomic_write,
     ensure_dir,
     file_lock,
+    open_bounded,
     read_bounded,
     read_cache,
     sweep,
@@ -894,16 +895,14 @@ class Memory:
         state = self._load_state()
         if state is None:
             return None
-        names, sigs, rows, ids, targets, heads = state
+        names, ids, targets, heads = state[0], state[3], state[4], state[5]
         name = draft.shard
-        at = names.index(name)
         entry = replace(draft, id=fmt.new_id(name, draft.title, draft.text, draft.date or "",
                                              _FramedIds(ids)))
         if entry.id in targets:  # it would hide itself or another entry: count anew
             return None
-        (description, tokens, hand, preamble, count, last, keys, sigs_of, unsigned,
-         lines) = heads[at]
-        if hand:
+        hand, keys, sigs_of, unsigned = (heads[names.index(name)][i] for i in (2, 6, 7, 8))
+        if hand or os.name == "nt":  # Windows cannot replace the file held open below
             return None
         from .dedup import main_text, signature
 
@@ -916,8 +915,35 @@ class Memory:
             if sig and _has_record(sigs_of, sig):
                 return None
         path = self.shard_path(name)
-        data = self._read_bytes(path)
-        if file_signature(path) != sigs[at]:
+        try:
+            source = open_bounded(path, MAX_FILE_BYTES, self.agents_dir)
+        except OSError:
+            return None  # the general path reports it
+        with source:
+            return self._append_quick(source.fileno(), entry, state, (key, sig))
+
+    def _append_quick(self, fd: int, entry: Entry, state: tuple[Any, ...],
+                      keyed: tuple[bytes, bytes | None]) -> tuple[Entry, Status] | None:
+        """The write of :meth:`_put_quick`, from the shard file open as ``fd``: only its
+        last entry is read (the line ends above it are the state's), the bytes before it
+        are copied to the new file by the kernel."""
+        names, sigs, rows, ids, targets, heads = state
+        name = entry.shard
+        path = self.shard_path(name)
+        at = names.index(name)
+        (description, tokens, _, preamble, count, last, keys, sigs_of, unsigned,
+         lines) = heads[at]
+        key, sig = keyed
+        st = os.fstat(fd)
+        if (st.st_size, st.st_mtime_ns, st.st_ino) != sigs[at]:
+            return None
+        size = st.st_size
+        offset = max(0, size - (1 << 16)) if lines is not None and last is not None else 0
+        data = os.pread(fd, size - offset, offset)
+        if offset and not _last_entry_start(data, last[0]):  # not within the last 64 KiB
+            offset = 0
+            data = os.pread(fd, size, 0)
+        if len(data) != size - offset:
             return None
         appended = self._append_bytes(entry, data, last[0] if last is not None else None)
         if appended is None:
@@ -937,12 +963,13 @@ class Memory:
         row = (description or DESCRIPTIONS.get(name, ""), count + 1 - gone, gone, tokens)
         status = self._state_status(names, (*rows[:at], row, *rows[at + 1:]))
         index = self.render_index(status)  # raises before anything is written
-        atomic_write(path, b"".join((memoryview(data)[:start], (base + stored.raw).encode())))
+        atomic_write(path, (base + stored.raw).encode(), head=(fd, offset + start))
         written = file_signature(path)
         link = (stored.id, stored.date or "", stored.supersedes or "")
         self._append_stat(name, sigs[at], written, (tokens, preamble, relast, link, cost))
         # line ends before the last entry: counted once, then kept (8 MB take ~5 ms)
         above = _count_lines(data, start) if lines is None else lines - fmt.count_lines(tail)
+        # (with lines unknown, offset is 0: data is the whole file)
         head = (description, tokens, 0, preamble, count + 1, cost, keys + key,
                 sigs_of + (sig or b""), unsigned or sig is None,
                 above + fmt.count_lines(base) + fmt.count_lines(stored.raw))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -104,6 +105,41 @@ def test_the_put_state_and_stats_tails_match_a_fresh_summary(
         assert state[2] == tuple((r.description, r.entries, r.superseded, r.tokens)
                                  for r in mem._status({}).shards)
         assert mem.status() == mem._status({})  # status reads the rows of the put state
+
+
+def test_a_large_shard_is_appended_to_from_its_end(tmp_path: Path) -> None:
+    """Over 64 KiB, a quick put reads only the shard's end and has the kernel copy the
+    rest: the same bytes and line numbers as the general path."""
+    big = "".join(f"## Fact {i}\nthe build cache note {i} " + "word " * 80 + "\n\n"
+                  for i in range(200))
+    results = []
+    for quick in (True, False):
+        root = tmp_path / str(quick)
+        mem = Memory(root)
+        mem.init()
+        path = mem.shard_path("seed")
+        path.write_text(path.read_text() + big)
+        taken: list[object] = []
+        with pytest.MonkeyPatch.context() as mp:
+            if quick:
+                real = Memory._append_quick
+
+                def spy(self: Memory, *args: object, log: list[object] = taken,
+                        real: Any = real) -> object:
+                    log.append(real(self, *args))
+                    return log[-1]
+
+                mp.setattr(Memory, "_append_quick", spy)
+            else:
+                mp.setattr(Memory, "_put_quick", lambda self, *a, **k: None)
+                mp.setattr(Memory, "_append_fast", lambda self, *a, **k: None)
+            got = [Memory(root).put_entry("seed", f"new fact {i} about docker port {i}",
+                                          date="2026-01-02") for i in range(4)]
+        assert not quick or (len(taken) == 3 and None not in taken)
+        results.append(([(e.id, e.line) for e in got], snapshot(root / ".agents")))
+    assert results[0] == results[1]
+    assert [e.line for e in Memory(tmp_path / "True").entries("seed")][-4:] == \
+        [line for _, line in results[0][0]]
 
 
 def test_stats_of_version_4_are_still_read(mem: Memory) -> None:
