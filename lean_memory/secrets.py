@@ -399,9 +399,14 @@ def _rejected_common(value: str) -> bool:
     )
 
 
+def _shortest_value(kind: str) -> int:
+    """The shortest value of ``kind`` that may be a secret."""
+    return {"password": 6, "secret": 8}.get(kind, 12)
+
+
 def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
     """Judge a value assigned to a secret-looking name."""
-    min_len = {"password": 6, "secret": 8}.get(kind, 12)
+    min_len = _shortest_value(kind)
     # Quoted, a value may be long (Entra refresh tokens run past 1,000 characters).
     if len(value) < min_len or len(value) > (4000 if quoted else 300):
         return False
@@ -944,7 +949,8 @@ class _Compiled:
             for r in RULES
         ]
         self.generic = [
-            (_literal_prefix(kw), rid, _Lazy(_generic_pattern(kw)))
+            (_literal_prefix(kw), rid, _Lazy(_generic_pattern(kw)),
+             _shortest_value(_kind_of(rid)))
             for kw, rid in GENERIC_KEYWORDS.items()
         ]
 
@@ -1069,10 +1075,15 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
     if "Secret" in text and _rx().k8s_kind_hint_re.search(text):
         for rule_id, start, end, value, preview in _scan_k8s(text):
             yield rule_id, start, end, value, preview, start
-    for kw, rule_id, regex in comp.generic:
+    for kw, rule_id, regex, shortest in comp.generic:
         if kw not in lower:
             continue
         for m in regex.finditer(lower):
+            # Shorter than its kind allows, the value is never a secret (the first test of
+            # _looks_secret, on a part of it): prose such as "the token is short" stops here,
+            # not after the dearer tests of _judge_generic.
+            if m.end("v") - m.start("v") < shortest:
+                continue
             if claims.overlaps(*m.span("v")):
                 continue
             judged = _judge_generic(kw, rule_id, _Shifted(m, text), text)
