@@ -236,7 +236,9 @@ class _Regexes:
         specs["host_re"] = r"[A-Za-z0-9*][\w.\-]{0,100}"
         specs["printf_re"] = r"%[-+ #0-9.]{0,4}[sdifrxXeEgGcoua]"
         specs["escapes_re"] = r"(?:\\{1,2}(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[0-7]{3}))+"
-        specs["run_re"] = r"[A-Za-z0-9_\-.+/=~%:$]{16,}"
+        # Only where a run starts: the same matches, without trying 16 characters at
+        # every position inside each shorter word.
+        specs["run_re"] = r"(?<![A-Za-z0-9_\-.+/=~%:$])[A-Za-z0-9_\-.+/=~%:$]{16,}"
         specs["k8s_kind_hint_re"] = r"kind[\"']?\s{0,3}:\s{0,3}[\"']?Secret\b"
         specs["k8s_block_re"] = r"^(\s*)(data|stringData)\s*:\s*$"
         specs["k8s_item_re"] = (
@@ -1079,10 +1081,7 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
         if kw not in lower:
             continue
         for m in regex.finditer(lower):
-            # Shorter than its kind allows, the value is never a secret (the first test of
-            # _looks_secret, on a part of it): prose such as "the token is short" stops here,
-            # not after the dearer tests of _judge_generic.
-            if m.end("v") - m.start("v") < shortest:
+            if _hopeless(m, text, shortest):
                 continue
             if claims.overlaps(*m.span("v")):
                 continue
@@ -1090,6 +1089,31 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
             if judged is not None:
                 key, value, start, end = judged
                 yield rule_id, start, end, value, _preview(key + "="), start
+
+
+def _hopeless(m: re.Match[str], text: str, shortest: int) -> bool:
+    """A generic match that ``_judge_generic`` is sure to reject, told by cheap tests:
+    prose such as "the token budget" or "token src/a.py" is most of what matches, and
+    judging it costs tens of times more. Each test is a necessary condition of a finding
+    there, checked on what contains the judged text (the value lies within group ``v``,
+    the key starts at most 60 characters before the keyword)."""
+    vstart, vend = m.span("v")
+    if vend - vstart < shortest:
+        return True  # _looks_secret's first test: no value of its kind is that short
+    s, e = m.span("sep")
+    if text[s:e].strip():
+        return False  # `=`, `:`, `is`, …: judged in full
+    # A bare space: a finding needs a key starting with "-" (a flag), a value of mixed
+    # case with a digit (_strong), or a .netrc field before the key (_netrc_field).
+    kstart = m.start("kw")
+    if "-" in text[max(0, kstart - 60):kstart]:
+        return False
+    raw = text[vstart:vend]
+    if (any(c.isupper() for c in raw) and any(c.islower() for c in raw)
+            and any(c.isdigit() for c in raw)):
+        return False
+    before = text[max(0, kstart - 260):kstart]
+    return "machine" not in before and "login" not in before and "account" not in before
 
 
 class _Runs:
