@@ -236,9 +236,7 @@ class _Regexes:
         specs["host_re"] = r"[A-Za-z0-9*][\w.\-]{0,100}"
         specs["printf_re"] = r"%[-+ #0-9.]{0,4}[sdifrxXeEgGcoua]"
         specs["escapes_re"] = r"(?:\\{1,2}(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[0-7]{3}))+"
-        # Only where a run starts: the same matches, without trying 16 characters at
-        # every position inside each shorter word.
-        specs["run_re"] = r"(?<![A-Za-z0-9_\-.+/=~%:$])[A-Za-z0-9_\-.+/=~%:$]{16,}"
+        specs["run_re"] = r"[A-Za-z0-9_\-.+/=~%:$]{16,}"
         specs["k8s_kind_hint_re"] = r"kind[\"']?\s{0,3}:\s{0,3}[\"']?Secret\b"
         specs["k8s_block_re"] = r"^(\s*)(data|stringData)\s*:\s*$"
         specs["k8s_item_re"] = (
