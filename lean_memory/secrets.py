@@ -1114,11 +1114,35 @@ def _hopeless(m: re.Match[str], text: str, shortest: int) -> bool:
     return "machine" not in before and "login" not in before and "account" not in before
 
 
+_RUN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=~%:$"
+# ASCII bytes to b"a" (a character of run_re's class) or b" " (any other).
+_RUN_TABLE = bytes(0x61 if c in _RUN_CHARS else 0x20 for c in range(256))
+_RUN_SEED = b"a" * 16
+
+
+def _run_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of ``run_re`` in ``text``. ASCII text (nearly all of it) is mapped to
+    two bytes and searched with ``bytes.find``, several times faster than the regex."""
+    if not text.isascii():
+        return [m.span() for m in _rx().run_re.finditer(text)]
+    marks = text.encode("ascii").translate(_RUN_TABLE)
+    spans: list[tuple[int, int]] = []
+    start = marks.find(_RUN_SEED)
+    while start >= 0:
+        # The first 16 marks in a row after the last run start a run (a shorter run
+        # before them would end on a non-mark); the run goes on to the next non-mark.
+        end = marks.find(b" ", start + 16)
+        end = len(marks) if end < 0 else end
+        spans.append((start, end))
+        start = marks.find(_RUN_SEED, end)
+    return spans
+
+
 class _Runs:
     """The maximal runs of token characters (16+ long) of a text, joined by newlines."""
 
     def __init__(self, text: str) -> None:
-        spans = [m.span() for m in _rx().run_re.finditer(text)]
+        spans = _run_spans(text)
         self.joined = "\n".join(text[a:b] for a, b in spans)
         self.lower = self.joined.lower()
         self._starts: list[int] = []  # where each run starts in `joined`

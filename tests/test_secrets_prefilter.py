@@ -1,6 +1,6 @@
 """The scanner's shortcuts find exactly what the full scan finds (ADR 0016, round 2: cold build).
 
-``_hopeless`` skips generic matches that ``_judge_generic`` would reject; checked against the
+``_hopeless`` skips generic matches that ``_judge_generic`` would reject, checked against the
 full judgement on generated text made of what the generic rules look at, on every combination
 of a few prose, key, separator and value shapes, and on gitleaks' cases when the shared data
 is there.
@@ -79,6 +79,13 @@ def test_hopeless_matches_are_rejected_by_the_judge(text: str) -> None:
 @given(st.one_of(texts, noisy))
 def test_scan_is_the_same_without_the_shortcut(text: str) -> None:
     assert _findings(text) == _without_shortcuts(text)
+
+
+@given(st.text(alphabet=st.sampled_from("aZ09_-.+/=~%:$ \n\t!#é"), max_size=300))
+def test_runs_are_those_of_the_regex(text: str) -> None:
+    """The runs of token characters found by bytes.find are the regex's."""
+    expected = [m.span() for m in secrets._rx().run_re.finditer(text)]
+    assert secrets._run_spans(text) == expected
 
 
 def test_the_shortcut_skips_prose() -> None:
