@@ -1079,9 +1079,11 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
         if kw not in lower:
             continue
         for m in regex.finditer(lower):
-            if _hopeless(m, text, shortest):
+            vstart, vend = m.span("v")
+            # Most matches are prose with a short word after the keyword: told at once.
+            if vend - vstart < shortest or _hopeless(m, text, vstart, vend):
                 continue
-            if claims.overlaps(*m.span("v")):
+            if claims.overlaps(vstart, vend):
                 continue
             judged = _judge_generic(kw, rule_id, _Shifted(m, text), text)
             if judged is not None:
@@ -1089,15 +1091,13 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
                 yield rule_id, start, end, value, _preview(key + "="), start
 
 
-def _hopeless(m: re.Match[str], text: str, shortest: int) -> bool:
-    """A generic match that ``_judge_generic`` is sure to reject, told by cheap tests:
-    prose such as "the token budget" or "token src/a.py" is most of what matches, and
-    judging it costs tens of times more. Each test is a necessary condition of a finding
-    there, checked on what contains the judged text (the value lies within group ``v``,
+def _hopeless(m: re.Match[str], text: str, vstart: int, vend: int) -> bool:
+    """A generic match, its value long enough for its kind (``_looks_secret``'s first
+    test, on a part of group ``v`` at ``vstart:vend``), that ``_judge_generic`` is sure to
+    reject, told by cheap tests: prose such as "token src/a.py" is most of what matches,
+    and judging it costs tens of times more. Each test is a necessary condition of a
+    finding, checked on what contains the judged text (the value lies within group ``v``,
     the key starts at most 60 characters before the keyword)."""
-    vstart, vend = m.span("v")
-    if vend - vstart < shortest:
-        return True  # _looks_secret's first test: no value of its kind is that short
     s, e = m.span("sep")
     if text[s:e].strip():
         return False  # `=`, `:`, `is`, …: judged in full
