@@ -12,6 +12,8 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -50,11 +52,18 @@ def _findings(text: str) -> list[Finding]:
     return scan_text(text)
 
 
-def _without_shortcuts(text: str) -> list[Finding]:
+@contextmanager
+def _no_shortcuts() -> Iterator[None]:
+    """Every generic match judged in full, as before the shortcuts."""
     with pytest.MonkeyPatch.context() as m:
         m.setattr(secrets, "_hopeless", lambda *_: False)
         comp = secrets._compiled()
         m.setattr(comp, "generic", [(kw, rid, rx, 0) for kw, rid, rx, _ in comp.generic])
+        yield
+
+
+def _without_shortcuts(text: str) -> list[Finding]:
+    with _no_shortcuts():
         return scan_text(text)
 
 
@@ -137,3 +146,15 @@ def test_every_assignment_shape_is_judged_the_same() -> None:
                     assert secrets._judge_generic(kw, rule_id, secrets._Shifted(m, text),
                                                   text) is None, (rule_id, key, sep)
     assert skipped > 1000
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(texts.map(lambda t: f"## Note\n\n{t}\n\n"), min_size=1, max_size=8))
+def test_the_same_entries_are_withheld(entries: list[str]) -> None:
+    """What an index build withholds (a batch of entries scanned as one text) is the same
+    with and without the shortcut."""
+    from lean_memory.withhold import _batch_findings
+
+    with_shortcut = _batch_findings(entries, None)
+    with _no_shortcuts():
+        assert _batch_findings(entries, None) == with_shortcut
