@@ -210,6 +210,8 @@ class _Regexes:
             r"|_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
         )
         specs["path_re"] = r"[~.]{0,2}/[\w.\-/@+]*"
+        # src/auth/login.py: folders, then a file name with an extension (no key has one)
+        specs["relpath_re"] = r"(?:[\w\-]+/)+[\w\-.]*\.[A-Za-z][A-Za-z0-9]{0,5}"
         # Dotted, namespaced or `::` paths whose every part is a name: code, not a literal.
         specs["path_ident_re"] = r"[A-Za-z_][\w\-]*(?:(?:\.|->|::|:)[A-Za-z_][\w\-]*)+"
         # Words glued in PascalCase or camelCase ("AWSAccessKeyId", "IAmSensitive").
@@ -471,9 +473,11 @@ def _is_path(value: str) -> bool:
     """A file path or file URL (random base64 may start with a slash too)."""
     if value.lower().startswith("file:"):
         return True
-    if not value.startswith(("/", "./", "../", "~/")):
-        return False
-    return _rx().path_re.fullmatch(value) is not None and (len(value) < 20 or _entropy(value) < 4.5)
+    if value.startswith(("/", "./", "../", "~/")):
+        shaped = _rx().path_re.fullmatch(value)
+    else:
+        shaped = _rx().relpath_re.fullmatch(value)
+    return shaped is not None and (len(value) < 20 or _entropy(value) < 4.5)
 
 
 def _vendor_ok(value: str, prefix: str) -> bool:
