@@ -238,3 +238,24 @@ def test_a_correction_retried_after_a_crash_at_any_write_is_stored_once(tmp_path
             fixes = [e for e in Memory(trial).entries("corrections") if e.supersedes]
             assert len(fixes) == 1, f"crash point {limit}"
         assert limit >= 4
+
+
+@pytest.mark.parametrize("kernel", [True, False])
+def test_atomic_write_copies_a_head_of_another_file(tmp_path: Path, kernel: bool,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from lean_memory.fsutil import atomic_write
+
+    if not kernel:  # platforms without copy_file_range read and write
+        monkeypatch.delattr(os, "copy_file_range", raising=False)
+    src = tmp_path / "src"
+    src.write_bytes(bytes(range(256)) * 5000)
+    dst = tmp_path / "dst"
+    dst.write_bytes(b"old")
+    with src.open("rb") as fh:
+        atomic_write(dst, b"tail", head=(fh.fileno(), 1_000_003))
+        assert dst.read_bytes() == src.read_bytes()[:1_000_003] + b"tail"
+        with pytest.raises(OSError):  # the source is shorter: nothing is replaced
+            atomic_write(dst, b"x", head=(fh.fileno(), 2_000_000))
+    assert dst.read_bytes() == src.read_bytes()[:1_000_003] + b"tail"
