@@ -246,20 +246,39 @@ def shown_file(mem: Memory, path: Path, name: str,
             v.save()
     if not bad:
         return text, []
-    shard = fmt.parse(text, name)
-    preamble = shard.preamble
+    # Only the entries' bounds are needed, and the ids of the withheld ones: a large shard
+    # is not parsed whole unless a withheld entry has no id of its own (a derived id
+    # depends on the other entries).
+    heads = fmt.entry_offsets(text)
+    raws = [text[start:end] for start, end in zip(heads, [*heads[1:], len(text)], strict=True)]
+    withheld = {i: fmt.parse(raw, name).entries[0] for i, raw in enumerate(raws)
+                if content_key(raw) in bad}
+    if not all(_own_id(e) for e in withheld.values()):
+        entries = fmt.parse(text, name).entries
+        withheld = {i: entries[i] for i in withheld}
+    preamble = text[:heads[0]] if heads else text
     if content_key(preamble) in bad:
         preamble = "> [withheld] this shard's preamble holds a credential and is not shown\n\n"
     parts = [preamble]
     ids: list[str] = []
-    for e in shard.entries:
-        if content_key(e.raw) in bad:
+    for i, raw in enumerate(raws):
+        e = withheld.get(i)
+        if e is not None:
             ids.append(e.id)
-            tail = e.raw[len(e.raw.rstrip("\r\n")):]
+            tail = raw[len(raw.rstrip("\r\n")):]
             parts.append(notice(e.id) + ("\n" if tail.count("\n") > 1 else ""))
         else:
-            parts.append(e.raw)
+            parts.append(raw)
     return "".join(parts), ids
+
+
+def _own_id(e: fmt.Entry) -> bool:
+    """Whether the entry's id is written in its metadata (not derived from its text)."""
+    if not e.has_meta:
+        return False
+    start = fmt.line_end(e.raw)
+    pairs = fmt.parse_meta(e.raw[start:fmt.line_end(e.raw, start)]) or []
+    return bool(next((v for k, v in pairs if k == "id"), ""))
 
 
 def shown_index(mem: Memory, verdicts: Verdicts | None = None) -> str:
