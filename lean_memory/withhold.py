@@ -287,12 +287,9 @@ def _withheld_spans(mem: Memory, file_key: bytes | None, text: str, name: str,
             and _spans_fit(hit[1], text, bad)):
         return list(hit[1])
     heads = fmt.entry_offsets(text)
-    bounds = list(zip(heads, [*heads[1:], len(text)], strict=True))
-    if heads and heads[0] > 0:
-        bounds.insert(0, (0, heads[0]))
-    elif not heads:
-        bounds = [(0, len(text))]
-    spans = [(start, end) for start, end in bounds if content_key(text[start:end]) in bad]
+    starts = heads if heads and heads[0] == 0 else [0, *heads]  # the preamble, if any
+    spans = [(start, end) for start, end in zip(starts, [*starts[1:], len(text)], strict=True)
+             if content_key(text[start:end]) in bad]
     entries = {start: fmt.parse(text[start:end], name).entries[0] for start, end in spans
                if text.startswith(fmt.HEADING, start)}
     if not all(_own_id(e) for e in entries.values()):
