@@ -13,7 +13,9 @@ from __future__ import annotations
 import itertools
 import random
 import string
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -33,6 +35,7 @@ SLACK = "xo" + "xb-" + "2817364519-4829174635-" + _token("", 24, 3)
 SECRETS = (GITHUB, SLACK)
 WORDS = ["deploy", "cache", "windows", "socket", "schema", "token", "queue", "parser"]
 _COUNTER = itertools.count()
+T = TypeVar("T")
 SETTINGS = settings(max_examples=20, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
                                            HealthCheck.too_slow])
@@ -79,7 +82,7 @@ def _apply(mem: lean_memory.Memory, op: tuple[str, int, bool, int]) -> None:
                       f"{'and say why in the log ' * (n % 9)}.")
     elif kind == "correct" and rules:
         target = rules[n % len(rules)]
-        mem.put_entry("corrections", f"Correction {n}: {word} is no longer needed.",
+        mem.put_entry("corrections", f"Correction {n}: that rule is no longer needed.",
                       supersedes=target.id, date="2026-12-01" if flag else "2020-01-01")
     elif kind == "leak":
         shard = "conventions" if flag else "failures"
@@ -99,8 +102,17 @@ def _apply(mem: lean_memory.Memory, op: tuple[str, int, bool, int]) -> None:
                         encoding="utf-8")
 
 
-def _fresh(mem: lean_memory.Memory, name: str) -> None:
-    (mem.cache_dir / name).unlink(missing_ok=True)
+def _fresh(mem: lean_memory.Memory, name: str, call: Callable[[], T]) -> T:
+    """``call()`` with the cache file ``name`` out of the way; the file is put back after,
+    so that the next step finds it as it was (stale, if the step changed something)."""
+    path = mem.cache_dir / name
+    kept = path.read_bytes() if path.exists() else None
+    path.unlink(missing_ok=True)
+    try:
+        return call()
+    finally:
+        if kept is not None:
+            path.write_bytes(kept)
 
 
 @SETTINGS
@@ -109,14 +121,14 @@ def test_digest_rules_cache_matches_a_fresh_digest(tmp_path: Path, ops: list[tup
                                                    bool, int]], budget: int, word: str) -> None:
     mem = _memory(tmp_path)
     mem.put_entry("conventions", "Always run ruff before a commit.")
-    for op in ops:
+    prompts = (f"why does {word} fail", "")
+    for op in [("fact", 0, False, 0), *ops]:
         _apply(mem, op)
-        for prompt in (f"why does {word} fail", ""):
-            lean_memory.Memory(mem.root).digest(prompt, budget_tokens=budget)  # fills the cache
+        for prompt in prompts:  # whatever the cache holds from the steps before
             cached = lean_memory.Memory(mem.root).digest(prompt, budget_tokens=budget)
             assert (mem.cache_dir / "digest-rules.marshal").exists()
-            _fresh(mem, "digest-rules.marshal")
-            fresh = lean_memory.Memory(mem.root).digest(prompt, budget_tokens=budget)
+            fresh = _fresh(mem, "digest-rules.marshal", lambda p=prompt: lean_memory.Memory(
+                mem.root).digest(p, budget_tokens=budget))
             assert cached == fresh
             _absent("the digest", cached)
 
@@ -134,8 +146,8 @@ def test_a_credential_typed_into_a_cached_rule_is_withheld(tmp_path: Path) -> No
     _absent("the digest", after)
     assert "1 entry withheld" in after and "Post every deploy" not in after
     assert "Always run ruff" in after
-    _fresh(mem, "digest-rules.marshal")
-    assert lean_memory.Memory(mem.root).digest("deploy") == after
+    assert _fresh(mem, "digest-rules.marshal",
+                  lambda: lean_memory.Memory(mem.root).digest("deploy")) == after
 
 
 def test_a_damaged_rules_cache_is_ignored(tmp_path: Path) -> None:
@@ -152,13 +164,11 @@ def test_a_damaged_rules_cache_is_ignored(tmp_path: Path) -> None:
 def test_status_cache_matches_a_fresh_status(tmp_path: Path,
                                             ops: list[tuple[str, int, bool, int]]) -> None:
     mem = _memory(tmp_path)
-    for op in ops:
+    for op in [("fact", 0, False, 0), *ops]:
         _apply(mem, op)
-        lean_memory.Memory(mem.root).status()
-        cached = lean_memory.Memory(mem.root).status()
+        cached = lean_memory.Memory(mem.root).status()  # the rows of the step before, if valid
         assert (mem.cache_dir / "status.marshal").exists()
-        _fresh(mem, "status.marshal")
-        assert cached == lean_memory.Memory(mem.root).status()
+        assert cached == _fresh(mem, "status.marshal", lean_memory.Memory(mem.root).status)
 
 
 def _reference_shown(mem: lean_memory.Memory, name: str) -> tuple[str, list[str]]:
