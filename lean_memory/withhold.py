@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import format as fmt
 from ._hash import blake2b
-from .fsutil import write_cache
+from .fsutil import read_cache, write_cache
 
 if TYPE_CHECKING:
     from .store import Memory
@@ -279,7 +279,8 @@ def _withheld_spans(mem: Memory, file_key: bytes | None, text: str, name: str,
     when one has no id of its own: a derived id depends on the other entries)."""
     path = mem.cache_dir / _SPANS_NAME
     want = sorted(bad)
-    cached = _read(path) if file_key is not None else None
+    raw = read_cache(path, mem.agents_dir) if file_key is not None else None
+    cached = _loads(raw) if raw is not None else None
     if not isinstance(cached, dict):
         cached = {}
     hit = cached.get(file_key)
@@ -302,7 +303,7 @@ def _withheld_spans(mem: Memory, file_key: bytes | None, text: str, name: str,
         cached[file_key] = [want, out]
         while len(cached) > MAX_FILES:
             del cached[next(iter(cached))]
-        write_cache(path, marshal.dumps(cached))
+        write_cache(path, marshal.dumps(cached), mem.agents_dir)
     return out
 
 
