@@ -13,7 +13,7 @@ import math
 import sys
 import unicodedata
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -568,6 +568,41 @@ class BM25Index:
             base, acc = self._bases[j], accs[j]
             scores.update((base + doc, acc[doc]) for doc in local)
         return scores
+
+    def scores_of(self, query: str, numbers: Sequence[int]) -> list[float]:
+        """What :meth:`score` gives each of ``numbers`` (0.0 where it does not match), by
+        looking the documents up in the query terms' postings instead of scoring them all."""
+        counts: dict[str, int] = {}
+        for token in self.tokenizer(query):
+            counts[token] = counts.get(token, 0) + 1
+        k1, b, avgdl, n_docs = self.k1, self.b, self.avgdl, self.n_docs
+        one_b = 1.0 - b
+        segments, bases = self._segments, self._bases
+        where = [(j, number - bases[j])
+                 for j, number in ((bisect_right(bases, d) - 1, d) for d in numbers)]
+        out = [0.0] * len(numbers)
+        for token, qtf in counts.items():
+            found: dict[int, tuple[Sequence[int], Sequence[float]]] = {}
+            df = 0
+            for j, segment in enumerate(segments):
+                hit = segment.postings(token)
+                if hit is not None:
+                    found[j] = hit
+                    df += len(hit[0])
+            if not df:
+                continue
+            idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))  # as in score
+            for i, (j, doc) in enumerate(where):
+                hit = found.get(j)
+                if hit is None:
+                    continue
+                docs, tfs = hit
+                p = bisect_left(docs, doc)  # a segment's postings are in document order
+                if p < len(docs) and docs[p] == doc:
+                    f = tfs[p]
+                    w = idf * f / (f + k1 * (one_b + b * segments[j].lengths[doc] / avgdl))
+                    out[i] += w if qtf == 1 else qtf * w
+        return out
 
     def top(
         self,

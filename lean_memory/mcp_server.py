@@ -25,7 +25,7 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
-from .errors import LeanMemoryError
+from .errors import LeanMemoryError, redact_message
 
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
 MAX_LINE = 4 * 1024 * 1024  # bytes; an entry is at most 1 MB, so a real message fits
@@ -75,16 +75,17 @@ TOOLS: list[dict[str, Any]] = [
     {
         "name": "memory_search",
         "title": "Search memory",
-        "description": "Find the entries that best match a plain-text query (BM25), with "
-                       "their shard, id and date.",
+        "description": "Find the entries that best match a plain-text query (BM25, fused "
+                       "with the configured retrievers), with their shard, id and date.",
         "inputSchema": {
             "type": "object",
             "properties": {
                 "query": {**_TEXT, "description": "plain words, e.g. the user's question"},
                 "k": {"type": "integer", "minimum": 1, "maximum": MAX_K, "default": 5,
                       "description": "how many entries"},
-                "archive": {"type": "boolean", "default": True,
-                            "description": "also search entries compaction archived"},
+                "archive": {"type": "boolean",
+                            "description": "also search entries compaction archived "
+                                           "(default: the config's search_archive, true)"},
             },
             "required": ["query"],
             "additionalProperties": False,
@@ -255,14 +256,15 @@ class Server:
 
     def _tool_search(self, args: dict[str, Any]) -> str:
         from .search import find, render_hits
+        from .withhold import count_note
 
         found = find(self.open_memory(), args["query"], k=args.get("k", 5),
-                     include_archive=args.get("archive", True))
+                     include_archive=args.get("archive"))
         text = render_hits(found.hits) if found.hits else "No entry matches that query."
         if found.withheld:
-            text += (f"\n_({found.withheld} matching entr"
-                     f"{'y' if found.withheld == 1 else 'ies'} withheld: they hold a "
-                     "credential; run `lean-memory scan .agents/memory`)_\n")
+            text += f"\n_({count_note(found.withheld)})_\n"
+        if found.notes:  # a retriever searched without: the client should know, as the CLI says
+            text += f"\n_(note: {redact_message('; '.join(found.notes))})_\n"
         return text
 
     def _tool_put(self, args: dict[str, Any]) -> str:
@@ -323,8 +325,6 @@ def _error_text(exc: LeanMemoryError) -> str:
 
 
 def _error(msg_id: Any, code: int, message: str) -> dict[str, Any]:
-    from .errors import redact_message
-
     # The message may quote a method, tool name or uri the client sent: redact it.
     return {"jsonrpc": "2.0", "id": msg_id,
             "error": {"code": code, "message": redact_message(message)}}

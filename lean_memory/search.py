@@ -736,7 +736,8 @@ def _found(corpus: Corpus, fused: Sequence[tuple[int, float]], k: int, query: st
     for n, score in fused[:k]:
         shard, archived = corpus.where(n)
         hits.append(Hit(corpus.entry(n), shard, score, archived))
-    return Found(hits, _withheld_matches(corpus, query, k, allowed, names, include_archive),
+    return Found(hits, _withheld_matches(corpus, query, k, allowed, names, include_archive,
+                                         [n for n, _ in fused[:k]]),
                  tuple(dict.fromkeys(notes)))
 
 
@@ -757,9 +758,11 @@ class _LiveFirst:
 
 
 def _withheld_matches(corpus: Corpus, query: str, k: int, allowed: bytearray,
-                      names: Sequence[str], include_archive: bool) -> int:
+                      names: Sequence[str], include_archive: bool,
+                      shown: Sequence[int] = ()) -> int:
     """How many withheld entries BM25 would have put among the ``k`` best: they are
-    tokenised now, in memory, as extra documents of the index."""
+    tokenised now, in memory, as extra documents of the index. ``shown``: entries the
+    query returns (allowed ones), which can prove the answer is 0 without ranking it all."""
     if not corpus.withheld:
         return 0
     eligible = corpus.eligible(names, include_archive)
@@ -773,7 +776,14 @@ def _withheld_matches(corpus: Corpus, query: str, k: int, allowed: bytearray,
                         title_weight=_TITLE_WEIGHT),
         k1=index.k1, b=index.b, title_weight=_TITLE_WEIGHT)
     n = len(corpus.ids)
-    top = BM25Index.merge([index, more]).top(
+    merged = BM25Index.merge([index, more])
+    if len(shown) >= k:
+        # k allowed entries that all outscore every withheld one leave none of them a place
+        # among the k best; the margin keeps near-ties for the exact ranking below.
+        floor = min(merged.scores_of(query, shown[:k]))
+        if max(merged.scores_of(query, range(n, n + len(extra)))) < floor * (1 - 1e-9):
+            return 0
+    top = merged.top(
         query, k, allowed=allowed + b"\x01" * len(extra),
         newer=_Extended(corpus.dates, [corpus.dates[m] for m in extra]))
     return sum(1 for m, _ in top if m >= n)

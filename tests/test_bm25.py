@@ -367,3 +367,22 @@ def test_top_is_the_prefix_of_the_full_ranking(
     assert index.top(query, k) == full[:k]
     allowed = set(range(0, len(bodies), 2))
     assert index.top(query, k, allowed=allowed) == [i for i in full if i[0] in allowed][:k]
+
+
+WORDS = ["docker", "build", "cache", "flaky", "windows", "pytest", "timeout", "redis", "port"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.lists(st.sampled_from(WORDS), max_size=3),
+                                   st.lists(st.sampled_from(WORDS), max_size=12)),
+                         min_size=1, max_size=6), min_size=1, max_size=3),
+       st.lists(st.sampled_from(WORDS), min_size=1, max_size=4), st.data())
+def test_scores_of_gives_exactly_what_score_gives(
+        parts: list[list[tuple[list[str], list[str]]]], query: list[str],
+        data: st.DataObject) -> None:
+    index = BM25Index.merge([BM25Index.build((" ".join(t), " ".join(b)) for t, b in docs)
+                             for docs in parts])
+    q = " ".join(query)
+    numbers = data.draw(st.lists(st.integers(0, len(index) - 1), max_size=8))
+    every = index.score(q)
+    assert index.scores_of(q, numbers) == [every.get(n, 0.0) for n in numbers]

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import lean_memory
+from lean_memory.manage import forget
 
 from .conftest import ROOT
 
@@ -164,3 +165,26 @@ def test_unknown_protocol_version_gets_our_newest_and_stdout_holds_only_protocol
     # no memory here: a tool error that says what to do, not a crash
     assert replies[1]["result"]["isError"] is True
     assert "init" in replies[1]["result"]["content"][0]["text"]
+
+
+def test_search_follows_the_config_and_says_what_it_searched_without(tmp_path: Path) -> None:
+    mem = lean_memory.Memory(tmp_path)
+    mem.init()
+    old = mem.put_entry("quirks", "Docker builds hang on the corporate VPN", date="2026-01-02")
+    forget(mem, old.id, reason="fixed upstream")
+    mem.put_entry("quirks", "Docker compose needs the v2 plugin", date="2026-01-03")
+    (tmp_path / ".agents" / "config.toml").write_text(
+        '[memory]\nretrievers = ["bm25", "nosuchplugin"]\nsearch_archive = false\n', "utf-8")
+
+    def search(arguments: dict[str, Any]) -> str:
+        replies, _stderr, code = _raw(tmp_path, [
+            _request(1, "initialize", {"protocolVersion": "2024-11-05", "capabilities": {},
+                                       "clientInfo": {"name": "t", "version": "0"}}),
+            _request(2, "tools/call", {"name": "memory_search", "arguments": arguments})])
+        assert code == 0
+        return str(replies[1]["result"]["content"][0]["text"])
+
+    default = search({"query": "docker builds"})
+    assert "Docker compose needs" in default and "corporate VPN" not in default
+    assert "note: retriever 'nosuchplugin' is not installed" in default
+    assert "corporate VPN" in search({"query": "docker builds", "archive": True})

@@ -412,3 +412,32 @@ def test_get_shard_shows_every_clean_entry_and_no_secret(tmp_path: Path, leaks: 
     parsed = fmt.parse(mem.read_text(mem.shard_path("quirks")), "quirks").entries
     for e, leak in zip(parsed, leaks, strict=True):
         assert (e.raw.rstrip("\n") in shown) is not leak
+
+
+RANK_WORDS = ["redis", "deploy", "windows", "socket", "port", "timeout", "cache", "docker"]
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.booleans(), st.lists(st.sampled_from(RANK_WORDS), min_size=1,
+                                                  max_size=8)), min_size=1, max_size=14),
+       st.lists(st.sampled_from(RANK_WORDS), min_size=1, max_size=3), st.integers(1, 4))
+def test_the_withheld_count_shortcut_agrees_with_ranking_everything(
+        tmp_path_factory: pytest.TempPathFactory, rows: list[tuple[bool, list[str]]],
+        query: list[str], k: int) -> None:
+    from lean_memory import search
+
+    mem = lean_memory.Memory(tmp_path_factory.mktemp("m"))
+    mem.init()
+    for i, (leak, words) in enumerate(rows):
+        text = " ".join(words) + (f" uses {GITHUB} as its token." if leak else ".")
+        _append(mem, "quirks", _entry("quirks", f"bbbb{i:04d}", f"Note {i}", text))
+    q = " ".join(query)
+    found = search.find(mem, q, k=k)
+    corpus = search.load_corpus(mem)
+    try:
+        allowed = corpus.allowed(mem.shards, True)
+        full = search._withheld_matches(corpus, q, k, allowed, mem.shards, True)  # no shortcut
+    finally:
+        corpus.close()
+    assert found.withheld == full
