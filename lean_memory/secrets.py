@@ -210,6 +210,8 @@ class _Regexes:
             r"|_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"
         )
         specs["path_re"] = r"[~.]{0,2}/[\w.\-/@+]*"
+        # src/auth/login.py: folders, then a file name with an extension (no key has one)
+        specs["relpath_re"] = r"(?:[\w\-]+/)+[\w\-.]*\.[A-Za-z][A-Za-z0-9]{0,5}"
         # Dotted, namespaced or `::` paths whose every part is a name: code, not a literal.
         specs["path_ident_re"] = r"[A-Za-z_][\w\-]*(?:(?:\.|->|::|:)[A-Za-z_][\w\-]*)+"
         # Words glued in PascalCase or camelCase ("AWSAccessKeyId", "IAmSensitive").
@@ -399,9 +401,14 @@ def _rejected_common(value: str) -> bool:
     )
 
 
+def _shortest_value(kind: str) -> int:
+    """The shortest value of ``kind`` that may be a secret."""
+    return {"password": 6, "secret": 8}.get(kind, 12)
+
+
 def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
     """Judge a value assigned to a secret-looking name."""
-    min_len = {"password": 6, "secret": 8}.get(kind, 12)
+    min_len = _shortest_value(kind)
     # Quoted, a value may be long (Entra refresh tokens run past 1,000 characters).
     if len(value) < min_len or len(value) > (4000 if quoted else 300):
         return False
@@ -466,9 +473,11 @@ def _is_path(value: str) -> bool:
     """A file path or file URL (random base64 may start with a slash too)."""
     if value.lower().startswith("file:"):
         return True
-    if not value.startswith(("/", "./", "../", "~/")):
-        return False
-    return _rx().path_re.fullmatch(value) is not None and (len(value) < 20 or _entropy(value) < 4.5)
+    if value.startswith(("/", "./", "../", "~/")):
+        shaped = _rx().path_re.fullmatch(value)
+    else:
+        shaped = _rx().relpath_re.fullmatch(value)
+    return shaped is not None and (len(value) < 20 or _entropy(value) < 4.5)
 
 
 def _vendor_ok(value: str, prefix: str) -> bool:
@@ -944,7 +953,8 @@ class _Compiled:
             for r in RULES
         ]
         self.generic = [
-            (_literal_prefix(kw), rid, _Lazy(_generic_pattern(kw)))
+            (_literal_prefix(kw), rid, _Lazy(_generic_pattern(kw)),
+             _shortest_value(_kind_of(rid)))
             for kw, rid in GENERIC_KEYWORDS.items()
         ]
 
@@ -1069,11 +1079,15 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
     if "Secret" in text and _rx().k8s_kind_hint_re.search(text):
         for rule_id, start, end, value, preview in _scan_k8s(text):
             yield rule_id, start, end, value, preview, start
-    for kw, rule_id, regex in comp.generic:
+    for kw, rule_id, regex, shortest in comp.generic:
         if kw not in lower:
             continue
         for m in regex.finditer(lower):
-            if claims.overlaps(*m.span("v")):
+            vstart, vend = m.span("v")
+            # Most matches are prose with a short word after the keyword: told at once.
+            if vend - vstart < shortest or _hopeless(m, text, vstart, vend):
+                continue
+            if claims.overlaps(vstart, vend):
                 continue
             judged = _judge_generic(kw, rule_id, _Shifted(m, text), text)
             if judged is not None:
@@ -1081,11 +1095,58 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
                 yield rule_id, start, end, value, _preview(key + "="), start
 
 
+def _hopeless(m: re.Match[str], text: str, vstart: int, vend: int) -> bool:
+    """A generic match, its value long enough for its kind (``_looks_secret``'s first
+    test, on a part of group ``v`` at ``vstart:vend``), that ``_judge_generic`` is sure to
+    reject, told by cheap tests: prose such as "token src/a.py" is most of what matches,
+    and judging it costs tens of times more. Each test is a necessary condition of a
+    finding, checked on what contains the judged text (the value lies within group ``v``,
+    the key starts at most 60 characters before the keyword)."""
+    s, e = m.span("sep")
+    if text[s:e].strip():
+        return False  # `=`, `:`, `is`, …: judged in full
+    # A bare space: a finding needs a key starting with "-" (a flag), a value of mixed
+    # case with a digit (_strong), or a .netrc field before the key (_netrc_field).
+    kstart = m.start("kw")
+    if "-" in text[max(0, kstart - 60):kstart]:
+        return False
+    raw = text[vstart:vend]
+    if (any(c.isupper() for c in raw) and any(c.islower() for c in raw)
+            and any(c.isdigit() for c in raw)):
+        return False
+    before = text[max(0, kstart - 260):kstart]
+    return "machine" not in before and "login" not in before and "account" not in before
+
+
+_RUN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=~%:$"
+# ASCII bytes to b"a" (a character of run_re's class) or b" " (any other).
+_RUN_TABLE = bytes(0x61 if c in _RUN_CHARS else 0x20 for c in range(256))
+_RUN_SEED = b"a" * 16
+
+
+def _run_spans(text: str) -> list[tuple[int, int]]:
+    """The spans of ``run_re`` in ``text``. ASCII text (nearly all of it) is mapped to
+    two bytes and searched with ``bytes.find``, several times faster than the regex."""
+    if not text.isascii():
+        return [m.span() for m in _rx().run_re.finditer(text)]
+    marks = text.encode("ascii").translate(_RUN_TABLE)
+    spans: list[tuple[int, int]] = []
+    start = marks.find(_RUN_SEED)
+    while start >= 0:
+        # The first 16 marks in a row after the last run start a run (a shorter run
+        # before them would end on a non-mark); the run goes on to the next non-mark.
+        end = marks.find(b" ", start + 16)
+        end = len(marks) if end < 0 else end
+        spans.append((start, end))
+        start = marks.find(_RUN_SEED, end)
+    return spans
+
+
 class _Runs:
     """The maximal runs of token characters (16+ long) of a text, joined by newlines."""
 
     def __init__(self, text: str) -> None:
-        spans = [m.span() for m in _rx().run_re.finditer(text)]
+        spans = _run_spans(text)
         self.joined = "\n".join(text[a:b] for a, b in spans)
         self.lower = self.joined.lower()
         self._starts: list[int] = []  # where each run starts in `joined`

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -159,3 +160,11 @@ def test_escaping_many_fence_lines_is_linear() -> None:
         assert time.perf_counter() - started < 2
         assert fmt.unescape_body(escaped) == body
         assert fmt.entry_offsets(escaped) == [] and not fmt.open_fence_at_end(escaped)
+
+
+@given(st.text(alphabet="ab\r\n", max_size=40), st.integers(0, 45))
+def test_line_end_and_count_lines_agree_with_the_line_end_regex(text: str, start: int) -> None:
+    """The str.find versions (ADR 0016, round 2) give what the ``\\r\\n?|\\n`` regex gives."""
+    m = re.compile(r"\r\n?|\n").search(text, start)
+    assert fmt.line_end(text, start) == (len(text) if m is None else m.end())
+    assert fmt.count_lines(text, start) == len(re.findall(r"\r\n?|\n", text[start:]))

@@ -363,6 +363,10 @@ NEGATIVES: list[tuple[str, Callable[[], str]]] = [
     ("kms arn", lambda: '"encryptionKey": "arn:aws:kms:<region-ID>:<account-ID>:alias/aws/s3",\n'),
     ("idempotency", lambda: f"--client-token {rnd(AN, 24)}\n"),
     ("compare to", lambda: f"compare the token to {rnd(AN, 24)} before use\n"),
+    # A relative file path after the name: prose about code (the 10k speed bench had 30)
+    ("relative path", lambda: "the token is src/auth/refresh_token.py's job\n"
+                              "importToken is src/method/import.py\n"
+                              f"api_key: config/{rnd(string.ascii_lowercase, 8)}.yaml\n"),
 ]
 
 
