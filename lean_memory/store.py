@@ -135,6 +135,7 @@ def normalize(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
+_STATUS_VERSION = "lean_memory.status/1"  # .cache/status.marshal: status() rows
 _STATS_VERSION = "lean_memory.stats/4"  # 4: said-again signatures of ADR 0014
 
 
@@ -406,7 +407,30 @@ class Memory:
 
     def status(self) -> Status:
         self._require_init()
-        return self._status({})
+        # The rows are remembered for one exact set of shard file signatures: at 100k
+        # entries, reading every summary's links and working out the superseded ones
+        # costs more than the rest of the command.
+        import marshal
+
+        key = [_STATUS_VERSION, _STATS_VERSION, list(self.shards),
+               [file_signature(self.shard_path(name, archive=archive))
+                for archive in (False, True) for name in self.shards]]
+        path = self.cache_dir / "status.marshal"
+        raw = read_cache(path, self.agents_dir)
+        try:
+            cached = marshal.loads(raw) if raw is not None else None
+            if isinstance(cached, list) and len(cached) == 2 and cached[0] == key:
+                c = self.config
+                shards = tuple(ShardStatus(*row) for row in cached[1])
+                return Status(shards, sum(r.tokens for r in shards), c.token_budget,
+                              c.compact_threshold)
+        except (EOFError, ValueError, TypeError):
+            pass
+        st = self._status({})
+        rows = tuple((r.name, r.description, r.entries, r.superseded, r.tokens)
+                     for r in st.shards)
+        write_cache(path, marshal.dumps([key, rows]))
+        return st
 
     def _status(self, fresh: dict[str, fmt.Shard], *, signatures: bool = False) -> Status:
         """Status from the shards, reusing ``fresh`` shards already in hand."""
