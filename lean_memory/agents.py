@@ -52,25 +52,86 @@ def _find_memory_root(cwd: object, root: str | None) -> Path | None:
 
 
 def _read_input(stdin: IO[str] | IO[bytes] | Any) -> Any:
-    import json
-
     stream = getattr(stdin, "buffer", stdin)
     data = stream.read()
     if isinstance(data, bytes):
         data = data.decode("utf-8")
-    return json.loads(data)
+    return _json_loads(data)
+
+
+# The hook runs before every prompt: its JSON goes through the C scanner and encoder that
+# ``json`` itself uses (same results, same errors), without importing the ``json`` package
+# (a few ms). Without them (another Python), through ``json``.
+def _json_loads(text: str) -> Any:
+    try:
+        from _json import make_scanner
+    except ImportError:
+        import json
+
+        return json.loads(text)
+    if text.startswith("\ufeff"):
+        import json
+
+        return json.loads(text)  # the error json.loads gives
+    context: Any = _ScanContext()
+    scan = make_scanner(context)
+    end = _skip_space(text, 0)
+    try:
+        value, end = scan(text, end)
+    except StopIteration:
+        import json
+
+        return json.loads(text)  # the error json.loads gives
+    if _skip_space(text, end) != len(text):
+        import json
+
+        return json.loads(text)
+    return value
+
+
+def _skip_space(text: str, i: int) -> int:
+    n = len(text)
+    while i < n and text[i] in " \t\n\r":
+        i += 1
+    return i
+
+
+class _ScanContext:
+    """What ``_json.make_scanner`` reads from a ``json.JSONDecoder``: its defaults."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    memo: dict[str, str]
+
+    def __init__(self) -> None:
+        self.memo = {}
+
+    @staticmethod
+    def parse_constant(name: str) -> float:
+        return {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}[name]
+
+
+def _json_string(text: str) -> str:
+    """``json.dumps(text, ensure_ascii=True)``."""
+    try:
+        from _json import encode_basestring_ascii
+    except ImportError:
+        import json
+
+        return json.dumps(text, ensure_ascii=True)
+    return encode_basestring_ascii(text)
 
 
 def hook_output(event: str, root: str | None, payload: Any,
                 budget_tokens: int | None = None) -> str:
     """The JSON line to print for ``payload`` ('' for nothing); raises on bad input."""
-    import json
-
     if not isinstance(payload, dict):
         raise ValueError("hook input is not a JSON object")
-    name = payload.get("hook_event_name")
-    if name not in EVENTS.values():
-        name = EVENTS[event]
+    given = payload.get("hook_event_name")
+    name = next((v for v in EVENTS.values() if v == given), EVENTS[event])
     prompt = payload.get("prompt") if name == "UserPromptSubmit" else ""
     if not isinstance(prompt, str):
         raise ValueError("hook input has no prompt string")
@@ -110,8 +171,10 @@ def hook_output(event: str, root: str | None, payload: Any,
     text = text + note if text.strip() else ""
     if not text.strip():
         return ""
-    out = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
-    return json.dumps(out, ensure_ascii=True) + "\n"
+    # json.dumps({"hookSpecificOutput": {"hookEventName": …, "additionalContext": …}},
+    # ensure_ascii=True), written out
+    return (f'{{"hookSpecificOutput": {{"hookEventName": {_json_string(name)}, '
+            f'"additionalContext": {_json_string(text)}}}}}\n')
 
 
 _state: dict[str, Any] = {}
@@ -151,34 +214,37 @@ def hook_timeout(value: str) -> float:
     """``LEAN_MEMORY_HOOK_TIMEOUT`` as seconds: the default when unset or not a finite
     number, clamped to [0, MAX_HOOK_TIMEOUT] (a huge value would overflow the thread join
     and make the hook exit non-zero, which blocks the prompt)."""
-    import math
-
     try:
         timeout = float(value)
     except ValueError:
         return HOOK_TIMEOUT
-    if math.isnan(timeout):
+    if timeout != timeout:  # NaN
         return HOOK_TIMEOUT
     return min(max(timeout, 0.0), MAX_HOOK_TIMEOUT)
 
 
 def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
     """``hook EVENT``: print the context for the agent, or nothing. Always returns 0."""
-    import threading
+    # _thread, not threading (~1 ms to import, before every prompt): one worker that may be
+    # abandoned (like a daemon thread) and one lock to wait on are all this needs.
+    import _thread
 
     box: list[Any] = []
     _state.clear()
+    done = _thread.allocate_lock()
+    done.acquire()
 
     def work() -> None:
         try:
             box.append(hook_output(event, root, _read_input(stdin)))
         except BaseException as exc:  # fail open, whatever happened
             box.append(exc)
+        finally:
+            done.release()
 
     timeout = hook_timeout(os.environ.get("LEAN_MEMORY_HOOK_TIMEOUT", ""))
-    worker = threading.Thread(target=work, daemon=True, name="lean-memory-hook")
-    worker.start()
-    worker.join(timeout)
+    _thread.start_new_thread(work, ())
+    done.acquire(timeout=timeout)
     if not box:
         _log(event, f"gave up after {timeout:g} s (slow disk?); printed nothing")
         return 0

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
     from .format import Entry
     from .search import Hit
@@ -48,6 +49,9 @@ EMPTY_DETAILS = frozenset({"ids", "count"})
 FETCH_HINT = '`python -m lean_memory get --query "<words>"`'
 POINTER = ("Project memory: `python -m lean_memory get` (index), "
            f"{FETCH_HINT}.\n")
+_CACHE_NAME = "digest-rules.marshal"
+_CACHE_VERSION = "lean_memory.digest/1"
+_CACHE_ROOMS = 16  # rooms remembered (the budget and the overview vary little)
 RULES_HEAD = f"\n## Standing rules ({RULES_SHARD}: follow them)\n"
 MATCH_HEAD = "\n## Memory matching this prompt\n"
 
@@ -101,25 +105,99 @@ def _overview(mem: Memory, verdicts: Verdicts) -> str:
     return "\n".join(lines).strip("\n") + "\n"
 
 
-def _rules(mem: Memory, verdicts: Verdicts) -> tuple[list[Entry], int]:
-    """Live entries of the conventions shard, in file order, without those that hold a
-    credential; and how many of those there were.
+class _Rules:
+    """The standing rules of one digest: how many there are, how many were withheld, and
+    their lines for a given room, remembered in ``.cache/digest-rules.marshal``.
 
-    Only that shard is parsed; what the other shards (and the archive) supersede comes from
-    the store's per-shard summaries, cached by file signature, so this stays cheap.
+    The key is what the lines are made of: the conventions shard's bytes (by hash), the keys
+    of what in it holds a credential (as ``Verdicts`` decided this time: the cache never
+    decides that), and the signatures of every shard file (what supersedes a rule). A hit
+    skips parsing the shard, working out the superseded entries (every shard's summary) and
+    clipping each rule (the token estimator in a binary search), every prompt.
     """
-    if RULES_SHARD not in mem.shards:
-        return [], 0
-    from . import format as fmt
-    from .withhold import content_key
 
-    hidden = mem.superseded_ids()
-    text, bad = verdicts.read(mem.shard_path(RULES_SHARD), RULES_SHARD)
-    live = [e for e in fmt.parse(text, RULES_SHARD).entries if e.id not in hidden]
-    if not bad:
-        return live, 0
-    kept = [e for e in live if content_key(e.raw) not in bad]
-    return kept, len(live) - len(kept)
+    def __init__(self, mem: Memory, verdicts: Verdicts) -> None:
+        self.mem = mem
+        self.count = self.withheld = 0
+        self._entries: list[Entry] | None = None
+        self._lines: dict[int, list[str]] = {}
+        self._key: list[Any] = []
+        self._dirty = False
+        if RULES_SHARD not in mem.shards:
+            return
+        from ._hash import blake2b
+        from .store import file_signature
+
+        path = mem.shard_path(RULES_SHARD)
+        self._text, bad = verdicts.read(path, RULES_SHARD)
+        self._bad = bad
+        self._key = [_CACHE_VERSION, list(mem.shards),
+                     [file_signature(mem.shard_path(n, archive=a))
+                      for a in (False, True) for n in mem.shards],
+                     blake2b(self._text.encode("utf-8", "surrogatepass"),
+                             digest_size=16).digest(),
+                     sorted(bad)]
+        cached = self._load()
+        if cached is not None:
+            self.count, self.withheld, self._lines = cached
+        else:
+            self._parse()
+
+    def _load(self) -> tuple[int, int, dict[int, list[str]]] | None:
+        import marshal
+
+        from .fsutil import read_cache
+
+        raw = read_cache(self.mem.cache_dir / _CACHE_NAME, self.mem.agents_dir)
+        try:
+            cached = marshal.loads(raw) if raw is not None else None
+        except (EOFError, ValueError, TypeError):
+            return None
+        if not (isinstance(cached, list) and len(cached) == 4 and cached[0] == self._key
+                and isinstance(cached[1], int) and isinstance(cached[2], int)
+                and isinstance(cached[3], dict)):
+            return None
+        return cached[1], cached[2], cached[3]
+
+    def _parse(self) -> list[Entry]:
+        """Live entries of the conventions shard, in file order, without those that hold
+        a credential (and how many of those there were)."""
+        if self._entries is None:
+            from . import format as fmt
+            from .withhold import content_key
+
+            hidden = self.mem.superseded_ids()
+            live = [e for e in fmt.parse(self._text, RULES_SHARD).entries
+                    if e.id not in hidden]
+            self._entries = [e for e in live if content_key(e.raw) not in self._bad]
+            self.count = len(self._entries)
+            self.withheld = len(live) - self.count
+            self._dirty = True
+        return self._entries
+
+    def lines(self, room: int) -> list[str]:
+        """:func:`_fit_rules` of the rules in ``room`` tokens."""
+        lines = self._lines.get(room)
+        if not isinstance(lines, list) or not all(isinstance(ln, str) for ln in lines):
+            lines = _fit_rules(self._parse(), room)
+            if len(self._lines) >= _CACHE_ROOMS:
+                self._lines.clear()
+            self._lines[room] = lines
+            self._dirty = True
+        return lines
+
+    def save(self) -> None:
+        """Remember the rules' lines; a failure only costs speed."""
+        if not self._dirty or not self._key:
+            return
+        import marshal
+
+        from .fsutil import write_cache
+
+        write_cache(self.mem.cache_dir / _CACHE_NAME,
+                    marshal.dumps([self._key, self.count, self.withheld, self._lines]),
+                    self.mem.agents_dir)
+        self._dirty = False
 
 
 def _rule_line(e: Entry, cap: int, titles_only: bool) -> str:
@@ -309,20 +387,24 @@ def digest(mem: Memory, prompt: str, *, budget_tokens: int = 1200, index: bool |
     verdicts = Verdicts(mem)
     try:
         overview = _overview(mem, verdicts) if index else ""
-        rules, withheld = _rules(mem, verdicts)
+        rules = _Rules(mem, verdicts)
     finally:
         verdicts.save()
+    withheld = rules.withheld
     found = _matches(mem, prompt, include_archive, budget_tokens) if asked else None
     note = count_note(withheld + (found.withheld if found else 0))
     budget = max(budget_tokens, 0)
     if not note:
-        return _block(budget, overview, rules, found)
+        text = _block(budget, overview, rules, found)
+        rules.save()
+        return text
     note = f"\n_({note})_\n"
     text = _block(budget - _tokens(note) - 1, overview, rules, found)
+    rules.save()
     return text + note if text else ""
 
 
-def _block(budget: int, overview: str, rules: list[Entry], found: _Matches | None) -> str:
+def _block(budget: int, overview: str, rules: _Rules, found: _Matches | None) -> str:
     if overview and _tokens(overview) > budget // 2:  # a tiny budget: a pointer instead
         overview = POINTER
     if _tokens(overview) > budget:
@@ -333,8 +415,8 @@ def _block(budget: int, overview: str, rules: list[Entry], found: _Matches | Non
         floor = MIN_MATCH + _tokens(MATCH_HEAD) + _tokens(_left_out_note(10 ** 5, True)) + 2
         reserve = min(left, max(left // MATCH_SHARE, floor))
     rule_lines: list[str] = []
-    if rules:
-        rule_lines = _fit_rules(rules, left - reserve - _tokens(RULES_HEAD) - 1)
+    if rules.count:
+        rule_lines = rules.lines(left - reserve - _tokens(RULES_HEAD) - 1)
     parts = [overview] if overview else []
     if rule_lines:
         parts.append(RULES_HEAD + "\n".join(rule_lines) + "\n")

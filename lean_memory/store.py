@@ -144,6 +144,7 @@ def normalize(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
+_STATUS_VERSION = "lean_memory.status/1"  # .cache/status.marshal: status() rows
 # The intent journal of an unfinished compaction (lean_memory.compaction): a put checks for it
 # before importing that module (json and the planner), which it needs only then.
 COMPACTION_JOURNAL = "compaction.journal"
@@ -511,14 +512,37 @@ class Memory:
 
     def status(self) -> Status:
         self._require_init()
+        # The rows are remembered for one exact set of shard file signatures: at 100k
+        # entries, reading every summary's links and working out the superseded ones
+        # costs more than the rest of the command. After a put, its put state has them.
+        import marshal
+
+        key = [_STATUS_VERSION, _STATS_VERSION, list(self.shards),
+               [file_signature(self.shard_path(name, archive=archive))
+                for archive in (False, True) for name in self.shards]]
+        path = self.cache_dir / "status.marshal"
+        raw = read_cache(path, self.agents_dir)
+        try:
+            cached = marshal.loads(raw) if raw is not None else None
+            if isinstance(cached, list) and len(cached) == 2 and cached[0] == key:
+                c = self.config
+                shards = tuple(ShardStatus(*row) for row in cached[1])
+                return Status(shards, sum(r.tokens for r in shards), c.token_budget,
+                              c.compact_threshold)
+        except (EOFError, ValueError, TypeError):
+            pass
         state = self._load_state()  # the rows of the last put, while no file changed since
         if state is not None:
-            return self._state_status(state[0], state[2])
-        status = self._status({})
-        # kept like the stats (without the lock, as readers do): signatures taken before
-        # each file was read, so a change meanwhile voids it
-        self._save_state(status)
-        return status
+            st = self._state_status(state[0], state[2])
+        else:
+            st = self._status({})
+            # kept like the stats (without the lock, as readers do): signatures taken
+            # before each file was read, so a change meanwhile voids it
+            self._save_state(st)
+        rows = tuple((r.name, r.description, r.entries, r.superseded, r.tokens)
+                     for r in st.shards)
+        write_cache(path, marshal.dumps([key, rows]))
+        return st
 
     def _status(self, fresh: dict[str, fmt.Shard], *, signatures: bool = False) -> Status:
         """Status from the shards, reusing ``fresh`` shards already in hand."""

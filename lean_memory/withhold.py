@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import format as fmt
 from ._hash import blake2b
-from .fsutil import write_cache
+from .fsutil import read_cache, write_cache
 
 if TYPE_CHECKING:
     from .store import Memory
@@ -121,6 +121,7 @@ class Verdicts:
         self._sigs: dict[str, Any] = {}
         self._texts: dict[bytes, bool] | None = None
         self._used: set[bytes] = set()
+        self.file_keys: dict[Path, bytes] = {}  # the content key of each file read
         self._dirty_files = self._dirty_texts = False
 
     def _load(self) -> dict[bytes, tuple[bytes, ...]]:
@@ -199,6 +200,7 @@ class Verdicts:
         if steady and seen != (before, key):
             self._sigs[rel] = (before, key)
             self._dirty_files = True
+        self.file_keys[path] = key
         return text, set(found)
 
     def save(self) -> None:
@@ -246,20 +248,87 @@ def shown_file(mem: Memory, path: Path, name: str,
             v.save()
     if not bad:
         return text, []
-    shard = fmt.parse(text, name)
-    preamble = shard.preamble
-    if content_key(preamble) in bad:
-        preamble = "> [withheld] this shard's preamble holds a credential and is not shown\n\n"
-    parts = [preamble]
+    spans = _withheld_spans(mem, v.file_keys.get(path), text, name, bad)
+    parts: list[str] = []
     ids: list[str] = []
-    for e in shard.entries:
-        if content_key(e.raw) in bad:
-            ids.append(e.id)
-            tail = e.raw[len(e.raw.rstrip("\r\n")):]
-            parts.append(notice(e.id) + ("\n" if tail.count("\n") > 1 else ""))
+    at = 0
+    for start, end, entry_id in spans:
+        parts.append(text[at:start])
+        if start == 0 and not text.startswith(fmt.HEADING):  # the preamble
+            parts.append("> [withheld] this shard's preamble holds a credential and is not "
+                         "shown\n\n")
         else:
-            parts.append(e.raw)
+            ids.append(entry_id)
+            raw = text[start:end]
+            tail = raw[len(raw.rstrip("\r\n")):]
+            parts.append(notice(entry_id) + ("\n" if tail.count("\n") > 1 else ""))
+        at = end
+    parts.append(text[at:])
     return "".join(parts), ids
+
+
+_SPANS_NAME = "withheld-spans.marshal"
+
+
+def _withheld_spans(mem: Memory, file_key: bytes | None, text: str, name: str,
+                    bad: set[bytes]) -> list[tuple[int, int, str]]:
+    """(start, end, id) of what ``text`` withholds, in file order (the preamble's id is
+    ""). Remembered by the file's content key and the withheld keys (as ``Verdicts`` found
+    them: this never decides what is withheld), each span checked against ``text``; else
+    found from the entries' bounds, parsing only the withheld entries (the whole shard
+    when one has no id of its own: a derived id depends on the other entries)."""
+    path = mem.cache_dir / _SPANS_NAME
+    want = sorted(bad)
+    raw = read_cache(path, mem.agents_dir) if file_key is not None else None
+    cached = _loads(raw) if raw is not None else None
+    if not isinstance(cached, dict):
+        cached = {}
+    hit = cached.get(file_key)
+    if (isinstance(hit, list) and len(hit) == 2 and hit[0] == want
+            and _spans_fit(hit[1], text, bad)):
+        return list(hit[1])
+    heads = fmt.entry_offsets(text)
+    starts = heads if heads and heads[0] == 0 else [0, *heads]  # the preamble, if any
+    spans = [(start, end) for start, end in zip(starts, [*starts[1:], len(text)], strict=True)
+             if content_key(text[start:end]) in bad]
+    entries = {start: fmt.parse(text[start:end], name).entries[0] for start, end in spans
+               if text.startswith(fmt.HEADING, start)}
+    if not all(_own_id(e) for e in entries.values()):
+        whole = dict(zip(heads, fmt.parse(text, name).entries, strict=True))
+        entries = {start: whole[start] for start in entries}
+    out = [(start, end, entries[start].id if start in entries else "")
+           for start, end in spans]
+    if file_key is not None:
+        cached.pop(file_key, None)
+        cached[file_key] = [want, out]
+        while len(cached) > MAX_FILES:
+            del cached[next(iter(cached))]
+        write_cache(path, marshal.dumps(cached), mem.agents_dir)
+    return out
+
+
+def _spans_fit(spans: Any, text: str, bad: set[bytes]) -> bool:
+    """Whether remembered spans are withheld pieces of ``text`` (each in ``bad``)."""
+    if not isinstance(spans, list):
+        return False
+    at = 0
+    for span in spans:
+        if not (isinstance(span, tuple) and len(span) == 3 and isinstance(span[0], int)
+                and isinstance(span[1], int) and isinstance(span[2], str)
+                and at <= span[0] < span[1] <= len(text)
+                and content_key(text[span[0]:span[1]]) in bad):
+            return False
+        at = span[1]
+    return True
+
+
+def _own_id(e: fmt.Entry) -> bool:
+    """Whether the entry's id is written in its metadata (not derived from its text)."""
+    if not e.has_meta:
+        return False
+    start = fmt.line_end(e.raw)
+    pairs = fmt.parse_meta(e.raw[start:fmt.line_end(e.raw, start)]) or []
+    return bool(next((v for k, v in pairs if k == "id"), ""))
 
 
 def shown_index(mem: Memory, verdicts: Verdicts | None = None) -> str:
