@@ -50,6 +50,7 @@ from ._hash import sha256
 from .dedup import main_text
 from .errors import LeanMemoryError, NotInitialized, ShardError
 from .fsutil import atomic_write
+from .store import COMPACTION_JOURNAL as JOURNAL
 from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -919,7 +920,6 @@ def _shortfall(p: _Planner, after: int) -> Shortfall | None:
 
 # -- writing: all or nothing -------------------------------------------------------------------
 
-JOURNAL = "compaction.journal"
 _JOURNAL_VERSION = "lean_memory.compaction-journal/1"
 
 

@@ -17,8 +17,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from ._hash import sha256
+
+if TYPE_CHECKING:
+    from collections.abc import Container
 
 META_PREFIX = "<!-- lean-memory: "
 META_SUFFIX = " -->"
@@ -277,7 +281,7 @@ def derived_id(shard: str, title: str, text: str, nth: int, salt: int = 0) -> st
     return "h" + sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:7]
 
 
-def new_id(shard: str, title: str, text: str, date: str, taken: set[str]) -> str:
+def new_id(shard: str, title: str, text: str, date: str, taken: Container[str]) -> str:
     """A short id from the entry's content; deterministic, unique among ``taken``."""
     n = 0
     while True:

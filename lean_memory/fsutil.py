@@ -178,7 +178,7 @@ def _check_file(path: Path, root: Path | None) -> os.stat_result | None:
 
 
 def atomic_write(path: Path, data: str | bytes, *, durable: bool = True,
-                 root: Path | None = None) -> None:
+                 root: Path | None = None, head: tuple[int, int] | None = None) -> None:
     """Replace ``path`` so that a crash leaves either the old or the new content.
 
     Temp file in the same folder (same file system, so the rename is atomic), flush,
@@ -186,6 +186,8 @@ def atomic_write(path: Path, data: str | bytes, *, durable: bool = True,
     ``durable=False`` skips both fsyncs, for files derived from others. Below a boundary
     (``root``, else the ``.agents`` folder ``path`` lies in) a symbolic link or special
     file is refused, never replaced. The file keeps its mode (a new one: 0644 less umask).
+    ``head`` (an open file descriptor, a length): the new content starts with that many
+    bytes of that file, copied by the kernel where it can (an append to a large shard).
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
     root = boundary_of(path) if root is None else root
@@ -194,6 +196,8 @@ def atomic_write(path: Path, data: str | bytes, *, durable: bool = True,
     try:
         if old is not None and hasattr(os, "fchmod"):
             os.fchmod(fd, stat.S_IMODE(old.st_mode))
+        if head is not None:
+            _copy_head(head[0], fd, head[1])
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
             fh.flush()
@@ -206,6 +210,30 @@ def atomic_write(path: Path, data: str | bytes, *, durable: bool = True,
         raise
     if durable:
         _fsync_dir(path.parent)
+
+
+def _copy_head(src: int, dst: int, length: int) -> None:
+    """Copy the first ``length`` bytes of ``src`` to ``dst`` at its position (kernel copy
+    when the platform has one, else read and write); OSError if ``src`` is shorter."""
+    done = 0
+    copy = getattr(os, "copy_file_range", None)
+    while done < length:
+        n = 0
+        if copy is not None:
+            try:
+                n = copy(src, dst, length - done, done)
+            except OSError:  # another file system, an old kernel: do it by hand
+                copy = None
+                continue
+        else:
+            chunk = os.pread(src, min(length - done, 1 << 20), done)
+            n = len(chunk)
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(dst, view):]
+        if n == 0:
+            raise OSError(errno.EIO, "the file to copy from is shorter than expected")
+        done += n
 
 
 def _status(path: Path) -> os.stat_result | None:

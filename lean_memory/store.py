@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -20,6 +20,7 @@ from .fsutil import (
     atomic_write,
     ensure_dir,
     file_lock,
+    open_bounded,
     read_bounded,
     read_cache,
     sweep,
@@ -54,6 +55,9 @@ _TEXT_CONTROL = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 @dataclass(frozen=True)
 class ShardStatus:
+    # A docstring: without one, @dataclass computes one with inspect.signature (~1 ms).
+    """One shard's row of the status and of INDEX.md."""
+
     name: str
     description: str
     entries: int  # live entries
@@ -63,6 +67,8 @@ class ShardStatus:
 
 @dataclass(frozen=True)
 class Status:
+    """The memory's shards, token total, budget and compaction threshold."""
+
     shards: tuple[ShardStatus, ...]
     total_tokens: int
     token_budget: int
@@ -95,9 +101,12 @@ def find_root(start: Path | None = None) -> Path:
 
 
 def today() -> str:
-    import datetime
+    """The local date, as ``datetime.date.today().isoformat()`` gives it (without importing
+    datetime, a few ms on every put)."""
+    import time
 
-    return datetime.date.today().isoformat()
+    now = time.localtime()
+    return f"{now.tm_year:04d}-{now.tm_mon:02d}-{now.tm_mday:02d}"
 
 
 def check_date(date: str) -> str:
@@ -136,7 +145,50 @@ def normalize(text: str) -> str:
 
 
 _STATUS_VERSION = "lean_memory.status/1"  # .cache/status.marshal: status() rows
-_STATS_VERSION = "lean_memory.stats/4"  # 4: said-again signatures of ADR 0014
+# The intent journal of an unfinished compaction (lean_memory.compaction): a put checks for it
+# before importing that module (json and the planner), which it needs only then.
+COMPACTION_JOURNAL = "compaction.journal"
+
+# 4: said-again signatures of ADR 0014; 5: a header (signature, entries), tails
+_STATS_VERSION = "lean_memory.stats/5"
+_STATS_V4 = "lean_memory.stats/4"  # still read (the same summary, no header): no rebuild
+_TAIL_VERSION = "lean_memory.stats-tail/1"
+_STATE_VERSION = "lean_memory.put-state/2"
+_TAIL_MAX = 64  # entries a stats tail holds before it is merged (or 1/8 of the shard's)
+
+
+def _stats_head(raw: bytes | None) -> tuple[int, tuple[int, int, int], int] | None:
+    """(where the summary starts, signature, entries) of a stats file: its header alone is
+    read, so a put can tell which file a tail extends without loading the summary."""
+    import marshal
+
+    if raw is None or len(raw) < 8:
+        return None
+    size = int.from_bytes(raw[:8], "little")
+    try:
+        head = marshal.loads(raw[8:8 + size])
+    except (EOFError, ValueError, TypeError):
+        return None
+    if not (isinstance(head, tuple) and len(head) == 3 and head[0] == _STATS_VERSION):
+        return None
+    return 8 + size, tuple(head[1]), head[2]
+
+
+def _with_tail(fields: tuple[Any, ...], tail: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The summary fields of a stats file with its tail's entries appended."""
+    costs = fields[3] if tail[6] is None else (*fields[3][:-1], tail[6])
+    return (fields[0], tail[4], (*fields[2], *tail[7]), (*costs, *tail[8]), fields[4],
+            tail[5])
+
+
+def _has_record(blob: bytes, record: bytes) -> bool:
+    """Whether ``blob``, records of ``len(record)`` bytes end to end, holds ``record``."""
+    at = blob.find(record)
+    while at >= 0:
+        if at % len(record) == 0:
+            return True
+        at = blob.find(record, at + 1)
+    return False
 
 
 class Summary(NamedTuple):
@@ -176,27 +228,47 @@ class Summary(NamedTuple):
                    tuple(costs), sum(1 for e in shard.entries if not e.has_meta), preamble)
 
 
-def _last_entry_start(text: str, summary: Summary) -> int | None:
-    """Where the last entry of ``text`` starts, found from the end without scanning the
-    whole shard: the suffix from a ``## `` line must be the last entry's raw text, as the
-    summary's digest of it proves (so that line is a real heading, outside any fence).
-    None when not found that way (the caller scans the text)."""
-    if not summary.costs:
+def _last_entry_start(data: bytes, want: bytes | None) -> int | None:
+    """Where the last entry of the shard file ``data`` starts (a byte offset), found from
+    the end without scanning or decoding the whole shard: the suffix from a ``## `` line
+    must be the last entry's raw text, as the summary's digest of it proves (so that line is
+    a real heading, outside any fence). ``want``: that digest (None: no entry). None when
+    not found that way."""
+    if want is None:
         return None
-    want = summary.costs[-1][0]
-    end = len(text)
+    end = len(data)
     for _ in range(32):  # "## " lines inside the last entry's own code blocks
-        at = text.rfind("\n## ", 0, end)
+        at = data.rfind(b"\n## ", 0, end)
         if at < 0:
-            return 0 if text.startswith("## ") and _digest(text) == want else None
-        if _digest(text[at + 1:]) == want:
+            found = data.startswith(b"## ") and blake2b(data, digest_size=8).digest() == want
+            return 0 if found else None
+        if blake2b(data[at + 1:], digest_size=8).digest() == want:
             return at + 1
         end = at
     return None
 
 
+def _count_lines(data: bytes, end: int) -> int:
+    """fmt.count_lines of the text ``data[:end]`` (UTF-8) encodes, without decoding it."""
+    lone = data.count(b"\r", 0, end)  # nearly always 0: skip counting the pairs
+    return data.count(b"\n", 0, end) + (lone - data.count(b"\r\n", 0, end) if lone else 0)
+
+
 def _digest(text: str) -> bytes:
     return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+
+
+class _FramedIds:
+    """Membership in ids kept as one string, each id on its own line (``"\\na\\nb\\n"``):
+    a substring search in C, instead of a set built from every entry of the memory."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __contains__(self, item: object) -> bool:
+        return isinstance(item, str) and f"\n{item}\n" in self.text
 
 
 def hidden_ids(links: Iterable[tuple[str, str, str]]) -> set[str]:
@@ -273,17 +345,21 @@ class Memory:
     def read_text(self, path: Path) -> str:
         """A memory file as text ('' when missing); refuses what is not UTF-8, and (as
         UnsafePath) a symbolic link, a special file or a file over the size limit."""
-        try:
-            data = read_bounded(path, MAX_FILE_BYTES, self.agents_dir)
-        except FileNotFoundError:
-            return ""
-        except OSError as exc:
-            raise ShardError(f"cannot read {path}: {exc.strerror}") from None
+        data = self._read_bytes(path)
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ShardError(f"{path} is not valid UTF-8 (byte {exc.start}); "
                              "fix or convert the file, lean_memory will not rewrite it") from None
+
+    def _read_bytes(self, path: Path) -> bytes:
+        """What read_text decodes (b"" when missing), with its checks."""
+        try:
+            return read_bounded(path, MAX_FILE_BYTES, self.agents_dir)
+        except FileNotFoundError:
+            return b""
+        except OSError as exc:
+            raise ShardError(f"cannot read {path}: {exc.strerror}") from None
 
     def read_shard(self, shard: str, *, archive: bool = False) -> fmt.Shard:
         return fmt.parse(self.read_text(self.shard_path(shard, archive=archive)), shard)
@@ -354,20 +430,45 @@ class Memory:
 
     def _stat(self, key: str) -> Any:
         """The cached (signature, summary) of one shard file (``key``: its name, or
-        ``archive/<name>``), read from its own stats file on first use; None if none."""
+        ``archive/<name>``), read from its stats file (and the tail of entries a fast put
+        appended since) on first use; None if none."""
         import marshal
 
         stats = self._stats if self._stats is not None else {}
         self._stats = stats
         if key not in stats:
             raw = read_cache(self._stat_path(key), self.agents_dir)
+            head = _stats_head(raw)
+            hit = None
             try:
-                cached = marshal.loads(raw) if raw is not None else None
+                if raw is not None and head is not None:
+                    hit = (head[1], tuple(marshal.loads(memoryview(raw)[head[0]:])))
+                elif raw is not None:  # version 4: [version, signature, summary]
+                    old = marshal.loads(raw)
+                    if isinstance(old, list) and len(old) == 3 and old[0] == _STATS_V4:
+                        hit = (tuple(old[1]), tuple(old[2]))
             except (EOFError, ValueError, TypeError):
-                cached = None
-            ok = isinstance(cached, list) and len(cached) == 3 and cached[0] == _STATS_VERSION
-            stats[key] = (tuple(cached[1]), cached[2]) if ok else None  # type: ignore[index]
+                hit = None
+            tail = self._stat_tail(key) if hit is not None and head is not None else None
+            if hit is not None and head is not None and tail is not None \
+                    and tail[1:3] == (hit[0], head[2]):
+                hit = (tail[3], _with_tail(hit[1], tail))
+            stats[key] = hit
         return stats[key]
+
+    def _stat_tail(self, key: str) -> Any:
+        """The tail of a shard's stats: what fast puts appended since its stats file was
+        written, as (version, base signature, base entries, signature, tokens, preamble
+        tokens, new cost of the base's last entry or None, links, costs); None if none."""
+        import marshal
+
+        raw = read_cache(self._stat_path(key, tail=True), self.agents_dir)
+        try:
+            tail = marshal.loads(raw) if raw is not None else None
+        except (EOFError, ValueError, TypeError):
+            return None
+        ok = isinstance(tail, tuple) and len(tail) == 9 and tail[0] == _TAIL_VERSION
+        return tail if ok else None
 
     def _keep_stat(self, key: str, sig: tuple[int, int, int], summary: Summary) -> None:
         # One file per shard file: a put rewrites the summary of the shard it wrote only.
@@ -376,12 +477,16 @@ class Memory:
         if self._stats is None:
             self._stats = {}
         self._stats[key] = (sig, tuple(summary))
-        write_cache(self._stat_path(key), marshal.dumps([_STATS_VERSION, sig, tuple(summary)]))
+        head = marshal.dumps((_STATS_VERSION, sig, len(summary.links)))
+        write_cache(self._stat_path(key), b"".join((
+            len(head).to_bytes(8, "little"), head, marshal.dumps(tuple(summary)))))
+        with contextlib.suppress(OSError):
+            os.unlink(self._stat_path(key, tail=True))  # void anyway: another base
 
-    def _stat_path(self, key: str) -> Path:
+    def _stat_path(self, key: str, *, tail: bool = False) -> Path:
         # Shard names are [a-z0-9_-] (config.SHARD_NAME): safe as part of a file name.
         kind, _, name = key.rpartition("/")
-        return self.cache_dir / f"stats-{kind or 'live'}-{name}.marshal"
+        return self.cache_dir / f"stats-{kind or 'live'}-{name}{'.tail' if tail else ''}.marshal"
 
     def get_memory(self, shard: str | None = None, *, query: str | None = None,
                    k: int = 5) -> str:
@@ -409,7 +514,7 @@ class Memory:
         self._require_init()
         # The rows are remembered for one exact set of shard file signatures: at 100k
         # entries, reading every summary's links and working out the superseded ones
-        # costs more than the rest of the command.
+        # costs more than the rest of the command. After a put, its put state has them.
         import marshal
 
         key = [_STATUS_VERSION, _STATS_VERSION, list(self.shards),
@@ -426,7 +531,14 @@ class Memory:
                               c.compact_threshold)
         except (EOFError, ValueError, TypeError):
             pass
-        st = self._status({})
+        state = self._load_state()  # the rows of the last put, while no file changed since
+        if state is not None:
+            st = self._state_status(state[0], state[2])
+        else:
+            st = self._status({})
+            # kept like the stats (without the lock, as readers do): signatures taken
+            # before each file was read, so a change meanwhile voids it
+            self._save_state(st)
         rows = tuple((r.name, r.description, r.entries, r.superseded, r.tokens)
                      for r in st.shards)
         write_cache(path, marshal.dumps([key, rows]))
@@ -518,24 +630,35 @@ class Memory:
         self._scan(title, text, tag_tuple)
         self._require_init()
         with self.lock():
-            from .compaction import recover
+            if os.path.lexists(self.cache_dir / COMPACTION_JOURNAL):
+                from .compaction import recover
 
-            recover(self)  # finish a compaction a crash interrupted, before reading
-            summaries = self._summaries({})
-            live_ids = {link[0] for s in summaries.values() for link in s.links}
-            if supersedes is not None and supersedes not in live_ids:
-                raise InvalidEntry(f"supersedes {supersedes!r}: no entry has that id")
-            links = self._links(summaries)
-            taken = {link[0] for link in links}  # archived ids too: never reuse one
-            entry = Entry(id=fmt.new_id(shard, title, text, date, taken), shard=shard,
-                          title=title, text=text, date=date, tags=tag_tuple,
-                          supersedes=supersedes)
-            fast = self._append_fast(entry, summaries, dedup=not new and not supersedes)
-            if fast is not None:
-                stored, due = fast
+                recover(self)  # finish a compaction a crash interrupted, before reading
+            quick = None if supersedes is not None else self._put_quick(
+                Entry(id="", shard=shard, title=title, text=text, date=date, tags=tag_tuple),
+                new=new)
+            if quick is not None:
+                stored, status = quick
             else:
-                stored, due = self._put_parsed(entry, summaries, links, taken, new=new)
-        if due and self.config.auto_compact:
+                summaries = self._summaries({})
+                live_ids = {link[0] for s in summaries.values() for link in s.links}
+                if supersedes is not None and supersedes not in live_ids:
+                    raise InvalidEntry(f"supersedes {supersedes!r}: no entry has that id")
+                links = self._links(summaries)
+                taken = {link[0] for link in links}  # archived ids too: never reuse one
+                entry = Entry(id=fmt.new_id(shard, title, text, date, taken), shard=shard,
+                              title=title, text=text, date=date, tags=tag_tuple,
+                              supersedes=supersedes)
+                fast = self._append_fast(entry, summaries[shard],
+                                         lambda after: self._status_of({**summaries,
+                                                                        shard: after}),
+                                         dedup=not new and not supersedes)
+                if fast is not None:
+                    stored, status = fast
+                else:
+                    stored, status = self._put_parsed(entry, summaries, links, taken, new=new)
+                self._save_state(status)
+        if status.compaction_due and self.config.auto_compact:
             import contextlib
 
             # The entry is stored: a failed compaction stays due and the next write retries.
@@ -545,9 +668,9 @@ class Memory:
 
     def _put_parsed(self, entry: Entry, summaries: dict[str, Summary],
                     links: list[tuple[str, str, str]], taken: set[str],
-                    *, new: bool) -> tuple[Entry, bool]:
+                    *, new: bool) -> tuple[Entry, Status]:
         """The general put: parse the shard, record a repeat or append, stamp hand-written
-        entries; returns the entry and whether compaction is now due. Holds the lock."""
+        entries; returns the entry and the memory's status after it. Holds the lock."""
         shard, text, date, supersedes = entry.shard, entry.text, entry.date or "", entry.supersedes
         path = self.shard_path(shard)
         parsed = fmt.parse(self.read_text(path), shard)
@@ -556,7 +679,7 @@ class Memory:
             same = next((e for e in parsed.entries if e.supersedes == supersedes
                          and e.text == text and e.get("compacted") is None), None)
             if same is not None:
-                return same, self._status_of(summaries).compaction_due
+                return same, self._status_of(summaries)
         # ids carried outside this shard (other shards, the archive)
         elsewhere = {link[0] for link in links} - {e.id for e in parsed.entries}
         elsewhere |= {link[0] for s in self._summaries({}, archive=True).values()
@@ -592,7 +715,7 @@ class Memory:
         atomic_write(path, result.render())
         self._remember(shard, summary)
         self._store_index(index)
-        return stored, status.compaction_due
+        return stored, status
 
     def _validate(self, text: str, title: str | None, tags: Iterable[str],
                   date: str | None) -> tuple[str, str, tuple[str, ...], str]:
@@ -702,19 +825,39 @@ class Memory:
                              "(nothing was written)")
         return back[0]
 
-    def _append_fast(self, entry: Entry, summaries: dict[str, Summary], *,
-                     dedup: bool) -> tuple[Entry, bool] | None:
-        """Append ``entry`` without parsing its shard, when the cached summary proves that
-        the slow path would only append: no hand-written entry to stamp, no entry said
-        again, no near duplicate possible. None when it cannot prove that.
+    def _append_bytes(self, entry: Entry, data: bytes, last: bytes | None
+                      ) -> tuple[int, str, str, Entry] | None:
+        """For a fast append of ``entry`` to the shard file ``data`` (its last entry's raw
+        digest ``last``, None with no entry): (where its last entry starts, the text from
+        there, that text ready to be followed, the entry as stored). Only the last entry
+        (or, with none, the preamble) is decoded and checked: the bytes before it are the
+        ones summarised, kept as they are. None when the general path must decide."""
+        start = _last_entry_start(data, last)
+        try:
+            if start is None and last is not None:  # not found from the end: scan the text
+                text = data.decode("utf-8")
+                start = len(text[:fmt.entry_offsets(text)[-1]].encode("utf-8"))
+            start = start or 0
+            tail = data[start:].decode("utf-8")
+        except UnicodeDecodeError:
+            return None  # the general path reports it
+        stored = self._append(entry.shard, tail, entry)
+        return start, tail, fmt.ensure_separated(tail), stored
+
+    def _append_fast(self, entry: Entry, summary: Summary,
+                     status_after: Callable[[Summary], Status], *,
+                     dedup: bool) -> tuple[Entry, Status] | None:
+        """Append ``entry`` without parsing its shard, when the cached ``summary`` of it
+        proves that the slow path would only append: no hand-written entry to stamp, no
+        entry said again, no near duplicate possible. None when it cannot prove that.
+        ``status_after`` gives the memory's status once the shard has the summary passed.
 
         Writes the same bytes and the same summary as the slow path (tested); returns the
-        entry and whether compaction is now due.
+        entry and the status after it.
         """
         from .dedup import candidate_test, main_text, signature
 
         name = entry.shard
-        summary = summaries[name]
         path = self.shard_path(name)
         cached = self._stat(name)
         if cached is None or summary.hand or tuple(cached[1]) != tuple(summary):
@@ -732,35 +875,249 @@ class Memory:
             may_match = candidate_test(entry.text)
             if any(c[3] is None or may_match(c[3]) for c in summary.costs):
                 return None
-        current = self.read_text(path)
+        data = self._read_bytes(path)
         if file_signature(path) != cached[0]:  # changed since it was summarised
             return None
-        last = _last_entry_start(current, summary)
-        stored = self._append(name, current, entry, last or 0)
-        base = fmt.ensure_separated(current)
+        appended = self._append_bytes(entry, data, summary.costs[-1][0] if summary.costs
+                                      else None)
+        if appended is None:
+            return None
+        start, tail, base, stored = appended
         costs = list(summary.costs)
         preamble = summary.preamble_tokens
-        if base != current and costs:  # the last entry gained its blank line
-            start = fmt.entry_offsets(current)[-1] if last is None else last
-            raw = base[start:]
-            costs[-1] = (_digest(raw), estimate_tokens(raw), *costs[-1][2:])
-        elif base != current:
+        if base != tail and costs:  # the last entry gained its blank line
+            costs[-1] = (_digest(base), estimate_tokens(base), *costs[-1][2:])
+        elif base != tail:
             preamble = estimate_tokens(base)
         costs.append((_digest(stored.raw), estimate_tokens(stored.raw), key, sig))
         after = Summary(
             summary.description, preamble + sum(c[1] for c in costs),
             (*summary.links, (stored.id, stored.date or "", stored.supersedes or "")),
             tuple(costs), 0, preamble)
-        status = self._status_of({**summaries, name: after})
+        status = status_after(after)
         index = self.render_index(status)  # raises before anything is written
-        atomic_write(path, base + stored.raw)
+        atomic_write(path, b"".join((memoryview(data)[:start], (base + stored.raw).encode())))
         self._remember(name, after)
         self._store_index(index)
-        return replace(stored, line=fmt.count_lines(base) + 1), status.compaction_due
+        line = _count_lines(data, start) + fmt.count_lines(base) + 1
+        return replace(stored, line=line), status
 
     def _remember(self, name: str, summary: Summary) -> None:
         """Record the summary of a shard just written, under its new signature."""
         self._keep_stat(name, file_signature(self.shard_path(name)), summary)
+
+    # -- the put state: what a put needs of the whole memory, in one small file ----------
+
+    def _put_quick(self, draft: Entry, *, new: bool) -> tuple[Entry, Status] | None:
+        """A put that appends without loading any shard's summary: the put state (ids in
+        use, supersedes targets, INDEX.md's rows and, per shard, what the fast append
+        reads of its summary, valid for the exact signatures of every shard file) stands
+        for them. The same checks and bytes as :meth:`_append_fast`; None when it cannot
+        (no valid state, the new id is the target of a dangling supersedes, the append is
+        not provably plain): the caller then takes the general way. Holds the lock;
+        ``draft`` has no id yet."""
+        state = self._load_state()
+        if state is None:
+            return None
+        names, ids, targets, heads = state[0], state[3], state[4], state[5]
+        name = draft.shard
+        entry = replace(draft, id=fmt.new_id(name, draft.title, draft.text, draft.date or "",
+                                             _FramedIds(ids)))
+        if entry.id in targets:  # it would hide itself or another entry: count anew
+            return None
+        hand, keys, sigs_of, unsigned = (heads[names.index(name)][i] for i in (2, 6, 7, 8))
+        if hand or os.name == "nt":  # Windows cannot replace the file held open below
+            return None
+        from .dedup import main_text, signature
+
+        key = _digest(normalize(main_text(entry.text)))
+        sig = None
+        if not new:  # as _append_fast: said again or a near duplicate, maybe
+            if unsigned or _has_record(keys, key):
+                return None
+            sig = signature(entry.text)
+            if sig and _has_record(sigs_of, sig):
+                return None
+        path = self.shard_path(name)
+        try:
+            source = open_bounded(path, MAX_FILE_BYTES, self.agents_dir)
+        except OSError:
+            return None  # the general path reports it
+        with source:
+            return self._append_quick(source.fileno(), entry, state, (key, sig))
+
+    def _append_quick(self, fd: int, entry: Entry, state: tuple[Any, ...],
+                      keyed: tuple[bytes, bytes | None]) -> tuple[Entry, Status] | None:
+        """The write of :meth:`_put_quick`, from the shard file open as ``fd``: only its
+        last entry is read (the line ends above it are the state's), the bytes before it
+        are copied to the new file by the kernel."""
+        names, sigs, rows, ids, targets, heads = state
+        name = entry.shard
+        path = self.shard_path(name)
+        at = names.index(name)
+        (description, tokens, _, preamble, count, last, keys, sigs_of, unsigned,
+         lines) = heads[at]
+        key, sig = keyed
+        st = os.fstat(fd)
+        if (st.st_size, st.st_mtime_ns, st.st_ino) != sigs[at]:
+            return None
+        size = st.st_size
+        offset = max(0, size - (1 << 16)) if lines is not None and last is not None else 0
+        data = os.pread(fd, size - offset, offset)
+        if offset and not _last_entry_start(data, last[0]):  # not within the last 64 KiB
+            offset = 0
+            data = os.pread(fd, size, 0)
+        if len(data) != size - offset:
+            return None
+        appended = self._append_bytes(entry, data, last[0] if last is not None else None)
+        if appended is None:
+            return None
+        start, tail, base, stored = appended
+        relast = None
+        if base != tail and last is not None:  # the last entry gained its blank line
+            relast = (_digest(base), estimate_tokens(base), *last[2:])
+            tokens += relast[1] - last[1]
+        elif base != tail:
+            tokens -= preamble
+            preamble = estimate_tokens(base)
+            tokens += preamble
+        cost = (_digest(stored.raw), estimate_tokens(stored.raw), key, sig)
+        tokens += cost[1]
+        gone = rows[at][2]  # the new id is nobody's target: no count but this row changes
+        row = (description or DESCRIPTIONS.get(name, ""), count + 1 - gone, gone, tokens)
+        status = self._state_status(names, (*rows[:at], row, *rows[at + 1:]))
+        index = self.render_index(status)  # raises before anything is written
+        atomic_write(path, (base + stored.raw).encode(), head=(fd, offset + start))
+        written = file_signature(path)
+        link = (stored.id, stored.date or "", stored.supersedes or "")
+        self._append_stat(name, sigs[at], written, (tokens, preamble, relast, link, cost))
+        # line ends before the last entry: counted once, then kept (8 MB take ~5 ms)
+        above = _count_lines(data, start) if lines is None else lines - fmt.count_lines(tail)
+        # (with lines unknown, offset is 0: data is the whole file)
+        head = (description, tokens, 0, preamble, count + 1, cost, keys + key,
+                sigs_of + (sig or b""), unsigned or sig is None,
+                above + fmt.count_lines(base) + fmt.count_lines(stored.raw))
+        self._write_state((*sigs[:at], written, *sigs[at + 1:]), status,
+                          f"{ids}{stored.id}\n", targets,
+                          (*heads[:at], head, *heads[at + 1:]))
+        self._store_index(index)
+        return replace(stored, line=above + fmt.count_lines(base) + 1), status
+
+    def _append_stat(self, name: str, before: tuple[int, int, int],
+                     after: tuple[int, int, int], change: tuple[Any, ...]) -> None:
+        """Record in the stats of shard ``name`` (which had signature ``before``, now
+        ``after``) one appended entry: ``change`` is (tokens, preamble tokens, the new cost
+        of the previous last entry or None, link, cost). It goes to the stats tail, so the
+        stats file is not rewritten; the tail is merged into it past max(64, 1/8 of it)."""
+        import marshal
+
+        tokens, preamble, relast, link, cost = change
+        if self._stats is not None:
+            self._stats.pop(name, None)  # what is on disk now is what counts
+        head = _stats_head(read_cache(self._stat_path(name), self.agents_dir))
+        tail = self._stat_tail(name)
+        if head is not None and tail is not None and tail[1:4] == (head[1], head[2], before):
+            links, costs, base_relast = tail[7], tail[8], tail[6]
+        elif head is not None and head[1] == before:
+            links, costs, base_relast = (), (), None
+        else:  # no stats to extend: written whole from the summary, when it can be had
+            links = costs = None
+        if relast is not None and costs:
+            costs = (*costs[:-1], relast)
+        elif relast is not None and costs is not None:
+            base_relast = relast
+        if head is None or links is None or costs is None or \
+                len(links) >= max(_TAIL_MAX, head[2] // 8):
+            hit = self._stat(name)
+            if hit is None or hit[0] != before:
+                return  # stale: whoever needs the summary rebuilds it
+            fields = hit[1]
+            kept = fields[3] if relast is None else (*fields[3][:-1], relast)
+            self._keep_stat(name, after, Summary(fields[0], tokens, (*fields[2], link),
+                                                 (*kept, cost), fields[4], preamble))
+            return
+        write_cache(self._stat_path(name, tail=True), marshal.dumps((
+            _TAIL_VERSION, head[1], head[2], after, tokens, preamble, base_relast,
+            (*links, link), (*costs, cost))), self.agents_dir)
+
+    def _state_status(self, names: Sequence[str],
+                      rows: Sequence[tuple[str, int, int, int]]) -> Status:
+        """The status of the put state's INDEX.md rows."""
+        shown = tuple(ShardStatus(n, *row) for n, row in zip(names, rows, strict=True))
+        c = self.config
+        return Status(shown, sum(r.tokens for r in shown), c.token_budget, c.compact_threshold)
+
+    def _state_keys(self) -> list[tuple[str, Path]]:
+        """(stats key, path) of every shard file: the live ones, then the archived ones."""
+        return [*((name, self.shard_path(name)) for name in self.shards),
+                *((f"archive/{name}", self.shard_path(name, archive=True))
+                  for name in self.shards)]
+
+    def _load_state(self) -> tuple[Any, ...] | None:
+        """The put state (shard names, signatures, INDEX.md rows, ids, supersedes
+        targets, per live shard its head) when every shard file still has the signature
+        it records; see _write_state."""
+        import marshal
+
+        raw = read_cache(self.cache_dir / "put-state.marshal", self.agents_dir)
+        try:
+            got = marshal.loads(raw) if raw is not None else None
+        except (EOFError, ValueError, TypeError):
+            return None
+        if not (isinstance(got, tuple) and len(got) == 7 and got[0] == _STATE_VERSION
+                and got[1] == self.shards):
+            return None
+        if got[2] != tuple(file_signature(path) for _, path in self._state_keys()):
+            return None
+        return got[1:]
+
+    def _save_state(self, status: Status) -> None:
+        """Record the put state after a general put, from the summaries it holds (every
+        shard file's, under the signature it was summarised with) and its ``status``."""
+        stats = self._stats or {}
+        keys = self._state_keys()
+        if any(stats.get(key) is None for key, _ in keys):
+            return
+        ids: list[str] = []
+        targets: set[str] = set()
+        sigs = []
+        heads = []
+        for key, _ in keys:
+            sig, fields = stats[key]
+            sigs.append(sig)
+            try:
+                summary = Summary(*fields)
+            except TypeError:
+                return
+            for link in summary.links:
+                ids.append(link[0])
+                if link[2]:
+                    targets.add(link[2])
+            if "/" not in key:
+                costs = summary.costs
+                heads.append((summary.description, summary.tokens, summary.hand,
+                              summary.preamble_tokens, len(summary.links),
+                              costs[-1] if costs else None, b"".join(c[2] for c in costs),
+                              b"".join(c[3] for c in costs if c[3]),
+                              any(c[3] is None for c in costs), None))
+        self._write_state(tuple(sigs), status, "\n" + "".join(f"{i}\n" for i in ids),
+                          frozenset(targets), tuple(heads))
+
+    def _write_state(self, sigs: tuple[tuple[int, int, int], ...], status: Status, ids: str,
+                     targets: frozenset[str], heads: tuple[Any, ...]) -> None:
+        """The put state: per live shard, its INDEX.md row and its head (description,
+        tokens, hand-written entries, preamble tokens, entries, last entry's cost, the
+        digests of the normalised main texts and the said-again signatures end to end,
+        whether a signature is missing, its line ends or None until a quick put counts
+        them); every id (live and archived) on its own line;
+        every supersedes target. Valid for the exact signatures ``sigs`` of every shard
+        file (_state_keys)."""
+        import marshal
+
+        rows = tuple((r.description, r.entries, r.superseded, r.tokens) for r in status.shards)
+        write_cache(self.cache_dir / "put-state.marshal",
+                    marshal.dumps((_STATE_VERSION, self.shards, sigs, rows, ids, targets,
+                                   heads)), self.agents_dir)
 
     def compact(self, *, dry_run: bool = False) -> CompactionReport:
         """Fold the oldest entries when over budget (see :mod:`lean_memory.compaction`)."""

@@ -309,7 +309,9 @@ def text_pairs(draw: st.DrawFn) -> tuple[list[str], str, list[str], str]:
 @given(text_pairs())
 def test_a_text_with_other_content_words_never_folds(
         pair: tuple[list[str], str, list[str], str]) -> None:
-    a_words, a, b_words, b = pair
+    a, b = pair[1], pair[3]
+    # case never matters (HTTP_PROXY and http_proxy are one content word)
+    a_words, b_words = ([w.casefold() for w in words] for words in (pair[0], pair[2]))
     if sorted(a_words) != sorted(b_words):  # a different multiset: never folded
         assert not folds(b, a) and find_near_duplicate(b, [entry(a)]) is None
     if a_words != b_words:  # the same words in another order: never folded either

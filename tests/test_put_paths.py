@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lean_memory import Memory
+from lean_memory import Memory, store
 from lean_memory import format as fmt
 from lean_memory.store import Summary
 
@@ -44,6 +45,18 @@ def run(root: Path, ops: list[tuple[str, str, str]]) -> list[tuple[str, str, str
     return out
 
 
+def assert_summaries_fresh(mem: Memory) -> dict[str, Summary]:
+    """The summaries the store has (cached, tails included) are those a fresh parse gives."""
+    cached = mem._summaries({})
+    for name in mem.shards:
+        fresh = Summary.of(mem.read_shard(name))
+        got = cached[name]
+        assert (got.tokens, got.links, got.hand, got.preamble_tokens) == (
+            fresh.tokens, fresh.links, fresh.hand, fresh.preamble_tokens)
+        assert [c[:3] for c in got.costs] == [c[:3] for c in fresh.costs]
+    return cached
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(op, min_size=1, max_size=25))
 def test_fast_and_general_paths_write_the_same(ops: list[tuple[str, str, str]]) -> None:
@@ -52,31 +65,114 @@ def test_fast_and_general_paths_write_the_same(ops: list[tuple[str, str, str]]) 
         fast = run(fast_root, ops)
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(Memory, "_append_fast", lambda self, *a, **k: None)
+            mp.setattr(Memory, "_put_quick", lambda self, *a, **k: None)
             slow = run(slow_root, ops)
         assert fast == slow
         assert snapshot(fast_root / ".agents") == snapshot(slow_root / ".agents")
         # the summaries the fast path recorded are those a fresh parse gives
-        mem = Memory(fast_root)
-        cached = mem._summaries({})
-        for name in mem.shards:
-            fresh = Summary.of(mem.read_shard(name))
-            got = cached[name]
-            assert (got.tokens, got.links, got.hand, got.preamble_tokens) == (
-                fresh.tokens, fresh.links, fresh.hand, fresh.preamble_tokens)
-            assert [c[:3] for c in got.costs] == [c[:3] for c in fresh.costs]
+        assert_summaries_fresh(Memory(fast_root))
 
 
-def test_the_fast_path_is_taken(mem: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(op, min_size=1, max_size=25), st.integers(1, 4))
+def test_the_put_state_and_stats_tails_match_a_fresh_summary(
+        ops: list[tuple[str, str, str]], tail_max: int) -> None:
+    """The quick put keeps no summary whole: the stats tails (merged every few entries
+    here) and the put state must say what summarising the shards afresh says."""
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(store, "_TAIL_MAX", tail_max)
+        root = Path(tmp)
+        run(root, ops)
+        mem = Memory(root)
+        state = mem._load_state()
+        cached = assert_summaries_fresh(mem)
+        archived = mem._summaries({}, archive=True)
+        if state is None:
+            return
+        again = Memory(root)
+        again._summaries({})
+        again._links(cached)
+        again._save_state(mem._status_of(cached, archived))
+        fresh_state = again._load_state()
+        assert fresh_state is not None
+        # ids: one per line, in the order they were added (membership is what counts)
+        assert sorted(fresh_state[3].split()) == sorted(state[3].split())
+        assert fresh_state[:3] + fresh_state[4:5] == state[:3] + state[4:5]
+        # heads: the same, but for the line ends a quick put counted (None when not yet)
+        assert [h[:-1] for h in fresh_state[5]] == [h[:-1] for h in state[5]]
+        for name, head in zip(mem.shards, state[5], strict=True):
+            assert head[-1] in (None, fmt.count_lines(mem.read_text(mem.shard_path(name))))
+        assert state[2] == tuple((r.description, r.entries, r.superseded, r.tokens)
+                                 for r in mem._status({}).shards)
+        assert mem.status() == mem._status({})  # status reads the rows of the put state
+
+
+def test_a_large_shard_is_appended_to_from_its_end(tmp_path: Path) -> None:
+    """Over 64 KiB, a quick put reads only the shard's end and has the kernel copy the
+    rest: the same bytes and line numbers as the general path."""
+    big = "".join(f"## Fact {i}\nthe build cache note {i} " + "word " * 80 + "\n\n"
+                  for i in range(200))
+    results = []
+    for quick in (True, False):
+        root = tmp_path / str(quick)
+        mem = Memory(root)
+        mem.init()
+        path = mem.shard_path("seed")
+        path.write_text(path.read_text() + big)
+        taken: list[object] = []
+        with pytest.MonkeyPatch.context() as mp:
+            if quick:
+                real = Memory._append_quick
+
+                def spy(self: Memory, *args: object, log: list[object] = taken,
+                        real: Any = real) -> object:
+                    log.append(real(self, *args))
+                    return log[-1]
+
+                mp.setattr(Memory, "_append_quick", spy)
+            else:
+                mp.setattr(Memory, "_put_quick", lambda self, *a, **k: None)
+                mp.setattr(Memory, "_append_fast", lambda self, *a, **k: None)
+            got = [Memory(root).put_entry("seed", f"new fact {i} about docker port {i}",
+                                          date="2026-01-02") for i in range(4)]
+        assert not quick or (len(taken) == 3 and None not in taken)
+        results.append(([(e.id, e.line) for e in got], snapshot(root / ".agents")))
+    assert results[0] == results[1]
+    assert [e.line for e in Memory(tmp_path / "True").entries("seed")][-4:] == \
+        [line for _, line in results[0][0]]
+
+
+def test_stats_of_version_4_are_still_read(mem: Memory) -> None:
+    import marshal
+
+    mem.put_entry("seed", "a fact about the build cache", date="2026-01-01")
+    hit = Memory(mem.root)._stat("seed")
+    assert hit is not None
+    mem._stat_path("seed").write_bytes(marshal.dumps([store._STATS_V4, hit[0], hit[1]]))
+    assert Memory(mem.root)._stat("seed") == hit
+
+
+@pytest.mark.parametrize("quick", [True, False])
+def test_the_fast_paths_are_taken(mem: Memory, monkeypatch: pytest.MonkeyPatch,
+                                  quick: bool) -> None:
     mem.put_entry("seed", "first fact about the build cache", date="2026-01-01")
     mem.put_entry("seed", "second fact about docker ports", date="2026-01-02")
 
-    def no_parse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the shard was parsed")
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a shard was parsed or a summary loaded")
 
-    monkeypatch.setattr(Memory, "_put_parsed", no_parse)
-    e = Memory(mem.root).put_entry("seed", "third fact about flaky uploads", date="2026-01-03")
-    assert [x.id for x in mem.entries("seed")][-1] == e.id
-    assert e.line == mem.entries("seed")[-1].line
+    monkeypatch.setattr(Memory, "_put_parsed", refused)
+    if quick:  # no summary at all: the put state stands for them
+        monkeypatch.setattr(Memory, "_summaries", refused)
+        monkeypatch.setattr(Memory, "_append_fast", refused)
+    else:
+        monkeypatch.setattr(Memory, "_put_quick", lambda self, *a, **k: None)
+    e = Memory(mem.root).put_entry("quirks", "third fact about flaky uploads", date="2026-01-03")
+    f = Memory(mem.root).put_entry("seed", "fourth fact about the cache", date="2026-01-03")
+    monkeypatch.undo()
+    assert [x.id for x in mem.entries("quirks")][-1] == e.id
+    assert (e.line, f.line) == (mem.entries("quirks")[-1].line, mem.entries("seed")[-1].line)
+    assert Memory(mem.root).status() == Memory(mem.root)._status({})
 
 
 # -- all or nothing, safe to repeat (ADR 0015) --------------------------------------------------
@@ -142,3 +238,24 @@ def test_a_correction_retried_after_a_crash_at_any_write_is_stored_once(tmp_path
             fixes = [e for e in Memory(trial).entries("corrections") if e.supersedes]
             assert len(fixes) == 1, f"crash point {limit}"
         assert limit >= 4
+
+
+@pytest.mark.parametrize("kernel", [True, False])
+def test_atomic_write_copies_a_head_of_another_file(tmp_path: Path, kernel: bool,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from lean_memory.fsutil import atomic_write
+
+    if not kernel:  # platforms without copy_file_range read and write
+        monkeypatch.delattr(os, "copy_file_range", raising=False)
+    src = tmp_path / "src"
+    src.write_bytes(bytes(range(256)) * 5000)
+    dst = tmp_path / "dst"
+    dst.write_bytes(b"old")
+    with src.open("rb") as fh:
+        atomic_write(dst, b"tail", head=(fh.fileno(), 1_000_003))
+        assert dst.read_bytes() == src.read_bytes()[:1_000_003] + b"tail"
+        with pytest.raises(OSError):  # the source is shorter: nothing is replaced
+            atomic_write(dst, b"x", head=(fh.fileno(), 2_000_000))
+    assert dst.read_bytes() == src.read_bytes()[:1_000_003] + b"tail"
