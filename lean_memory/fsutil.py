@@ -178,7 +178,8 @@ def _check_file(path: Path, root: Path | None) -> os.stat_result | None:
 
 
 def atomic_write(path: Path, data: str | bytes, *, durable: bool = True,
-                 root: Path | None = None, head: tuple[int, int] | None = None) -> None:
+                 root: Path | None = None,
+                 head: tuple[int, int] | None = None) -> tuple[int, int, int]:
     """Replace ``path`` so that a crash leaves either the old or the new content.
 
     Temp file in the same folder (same file system, so the rename is atomic), flush,
@@ -188,6 +189,8 @@ def atomic_write(path: Path, data: str | bytes, *, durable: bool = True,
     file is refused, never replaced. The file keeps its mode (a new one: 0644 less umask).
     ``head`` (an open file descriptor, a length): the new content starts with that many
     bytes of that file, copied by the kernel where it can (an append to a large shard).
+    Returns the written file's (size, mtime_ns, inode), taken from the open file: a change
+    made after the rename, by hand say, then shows as another signature.
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
     root = boundary_of(path) if root is None else root
@@ -203,6 +206,7 @@ def atomic_write(path: Path, data: str | bytes, *, durable: bool = True,
             fh.flush()
             if durable:
                 os.fsync(fh.fileno())
+            st = os.fstat(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -210,6 +214,7 @@ def atomic_write(path: Path, data: str | bytes, *, durable: bool = True,
         raise
     if durable:
         _fsync_dir(path.parent)
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 def _copy_head(src: int, dst: int, length: int) -> None:

@@ -712,8 +712,7 @@ class Memory:
         summary = Summary.of(result, summaries[shard], signatures=True)
         status = self._status_of({**summaries, shard: summary})
         index = self.render_index(status)  # raises before anything is written
-        atomic_write(path, result.render())
-        self._remember(shard, summary)
+        self._remember(shard, summary, atomic_write(path, result.render()))
         self._store_index(index)
         return stored, status
 
@@ -896,15 +895,16 @@ class Memory:
             tuple(costs), 0, preamble)
         status = status_after(after)
         index = self.render_index(status)  # raises before anything is written
-        atomic_write(path, b"".join((memoryview(data)[:start], (base + stored.raw).encode())))
-        self._remember(name, after)
+        self._remember(name, after, atomic_write(
+            path, b"".join((memoryview(data)[:start], (base + stored.raw).encode()))))
         self._store_index(index)
         line = _count_lines(data, start) + fmt.count_lines(base) + 1
         return replace(stored, line=line), status
 
-    def _remember(self, name: str, summary: Summary) -> None:
-        """Record the summary of a shard just written, under its new signature."""
-        self._keep_stat(name, file_signature(self.shard_path(name)), summary)
+    def _remember(self, name: str, summary: Summary, written: tuple[int, int, int]) -> None:
+        """Record the summary of a shard just written, under the signature of what was
+        written (not of the file now: a hand edit since must not pass for the put's)."""
+        self._keep_stat(name, written, summary)
 
     # -- the put state: what a put needs of the whole memory, in one small file ----------
 
@@ -987,8 +987,7 @@ class Memory:
         row = (description or DESCRIPTIONS.get(name, ""), count + 1 - gone, gone, tokens)
         status = self._state_status(names, (*rows[:at], row, *rows[at + 1:]))
         index = self.render_index(status)  # raises before anything is written
-        atomic_write(path, (base + stored.raw).encode(), head=(fd, offset + start))
-        written = file_signature(path)
+        written = atomic_write(path, (base + stored.raw).encode(), head=(fd, offset + start))
         link = (stored.id, stored.date or "", stored.supersedes or "")
         self._append_stat(name, sigs[at], written, (tokens, preamble, relast, link, cost))
         # line ends before the last entry: counted once, then kept (8 MB take ~5 ms)

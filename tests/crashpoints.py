@@ -34,10 +34,11 @@ def step():
             os._exit(137)
         raise OSError(errno.ENOSPC, "No space left on device")
 
-def atomic_write(path, data, *, durable=True):
+def atomic_write(path, data, **kw):
     step()
-    real(path, data, durable=durable)
+    written = real(path, data, **kw)
     step()
+    return written
 
 compaction.atomic_write = store.atomic_write = atomic_write
 code = main(sys.argv[3:])

@@ -259,3 +259,35 @@ def test_atomic_write_copies_a_head_of_another_file(tmp_path: Path, kernel: bool
         with pytest.raises(OSError):  # the source is shorter: nothing is replaced
             atomic_write(dst, b"x", head=(fh.fileno(), 2_000_000))
     assert dst.read_bytes() == src.read_bytes()[:1_000_003] + b"tail"
+
+
+@pytest.mark.parametrize("puts_before", [0, 1, 3])  # the general put, then the fast ones
+def test_a_hand_edit_right_after_a_put_is_never_taken_for_the_puts_own(
+        mem: Memory, monkeypatch: pytest.MonkeyPatch, puts_before: int) -> None:
+    for i in range(puts_before):
+        mem.put_entry("quirks", f"Port {5400 + i} is taken by the dev database",
+                      date="2026-01-02")
+    real = store.atomic_write
+    edited: list[Path] = []
+
+    def write_then_edit(path: Path, data: str | bytes, **kw: Any) -> tuple[int, int, int]:
+        sig = real(path, data, **kw)
+        if path.name == "quirks.md" and not edited:  # a hand edit lands right after the write
+            edited.append(path)
+            path.write_text(path.read_text() + "\n## Hand typed\nAdded in an editor.\n")
+        return sig
+
+    monkeypatch.setattr(store, "atomic_write", write_then_edit)
+    mem.put_entry("quirks", "Docker needs the compose v2 plugin", date="2026-01-03")
+    monkeypatch.setattr(store, "atomic_write", real)
+    assert edited
+    for m in (mem, Memory(mem.root)):  # this process's memory, and a new one's caches
+        row = next(s for s in m.status().shards if s.name == "quirks")
+        assert row.entries == puts_before + 2
+    mem.put_entry("quirks", "Redis listens on 6380 here", date="2026-01-04")
+    text = mem.shard_path("quirks").read_text()
+    assert "Added in an editor." in text and "Redis listens on 6380" in text
+    assert [e.title for e in Memory(mem.root).entries("quirks")][-2:] == [
+        "Hand typed", "Redis listens on 6380 here"]
+    row = next(s for s in Memory(mem.root).status().shards if s.name == "quirks")
+    assert row.entries == puts_before + 3
