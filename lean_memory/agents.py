@@ -56,73 +56,9 @@ def _read_input(stdin: IO[str] | IO[bytes] | Any) -> Any:
     data = stream.read()
     if isinstance(data, bytes):
         data = data.decode("utf-8")
-    return _json_loads(data)
+    import json
 
-
-# The hook runs before every prompt: its JSON goes through the C scanner and encoder that
-# ``json`` itself uses (same results, same errors), without importing the ``json`` package
-# (a few ms). Without them (another Python), through ``json``.
-def _json_loads(text: str) -> Any:
-    try:
-        from _json import make_scanner
-    except ImportError:
-        import json
-
-        return json.loads(text)
-    if text.startswith("\ufeff"):
-        import json
-
-        return json.loads(text)  # the error json.loads gives
-    context: Any = _ScanContext()
-    scan = make_scanner(context)
-    end = _skip_space(text, 0)
-    try:
-        value, end = scan(text, end)
-    except StopIteration:
-        import json
-
-        return json.loads(text)  # the error json.loads gives
-    if _skip_space(text, end) != len(text):
-        import json
-
-        return json.loads(text)
-    return value
-
-
-def _skip_space(text: str, i: int) -> int:
-    n = len(text)
-    while i < n and text[i] in " \t\n\r":
-        i += 1
-    return i
-
-
-class _ScanContext:
-    """What ``_json.make_scanner`` reads from a ``json.JSONDecoder``: its defaults."""
-
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    memo: dict[str, str]
-
-    def __init__(self) -> None:
-        self.memo = {}
-
-    @staticmethod
-    def parse_constant(name: str) -> float:
-        return {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}[name]
-
-
-def _json_string(text: str) -> str:
-    """``json.dumps(text, ensure_ascii=True)``."""
-    try:
-        from _json import encode_basestring_ascii
-    except ImportError:
-        import json
-
-        return json.dumps(text, ensure_ascii=True)
-    return encode_basestring_ascii(text)
+    return json.loads(data)
 
 
 def hook_output(event: str, root: str | None, payload: Any,
@@ -171,10 +107,11 @@ def hook_output(event: str, root: str | None, payload: Any,
     text = text + note if text.strip() else ""
     if not text.strip():
         return ""
-    # json.dumps({"hookSpecificOutput": {"hookEventName": …, "additionalContext": …}},
-    # ensure_ascii=True), written out
-    return (f'{{"hookSpecificOutput": {{"hookEventName": {_json_string(name)}, '
-            f'"additionalContext": {_json_string(text)}}}}}\n')
+    import json
+
+    return json.dumps({"hookSpecificOutput": {"hookEventName": name,
+                                              "additionalContext": text}},
+                      ensure_ascii=True) + "\n"
 
 
 _state: dict[str, Any] = {}
