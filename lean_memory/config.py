@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .fsutil import MAX_CONFIG_BYTES, UnsafePath, read_bounded, read_cache, write_cache
+from .fsutil import MAX_CONFIG_BYTES, UnsafePath, load_cache, read_bounded, write_cache
 
 DEFAULT_SHARDS = ("seed", "failures", "corrections", "insights", "conventions", "quirks")
 SHARD_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
@@ -186,13 +186,7 @@ def load_config(path: Path, cache: Path | None = None) -> Config:
 def _cached_toml(raw: bytes, cache: Path | None) -> dict[str, Any] | None:
     if cache is None:
         return None
-    import marshal
-
-    data = read_cache(cache)
-    try:
-        cached = marshal.loads(data) if data is not None else None
-    except (EOFError, ValueError, TypeError):
-        return None
+    cached = load_cache(cache)
     if isinstance(cached, list) and len(cached) == 2 and cached[0] == raw:
         found: dict[str, Any] = cached[1]
         return found if isinstance(found, dict) else None

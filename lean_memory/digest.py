@@ -144,15 +144,9 @@ class _Rules:
             self._parse()
 
     def _load(self) -> tuple[int, int, dict[int, list[str]]] | None:
-        import marshal
+        from .fsutil import load_cache
 
-        from .fsutil import read_cache
-
-        raw = read_cache(self.mem.cache_dir / _CACHE_NAME, self.mem.agents_dir)
-        try:
-            cached = marshal.loads(raw) if raw is not None else None
-        except (EOFError, ValueError, TypeError):
-            return None
+        cached = load_cache(self.mem.cache_dir / _CACHE_NAME, self.mem.agents_dir)
         if not (isinstance(cached, list) and len(cached) == 4 and cached[0] == self._key
                 and isinstance(cached[1], int) and isinstance(cached[2], int)
                 and isinstance(cached[3], dict)):

@@ -282,6 +282,18 @@ def read_cache(path: Path, root: Path | None = None) -> bytes | None:
         return None
 
 
+def load_cache(path: Path, root: Path | None = None) -> object:
+    """A ``marshal`` cache file's value, or None when it is missing, unsafe, unreadable or
+    damaged: a cache only ever costs speed. Callers check the value's shape."""
+    import marshal
+
+    raw = read_cache(path, root)
+    try:
+        return None if raw is None else marshal.loads(raw)
+    except (EOFError, ValueError, TypeError):
+        return None
+
+
 def sweep(folder: Path, files: Collection[str] = (), folders: Collection[str] = (), *,
           older_than: float = 0.0, root: Path | None = None) -> int:
     """Prepare ``folder`` (its own folders already checked) for writing, holding the lock

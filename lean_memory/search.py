@@ -41,7 +41,7 @@ from .bm25 import (
     tokenize,
 )
 from .errors import LeanMemoryError, QueryError, ShardError, UnknownShard
-from .fsutil import MAX_FILE_BYTES, open_bounded, read_bounded, read_cache, write_cache
+from .fsutil import MAX_FILE_BYTES, load_cache, open_bounded, read_bounded, write_cache
 from .index import Corrupt, Part, read_part, write_part
 from .retrievers import RRF_K, Fusion, Job, Retriever, fuse, jobs, rrf
 
@@ -470,11 +470,7 @@ def _cached_hidden(mem: Memory, header: list[Any], parts: list[Part],
     idents = _identities(parts)
     key = [[*ident, p.n, list(p.sig)] for ident, p in zip(idents, parts, strict=True)]
     bases = list(accumulate((p.n for p in parts), initial=0))
-    raw = None if rebuilt else read_cache(path, mem.agents_dir)
-    try:
-        cached = marshal.loads(raw) if raw is not None else None
-    except (EOFError, ValueError, TypeError):
-        cached = None
+    cached = None if rebuilt else load_cache(path, mem.agents_dir)
     if isinstance(cached, list) and len(cached) == 5 and cached[0] == header:
         old_key, pairs, targets, clean = cached[1:]
         moved = _hidden_again(parts, idents, old_key, pairs, targets, clean, old_key == key)

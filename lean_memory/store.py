@@ -20,6 +20,7 @@ from .fsutil import (
     atomic_write,
     ensure_dir,
     file_lock,
+    load_cache,
     open_bounded,
     read_bounded,
     read_cache,
@@ -460,13 +461,7 @@ class Memory:
         """The tail of a shard's stats: what fast puts appended since its stats file was
         written, as (version, base signature, base entries, signature, tokens, preamble
         tokens, new cost of the base's last entry or None, links, costs); None if none."""
-        import marshal
-
-        raw = read_cache(self._stat_path(key, tail=True), self.agents_dir)
-        try:
-            tail = marshal.loads(raw) if raw is not None else None
-        except (EOFError, ValueError, TypeError):
-            return None
+        tail = load_cache(self._stat_path(key, tail=True), self.agents_dir)
         ok = isinstance(tail, tuple) and len(tail) == 9 and tail[0] == _TAIL_VERSION
         return tail if ok else None
 
@@ -521,16 +516,16 @@ class Memory:
                [file_signature(self.shard_path(name, archive=archive))
                 for archive in (False, True) for name in self.shards]]
         path = self.cache_dir / "status.marshal"
-        raw = read_cache(path, self.agents_dir)
-        try:
-            cached = marshal.loads(raw) if raw is not None else None
-            if isinstance(cached, list) and len(cached) == 2 and cached[0] == key:
-                c = self.config
+        cached = load_cache(path, self.agents_dir)
+        if isinstance(cached, list) and len(cached) == 2 and cached[0] == key:
+            try:
                 shards = tuple(ShardStatus(*row) for row in cached[1])
+            except TypeError:  # rows of another shape
+                shards = None
+            if shards is not None:
+                c = self.config
                 return Status(shards, sum(r.tokens for r in shards), c.token_budget,
                               c.compact_threshold)
-        except (EOFError, ValueError, TypeError):
-            pass
         state = self._load_state()  # the rows of the last put, while no file changed since
         if state is not None:
             st = self._state_status(state[0], state[2])
@@ -1056,13 +1051,8 @@ class Memory:
         """The put state (shard names, signatures, INDEX.md rows, ids, supersedes
         targets, per live shard its head) when every shard file still has the signature
         it records; see _write_state."""
-        import marshal
 
-        raw = read_cache(self.cache_dir / "put-state.marshal", self.agents_dir)
-        try:
-            got = marshal.loads(raw) if raw is not None else None
-        except (EOFError, ValueError, TypeError):
-            return None
+        got = load_cache(self.cache_dir / "put-state.marshal", self.agents_dir)
         if not (isinstance(got, tuple) and len(got) == 7 and got[0] == _STATE_VERSION
                 and got[1] == self.shards):
             return None

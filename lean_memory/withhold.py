@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import format as fmt
 from ._hash import blake2b
-from .fsutil import read_cache, write_cache
+from .fsutil import load_cache, write_cache
 
 if TYPE_CHECKING:
     from .store import Memory
@@ -129,7 +129,7 @@ class Verdicts:
             return self._files
         self._header = header(self.mem)
         self._files = {}
-        cached = _read(self.files_path)
+        cached = load_cache(self.files_path, self.mem.agents_dir)
         if (isinstance(cached, list) and len(cached) == 3 and cached[0] == self._header
                 and isinstance(cached[1], dict) and isinstance(cached[2], dict)
                 and all(isinstance(v, tuple) for v in cached[1].values())):
@@ -140,7 +140,7 @@ class Verdicts:
         if self._texts is None:
             self._load()
             self._texts = {}
-            cached = _read(self.texts_path)
+            cached = load_cache(self.texts_path, self.mem.agents_dir)
             if (isinstance(cached, list) and len(cached) == 3 and cached[0] == self._header
                     and isinstance(cached[2], bytes) and cached[1] == _checksum(cached[2])):
                 texts = _loads(cached[2])
@@ -217,13 +217,6 @@ class Verdicts:
         self._dirty_files = self._dirty_texts = False
 
 
-def _read(path: Path) -> Any:
-    try:
-        return marshal.loads(path.read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
-
-
 def _loads(data: bytes) -> Any:
     try:
         return marshal.loads(data)
@@ -279,8 +272,7 @@ def _withheld_spans(mem: Memory, file_key: bytes | None, text: str, name: str,
     when one has no id of its own: a derived id depends on the other entries)."""
     path = mem.cache_dir / _SPANS_NAME
     want = sorted(bad)
-    raw = read_cache(path, mem.agents_dir) if file_key is not None else None
-    cached = _loads(raw) if raw is not None else None
+    cached = load_cache(path, mem.agents_dir) if file_key is not None else None
     if not isinstance(cached, dict):
         cached = {}
     hit = cached.get(file_key)

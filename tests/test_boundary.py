@@ -274,6 +274,30 @@ def test_a_linked_folder_is_never_written_through(
     assert real.is_symlink()
 
 
+@posix_only
+def test_cache_files_linked_to_a_device_are_ignored_with_bounded_memory(repo: Memory) -> None:
+    # .cache is not committed, but a hostile clone can add it: every cache a command reads
+    repo.put_entry("conventions", "Deploy only after the migration.", date="2026-01-03")
+    for args in (("status",), ("get", "quirks"), ("get", "--query", "deploy"), ("index",)):
+        assert lm(repo.root, *args).code == 0
+    lm(repo.root, "hook", "user-prompt-submit",
+       stdin=json.dumps({"prompt": PROMPT, "cwd": str(repo.root)}).encode())
+    caches = sorted(p for p in repo.cache_dir.iterdir()
+                    if p.is_file() and p.name not in ("lock", "hook.log"))
+    assert len(caches) > 20  # the index parts, stats, verdicts, put state, rules, config
+    for path in caches:
+        path.unlink()
+        _link(path, "/dev/zero")
+    for args in (("status",), ("get", "quirks"), ("get", "--query", "deploy"),
+                 ("put", "quirks", "Deploys wait for the migration to finish.")):
+        r = lm(repo.root, *args)
+        assert r.code == 0, (args, r.err)
+        assert r.peak_rss < 200 << 20, (args, r.peak_rss)
+    assert "Deploys wait" in lm(repo.root, "get", "--query", "deploy migration").out
+    # none replaced by a file written through or over the link (a void tail may be removed)
+    assert [p.name for p in caches if os.path.lexists(p) and not p.is_symlink()] == []
+
+
 @pytest.mark.parametrize("name", ["lock", "stats-live-quirks.marshal", "search.marshal",
                                   "search-live-quirks.idx", "config.marshal"])
 def test_a_linked_lock_or_cache_file_is_never_written(
