@@ -64,8 +64,11 @@ def header(mem: Memory) -> list[Any]:
 
 
 def notice(entry_id: str) -> str:
-    """The one line that stands for a withheld entry."""
-    return (f"> [withheld] entry `{entry_id}` holds a credential and is not shown; "
+    """The one line that stands for a withheld entry (its id redacted: it may be the
+    credential)."""
+    from .errors import quoted
+
+    return (f"> [withheld] entry `{quoted(entry_id)}` holds a credential and is not shown; "
             "run `lean-memory scan .agents/memory`\n")
 
 
@@ -370,15 +373,17 @@ def shown_path(mem: Memory, path: Path) -> str:
 
 def masked(mem: Memory, entries: Sequence[fmt.Entry]) -> tuple[list[fmt.Entry], int]:
     """``entries`` with each one that holds a credential replaced by a stand-in that keeps
-    its id, shard and date (its title, text, tags and metadata withheld; its raw text the
-    one-line notice); and how many were."""
+    its id (redacted), shard and date (its title, text, tags and metadata withheld; its raw
+    text the one-line notice); and how many were."""
     v = Verdicts(mem)
     try:
         flags = v.holding([e.raw for e in entries])
     finally:
         v.save()
-    out = [replace(e, title=TITLE_WITHHELD, text=TEXT_WITHHELD, tags=(), supersedes=None,
-                   meta=(), raw=notice(e.id)) if bad else e
+    from .errors import quoted
+
+    out = [replace(e, id=quoted(e.id), title=TITLE_WITHHELD, text=TEXT_WITHHELD, tags=(),
+                   supersedes=None, meta=(), raw=notice(e.id)) if bad else e
            for e, bad in zip(entries, flags, strict=True)]
     return out, sum(flags)
 
