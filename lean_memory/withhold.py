@@ -37,6 +37,7 @@ _SCANNER_FILES = ("secrets.py", "_secret_rules.py")
 MAX_TEXTS = 200_000  # remembered entry verdicts; past this, only those used in this process
 MAX_FILES = 64  # remembered whole files (each shard rewrite makes a new one)
 TITLE_WITHHELD = "(title withheld: it holds a credential)"
+PREAMBLE_WITHHELD = "> [withheld] this shard's preamble holds a credential and is not shown"
 TEXT_WITHHELD = "text withheld: it holds a credential; run `lean-memory scan .agents/memory`"
 
 
@@ -251,8 +252,7 @@ def shown_file(mem: Memory, path: Path, name: str,
     for start, end, entry_id in spans:
         parts.append(text[at:start])
         if start == 0 and not text.startswith(fmt.HEADING):  # the preamble
-            parts.append("> [withheld] this shard's preamble holds a credential and is not "
-                         "shown\n\n")
+            parts.append(PREAMBLE_WITHHELD + "\n\n")
         else:
             ids.append(entry_id)
             raw = text[start:end]
@@ -261,6 +261,17 @@ def shown_file(mem: Memory, path: Path, name: str,
         at = end
     parts.append(text[at:])
     return "".join(parts), ids
+
+
+def withheld_spans(mem: Memory, path: Path, name: str) -> tuple[str, list[tuple[int, int, str]]]:
+    """The shard file at ``path`` as read, and (start, end, id) of each piece of it that
+    :func:`shown_file` withholds, in file order (the preamble's id is "")."""
+    v = Verdicts(mem)
+    try:
+        text, bad = v.read(path, name)
+    finally:
+        v.save()
+    return text, (_withheld_spans(mem, v.file_keys.get(path), text, name, bad) if bad else [])
 
 
 _SPANS_NAME = "withheld-spans.marshal"
