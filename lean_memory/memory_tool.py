@@ -131,8 +131,8 @@ class MemoryToolHandler:
         try:
             st = os.lstat(target)
         except (FileNotFoundError, NotADirectoryError):
-            raise MemoryToolError(f"The path {quoted(str(path))} does not exist. Please provide a valid "
-                                  "path.") from None
+            raise MemoryToolError(f"The path {quoted(str(path))} does not exist. Please "
+                                  "provide a valid path.") from None
         if stat.S_ISDIR(st.st_mode):
             return self._listing(quoted(str(path)), parts)
         if not stat.S_ISREG(st.st_mode):
@@ -280,8 +280,8 @@ class MemoryToolHandler:
             parsed = fmt.parse(self._current(shard, str(path)), shard)
             archive_entries(self.mem, parsed, parsed.entries)
         moved = len(parsed.entries)
-        return (f"Successfully deleted {quoted(str(path))}: its {moved} entr{'y' if moved == 1 else 'ies'} "
-                "moved to the archive (nothing is destroyed)")
+        return (f"Successfully deleted {quoted(str(path))}: its {moved} "
+                f"entr{'y' if moved == 1 else 'ies'} moved to the archive (nothing is destroyed)")
 
     def rename(self, command: dict[str, Any]) -> str:
         old, new = command.get("old_path"), command.get("new_path")
@@ -303,8 +303,8 @@ class MemoryToolHandler:
     def _current(self, shard: str, path: str) -> str:
         target = self.mem.shard_path(shard)
         if not target.exists():
-            raise MemoryToolError(f"The path {quoted(str(path))} does not exist. Please provide a valid "
-                                  "path.")
+            raise MemoryToolError(f"The path {quoted(str(path))} does not exist. Please "
+                                  "provide a valid path.")
         text: str = self.mem.read_text(target)
         return text
 
