@@ -113,6 +113,17 @@ def test_memory_tool_messages_keep_no_piece_of_a_token(mem: lean_memory.Memory) 
         assert_clean(tok, str(err.value), what=f"the error of command {n}")
 
 
+def test_a_file_named_by_a_token_is_listed_redacted(mem: lean_memory.Memory) -> None:
+    """Bug: ``view /memories`` listed every file name verbatim, and a cloned repository
+    may commit a file named by a credential."""
+    tok = token()
+    (mem.dir / f"{tok}.md").write_text("notes\n", encoding="utf-8")
+    (mem.archive_dir / tok).mkdir(parents=True)
+    listing = MemoryToolHandler(mem).execute({"command": "view", "path": "/memories"})
+    assert "\t/memories/ghp_" in listing and "\t/memories/archive/ghp_" in listing
+    assert_clean(tok, listing, what="the listing")
+
+
 def test_a_very_long_memory_tool_path_is_one_clear_refusal(mem: lean_memory.Memory) -> None:
     """Bug: a 5,000-character path reached the file system and raised a bare OSError
     (File name too long), quoting the whole path."""
