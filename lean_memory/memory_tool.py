@@ -120,9 +120,10 @@ class MemoryToolHandler:
         self.mem._require_init()
         try:
             return handler(command)
-        except OSError as exc:  # one clear line, never the path the OS quotes back
+        except OSError as exc:  # one clear line, not the OS's (it quotes the full path)
+            path = command.get("path", command.get("old_path"))
             reason = exc.strerror or type(exc).__name__
-            raise MemoryToolError(f"{name} failed: {reason}") from None
+            raise MemoryToolError(f"cannot {name} {quoted(str(path), 80)}: {reason}") from None
 
     def view(self, command: dict[str, Any]) -> str:
         path = command.get("path")

@@ -128,12 +128,14 @@ def test_a_very_long_memory_tool_path_is_one_clear_refusal(mem: lean_memory.Memo
     """Bug: a 5,000-character path reached the file system and raised a bare OSError
     (File name too long), quoting the whole path."""
     tool = MemoryToolHandler(mem)
-    for command in ("view", "create", "delete", "str_replace"):
-        with pytest.raises(MemoryToolError) as err:
-            tool.execute({"command": command, "path": "/memories/" + "x" * 5000,
-                          "file_text": "x", "old_str": "a", "new_str": "b"})
-        message = str(err.value)
-        assert "too long" in message and len(message) < 300 and "\n" not in message
+    for command in ("view", "create", "delete", "str_replace", "insert"):
+        for length in (5000, 300):  # the whole path, or one name over the system's limit
+            with pytest.raises(MemoryToolError) as err:
+                tool.execute({"command": command, "path": "/memories/" + "x" * length,
+                              "file_text": "x", "old_str": "a", "new_str": "b",
+                              "insert_line": 0, "insert_text": "x"})
+            message = str(err.value)
+            assert "too long" in message and len(message) < 300 and "\n" not in message
 
 
 def test_str_replace_names_a_bounded_number_of_occurrences(mem: lean_memory.Memory) -> None:
