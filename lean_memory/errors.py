@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,9 @@ def redact_message(message: str) -> str:
         return "(message withheld: it could not be checked for credentials)"
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9_.-]{0,8}")
+
+
 def quoted(value: str, limit: int = 200) -> str:
     """At most ``limit`` characters of ``value``, to quote in a message or a reply.
 
@@ -40,6 +44,8 @@ def quoted(value: str, limit: int = 200) -> str:
     first characters would pass), and only the start of a long value is scanned: a token
     cut at the end of that window lies in what is dropped.
     """
+    if _PLAIN.fullmatch(value):  # a shard or retriever name, an id: no credential is this short
+        return value
     from .secrets import _OVERLAP
 
     window = value[:limit + _OVERLAP]
