@@ -1003,9 +1003,12 @@ def recover(mem: Memory) -> bool:
             now = mem.read_text(path)
             if now != f["after"] and _hash(now) != f["before"]:
                 raise ValueError
-    except (ValueError, LeanMemoryError):  # voided by a change since (ADR 0015)
+    except ValueError:  # voided by a change since (ADR 0015)
         with contextlib.suppress(OSError):
             journal.unlink()
+        return False
+    except LeanMemoryError:  # a shard it names cannot be read now: keep it for a look
+        _set_aside(mem, journal)
         return False
     _apply(mem, files)
     journal.unlink()

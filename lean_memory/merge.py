@@ -113,12 +113,11 @@ def _merge_tags(base: tuple[str, ...], ours: tuple[str, ...],
         return ours
     if ours == base:
         return theirs
-    old = set(base)
-    out: list[str] = []
+    old, mine, other = set(base), set(ours), set(theirs)  # linear: a shard may hold many
+    out: dict[str, None] = {}
     for tag in [*ours, *theirs]:
-        kept = tag in ours and tag in theirs if tag in old else True
-        if kept and tag not in out:
-            out.append(tag)
+        if tag not in old or (tag in mine and tag in other):
+            out[tag] = None
     return tuple(out)
 
 
