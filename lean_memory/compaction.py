@@ -854,8 +854,7 @@ def compact(mem: Memory, *, dry_run: bool = False) -> CompactionReport:
     """
     if not mem.dir.is_dir():
         raise NotInitialized(f"no memory at {mem.dir}: run `lean-memory init` first")
-    with mem.lock():
-        recover(mem)
+    with mem.lock():  # which finishes a compaction a crash interrupted
         status = mem.status()  # cheap (cached per shard file); the same count as the planner's
         if not status.compaction_due:
             c = mem.config
