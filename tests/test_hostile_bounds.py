@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -359,3 +360,27 @@ def test_a_lone_surrogate_title_or_tag_is_one_clear_error(mem: Memory,
     kwargs = {"title": args[1]} if args[0] == "--title" else {"tags": [args[1]]}
     with pytest.raises(LeanMemoryError, match="lone surrogate"):
         mem.put_entry("insights", "a fact about the lint hook", **kwargs)  # type: ignore[arg-type]
+
+
+def test_a_change_the_times_cannot_show_is_caught_by_the_bytes(tmp_path: Path) -> None:
+    """Within a file system's time stamp granularity an edit in place can keep the size,
+    mtime and ctime: the quick put then compares the bytes it read (the end) and copied
+    (the head) with the file's; only when the times are old enough do they decide."""
+    from lean_memory.store import _unchanged
+
+    src, tmp = tmp_path / "shard", tmp_path / "tmp"
+    src.write_bytes(b"0123456789abcdef")
+    tmp.write_bytes(b"0123456789" + b"new entry")
+    with open(src, "rb") as s, open(tmp, "rb") as t:
+        st = os.fstat(s.fileno())
+        fresh = time.time_ns()
+        assert _unchanged(s.fileno(), st, fresh, t.fileno(), 10, b"abcdef", 10)
+        assert not _unchanged(s.fileno(), st, fresh, t.fileno(), 10, b"abcdeX", 10)
+        assert not _unchanged(s.fileno(), st, fresh, t.fileno(), 8, b"XXabcdef", 10)
+        old = max(st.st_mtime_ns, st.st_ctime_ns) + 3_000_000_000
+        assert _unchanged(s.fileno(), st, old, t.fileno(), 10, b"abcdeX", 10)
+    with open(src, "r+b") as s, open(tmp, "rb") as t:
+        st = os.fstat(s.fileno())
+        os.pwrite(s.fileno(), b"9", 0)  # the head changed
+        os.utime(s.fileno(), ns=(st.st_atime_ns, st.st_mtime_ns))
+        assert not _unchanged(s.fileno(), st, time.time_ns(), t.fileno(), 10, b"abcdef", 10)
