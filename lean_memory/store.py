@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -17,6 +18,7 @@ from .config import RESERVED, SHARD_NAME, Config, load_config
 from .errors import InvalidEntry, LeanMemoryError, NotInitialized, ShardError, UnknownShard
 from .fsutil import (
     MAX_FILE_BYTES,
+    SourceChanged,
     atomic_write,
     ensure_dir,
     file_lock,
@@ -24,6 +26,7 @@ from .fsutil import (
     open_bounded,
     read_bounded,
     read_cache,
+    same_bytes,
     sweep,
     write_cache,
 )
@@ -46,12 +49,18 @@ DESCRIPTIONS = {
 }
 MAX_ENTRY_BYTES = 1_000_000  # checked before anything else, so a huge paste costs nothing
 MAX_TITLE_CHARS = 120
+MAX_TAGS = 32  # tags are metadata: bounded apart from the text's size guards
+MAX_TAGS_CHARS = 1_000
+TOO_MANY_TAGS = (f"too many tags: at most {MAX_TAGS} tags of {MAX_TAGS_CHARS:,} characters in "
+                 "all; put the rest in the text")
 _DATE = lazy(r"\d{4}-\d{2}-\d{2}")
 _CLAUSE_END = lazy(r"[.:;!?](?=\s)")
 _CONTROL = lazy(r"[\x00-\x08\x0a-\x1f\x7f]")
 # Control characters an entry's text may not hold: all but tab, LF and CR (a NUL makes git
 # call the shard binary, and then nothing scans or diffs it).
 _TEXT_CONTROL = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# A lone surrogate (from undecodable bytes on a command line) cannot be written as UTF-8.
+_SURROGATE = lazy(r"[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -253,6 +262,26 @@ def _count_lines(data: bytes, end: int) -> int:
     """fmt.count_lines of the text ``data[:end]`` (UTF-8) encodes, without decoding it."""
     lone = data.count(b"\r", 0, end)  # nearly always 0: skip counting the pairs
     return data.count(b"\n", 0, end) + (lone - data.count(b"\r\n", 0, end) if lone else 0)
+
+
+_RACY_NS = 2_000_000_000  # over any file system's time stamp granularity (1 s on HFS+)
+
+
+def _unchanged(fd: int, st: os.stat_result, began: int, tmp: int, offset: int,
+               data: bytes, copied: int) -> bool:
+    """Whether the file open as ``fd`` (status ``st`` taken at ``began``, ``data`` read
+    from ``offset``) is still what a quick put read, now that its first ``copied`` bytes,
+    which the put did not read, are copied to ``tmp``: else the new file would splice two
+    versions of the shard. A change since shows in the times (an edit in place changes
+    the mtime, a forged mtime the ctime) unless the file was changed within the clock's
+    granularity of ``began``: then the bytes themselves are compared (in the page cache)."""
+    now = os.fstat(fd)
+    if (now.st_size, now.st_mtime_ns, now.st_ctime_ns, now.st_ino, now.st_dev) != \
+            (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev):
+        return False
+    if began - max(st.st_mtime_ns, st.st_ctime_ns) > _RACY_NS:
+        return True
+    return os.pread(fd, len(data) + 1, offset) == data and same_bytes(fd, tmp, copied)
 
 
 def _digest(text: str) -> bytes:
@@ -599,8 +628,9 @@ class Memory:
         """The writers' lock: hold it around every read-modify-write of the memory.
 
         On taking it, a symbolic link or special file where lean_memory writes is refused
-        before anything is written, and temp files of crashed writers are removed (those
-        of the cache only when old: readers write the cache without the lock).
+        before anything is written, temp files of crashed writers are removed (those
+        of the cache only when old: readers write the cache without the lock), and a
+        compaction a crash interrupted is finished (or its damaged journal set aside).
         """
         root = self.agents_dir
         with file_lock(self.cache_dir / "lock", root=root):  # checks .agents, memory, .cache
@@ -608,6 +638,10 @@ class Memory:
             sweep(self.dir, {"INDEX.md", ".gitignore", *shards}, {"archive"}, root=root)
             sweep(self.archive_dir, shards, root=root)
             sweep(self.cache_dir, older_than=3600.0, root=root)
+            if os.path.lexists(self.cache_dir / COMPACTION_JOURNAL):
+                from .compaction import recover
+
+                recover(self)  # every writer first finishes a compaction a crash interrupted
             yield
 
     def put_entry(self, shard: str, text: str, *, title: str | None = None,
@@ -625,10 +659,6 @@ class Memory:
         self._scan(title, text, tag_tuple)
         self._require_init()
         with self.lock():
-            if os.path.lexists(self.cache_dir / COMPACTION_JOURNAL):
-                from .compaction import recover
-
-                recover(self)  # finish a compaction a crash interrupted, before reading
             quick = None if supersedes is not None else self._put_quick(
                 Entry(id="", shard=shard, title=title, text=text, date=date, tags=tag_tuple),
                 new=new)
@@ -723,7 +753,7 @@ class Memory:
                 f"pointer to it")
         if not text.strip():
             raise InvalidEntry("entry text is empty")
-        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in text if ord(ch) >= 0xD800):
+        if _SURROGATE.search(text):
             raise InvalidEntry("entry text is not valid unicode (lone surrogate)")
         bad = _TEXT_CONTROL.search(text)
         if bad is not None:
@@ -741,17 +771,28 @@ class Memory:
         else:
             if not isinstance(title, str) or _CONTROL.search(title) or not title.strip():
                 raise InvalidEntry("title must be one non-empty line without control characters")
+            if _SURROGATE.search(title):
+                raise InvalidEntry("title is not valid unicode (lone surrogate)")
             title = " ".join(title.split())
             if len(title) > MAX_TITLE_CHARS:
                 raise InvalidEntry(f"title is {len(title)} characters; keep it under "
                                    f"{MAX_TITLE_CHARS}")
-        clean: list[str] = []
-        for tag in [tags] if isinstance(tags, str) else tags:
+        clean: dict[str, None] = {}  # in order, each once, in linear time
+        size = 0
+        over = False
+        for n, tag in enumerate([tags] if isinstance(tags, str) else tags):
+            over = n >= 4 * MAX_TAGS or size > MAX_TAGS_CHARS
+            if over:  # stop reading an endless list
+                break
             if not isinstance(tag, str) or _CONTROL.search(tag) or not tag.strip():
-                raise InvalidEntry(f"invalid tag {tag!r}: expected a non-empty word")
-            tag = " ".join(tag.split())
-            if tag not in clean:
-                clean.append(tag)
+                shown = tag[:40] if isinstance(tag, str) else tag
+                raise InvalidEntry(f"invalid tag {shown!r}: expected a non-empty word")
+            if _SURROGATE.search(tag):
+                raise InvalidEntry("a tag is not valid unicode (lone surrogate)")
+            size += len(tag)
+            clean[" ".join(tag.split())] = None
+        if over or len(clean) > MAX_TAGS or sum(len(t) for t in clean) > MAX_TAGS_CHARS:
+            raise InvalidEntry(TOO_MANY_TAGS)
         date = today() if date is None else check_date(date)
         return text, title, tuple(clean), date
 
@@ -953,6 +994,7 @@ class Memory:
         (description, tokens, _, preamble, count, last, keys, sigs_of, unsigned,
          lines) = heads[at]
         key, sig = keyed
+        began = time.time_ns()  # before the signature is taken: see _unchanged
         st = os.fstat(fd)
         if (st.st_size, st.st_mtime_ns, st.st_ino) != sigs[at]:
             return None
@@ -982,7 +1024,12 @@ class Memory:
         row = (description or DESCRIPTIONS.get(name, ""), count + 1 - gone, gone, tokens)
         status = self._state_status(names, (*rows[:at], row, *rows[at + 1:]))
         index = self.render_index(status)  # raises before anything is written
-        written = atomic_write(path, (base + stored.raw).encode(), head=(fd, offset + start))
+        try:
+            written = atomic_write(path, (base + stored.raw).encode(), head=(fd, offset + start),
+                                   verify=lambda tmp: _unchanged(fd, st, began, tmp, offset,
+                                                                 data, offset + start))
+        except SourceChanged:  # an editor saved the shard in place meanwhile
+            return None
         link = (stored.id, stored.date or "", stored.supersedes or "")
         self._append_stat(name, sigs[at], written, (tokens, preamble, relast, link, cost))
         # line ends before the last entry: counted once, then kept (8 MB take ~5 ms)
