@@ -1,7 +1,7 @@
 """Git as the shared store: a three-way merge driver for shards, per entry and per field
 (ADRs 0006 and 0013).
 
-Git calls ``python -m lean_memory merge-driver %O %A %B %P`` for a shard that changed on
+Git calls ``python -P -m lean_memory merge-driver %O %A %B %P`` for a shard that changed on
 both sides. The three versions are parsed with the lossless parser and matched by id:
 
 * an entry changed on one side takes that side; changed on both sides, it is merged field
