@@ -285,8 +285,9 @@ def _tree_text(root: Path) -> str:
 @pytest.mark.parametrize(("name", "args"), EDITED)
 def test_init_copies_no_file_linked_outside(tree: Path, tmp_path: Path,
                                             name: str, args: tuple[str, ...]) -> None:
-    """Caught: init read the link's target and wrote its content back as a regular file
-    (``.gitattributes``, CLAUDE.md, AGENTS.md, ``.claude/.gitignore``), ready to commit."""
+    """Caught: init read the link's target, and for ``.gitattributes``, CLAUDE.md,
+    AGENTS.md and ``.claude/.gitignore`` wrote its content back as a regular file, ready to
+    commit; the hook settings were read through the link (now each is refused, exit 2)."""
     outside = Outside(tmp_path / "outside.md")
     target = tree / name
     target.parent.mkdir(exist_ok=True)
