@@ -351,14 +351,17 @@ SETTINGS = {"claude": (".claude/settings.local.json", "Claude Code"),
             "codex": (".codex/hooks.json", "Codex")}
 
 
-def _refresh(top: Path, rel: str) -> tuple[str, bool]:
+def _refresh(top: Path, rel: str, notes: str) -> tuple[str, str | None]:
     """The hook settings ``rel`` (read without following a link, '' when missing) with our
-    commands made safe, and whether that changed them."""
-    from .fsutil import MAX_CONFIG_BYTES, read_text
+    commands made safe, rewritten if they were not; and the line saying so, if they were."""
+    from .fsutil import MAX_CONFIG_BYTES, atomic_write, read_text
 
     text = read_text(top / rel, top, MAX_CONFIG_BYTES)
     fresh = _safe_commands(text)
-    return fresh, fresh != text
+    if fresh == text:
+        return text, None
+    atomic_write(top / rel, fresh, root=top)
+    return fresh, f"{rel}: {notes} hook commands refreshed (started with -P)"
 
 
 def refresh_hooks(root: Path) -> list[str]:
@@ -366,18 +369,16 @@ def refresh_hooks(root: Path) -> list[str]:
     ``-P``) in the agents' settings; lines to print. A settings file that is a link, a
     special file or not UTF-8 is left alone: `init --agent` reports it."""
     from .errors import LeanMemoryError
-    from .fsutil import atomic_write
 
     top = root.resolve()
     lines = []
     for rel, notes in SETTINGS.values():
         try:
-            fresh, changed = _refresh(top, rel)
-            if changed:
-                atomic_write(top / rel, fresh, root=top)
-                lines.append(f"{rel}: {notes} hook commands refreshed (started with -P)")
+            line = _refresh(top, rel, notes)[1]
         except (OSError, LeanMemoryError):
             continue
+        if line is not None:
+            lines.append(line)
     return lines
 
 
@@ -393,8 +394,8 @@ def setup_agent(mem: Memory, agent: str) -> list[str]:
 
     if agent not in ("claude", "codex"):
         raise LeanMemoryError(f"unknown agent {agent!r}: expected claude or codex")
-    # Claude Code: settings.local.json, as the command names this machine's interpreter it
-    # is personal (Claude Code keeps that file out of git); the team shares CLAUDE.md.
+    # Claude Code's settings.local.json is personal, as its command names this machine's
+    # interpreter (Claude Code keeps that file out of git); the team shares CLAUDE.md.
     top = mem.root.resolve()
     rel, notes = SETTINGS[agent]
     settings = top / rel
@@ -403,18 +404,14 @@ def setup_agent(mem: Memory, agent: str) -> list[str]:
         check_target(path, top)  # refused before anything is written
     snippet = json.dumps(hook_config(agent), indent=2)
     lines: list[str] = []
-    text, changed = _refresh(top, rel)
+    text, refreshed = _refresh(top, rel, notes)
     if text:
         try:
             current = json.loads(text)
         except ValueError:
             current = None
         if current is not None and _has_our_hooks(current):
-            if changed:
-                atomic_write(settings, text, root=top)
-                lines.append(f"{rel}: {notes} hook commands refreshed (started with -P)")
-            else:
-                lines.append(f"{rel}: {notes} hooks already configured")
+            lines.append(refreshed or f"{rel}: {notes} hooks already configured")
         else:
             lines.append(f"{rel} exists; merge these hooks into it by hand:")
             lines.extend(snippet.splitlines())
