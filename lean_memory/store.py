@@ -30,6 +30,7 @@ from .fsutil import (
     sweep,
     write_cache,
 )
+from .fsutil import read_text as fsutil_read_text
 from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -375,12 +376,7 @@ class Memory:
     def read_text(self, path: Path) -> str:
         """A memory file as text ('' when missing); refuses what is not UTF-8, and (as
         UnsafePath) a symbolic link, a special file or a file over the size limit."""
-        data = self._read_bytes(path)
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ShardError(f"{path} is not valid UTF-8 (byte {exc.start}); "
-                             "fix or convert the file, lean_memory will not rewrite it") from None
+        return fsutil_read_text(path, self.agents_dir)
 
     def _read_bytes(self, path: Path) -> bytes:
         """What read_text decodes (b"" when missing), with its checks."""
@@ -592,6 +588,9 @@ class Memory:
 
     def init(self) -> list[Path]:
         """Create the memory folder, default shards, INDEX.md and .gitignore; idempotent."""
+        for folder in (self.root, self.agents_dir, self.dir, self.archive_dir):
+            if folder.exists() and not folder.is_dir() and not folder.is_symlink():
+                raise LeanMemoryError(f"cannot init: {folder} is a file, not a folder")
         created: list[Path] = []
         for folder in (self.dir, self.archive_dir):
             if not folder.is_dir():
