@@ -7,8 +7,9 @@ this module and withholds such an entry, saying so (ADR 0011).
 Verdicts honour the configured allowlist (rules, fingerprints, inline markers), never
 ``allow_paths``: that one is for ``scan`` alone. Each text is scanned once: its verdict is
 remembered by content hash in ``.cache/verdicts.marshal`` (volatile; a corrupt, stale or
-foreign cache is ignored: every cache file is tagged with this user's key, fsutil.write_cache). Whole files are remembered too, in the small ``.cache/withheld.marshal`` (the
-file's hash, the hashes of what it withholds, and its signature), so a warm ``get SHARD`` or
+foreign cache is ignored: every cache file is tagged with this user's key, see
+``fsutil.write_cache``). Whole files are remembered too, in the small
+``.cache/withheld.marshal`` (the file's hash, the hashes of what it withholds, and its signature), so a warm ``get SHARD`` or
 prompt hook neither scans nor parses, nor hashes a file that did not change. The caches hold
 hashes, signatures and booleans only, never text.
 """
