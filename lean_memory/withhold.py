@@ -9,9 +9,9 @@ Verdicts honour the configured allowlist (rules, fingerprints, inline markers), 
 remembered by content hash in ``.cache/verdicts.marshal`` (volatile; a corrupt, stale or
 foreign cache is ignored: every cache file is tagged with this user's key, see
 ``fsutil.write_cache``). Whole files are remembered too, in the small
-``.cache/withheld.marshal`` (the file's hash, the hashes of what it withholds, and its signature), so a warm ``get SHARD`` or
-prompt hook neither scans nor parses, nor hashes a file that did not change. The caches hold
-hashes, signatures and booleans only, never text.
+``.cache/withheld.marshal`` (the file's hash, the hashes of what it withholds, and its
+signature), so a warm ``get SHARD`` or prompt hook neither scans nor parses, nor hashes a
+file that did not change. The caches hold hashes, signatures and booleans only, never text.
 """
 
 from __future__ import annotations
