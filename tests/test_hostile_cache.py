@@ -274,3 +274,25 @@ def test_the_key_is_private_and_made_once(tmp_path: Path, monkeypatch: pytest.Mo
     (tmp_path / "elsewhere").write_bytes(first)
     monkeypatch.setattr(fsutil, "_key_loaded", False)
     assert fsutil.cache_key() is None
+
+
+ONLY = "; lean_memory reads only the tables [memory], [secrets] and [ollama]"
+
+
+@pytest.mark.parametrize(("toml", "message"), [
+    ("[memroy]\ntoken_budget = 100\n[secrets]\nallow_rules = []\n",
+     "config: unknown table [memroy] (its keys token_budget are not read)" + ONLY),
+    ("token_budget = 100\n", "config: unknown key 'token_budget' outside any table" + ONLY),
+    ("[memory]\nshards = " + "[" * 5000 + "]" * 5000 + "\n",
+     "config: config.toml nests tables or arrays too deeply"),
+])
+def test_a_misspelt_or_too_deep_config_is_one_clear_error(tmp_path: Path, toml: str,
+                                                          message: str) -> None:
+    """Bug (issue 20, item 8): a misspelt table was ignored without a word (its settings
+    lost: an allowlist, a host), and a 5,000-deep TOML was an internal RecursionError."""
+    lean_memory.Memory(tmp_path).init()
+    (tmp_path / ".agents" / "config.toml").write_text(toml, encoding="utf-8")
+    for args in (("status",), ("get", "--query", "deploy"), ("put", "quirks", "A fact.")):
+        r = lm(tmp_path, *args)
+        assert (r.code, r.out) == (2, ""), (args, r)
+        assert r.err == f"lean-memory: error: {message}\n"
