@@ -375,18 +375,32 @@ def tag_matches(name: str, prefix: bytes, body: bytes | memoryview) -> bool:
     return tag is not None and _compare_digest(tag, prefix[len(CACHE_MAGIC):CACHE_PREFIX])
 
 
+def sealed(name: str, data: bytes, covered: int | None = None) -> bytes | None:
+    """``data`` as a file named ``name`` that only this user's processes believe: the
+    magic and the tag of its first ``covered`` bytes (all by default) before it; None
+    without a key."""
+    tag = cache_tag(name, data if covered is None else memoryview(data)[:covered])
+    return None if tag is None else b"".join((CACHE_MAGIC, tag, data))
+
+
+def unsealed(name: str, raw: bytes) -> bytes | None:
+    """What ``sealed`` sealed, or None if ``raw`` is not this user's file named ``name``."""
+    body = memoryview(raw)[CACHE_PREFIX:]
+    return raw[CACHE_PREFIX:] if tag_matches(name, raw, body) else None
+
+
 def write_cache(path: Path, data: bytes, root: Path | None = None, *,
                 covered: int | None = None) -> bool:
-    """Write a cache file (atomic, not fsynced), tagged with this user's key; ``covered``:
-    how many bytes of ``data`` the tag covers (all by default; a file read by offset
-    covers the header its reader checks). A failure, such as a read-only checkout, a
-    refused link or no key, only costs speed, so it is reported by the return value alone."""
-    tag = cache_tag(path.name, data if covered is None else memoryview(data)[:covered])
-    if tag is None:
+    """Write a cache file (atomic, not fsynced), sealed with this user's key (``covered``:
+    a file read by offset has its tag cover the header its reader checks). A failure,
+    such as a read-only checkout, a refused link or no key, only costs speed, so it is
+    reported by the return value alone."""
+    payload = sealed(path.name, data, covered)
+    if payload is None:
         return False
     try:
         ensure_dir(path.parent, root)
-        atomic_write(path, b"".join((CACHE_MAGIC, tag, data)), durable=False, root=root)
+        atomic_write(path, payload, durable=False, root=root)
     except (OSError, LeanMemoryError):
         return False
     return True
@@ -394,15 +408,14 @@ def write_cache(path: Path, data: bytes, root: Path | None = None, *,
 
 def read_cache(path: Path, root: Path | None = None) -> bytes | None:
     """A cache file's body, or None when it is missing, unsafe, unreadable, over the
-    size limit (checked before reading), or not tagged by this user's key."""
+    size limit (checked before reading), or not sealed with this user's key."""
     if cache_key() is None:
         return None
     try:
         raw = read_bounded(path, MAX_CACHE_BYTES, root)
     except (OSError, LeanMemoryError):
         return None
-    body = memoryview(raw)[CACHE_PREFIX:]
-    return raw[CACHE_PREFIX:] if tag_matches(path.name, raw, body) else None
+    return unsealed(path.name, raw)
 
 
 def load_cache(path: Path, root: Path | None = None) -> object:

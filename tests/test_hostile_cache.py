@@ -262,6 +262,7 @@ def test_the_key_is_private_and_made_once(tmp_path: Path, monkeypatch: pytest.Mo
     """The per-user key: 0600, outside any repository, not replaced once made, not read
     through a link."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setattr(fsutil, "_key", None, raising=False)  # this process's, restored after
     monkeypatch.setattr(fsutil, "_key_loaded", False, raising=False)
     first = fsutil.cache_key()
     path = tmp_path / "xdg" / "lean_memory" / "cache-key"
@@ -296,3 +297,29 @@ def test_a_misspelt_or_too_deep_config_is_one_clear_error(tmp_path: Path, toml: 
         r = lm(tmp_path, *args)
         assert (r.code, r.out) == (2, ""), (args, r)
         assert r.err == f"lean-memory: error: {message}\n"
+
+
+def test_a_committed_compaction_journal_is_never_replayed(
+        origin: Path, tmp_path: Path, attacker: Callable[[], None]) -> None:
+    """Bug: a ``compaction.journal`` naming a shard as it is committed was replayed by the
+    clone's first write, putting in text (a token here) that no put had checked."""
+    from lean_memory._hash import sha256
+
+    shard = origin / ".agents" / "memory" / "quirks.md"
+    text = shard.read_text(encoding="utf-8")
+    after = text.replace(f"token {GITHUB}", "").rstrip() + f"\n\nInjected: {GITHUB}\n"
+    record = json.dumps({"v": "lean_memory.compaction-journal/1", "files": [
+        {"shard": "quirks", "archive": False, "after": after,
+         "before": sha256(text.encode()).hexdigest()}]}).encode()
+    seal = getattr(fsutil, "sealed", lambda name, data: data)  # the format each version reads
+    journal = origin / ".agents" / "memory" / ".cache" / "compaction.journal"
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    journal.write_bytes(seal("compaction.journal", record))
+    attacker()
+    _commit_cache(origin)
+    clone = _clone(origin, tmp_path / "a")
+    r = lm(clone, "put", "conventions", "Tag releases after the deploy.")
+    assert r.code == 0, r.err
+    unchanged = (clone / ".agents/memory/quirks.md").read_text(encoding="utf-8") == text
+    assert unchanged, "the journal was replayed"  # (no diff shown: it holds the token)
+    _absent("get", lm(clone, "get", "quirks").out)
