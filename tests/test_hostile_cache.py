@@ -120,7 +120,7 @@ def _answers(root: Path) -> dict[str, tuple[int, str, str]]:
     out = {}
     for name, args in runs.items():
         r = lm(root, *args, stdin=hook if name == "hook" else b"")
-        _absent(f"{name}: {r.out} {r.err}", r.out + r.err)
+        _absent(f"the output of {name}", r.out + r.err)
         out[name] = (r.code, r.out, r.err)
     return out
 
@@ -286,7 +286,7 @@ ONLY = "; lean_memory reads only the tables [memory], [secrets] and [ollama]"
     ("token_budget = 100\n", "config: unknown key 'token_budget' outside any table" + ONLY),
     ("[memory]\nshards = " + "[" * 5000 + "]" * 5000 + "\n",
      "config: config.toml nests tables or arrays too deeply"),
-])
+], ids=["misspelt-table", "key-outside-tables", "5000-deep"])
 def test_a_misspelt_or_too_deep_config_is_one_clear_error(tmp_path: Path, toml: str,
                                                           message: str) -> None:
     """Bug (issue 20, item 8): a misspelt table was ignored without a word (its settings
