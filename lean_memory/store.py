@@ -162,7 +162,6 @@ COMPACTION_JOURNAL = "compaction.journal"
 
 # 4: said-again signatures of ADR 0014; 5: a header (signature, entries), tails
 _STATS_VERSION = "lean_memory.stats/5"
-_STATS_V4 = "lean_memory.stats/4"  # still read (the same summary, no header): no rebuild
 _TAIL_VERSION = "lean_memory.stats-tail/1"
 _STATE_VERSION = "lean_memory.put-state/2"
 _TAIL_MAX = 64  # entries a stats tail holds before it is merged (or 1/8 of the shard's)
@@ -469,10 +468,6 @@ class Memory:
             try:
                 if raw is not None and head is not None:
                     hit = (head[1], tuple(marshal.loads(memoryview(raw)[head[0]:])))
-                elif raw is not None:  # version 4: [version, signature, summary]
-                    old = marshal.loads(raw)
-                    if isinstance(old, list) and len(old) == 3 and old[0] == _STATS_V4:
-                        hit = (tuple(old[1]), tuple(old[2]))
             except (EOFError, ValueError, TypeError):
                 hit = None
             tail = self._stat_tail(key) if hit is not None and head is not None else None
