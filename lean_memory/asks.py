@@ -176,6 +176,10 @@ _SUBCLAUSE = re.compile(r",|:|\(|\)|\s-+\s|\s\u2014\s|\bbut\b|\bthough\b|\bhowev
 _TOKEN = re.compile(r"[a-z0-9#@$~][a-z0-9_+#./@-]*")
 _TRAILING = ".-/@"
 
+def _wordset(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 _NEGATE = frozenset({"not", "never", "no", "avoid", "stop", "without", "nor", "hate", "nothing"})
 _INVERT = frozenset({"remove", "removing", "uninstall", "uninstalling", "delete", "deleting",
                      "drop", "dropping", "disable", "disabling", "ditch", "ban", "strip",
@@ -187,7 +191,7 @@ _CUES = frozenset({"always", "never", "remember", "prefer", "prefers", "preferre
                    "avoid", "stop", "only", "hate"})
 # Words that carry no content of a rule: the cues themselves, politeness, light verbs of
 # preference ("use uv" and "uv" ask the same), generic nouns of the workplace.
-_FILLER = frozenset("""
+_FILLER = _wordset("""
 always never remember prefer prefers preferred preference instead avoid stop only hate not no
 nor without nothing please pls kindly again also just ok okay hey btw oh well really seriously
 actually already still even ever make sure want wanna like love use using used uses usage
@@ -195,7 +199,7 @@ stick keep mind note say said says told mention first mentioned thanks thank pro
 repo repository project codebase code here thing things stuff whenever every each time rule
 rules going forward get got let go need needs favour favor choose pick rely opt habit default
 yourself whatever okay yes yeah sure cool great good fine one ones
-""".split())
+""")
 _WH = frozenset({"why", "what", "how", "where", "which", "who", "whats", "hows", "whos"})
 _SUBJECTS = frozenset({"i", "we", "you", "please", "and", "also", "just", "so", "then", "but",
                        "always", "remember", "pls", "kindly", "oh", "btw", "ok", "okay", "again"})
@@ -206,7 +210,7 @@ _OTHER_SUBJECTS = frozenset({"it", "this", "that", "there", "he", "she", "they",
 # Where a contrast's object ends: "use uv, not pip, for installs".
 _SCOPE_END = frozenset({"for", "in", "when", "on", "at", "to", "before", "after", "during",
                         "while", "if", "unless", "because", "since", "so", "then", "inside",
-                        "within", "across", "and", "unless"})
+                        "within", "across", "and"})
 # Words of the workplace that name one thing (a general table, not one fitted to the bench).
 _SYNONYMS = {
     "delete": "remove", "erase": "remove", "rm": "remove", "uninstall": "remove",
@@ -240,7 +244,7 @@ def _term(word: str) -> str:
 
 
 def _words(clause: str) -> list[str]:
-    words = []
+    words: list[str] = []
     for tok in _TOKEN.findall(clause):
         tok = tok.rstrip(_TRAILING).replace("'", "")
         if "." in tok and not _FILE_EXT.search(tok):
