@@ -61,7 +61,7 @@ __all__ = [
 MAX_ASK_BYTES = 24 * 1024  # the guard the prompt hook applies to what it keeps
 MAX_ASKS_PER_SESSION = 200
 MIN_SESSIONS = 3
-MAX_SESSION_ID = 128
+MAX_SESSION_ID = 128  # characters of a project label
 MAX_RULE_CHARS = 200
 MAX_LINE_CHARS = 160
 MAX_ASKED_LINES = 20
@@ -77,6 +77,7 @@ DISTINCT_SHARE = 0.7  # an unshared term this heavy (vs the sentence's heaviest)
 CONFLICT_SHARE = 0.25  # shared weight with opposite signs above this share: they disagree
 
 _AT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+_PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 
 
 # -- the record --------------------------------------------------------------------------------
@@ -99,7 +100,7 @@ class Ask:
 
 def _cut(text: str, limit: int) -> str:
     """``text`` within ``limit`` UTF-8 bytes, cut at white space, with :data:`CUT_MARK`."""
-    data = text.encode("utf-8", "surrogatepass")
+    data = text.encode("utf-8")
     if len(data) <= limit:
         return text
     room = limit - len(CUT_MARK.encode("utf-8"))
@@ -111,14 +112,26 @@ def _cut(text: str, limit: int) -> str:
 def bound_text(prompt: str) -> str:
     """A prompt as an ask keeps it: credentials cut out (first), then at most
     :data:`MAX_ASK_BYTES` of UTF-8, cut at white space."""
-    text = _cut(prompt.replace("\x00", ""), _SCAN_BYTES)
-    return _cut(redact(text), MAX_ASK_BYTES)
+    # lone surrogates (JSON may carry them) could never be written as UTF-8
+    text = prompt.encode("utf-8", "replace").decode("utf-8").replace("\x00", "")
+    return _cut(redact(_cut(text, _SCAN_BYTES)), MAX_ASK_BYTES)
+
+
+def _label(value: str) -> str:
+    """A harness's name for something made safe to show and to key on: printable, bounded,
+    no credential."""
+    kept = "".join(ch for ch in value[: 4 * MAX_SESSION_ID] if ch.isprintable()
+                   and not ch.isspace() and not "\ud800" <= ch <= "\udfff")
+    return redact(kept[:MAX_SESSION_ID])
 
 
 def clean_session_id(session: str) -> str:
-    """A harness's session id made safe to show and to key on: printable, bounded, no secret."""
-    kept = "".join(ch for ch in session if ch.isprintable() and not ch.isspace())
-    return redact(kept[:MAX_SESSION_ID]) or "unknown"
+    """A session id as asks key on it. Harnesses send UUIDs; anything else that is not a
+    short plain name the scanner passes is keyed by its digest, so no part of it is shown."""
+    if _PLAIN_ID.fullmatch(session) and redact(session) == session:
+        return session
+    raw = session.encode("utf-8", "replace")
+    return "h-" + blake2b(raw, digest_size=8).hexdigest() if session else "unknown"
 
 
 def make_ask(session: str, prompt: str, at: str, project: str = "") -> Ask | None:
@@ -130,9 +143,9 @@ def make_ask(session: str, prompt: str, at: str, project: str = "") -> Ask | Non
     if not text:
         return None
     sid = clean_session_id(session)
-    digest = blake2b(f"{sid}\0{at}\0{text}".encode("utf-8", "surrogatepass"), digest_size=5)
+    digest = blake2b(f"{sid}\0{at}\0{text}".encode(), digest_size=5)
     return Ask(id="a-" + digest.hexdigest(), session=sid, at=at, text=text,
-               project=redact(project[:MAX_SESSION_ID]))
+               project=_label(project))
 
 
 def _order(ask: Ask) -> tuple[str, str, str]:
