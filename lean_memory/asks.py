@@ -470,11 +470,18 @@ def _one_line(text: str, limit: int) -> str:
 _LEAD_FILLER = re.compile(
     r"^(?:(?:please|pls|kindly|remember|reminder|also|and|oh|btw|ok|okay|hey|again|so|just"
     r"|note|as i said|like i said)\b[\s,:;!-]*)+", re.IGNORECASE)
+_TAIL_FILLER = re.compile(r"(?:[\s,]+(?:please|pls|thanks|thank you|again))+[\s.!]*$",
+                          re.IGNORECASE)
 
 
 def _rule_text(text: str) -> str:
     line = _LEAD_FILLER.sub("", _one_line(text, MAX_RULE_CHARS * 2)).strip(" ,;:-")
-    line = line[:1].upper() + line[1:] if line[:1].islower() and line[1:2].islower() else line
+    line = _TAIL_FILLER.sub("", line)
+    head = line.split(" ", 1)[0].replace("'", "").replace("\u2019", "")
+    # "Always …", "Install …", but "uv, not pip" and "pnpm over npm" keep a tool's spelling
+    if head.isalpha() and head.islower() and (len(head) >= 3 or head in {"no", "do", "i"}) \
+            and any(v in head for v in "aeiouy"):
+        line = line[:1].upper() + line[1:]
     line = _one_line(line, MAX_RULE_CHARS - 1)
     return line if line.endswith((".", "!", "…")) else line + "."
 
