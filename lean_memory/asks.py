@@ -189,6 +189,7 @@ _SUBCLAUSE = re.compile(r",|:|\(|\)|\s-+\s|\s\u2014\s|\bbut\b|\bthough\b|\bhowev
 _TOKEN = re.compile(r"[a-z0-9#@$~][a-z0-9_+#./@-]*")
 _TRAILING = ".-/@"
 
+
 def _wordset(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
@@ -196,7 +197,8 @@ def _wordset(text: str) -> frozenset[str]:
 _NEGATE = frozenset({"not", "never", "no", "avoid", "stop", "without", "nor", "hate", "nothing"})
 _INVERT = frozenset({"remove", "removing", "uninstall", "uninstalling", "delete", "deleting",
                      "drop", "dropping", "disable", "disabling", "ditch", "ban", "strip",
-                     "eliminate", "deprecate", "replace", "replacing"})
+                     "eliminate", "deprecate"})
+_REPLACE = frozenset({"replace", "replacing"})
 _SWITCH = frozenset({"switch", "switching", "migrate", "migrating", "move", "moving", "port",
                      "convert", "converting", "change", "changing"})
 _CONTRAST = frozenset({"instead", "over"})
@@ -249,8 +251,8 @@ def _term(word: str) -> str:
     """The term a word stands for: its Porter stem when it is a plain word, else the name."""
     got = _WORD_MEMO.get(word)
     if got is None:
-        word = _SYNONYMS.get(word, word)
-        got = stem(word) if word.isalpha() and word.isascii() else word
+        name = _SYNONYMS.get(word, word)
+        got = stem(name) if name.isalpha() and name.isascii() else name
         if len(_WORD_MEMO) < 100_000:
             _WORD_MEMO[word] = got
     return got
@@ -269,7 +271,8 @@ def _words(clause: str) -> list[str]:
 
 def _is_content(word: str) -> bool:
     return word not in STOP_WORDS and word not in _FILLER and word not in _NEGATE \
-        and word not in _INVERT and word not in _SWITCH and word not in _CONTRAST \
+        and word not in _INVERT and word not in _REPLACE and word not in _SWITCH \
+        and word not in _CONTRAST \
         and not word.isdigit() and len(word) > 1
 
 
@@ -309,17 +312,15 @@ def _signed(clause: str, replacing: bool) -> tuple[dict[str, int], bool]:
                         and not nxt.endswith(("ing", "ed"))):
                     cue = True  # "uv not pip", "tabs, not spaces"
                 sign = -base
+        elif w in _REPLACE:
+            sign = -sign  # "replace X with Y": X is rejected, up to "with"
         elif w in _INVERT:
-            # the action of the clause turns its object ("uninstall uv" rejects uv); later,
-            # it is only a word ("ask before removing files" still wants files asked about)
-            if lead and w not in {"replace", "replacing"}:
-                terms.setdefault(_term(w), sign)
+            terms.setdefault(_term(w), sign)
+            if lead:
+                # the action of the clause turns its object ("uninstall uv" rejects uv); later
+                # it is only a word ("ask before removing files" wants files asked about)
                 sign = -sign
                 lead = False
-            elif w not in {"replace", "replacing"}:
-                terms.setdefault(_term(w), sign)
-            else:
-                sign = -sign
         elif w in _SWITCH:
             switching = True
         elif switching and w == "from":
@@ -361,7 +362,7 @@ def rule_clauses(text: str) -> list[tuple[str, dict[str, int]]]:
         words = _words(sentence)
         if not words or words[0] in _WH or "?" in mark:
             continue
-        has_replace = any(w in {"replace", "replacing"} for w in words)
+        has_replace = any(w in _REPLACE for w in words)
         terms: dict[str, int] = {}
         cue = False
         for part in _SUBCLAUSE.split(sentence):
