@@ -50,12 +50,14 @@ __all__ = [
     "Written",
     "bound_session",
     "bound_text",
+    "clean_session_id",
     "distill",
     "make_ask",
     "propose",
     "quiet_sessions",
     "rule_clauses",
     "same_request",
+    "summary_id",
 ]
 
 MAX_ASK_BYTES = 24 * 1024  # the guard the prompt hook applies to what it keeps
@@ -64,7 +66,7 @@ MIN_SESSIONS = 3
 MAX_SESSION_ID = 128  # characters of a project label
 MAX_RULE_CHARS = 200
 MAX_LINE_CHARS = 160
-MAX_ASKED_LINES = 20
+MAX_SECTION_LINES = 20  # per part of a summary; the rest are named by id
 CUT_MARK = " …(cut)"
 # Scanning is linear but not free: a pasted log of megabytes is cut to this before the scan.
 # Cutting (here and at the end) happens at white space, so no fragment of a credential that
@@ -544,7 +546,8 @@ def propose(asks: Iterable[Ask], known: Sequence[str] = (),
     w = _weights(unique)
     clauses = sorted(_clauses(unique), key=lambda c: (_order(c.ask), c.nth))
     known_terms = [t for k in known for _, t in rule_clauses(k)]
-    out = []
+    out: list[Proposal] = []
+    taken: set[str] = set()
     for members in _components(clauses, w):
         sessions = sorted({c.ask.session for c in members})
         if len(sessions) < min_sessions:
@@ -556,10 +559,15 @@ def propose(asks: Iterable[Ask], known: Sequence[str] = (),
         if any(same_request(rule, k) for k in known):
             continue
         key_src = "\n".join(f"{'+' if s > 0 else '-'}{t}" for t, s in core.items())
+        key = "p-" + blake2b(key_src.encode(), digest_size=5).hexdigest()
+        if key in taken:  # two requests that agree on the same words: keep both numbers apart
+            key_src += "\n" + members[0].ask.id
+            key = "p-" + blake2b(key_src.encode(), digest_size=5).hexdigest()
+        taken.add(key)
         evidence = tuple(Evidence(c.ask.id, c.ask.session, c.ask.date,
                                   _one_line(c.text, MAX_LINE_CHARS)) for c in members)
         out.append(Proposal(
-            key="p-" + blake2b(key_src.encode(), digest_size=5).hexdigest(),
+            key=key,
             rule=rule,
             sessions=tuple(sessions),
             projects=tuple(sorted({c.ask.project for c in members if c.ask.project})),
@@ -615,7 +623,7 @@ def _content(text: str) -> set[str]:
 def _answers(ask: Ask, terms: set[str], later: list[tuple[str, set[str]]]) -> bool:
     """Whether an entry written at or after the ask covers at least half its content words."""
     need = max(1, math.ceil(len(terms) / 2))
-    return any(len(terms & got) >= need for at, got in later if at >= ask.at)
+    return any(len(terms & got) >= need for when, got in later if when >= ask.at)
 
 
 def distill(session: str, asks: Iterable[Ask], written: Iterable[Written]) -> Summary:
@@ -633,7 +641,9 @@ def distill(session: str, asks: Iterable[Ask], written: Iterable[Written]) -> Su
                     for e in entries if e.shard != DEAD_END_SHARD)
     dead = tuple((e.id, _one_line(e.title, MAX_LINE_CHARS)) for e in entries
                  if e.shard == DEAD_END_SHARD)
-    later = [(e.at or "~", _content(e.title + "\n" + e.text)) for e in entries]
+    # a dead end is an attempt, not an answer: only what was decided closes an ask
+    later = [(e.at or "~", _content(e.title + "\n" + e.text)) for e in entries
+             if e.shard != DEAD_END_SHARD]
     still = []
     for a in mine:
         terms = _content(a.text)
@@ -656,13 +666,14 @@ def _render(sid: str, mine: tuple[Ask, ...], asked: tuple[tuple[str, str], ...],
     span = f"{mine[0].at} to {mine[-1].at}" if mine else "no asks"
     lines = [f"Session {sid}, {span}: {len(mine)} asks, {len(decided)} decided, "
              f"{len(still)} open, {len(dead)} dead ends.", ""]
-    for head, items, cap in (("Asked", asked, MAX_ASKED_LINES), ("Decided", decided, 0),
-                             ("Still open", still, 0), ("Dead ends", dead, 0)):
+    for head, items in (("Asked", asked), ("Decided", decided), ("Still open", still),
+                        ("Dead ends", dead)):
         lines.append(f"**{head}**")
-        shown = items if not cap or len(items) <= cap else items[:cap]
-        lines.extend(f"- {line} ({ref})" for ref, line in shown) if shown else lines.append(
-            "- none")
-        if len(shown) < len(items):
+        shown = items[:MAX_SECTION_LINES]
+        lines.extend(f"- {line} ({ref})" for ref, line in shown)
+        if not items:
+            lines.append("- none")
+        elif len(shown) < len(items):
             lines.append(f"- and {len(items) - len(shown)} more: "
                          + ", ".join(ref for ref, _ in items[len(shown):]))
         lines.append("")

@@ -353,6 +353,28 @@ def test_an_answer_written_before_the_ask_does_not_close_it() -> None:
     assert distill("S", [ask], [late]).open == ()
 
 
+def test_a_dead_end_does_not_close_an_ask() -> None:
+    """An attempt that failed (an entry in the failures shard) is a dead end, not an answer:
+    the ask stays open."""
+    ask = make_ask("S", "make the cache survive a deploy", at(3, 20))
+    assert ask is not None
+    failed = Written("e7", "failures", "Keeping the cache across a deploy corrupted it", "",
+                     at(3, 40))
+    s = distill("S", [ask], [failed])
+    assert [r for r, _ in s.open] == [ask.id] and [r for r, _ in s.dead_ends] == ["e7"]
+
+
+def test_asked_lines_are_capped_but_traceable() -> None:
+    """A long session lists the first asks of each part and names the ids of the rest."""
+    asks = [make_ask("S", f"question number {i} about the parser", at(3, i)) for i in range(30)]
+    s = distill("S", [a for a in asks if a], [])
+    asked_part = s.text.split("**Asked**")[1].split("**Decided**")[0]
+    assert asked_part.count("question number") == A.MAX_SECTION_LINES
+    assert len(s.open) == 30
+    for a in asks[A.MAX_SECTION_LINES:]:
+        assert a is not None and a.id in asked_part
+
+
 def test_quiet_sessions() -> None:
     """A session is quiet after distill_after seconds without a prompt, or when it ended."""
     asks = [make_ask("old", "a b", at(3, 0)), make_ask("new", "a b", at(3, 50)),
