@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from ._hash import blake2b
+from ._lazyre import lazy
 from ._stem import stem
 from .bm25 import STOP_WORDS
 from .secrets import redact
@@ -78,8 +79,8 @@ LINK_COSINE = 0.55  # signed, idf-weighted cosine at or above which two rule sen
 DISTINCT_SHARE = 0.7  # an unshared term this heavy (vs the sentence's heaviest) names a thing
 CONFLICT_SHARE = 0.25  # shared weight with opposite signs above this share: they disagree
 
-_AT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
-_PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
+_AT = lazy(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+_PLAIN_ID = lazy(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 
 
 # -- the record --------------------------------------------------------------------------------
@@ -164,7 +165,7 @@ def bound_session(asks: Iterable[Ask], limit: int = MAX_ASKS_PER_SESSION) -> tup
 # -- reading a request -------------------------------------------------------------------------
 
 # Phrases rewritten to one cue word before tokenising; order matters ("don't forget" first).
-_PHRASES = [(re.compile(p, re.IGNORECASE), r) for p, r in (
+_PHRASES = [(lazy(p, re.IGNORECASE), r) for p, r in (
     (r"\b(?:do not|don'?t|dont) forget\b|\bkeep in mind\b|\bbear in mind\b|\bas i said\b"
      r"|\blike i said\b|\bi told you\b", " remember "),
     (r"\bfrom now on\b|\bgoing forward\b|\bin (?:the )?future\b|\bby default\b|\bevery time\b"
@@ -181,14 +182,14 @@ _PHRASES = [(re.compile(p, re.IGNORECASE), r) for p, r in (
 )]
 # A sentence ends at its punctuation, and where a second request is joined on ("fix X, and
 # please use uv"), so the task's words never become part of the rule's.
-_SENTENCE = re.compile(
+_SENTENCE = lazy(
     r"([.!?;]+(?=\s|$)|\n+|,\s*(?:and|then|also|plus)\b"
     r"|\band\s+(?=please\b|remember\b|also\b|always\b|never\b|do not\b|i prefer\b))")
 # A pasted error message says nothing about what the person wants.
-_ERROR = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Warning)\b:?[^\n!?;]*")
-_FILE_EXT = re.compile(r"\.(?:[a-z]{1,4})$")
-_SUBCLAUSE = re.compile(r",|:|\(|\)|\s-+\s|\s\u2014\s|\bbut\b|\bthough\b|\bhowever\b")
-_TOKEN = re.compile(r"[a-z0-9#@$~][a-z0-9_+#./@-]*")
+_ERROR = lazy(r"\b[A-Z]\w*(?:Error|Exception|Warning)\b:?[^\n!?;]*")
+_FILE_EXT = lazy(r"\.(?:[a-z]{1,4})$")
+_SUBCLAUSE = lazy(r",|:|\(|\)|\s-+\s|\s\u2014\s|\bbut\b|\bthough\b|\bhowever\b")
+_TOKEN = lazy(r"[a-z0-9#@$~][a-z0-9_+#./@-]*")
 _TRAILING = ".-/@"
 
 
@@ -470,10 +471,10 @@ def _one_line(text: str, limit: int) -> str:
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
-_LEAD_FILLER = re.compile(
+_LEAD_FILLER = lazy(
     r"^(?:(?:please|pls|kindly|remember|reminder|also|and|oh|btw|ok|okay|hey|again|so|just"
     r"|note|as i said|like i said)\b[\s,:;!-]*)+", re.IGNORECASE)
-_TAIL_FILLER = re.compile(r"(?:[\s,]+(?:please|pls|thanks|thank you|again))+[\s.!]*$",
+_TAIL_FILLER = lazy(r"(?:[\s,]+(?:please|pls|thanks|thank you|again))+[\s.!]*$",
                           re.IGNORECASE)
 
 
