@@ -186,7 +186,7 @@ _SENTENCE = lazy(
     r"([.!?;]+(?=\s|$)|\n+|,\s*(?:and|then|also|plus)\b"
     r"|\band\s+(?=please\b|remember\b|also\b|always\b|never\b|do not\b|i prefer\b))")
 # A pasted error message says nothing about what the person wants.
-_ERROR = lazy(r"\b[A-Z]\w*(?:Error|Exception|Warning)\b:?[^\n!?;]*")
+_ERROR = lazy(r"\b[A-Z]\w*(?:Error|Exception|Warning): [^\n!?;]*")
 _FILE_EXT = lazy(r"\.(?:[a-z]{1,4})$")
 _SUBCLAUSE = lazy(r",|:|\(|\)|\s-+\s|\s\u2014\s|\bbut\b|\bthough\b|\bhowever\b")
 _TOKEN = lazy(r"[a-z0-9#@$~][a-z0-9_+#./@-]*")

@@ -246,6 +246,14 @@ def test_tasks_asked_again_are_not_rules() -> None:
     assert propose(asks) == []
 
 
+def test_a_pasted_error_is_not_a_rule_but_an_error_name_is_a_word() -> None:
+    """"No module named 'yaml'" inside a pasted error is no prohibition; "never raise
+    ValueError" names ValueError (only the pasted message, name and colon, is dropped)."""
+    assert A.rule_clauses("the build broke: ModuleNotFoundError: No module named 'yaml'") == []
+    ((_, terms),) = A.rule_clauses("never raise ValueError, use our AppError")
+    assert terms == {"rais": -1, "valueerror": -1, "apperror": 1}
+
+
 def test_a_known_rule_is_not_proposed_again() -> None:
     """After a yes (the rule is written) or a no (dismissed), the same request is not
     proposed again, though its asks stay."""
