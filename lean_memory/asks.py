@@ -653,7 +653,9 @@ def distill(session: str, asks: Iterable[Ask], written: Iterable[Written]) -> Su
             continue
         if not _answers(a, terms, later):
             still.append((a.id, _one_line(a.text, MAX_LINE_CHARS)))
-    first = next((line for (_, line) in asked if len(_content(line)) >= 2),
+    # the title names the session's first real request: not chit-chat, not a standing rule
+    first = next((line for (_, line) in asked
+                  if len(_content(line)) >= 2 and not rule_clauses(line)),
                  asked[0][1] if asked else "no asks")
     day = mine[0].date if mine else (entries[0].at or "")[:10]
     title = _one_line(f"Session {day}: {first}".replace(": :", ":"), 80)
