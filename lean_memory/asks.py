@@ -155,10 +155,22 @@ def _order(ask: Ask) -> tuple[str, str, str]:
     return (ask.at, ask.session, ask.id)
 
 
+def _unique_asks(asks: Iterable[Ask]) -> list[Ask]:
+    """Each ask once, in time order; of two records with one id, the same one whatever the
+    input order (the greatest by its fields)."""
+    by_id: dict[str, Ask] = {}
+    for a in asks:
+        old = by_id.get(a.id)
+        if old is None or (a.at, a.session, a.text, a.project) > (
+                old.at, old.session, old.text, old.project):
+            by_id[a.id] = a
+    return sorted(by_id.values(), key=_order)
+
+
 def bound_session(asks: Iterable[Ask], limit: int = MAX_ASKS_PER_SESSION) -> tuple[Ask, ...]:
     """One session's asks, each once, in time order, at most ``limit``: the latest are kept,
     since they are what a compacted context most needs back."""
-    unique = sorted({a.id: a for a in asks}.values(), key=_order)
+    unique = _unique_asks(asks)
     return tuple(unique[-limit:]) if limit > 0 else ()
 
 
@@ -543,7 +555,7 @@ def propose(asks: Iterable[Ask], known: Sequence[str] = (),
     """Requests that came back in ``min_sessions`` or more sessions, as proposed rules, most
     sessions first. ``known`` holds rules already written and proposals already dismissed:
     a request that says the same as one of them is not proposed again."""
-    unique = sorted({a.id: a for a in asks}.values(), key=_order)
+    unique = _unique_asks(asks)
     w = _weights(unique)
     clauses = sorted(_clauses(unique), key=lambda c: (_order(c.ask), c.nth))
     known_terms = [t for k in known for _, t in rule_clauses(k)]
@@ -612,6 +624,10 @@ class Summary:
     dead_ends: tuple[tuple[str, str], ...]
 
 
+def _fields(e: Written) -> tuple[str, str, str, str]:
+    return (e.at or "~", e.shard, e.title, e.text)
+
+
 def summary_id(session: str) -> str:
     """The id of a session's summary: one per session, so distilling again replaces it."""
     return "s-" + blake2b(clean_session_id(session).encode(), digest_size=5).hexdigest()
@@ -632,11 +648,14 @@ def distill(session: str, asks: Iterable[Ask], written: Iterable[Written]) -> Su
     itself, or another summary, among ``written`` is ignored, and the order of the inputs
     does not matter."""
     sid = clean_session_id(session)
-    mine = tuple(sorted({a.id: a for a in asks if a.session == sid}.values(), key=_order))
+    mine = tuple(_unique_asks(a for a in asks if a.session == sid))
     sid_summary = summary_id(sid)
-    entries = sorted({e.id: e for e in written
-                      if e.id != sid_summary and e.shard != SUMMARY_SHARD}.values(),
-                     key=lambda e: (e.at or "~", e.id))
+    by_id: dict[str, Written] = {}
+    for e in written:  # an entry recorded twice: the same record whatever the order
+        if e.id != sid_summary and e.shard != SUMMARY_SHARD and (
+                e.id not in by_id or _fields(e) > _fields(by_id[e.id])):
+            by_id[e.id] = e
+    entries = sorted(by_id.values(), key=lambda e: (e.at or "~", e.id))
     asked = tuple((a.id, _one_line(a.text, MAX_LINE_CHARS)) for a in mine)
     decided = tuple((e.id, f"{_one_line(e.title, MAX_LINE_CHARS)} [{e.shard}]")
                     for e in entries if e.shard != DEAD_END_SHARD)

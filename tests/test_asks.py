@@ -340,12 +340,14 @@ def test_distill_sorts_asked_decided_open_and_dead_ends() -> None:
 @given(seed=st.integers(0, 2**32))
 def test_distill_is_idempotent_and_order_free(seed: int) -> None:
     """Distilling again, with the summary itself now among the entries written, and with the
-    inputs in any order, gives the same summary (running distill twice changes nothing)."""
+    inputs in any order (an entry recorded twice, as first written and as edited, included),
+    gives the same summary (running distill twice changes nothing)."""
     asks, written = session_fixture()
-    first = distill("S1", asks, written)
     rng = random.Random(seed)
-    asks2, written2 = asks[:] * 2, [*written, Written(first.id, A.SUMMARY_SHARD, first.title,
-                                                      first.text, at(4))]
+    edited = replace(written[0], title="Cache rows carry the deploy id", at=at(3, 12))
+    first = distill("S1", asks, [*written, edited])
+    asks2, written2 = asks[:] * 2, [*written, edited, Written(
+        first.id, A.SUMMARY_SHARD, first.title, first.text, at(4))]
     rng.shuffle(asks2)
     rng.shuffle(written2)
     assert distill("S1", asks2, written2) == first
