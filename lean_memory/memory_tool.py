@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
@@ -302,12 +303,11 @@ class MemoryToolHandler:
         shard = self._shard_of(self._parts(path), str(path), "delete")
         from . import format as fmt
         from .config import DEFAULT_SHARDS
-        from .manage import archive_entries
 
         with self.mem.lock():
             parsed = fmt.parse(self._current(shard, str(path)), shard)
-            archive_entries(self.mem, parsed, parsed.entries)
             removed = shard not in DEFAULT_SHARDS and len(self.mem.shards) > 1
+            self._archive(parsed, parsed.entries, "" if removed else parsed.preamble)
             if removed:  # a made shard, now empty: gone from the folder and the config
                 self._set_shards(tuple(s for s in self.mem.shards if s != shard))
                 os.unlink(self.mem.dir / f"{shard}.md")
@@ -346,6 +346,26 @@ class MemoryToolHandler:
             os.unlink(self.mem.dir / f"{src}.md")
             self.mem.write_index({})
         return f"Successfully renamed {quoted(str(old))} to {quoted(str(new))}"
+
+    def _archive(self, shard: Shard, gone: Sequence[Entry], preamble: str) -> None:
+        """Move ``gone`` to the archive, and the shard's preamble too (as an entry) when
+        the model wrote prose there that ``preamble`` replaces: nothing is lost."""
+        from . import format as fmt
+        from .manage import archive_entries
+
+        old = shard.preamble
+        prose = [line for line in old.splitlines() if line.strip() and not line.startswith("#")]
+        if old != preamble and prose and old != self.mem._preamble(shard.name):
+            from .store import today
+
+            taken = {e.id for e in (*shard.entries, *self.mem.entries(shard.name, archive=True))}
+            day = today()
+            title = f"Text above the entries of {shard.name}.md, replaced {day}"
+            gone = [*gone, fmt.with_raw(fmt.Entry(
+                id=fmt.new_id(shard.name, title, old, day, taken), shard=shard.name,
+                title=title, text=old.strip("\n") + "\n", date=day))]
+        if gone:
+            archive_entries(self.mem, shard, gone)
 
     def _names(self) -> str:
         return ", ".join(f"{PREFIX}/{s}.md" for s in self.mem.shards)
@@ -395,11 +415,8 @@ class MemoryToolHandler:
                 raise MemoryToolError(f"{exc}; add these entries to one of {self._names()} "
                                       "instead") from None
         kept = {e.id for e in parsed.entries}
-        gone = [e for e in previous.entries if e.id not in kept]
-        if gone:
-            from .manage import archive_entries
-
-            archive_entries(self.mem, previous, gone)
+        self._archive(previous, [e for e in previous.entries if e.id not in kept],
+                      parsed.preamble)
         atomic_write(self.mem.dir / f"{shard}.md", after, root=self.mem.agents_dir)
         self.mem.write_index({shard: parsed})
 

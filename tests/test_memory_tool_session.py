@@ -99,6 +99,8 @@ def test_a_scripted_session_succeeds_or_says_what_to_do(mem: lean_memory.Memory)
     # nothing the model wrote is lost: what a create replaced or delete removed is archived
     archived = {e.title for s in mem.shards for e in mem.entries(s, archive=True)}
     assert {"Lint", "tox"} <= archived
+    progress = mem.read_text(mem.archive_dir / "progress_log.md")
+    assert "- [ ] fix the flaky test" in progress  # free text of a deleted file, kept too
     note = next(r for c, _, r in results if c.get("path") == "/memories/progress.md")
     assert "no `## Title` entry" in note  # free text is kept, and the model told why
 
