@@ -140,6 +140,7 @@ class MemoryToolHandler:
         if handler is None:
             raise MemoryToolError(f"unknown command {quoted(repr(name), 40)}")
         self.mem._require_init()
+        self._reload()
         try:
             return handler(command)
         except OSError as exc:  # one clear line, not the OS's (it quotes the full path)
@@ -216,6 +217,7 @@ class MemoryToolHandler:
             raise MemoryToolError("file_text must be a string")
         shard = self._shard_of(self._parts(path), str(path), "create", new=True)
         with self.mem.lock():
+            self._reload()
             before = self.mem.read_text(self.mem.dir / f"{shard}.md")
             made = shard not in self.mem.shards
             if made and len(self.mem.shards) >= MAX_SHARDS:
@@ -305,6 +307,7 @@ class MemoryToolHandler:
         from .config import DEFAULT_SHARDS
 
         with self.mem.lock():
+            self._reload()
             parsed = fmt.parse(self._current(shard, str(path)), shard)
             removed = shard not in DEFAULT_SHARDS and len(self.mem.shards) > 1
             self._archive(parsed, parsed.entries, "" if removed else parsed.preamble)
@@ -325,6 +328,7 @@ class MemoryToolHandler:
         from .fsutil import atomic_write
 
         with self.mem.lock():
+            self._reload()
             current = self._current(src, str(old))
             target = self.mem.dir / f"{dst}.md"
             if os.path.lexists(target):
@@ -378,7 +382,12 @@ class MemoryToolHandler:
         path = self.mem.agents_dir / "config.toml"
         atomic_write(path, with_shards(self.mem.read_text(path), shards),
                      root=self.mem.agents_dir)
-        del self.mem.config  # the cached property: read the new list
+        self._reload()
+
+    def _reload(self) -> None:
+        """Read config.toml anew (a cached property): another process, or this command,
+        may have added or removed a shard; a list read before the lock would undo that."""
+        self.mem.__dict__.pop("config", None)
 
     # -- writing -----------------------------------------------------------------------
 

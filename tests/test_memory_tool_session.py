@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import lean_memory
 from lean_memory.config import with_shards
@@ -147,3 +149,58 @@ def test_with_shards_keeps_everything_else(tmp_path: Path) -> None:
     assert with_shards(text, ("seed", "quirks", "db")) == (
         "[memory]  # m\nshards = [\"seed\", \"quirks\", \"db\"] # tail\nkeep_recent = 3\n")
     assert with_shards("", ("seed",)) == "[memory]\nshards = [\"seed\"]\n"
+
+
+def test_two_sessions_making_shards_keep_both(mem: lean_memory.Memory) -> None:
+    """Each session's Memory caches the config: a shard list read before the lock would
+    drop the shard the other session made in between."""
+    first = anthropic_memory_tool(lean_memory.Memory(mem.root))
+    second_mem = lean_memory.Memory(mem.root)
+    assert second_mem.shards  # cached now, before the first session writes
+    second = anthropic_memory_tool(second_mem)
+    first.call({"command": "create", "path": "/memories/db.md", "file_text": "## a\nb\n"})
+    second.call({"command": "create", "path": "/memories/ui.md", "file_text": "## c\nd\n"})
+    second.call({"command": "rename", "old_path": "/memories/db.md",
+                 "new_path": "/memories/database.md"})
+    assert lean_memory.Memory(mem.root).shards[-2:] == ("database", "ui")  # renamed in place
+
+
+NAMES = ["/memories/notes.md", "/memories/quirks.md", "/memories/todo.md"]
+FACTS = [f"## Fact {i}\nthe value of knob {i} is {i * 7}\n" for i in range(6)]
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.one_of(
+    st.tuples(st.just("create"), st.sampled_from(NAMES),
+              st.lists(st.sampled_from(FACTS), max_size=3, unique=True)),
+    st.tuples(st.just("delete"), st.sampled_from(NAMES), st.just([])),
+    st.tuples(st.just("rename"), st.sampled_from(NAMES), st.sampled_from(NAMES))),
+    min_size=1, max_size=8))
+def test_whatever_the_session_does_no_fact_is_lost(
+        tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, str, Any]]) -> None:
+    """Every fact a create wrote is afterwards live or in the archive, whatever creates,
+    deletes and renames follow (each command succeeds or is refused: none crashes)."""
+    root = tmp_path_factory.mktemp("session")
+    lean_memory.Memory(root).init()
+    tool = anthropic_memory_tool(lean_memory.Memory(root))
+    written: set[str] = set()
+    for verb, path, arg in steps:
+        command: dict[str, Any] = {"command": verb, "path": path}
+        if verb == "create":
+            command["file_text"] = "# Notes\n\n" + "\n".join(arg)
+        elif verb == "rename":
+            command = {"command": "rename", "old_path": path, "new_path": arg}
+        try:
+            tool.call(command)
+        except ToolError as exc:  # a create of a valid name and clean text always works
+            assert verb != "create" and "/memories" in str(exc), str(exc)
+        else:
+            if verb == "create":
+                written |= {fact.split("\n")[1] for fact in arg}
+    mem = lean_memory.Memory(root)
+    kept = set()
+    for path in [*mem.dir.glob("*.md"), *mem.archive_dir.glob("*.md")]:
+        kept |= {line for line in path.read_text("utf-8").splitlines()
+                 if line.startswith("the value of knob")}
+    assert written <= kept
