@@ -16,6 +16,11 @@ Why it looks like this:
 * Nothing but protocol messages reaches stdout: ``sys.stdout`` is pointed at stderr while
   serving, so a stray print (a plugin's, say) cannot corrupt the stream.
 * A line is read with a bound, so a 10 MB message costs a bounded buffer and an error.
+* Ten tools: read (index, shard, search, list, show, status) and keep memory correct (put,
+  correct, edit, forget). A result carries the text and, for clients that parse, the same
+  facts as ``structuredContent``; every entry that goes out is masked first, as on every
+  read path (ADR 0011). The whole tool list with the instructions stays under 1,200
+  tokens, since clients resend it with every turn (tests/test_mcp_tools.py measures it).
 """
 
 from __future__ import annotations
