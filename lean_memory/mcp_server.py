@@ -305,8 +305,9 @@ class Server:
                                       else wrong.shard)
         entry = mem.put_entry(shard, args["text"], title=args.get("title"),
                               supersedes=wrong.id)
-        return (f"stored: {entry.shard} {entry.id} ({entry.date}) {entry.title}; it "
-                f"supersedes {wrong.id}"), _entry(entry)
+        data = _entry(entry)
+        return (f"stored: {entry.shard} {data['id']} ({entry.date}) {entry.title}; it "
+                f"supersedes {data['supersedes']}"), data
 
     def _tool_edit(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         from dataclasses import replace
@@ -377,14 +378,17 @@ class Server:
 
 
 def _entry(entry: Any, *, text: bool = False) -> dict[str, Any]:
-    """An entry as structured content (already masked by the caller when it is read)."""
-    out = {"id": entry.id, "shard": entry.shard, "title": entry.title}
+    """An entry as structured content (already masked by the caller when it is read; ids
+    are quoted: a hand-written id is whatever the file says)."""
+    from .errors import quoted
+
+    out = {"id": quoted(entry.id), "shard": entry.shard, "title": entry.title}
     if entry.date:
         out["date"] = entry.date
     if entry.tags:
         out["tags"] = list(entry.tags)
     if entry.supersedes:
-        out["supersedes"] = entry.supersedes
+        out["supersedes"] = quoted(entry.supersedes)
     if text:
         out["text"] = entry.text
     return out
