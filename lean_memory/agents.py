@@ -7,7 +7,8 @@
   ``{"hookSpecificOutput": {"hookEventName": …, "additionalContext": …}}``. It never blocks
   the agent: any error, bad input or slow disk means exit 0 and no output (logged to
   ``.agents/memory/.cache/hook.log`` when there is a memory to log into).
-* :func:`setup_agent` writes the hook configuration and a short instructions section.
+* :func:`setup_agent` writes the hook configuration (merged into an existing file) and a
+  short instructions section in AGENTS.md, which CLAUDE.md imports (``@AGENTS.md``).
 
 See ADR 0006 for the formats relied on and why.
 """
@@ -334,7 +335,8 @@ Write down what a future session must know, one fact per entry, in the shard it 
   (the old entry is hidden, never deleted; do not edit memory files by hand for this).{rules}
 - Absolute dates only; never store secrets (a write containing a credential is refused).
 
-`{cmd}: not found`? It is not installed on this machine: `{INSTALL}`.
+If `{cmd}` is not found, it is not installed on this machine: ask the person to install it
+(`{INSTALL}`).
 {SECTION_END}
 """
 
@@ -346,7 +348,7 @@ def _import_section(current: str) -> str:
 
     begin, end = current.find(SECTION_BEGIN), current.find(SECTION_END)
     outside = current[:begin] + current[end:] if begin != -1 and end > begin else current
-    if re.search(r"(?m)(?<![\w`/])@(\./)?AGENTS\.md(?![\w.])", outside):
+    if re.search(r"(?<![\w`/])@(\./)?AGENTS\.md(?!\.?\w)", outside):
         return ""
     return f"{SECTION_BEGIN}\n{IMPORT_LINE}\n{SECTION_END}\n"
 
@@ -530,7 +532,7 @@ def setup_agent(mem: Memory, agent: str) -> list[str]:
                      "skips them); project .codex/ files load only in a trusted project")
     if not on_path():
         lines.append(f"note: {CLI} is not on PATH here, and AGENTS.md"
-                     f"{' and the Codex hooks' if agent == 'codex' else ''} run it: "
+                     f"{' and the Codex hooks' if agent == 'codex' else ''} use it: "
                      f"{INSTALL} (each teammate too), or put "
                      f"{Path(sys.executable).parent} on PATH")
     return lines
