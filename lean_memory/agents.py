@@ -218,17 +218,10 @@ IMPORT_LINE = "@AGENTS.md"  # Claude Code's memory import: CLAUDE.md reads AGENT
 
 
 def on_path() -> bool:
-    """Whether ``lean-memory`` on PATH is this installation's script (what the commands in
-    AGENTS.md and Codex's hooks run)."""
+    """Whether a ``lean-memory`` is on PATH (what AGENTS.md and Codex's hooks run)."""
     import shutil
 
-    bindir = Path(sys.executable).parent
-    found = shutil.which(CLI)
-    if found is None:
-        return False
-    names = ("lean-memory.exe", "lean-memory") if os.name == "nt" else ("lean-memory",)
-    return any((bindir / n).is_file() and Path(found).resolve() == (bindir / n).resolve()
-               for n in names)
+    return shutil.which(CLI) is not None
 
 
 def hook_command(event: str, *, portable: bool = False) -> str:
@@ -384,7 +377,8 @@ def _write_section(top: Path, path: Path, section: str, what: str, *,
 
     current = read_text(path, top)
     begin, end = current.find(SECTION_BEGIN), current.find(SECTION_END)
-    if begin != -1 and end > begin:
+    had = begin != -1 and end > begin
+    if had:
         stop = end + len(SECTION_END)
         if current[stop:stop + 1] == "\n":
             stop += 1
@@ -399,7 +393,7 @@ def _write_section(top: Path, path: Path, section: str, what: str, *,
     if new == current:
         return f"{path.name}: {what} already present" if create else None
     atomic_write(path, new, root=top)
-    done = "removed" if not section else "updated" if current else "wrote"
+    done = "removed" if not section else "updated" if had else "added" if current else "wrote"
     return f"{path.name}: {done} {what}"
 
 

@@ -125,7 +125,7 @@ def _check_agent(venv: Venv, work: Path, agent: str, env: dict[str, str]) -> Non
     assert cmd == "lean-memory"  # the team shares the file: one command, no machine path
     found_on_path = shutil.which("lean-memory", path=env["PATH"])  # maybe another install's
     on_path = found_on_path is not None and Path(found_on_path).resolve() == venv.script.resolve()
-    if not on_path:  # init said how to put it there
+    if found_on_path is None:  # init said how to put it there
         assert "not on PATH" in r.stdout and "pipx install" in r.stdout, r.stdout
     shown = [c for c in _SHOWN.findall(doc) if c.startswith(cmd + " ") and "<" not in c]
     assert len(shown) >= 4, shown
