@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lean_memory import agents, compaction
 from lean_memory import format as fmt
@@ -346,3 +348,42 @@ def test_committed_and_injected_text_names_only_lean_memory(project: Path,
     assert "`lean-memory get failures --archive`" in joined
     assert "more rules: `lean-memory get conventions`" in joined
     assert "`lean-memory get --query" in (project / ".agents/memory/INDEX.md").read_text()
+
+
+# -- the merge, for any settings of the agents' shape -----------------------------------
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                    lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text(max_size=6), inner, max_size=3), max_leaves=8)
+GROUP = st.fixed_dictionaries({"hooks": st.lists(st.fixed_dictionaries(
+    {"type": st.just("command"), "command": st.sampled_from(
+        ["echo hi", "audit.sh", "lean-memory hook user-prompt-submit", "other hook"])}),
+    max_size=2)})
+SETTINGS = st.dictionaries(st.sampled_from(["permissions", "env", "model", "x"]), JSON,
+                           max_size=4).flatmap(lambda rest: st.one_of(
+    st.just(rest), st.dictionaries(st.sampled_from(["SessionStart", "UserPromptSubmit",
+                                                    "PreToolUse", "Stop"]),
+                                   st.lists(GROUP, max_size=2), max_size=3).map(
+        lambda hooks: {**rest, "hooks": hooks})))
+
+
+@settings(max_examples=150, deadline=None)
+@given(SETTINGS, st.sampled_from(["claude", "codex"]))
+def test_merge_keeps_everything_and_adds_ours_once(current: dict[str, Any], agent: str) -> None:
+    """Whatever the settings hold, the merge keeps every key and hook in its place, adds
+    ours only to an event without one, and a second merge changes nothing (old code had no
+    merge at all: it printed the hooks to paste by hand)."""
+    merged = agents._merge_hooks(json.loads(json.dumps(current)), agent)
+    assert merged is not None
+    assert [k for k in merged if k != "hooks"] == [k for k in current if k != "hooks"]
+    assert all(merged[k] == v for k, v in current.items() if k != "hooks")
+    before = current.get("hooks", {})
+    for event, groups in before.items():
+        assert merged["hooks"][event][:len(groups)] == groups
+    for event in ("SessionStart", "UserPromptSubmit"):
+        needle = "hook session-start" if event == "SessionStart" else "hook user-prompt-submit"
+        had = any(needle in h["command"] for g in before.get(event, []) for h in g["hooks"])
+        added = len(merged["hooks"][event]) - len(before.get(event, []))
+        assert added == (0 if had else 1)
+        assert any(needle in h["command"] for g in merged["hooks"][event] for h in g["hooks"])
+    assert agents._merge_hooks(json.loads(json.dumps(merged)), agent) == merged
