@@ -511,8 +511,21 @@ class Handler(BaseHTTPRequestHandler):
             return page_proposals(app)
         return None
 
+    def _same_origin(self) -> bool:
+        """Whether the browser says this POST comes from a page of this server: its Origin
+        names it, or (Referrer-Policy no-referrer makes Chromium send ``Origin: null``)
+        its Sec-Fetch-Site, which no page can set, says same-origin. Neither: refused."""
+        origin = self.headers.get("Origin")
+        site = self.headers.get("Sec-Fetch-Site")
+        ours = origin in {f"http://{o}" for o in self._origins()}
+        if origin is not None and origin != "null" and not ours:
+            return False
+        if site is not None and site != "same-origin":
+            return False
+        return ours or site == "same-origin"
+
     def do_POST(self) -> None:
-        if self.headers.get("Origin", "") not in {f"http://{o}" for o in self._origins()}:
+        if not self._same_origin():
             self._refuse(403, "cross-origin request refused")
             return
         checked = self._checked()
