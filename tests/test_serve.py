@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+import unicodedata
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -251,7 +252,7 @@ def test_security_headers_on_every_response(served: tuple[App, FakeLoop]) -> Non
     a CORS header."""
     app, _ = served
     for path, cookie in [(p, True) for p in [*PAGES, "/style.css", "/nope"]] + [("/", False)]:
-        status, headers, _ = request(app, path, cookie=cookie)
+        _status, headers, _ = request(app, path, cookie=cookie)
         csp = headers.get("content-security-policy", "")
         assert "default-src 'none'" in csp and "frame-ancestors 'none'" in csp, path
         assert "script-src" not in csp and "unsafe" not in csp, path
@@ -269,7 +270,7 @@ def test_hostile_shard_is_text(served: tuple[App, FakeLoop]) -> None:
         assert status == 200, path
         tags = parsed(page)
         assert set(tags.tags) <= PAGE_TAGS, path
-        for tag, name, value in tags.attrs:
+        for _tag, name, value in tags.attrs:
             assert not name.startswith("on") and name not in ("style", "src", "srcdoc"), path
             assert not value.lower().lstrip().startswith(("javascript:", "data:")), path
     page = request(app, "/entry/project/bad00001")[2]
@@ -284,8 +285,8 @@ def test_withheld_entry_is_not_shown(served: tuple[App, FakeLoop]) -> None:
     seen = ""
     for path in [*PAGES, "/entry/project/leak0001", "/shard/project/insights?archive=1"]:
         seen += request(app, path)[2]
-    for i in range(len(GITHUB) - 9):
-        assert GITHUB[i:i + 10] not in seen
+    if any(GITHUB[i:i + 10] in seen for i in range(len(GITHUB) - 9)):
+        pytest.fail("part of the credential is on a page", pytrace=False)  # never print it
     assert "Deploy token for the bot" not in seen
     assert "holds a credential" in request(app, "/shard/project/insights")[2]
 
@@ -373,7 +374,9 @@ def test_renderer_writes_only_its_own_tags(text: str) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200))
+@given(st.text(alphabet=st.one_of(st.characters(codec="utf-8"), st.sampled_from(
+    "\u202a\u202b\u202d\u202e\u2066\u2067\u2068\u2069\u200b\u200c\u200d\u200e\ufeff"
+    "\x00\x1b\x7f\u2028\u2029<>&\"'")), max_size=200))
 def test_escape_keeps_visible_text(text: str) -> None:
     """Catches escaping that loses or alters visible text, or lets an invisible character
     (bidi override, zero width) through."""
@@ -382,7 +385,7 @@ def test_escape_keeps_visible_text(text: str) -> None:
                    if c.isprintable() or c in "\t\n" or c == " ")
     for c in kept:
         assert c in shown
-    assert not any(c in shown for c in "\u202e\u200b\u2066\ufeff")
+    assert all(c.isprintable() or c in "\t\n" or unicodedata.category(c) == "Zs" for c in shown)
 
 
 # -- a real browser ---------------------------------------------------------------------
@@ -437,7 +440,7 @@ def _text(driver: Any) -> str:
 
 
 def _nothing_ran(driver: Any) -> None:
-    assert driver.title != "PWNED" and "PWNED" != driver.execute_script("return document.title")
+    assert driver.title != "PWNED" and driver.execute_script("return document.title") != "PWNED"
     assert driver.execute_script("return document.getElementById('pwned')") is None
     assert driver.execute_script("return document.scripts.length") == 0
     assert driver.execute_script(
@@ -476,7 +479,8 @@ def test_browser_reads_every_page(served: tuple[App, FakeLoop], browser: Any,
     assert "Standing rules" in text and "session start" in text and "this prompt" in text
     if SHOTS:
         browser.save_screenshot(str(ROOT / "docs" / "serve-context.png"))
-    assert GITHUB[:12] not in browser.page_source
+    if GITHUB[:12] in browser.page_source:
+        pytest.fail("part of the credential is on the page", pytrace=False)
 
 
 def test_browser_yes_writes_the_rule(served: tuple[App, FakeLoop], browser: Any,
