@@ -26,6 +26,7 @@ seen whole or not at all (the store's atomic writes).
 from __future__ import annotations
 
 import hmac
+import os
 import secrets
 import threading
 from collections.abc import Callable, Sequence
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 HOST = "127.0.0.1"
 MAX_BODY = 4096  # a yes/no form is a few dozen bytes
 MAX_TARGET = 4096  # request target (path and query)
-PAGE_SIZE = 200  # entries per shard page
+PAGE_SIZE = 100  # entries per shard page
 SEARCH_K = 10
 TIMEOUT_S = 10.0  # a silent client frees its thread after this long
 
@@ -81,9 +82,56 @@ class App:
     budget_tokens: int = 1200
     port: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # Parsed shard files by (layer, shard, archive), with the file's signature taken before
+    # the read: a page reparses only what changed (atomic writes give a new signature).
+    _parsed: dict[tuple[str, str, bool], tuple[tuple[int, int, int], list[Entry]]] = field(
+        default_factory=dict)
+    _by_id: dict[str, tuple[Any, dict[str, tuple[Entry, bool]], dict[str, str]]] = field(
+        default_factory=dict)
 
     def layer(self, name: str) -> Memory | None:
         return next((m for n, m in self.layers if n == name), None)
+
+    def entries(self, layer: str, shard: str, *, archive: bool = False) -> list[Entry]:
+        """``mem.entries(shard, archive=archive)`` of ``layer``, parsed once per version."""
+        mem = self.layer(layer)
+        assert mem is not None
+        sig = _signature(mem.shard_path(shard, archive=archive))
+        key = (layer, shard, archive)
+        known = self._parsed.get(key)
+        if known is None or known[0] != sig:
+            known = (sig, mem.entries(shard, archive=archive))
+            self._parsed[key] = known
+        return known[1]
+
+    def lookup(self, layer: str) -> tuple[dict[str, tuple[Entry, bool]], dict[str, str]]:
+        """Every entry of ``layer`` by id (with whether it is archived, live ones first), and
+        superseded id -> the id of the entry that corrected it (the newest)."""
+        mem = self.layer(layer)
+        assert mem is not None
+        parts = [(name, archive, self.entries(layer, name, archive=archive))
+                 for archive in (True, False) for name in mem.shards]
+        key = [self._parsed[(layer, name, archive)][0] for name, archive, _ in parts]
+        known = self._by_id.get(layer)
+        if known is None or known[0] != key:
+            ids = {e.id: (e, archive) for _, archive, es in parts for e in es}
+            live = [e for _, archive, es in parts if not archive for e in es]
+            hidden = mem.superseded_ids(live)
+            fixes: dict[str, str] = {}
+            for e in sorted(live, key=lambda e: e.date or ""):
+                if e.supersedes and e.supersedes in hidden:
+                    fixes[e.supersedes] = e.id
+            known = (key, ids, fixes)
+            self._by_id[layer] = known
+        return known[1], known[2]
+
+
+def _signature(path: Any) -> tuple[int, int, int]:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return (0, 0, 0)
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 class PortInUse(LeanMemoryError):
@@ -185,14 +233,16 @@ def _proposals_summary(app: App) -> str:
             if n else "<p class=\"muted\">No pending proposals.</p>")
 
 
-def _correctors(mem: Memory, entries: Sequence[Entry]) -> dict[str, str]:
-    """Superseded id -> the id of the entry that corrected it (newest wins)."""
-    hidden = mem.superseded_ids()
-    out: dict[str, str] = {}
-    for e in sorted(entries, key=lambda e: e.date or ""):
-        if e.supersedes and e.supersedes in hidden:
-            out[e.supersedes] = e.id
-    return out
+def _corrector(mem: Memory, found: tuple[dict[str, tuple[Entry, bool]], dict[str, str]],
+               entry_id: str) -> str | None:
+    """The id of the entry that corrected ``entry_id`` (``found``: ``App.lookup``), unless
+    that one is withheld."""
+    ids, fixes = found
+    fix = fixes.get(entry_id)
+    if fix is None:
+        return None
+    [shown] = _shown(mem, [ids[fix][0]])
+    return fix if shown.id == fix else None
 
 
 def _shown(mem: Memory, entries: Sequence[Entry]) -> list[Entry]:
@@ -242,13 +292,13 @@ def page_shard(app: App, layer: str, shard: str, *, archive: bool, page: int) ->
     mem = app.layer(layer)
     if mem is None or shard not in mem.shards:
         return None
-    entries = mem.entries(shard, archive=archive)
+    entries = app.entries(layer, shard, archive=archive)
     last = max(0, (len(entries) - 1) // PAGE_SIZE)
     page = min(max(page, 0), last)
     shown = _shown(mem, entries[page * PAGE_SIZE:(page + 1) * PAGE_SIZE])
-    hidden = mem.superseded_ids()
-    by = _correctors(mem, _shown(mem, mem.entries())) if hidden else {}
-    arts = "".join(_article(layer, e, superseded=e.id in hidden, superseded_by=by.get(e.id),
+    found = app.lookup(layer)
+    arts = "".join(_article(layer, e, superseded=not archive and e.id in found[1],
+                            superseded_by=None if archive else _corrector(mem, found, e.id),
                             archived=archive) for e in shown)
     other = (f"<a href=\"{_href('shard', layer, shard)}\">the live entries</a>" if archive else
              f"<a href=\"{_href('shard', layer, shard, archive='1')}\">its archive</a>")
@@ -265,26 +315,19 @@ def page_shard(app: App, layer: str, shard: str, *, archive: bool, page: int) ->
     return _page(app, f"{shard} {what}", body)
 
 
-def _find(mem: Memory, entry_id: str) -> tuple[Entry, bool] | None:
-    for archived in (False, True):
-        for e in mem.entries(archive=archived):
-            if e.id == entry_id:
-                return e, archived
-    return None
-
-
 def page_entry(app: App, layer: str, entry_id: str) -> str | None:
     mem = app.layer(layer)
     if mem is None:
         return None
-    found = _find(mem, entry_id)
+    known = app.lookup(layer)
+    found = known[0].get(entry_id)
     if found is None:
         return None
     [e] = _shown(mem, [found[0]])
-    hidden = mem.superseded_ids()
-    by = _correctors(mem, _shown(mem, mem.entries())) if e.id in hidden else {}
-    art = _article(layer, e, superseded=e.id in hidden and not found[1],
-                   superseded_by=by.get(e.id), archived=found[1], link=False)
+    superseded = not found[1] and entry_id in known[1]
+    art = _article(layer, e, superseded=superseded,
+                   superseded_by=_corrector(mem, known, entry_id) if superseded else None,
+                   archived=found[1], link=False)
     back = f"<p>In <a href=\"{_href('shard', layer, e.shard)}\">{esc(e.shard)}</a>.</p>"
     return _page(app, "Entry", art + back)
 

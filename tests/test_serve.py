@@ -300,6 +300,22 @@ def test_superseded_entry_links_to_its_correction(served: tuple[App, FakeLoop],
     assert "superseded by" in page and f'href="/entry/project/{new.id}"' in page
 
 
+def test_page_sees_writes_made_while_it_is_open(served: tuple[App, FakeLoop],
+                                                mem: lean_memory.Memory) -> None:
+    """Catches the page's parse cache serving a shard that changed since: a put, and a
+    correction of it, made while the page is open show on the next load."""
+    app, _ = served
+    assert "Flaky test" not in request(app, "/shard/project/failures")[2]
+    first = mem.put_entry("failures", "test_io is flaky on CI.", title="Flaky test")
+    page = request(app, "/shard/project/failures")[2]
+    assert "Flaky test" in page and "superseded by" in page  # the older deploy entry
+    fix = mem.put_entry("corrections", "test_io is flaky only on Windows CI.",
+                        title="Flaky on Windows", supersedes=first.id)
+    page = request(app, f"/entry/project/{first.id}")[2]
+    assert f'superseded by <a href="/entry/project/{fix.id}">' in page
+    assert "Flaky on Windows" in request(app, f"/entry/project/{fix.id}")[2]
+
+
 def test_context_sheet_rows_largest_first(served: tuple[App, FakeLoop],
                                           mem: lean_memory.Memory) -> None:
     """Catches a context sheet that is not the digest the hooks inject, or not sorted."""
