@@ -260,6 +260,8 @@ def _article(layer: str, e: Entry, *, superseded_by: str | None, superseded: boo
     facts = [f"<code>{esc(e.id)}</code>", esc(e.shard)]
     if e.date:
         facts.append(esc(e.date))
+    facts.extend(f"{esc(k)}: {esc(v)}" for k, v in e.meta  # forgotten, reason, compacted...
+                 if k not in ("said_again", "last_said"))
     tags = "".join(f'<span class="tag">{esc(t)}</span>' for t in e.tags)
     marks = []
     if archived:
@@ -277,8 +279,9 @@ def _article(layer: str, e: Entry, *, superseded_by: str | None, superseded: boo
         body = render(main_text(e.text))
         again = said_again_part(e.text)
         if again:
-            count = e.get("said_again") or "?"
-            body += (f"<details><summary>said again ({esc(count)} times)</summary>"
+            count = e.get("said_again") or ""
+            times = _count(int(count), "time", "times") if count.isdecimal() else "more"
+            body += (f"<details><summary>said again ({esc(times)})</summary>"
                      f"{render(again)}</details>")
     title = esc(e.title)
     if link and not withheld:
@@ -498,7 +501,8 @@ class Handler(BaseHTTPRequestHandler):
             for k, v in SECURITY_HEADERS:
                 self.send_header(k, v)
             self.send_header("Set-Cookie", cookie)
-            self.send_header("Location", url.path + (f"?{rest}" if rest else ""))
+            here = "/" + url.path.lstrip("/")  # never `//host`: no way off this server
+            self.send_header("Location", here + (f"?{rest}" if rest else ""))
             self.send_header("Content-Length", "0")
             self.end_headers()
             return None

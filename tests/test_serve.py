@@ -115,6 +115,15 @@ def build(root: Path) -> lean_memory.Memory:
     mem.put_entry("insights", "- parse_config reads TOML\n- it fails on tabs\n\n"
                   "See **docs** and [the guide](https://example.org/guide).",
                   title="How parse_config works", date="2026-02-02")
+    mem.put_entry("insights", "The build fails on tabs in config files.",
+                  title="Tabs break the build", date="2026-02-03")
+    mem.put_entry("insights", "the build failed on tabs in the config files",
+                  date="2026-02-04")  # the same fact again: folded into the entry above
+    gone = mem.put_entry("seed", "The project used Python 3.9.", title="Python 3.9",
+                         date="2026-01-01")
+    from lean_memory.manage import forget
+
+    forget(mem, gone.id, reason="moved to 3.11", date="2026-02-05")
     _append(mem, "quirks", _entry("quirks", "bad00001", "Hostile <script>document.title="
                                   "'PWNED'</script> title", HOSTILE))
     _append(mem, "insights", _entry("insights", "leak0001", "Deploy token for the bot",
@@ -314,6 +323,33 @@ def test_page_sees_writes_made_while_it_is_open(served: tuple[App, FakeLoop],
     page = request(app, f"/entry/project/{first.id}")[2]
     assert f'superseded by <a href="/entry/project/{fix.id}">' in page
     assert "Flaky on Windows" in request(app, f"/entry/project/{fix.id}")[2]
+
+
+def test_said_again_folded_and_archive_reachable(served: tuple[App, FakeLoop],
+                                                 mem: lean_memory.Memory) -> None:
+    """Catches a "said again" part shown as if it were the entry, and an archived original
+    the page cannot reach."""
+    app, _ = served
+    page = request(app, "/shard/project/insights")[2]
+    assert "<details><summary>said again (1 time)</summary>" in page
+    assert page.index("The build fails on tabs") < page.index("<details>") < page.index(
+        "the build failed on tabs")
+    seed = request(app, "/shard/project/seed")[2]
+    assert "Python 3.9" not in seed and 'href="/shard/project/seed?archive=1"' in seed
+    archive = request(app, "/shard/project/seed?archive=1")[2]
+    assert "Python 3.9" in archive and ">archived<" in archive and "moved to 3.11" in archive
+    [old] = mem.entries("seed", archive=True)
+    assert ">archived<" in request(app, f"/entry/project/{old.id}")[2]
+
+
+def test_bounded_requests(served: tuple[App, FakeLoop]) -> None:
+    """Catches unbounded input (a huge request target) and a first-load redirect that could
+    send the browser to another host (`//evil.test`)."""
+    app, _ = served
+    assert request(app, "/" + "a" * 5000)[0] == 414
+    status, headers, _ = request(app, f"//evil.test/x?token={app.token}", cookie=False)
+    location = headers["location"]
+    assert status == 303 and location.startswith("/") and not location.startswith("//")
 
 
 def test_context_sheet_rows_largest_first(served: tuple[App, FakeLoop],
