@@ -79,7 +79,7 @@ class App:
     layers: Sequence[tuple[str, Memory]]
     token: str = field(default_factory=lambda: secrets.token_urlsafe(32))
     proposals: Proposals | None = None
-    budget_tokens: int = 1200
+    budget_tokens: int = field(default_factory=lambda: _hook_budget())
     port: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
     # Parsed shard files by (layer, shard, archive), with the file's signature taken before
@@ -124,6 +124,12 @@ class App:
             known = (key, ids, fixes)
             self._by_id[layer] = known
         return known[1], known[2]
+
+
+def _hook_budget() -> int:
+    """The prompt hook's digest budget (``LEAN_MEMORY_DIGEST_TOKENS``, as the hook reads it)."""
+    env = os.environ.get("LEAN_MEMORY_DIGEST_TOKENS", "")
+    return int(env) if env.isdigit() else 1200
 
 
 def _signature(path: Any) -> tuple[int, int, int]:
