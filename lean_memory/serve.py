@@ -362,7 +362,9 @@ def page_search(app: App, query: str) -> str:
     arts = "".join(_article(layer, h.entry, superseded=False, superseded_by=None,
                             archived=h.archived) for h in hits)  # never superseded ones
     block = _hook_block(app, query)
-    body = (f"{form}<h2>Best matches ({len(hits)})</h2>"
+    body = (f"{form}<h2>Best matches ({len(hits)})</h2><p class=\"muted\">Ranked as "
+            "<code>lean-memory get --query</code> ranks them; superseded entries and entries "
+            "that hold a credential never appear.</p>"
             f"{arts or '<p class=muted>No entry matches.</p>'}"
             f"<h2>What the prompt hook would inject (~{_tokens(block):,} tokens)</h2>"
             f"<pre>{esc(block) or '(nothing)'}</pre>")
