@@ -496,9 +496,9 @@ class Handler(BaseHTTPRequestHandler):
             return None
         url = urlsplit(self.path)
         query = parse_qs(url.query, max_num_fields=20)
-        if self._has_token(self._cookie_token()):
-            return url.path, query
         given = query.get("token", [None])[0]
+        if self._has_token(self._cookie_token()) and given is None:
+            return url.path, query
         if self.command in ("GET", "HEAD") and self._has_token(given):
             # First load: keep the token in a cookie, and take it out of the address bar.
             rest = "&".join(f"{k}={quote(v, safe='')}" for k, vs in query.items()
@@ -540,8 +540,11 @@ class Handler(BaseHTTPRequestHandler):
         with self.app.lock:
             try:
                 body = self._route(parts, q)
-            except LeanMemoryError as exc:
+            except LeanMemoryError as exc:  # one line, redacted (the error's own rule)
                 body = _page(self.app, "Error", f"<p>{esc(str(exc))}</p>")
+            except Exception as exc:  # only the type: a message could quote memory text
+                self._refuse(500, f"internal error ({type(exc).__name__})")
+                return
         if body is None:
             self._refuse(404, "not found")
         else:
@@ -610,15 +613,21 @@ class Handler(BaseHTTPRequestHandler):
         with self.app.lock:
             try:
                 said = self.app.proposals.decide(unquote(parts[2]), answer == "yes")
+                body = page_proposals(self.app, said)
             except LeanMemoryError as exc:
-                said = str(exc)
-            body = page_proposals(self.app, said)
+                body = page_proposals(self.app, str(exc))
+            except Exception as exc:
+                self._refuse(500, f"internal error ({type(exc).__name__})")
+                return
         self._send(200, body)
 
 
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = False  # a port in use must say so
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that went away, a timeout: no traceback (it could quote memory)
 
 
 def make_server(app: App, port: int = 0) -> Server:

@@ -216,6 +216,33 @@ def test_token_is_required(served: tuple[App, FakeLoop]) -> None:
     assert app.token in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie
     status, _, page = request(app, "/")
     assert status == 200 and "What memory holds" in page
+    status, headers, _ = request(app, f"/?token={app.token}")  # the printed address again
+    assert status == 303 and headers["location"] == "/"
+
+
+def test_serve_without_memory_is_one_line_exit_2(tmp_path: Path) -> None:
+    """Catches `serve` starting on a folder with no memory (or with a traceback)."""
+    r = subprocess.run([sys.executable, "-m", "lean_memory", "--root", str(tmp_path), "serve",
+                        "--port", "0"], capture_output=True, text=True, timeout=30,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "no memory at" in r.stderr
+    assert "http://" not in r.stdout
+
+
+def test_a_failing_learning_loop_is_one_line(served: tuple[App, FakeLoop]) -> None:
+    """Catches an exception in the plugged-in learning loop reaching the page or the log
+    with its message (it could quote memory text)."""
+    app, _ = served
+
+    def broken(pid: str, yes: bool) -> str:
+        raise RuntimeError("secret text of an entry")
+
+    assert app.proposals is not None
+    app.proposals.decide = broken
+    status, _, body = request(app, "/proposals/p1", method="POST",
+                              body=f"token={app.token}&answer=no",
+                              headers={"Origin": f"http://127.0.0.1:{app.port}"})
+    assert status == 500 and body == "internal error (RuntimeError)\n"
 
 
 def test_foreign_host_is_refused(served: tuple[App, FakeLoop]) -> None:
