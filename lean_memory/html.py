@@ -25,13 +25,17 @@ _HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*")
 _BULLET = re.compile(r" {0,3}[-*+][ \t]+(.*)")
 _NUMBERED = re.compile(r" {0,3}\d{1,9}[.)][ \t]+(.*)")
 _QUOTE = re.compile(r" {0,3}> ?(.*)")
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
+# Spans are bounded and hold no delimiter of their own kind, so hostile text (a line of
+# 20,000 `**`) costs linear time, not cubic.
+_CODE_SPAN = re.compile(r"(`{1,8})([^`]{1,2000})\1")
 # On escaped text: the address holds no quote, space or angle bracket (they were escaped or
 # end the match), so it cannot leave the attribute it is put in.
 _LINK = re.compile(r"\[([^\[\]\n]{1,500})\]\(([^()\s]{1,2000})\)")
-_STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|__(?=\S)(.+?)(?<=\S)__")
-_EM = re.compile(r"(?<![\w*])\*(?=\S)([^*]+?)(?<=\S)\*(?![\w*])"
-                 r"|(?<![\w_])_(?=\S)([^_]+?)(?<=\S)_(?![\w_])")
+_STRONG = re.compile(r"\*\*(?=[^\s*])([^*]{1,500}?)(?<=\S)\*\*"
+                     r"|__(?=[^\s_])([^_]{1,500}?)(?<=\S)__")
+_EM = re.compile(r"(?<![\w*])\*(?=[^\s*])([^*]{1,500}?)(?<=\S)\*(?![\w*])"
+                 r"|(?<![\w_])_(?=[^\s_])([^_]{1,500}?)(?<=\S)_(?![\w_])")
+MAX_DEPTH = 8  # nested quotes deeper than this read as text
 _SAFE_URL = re.compile(r"https?://[^\s\"'<>`\\]+", re.I)
 
 
@@ -90,10 +94,10 @@ def _paragraph(lines: list[str]) -> str:
 def render(text: str, *, top: int = 4) -> str:
     """Markdown ``text`` as HTML; its headings start at ``<h{top}>`` (capped at h6)."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return "\n".join(_blocks(lines, top))
+    return "\n".join(_blocks(lines, top, 0))
 
 
-def _blocks(lines: list[str], top: int) -> Iterable[str]:
+def _blocks(lines: list[str], top: int, depth: int) -> Iterable[str]:
     i = 0
     para: list[str] = []
 
@@ -147,14 +151,14 @@ def _blocks(lines: list[str], top: int) -> Iterable[str]:
                                             + "</li>" for item in items) + f"</{tag}>")
                 break
         else:
-            quote = _QUOTE.fullmatch(line)
+            quote = _QUOTE.fullmatch(line) if depth < MAX_DEPTH else None
             if quote:
                 yield from flush()
                 quoted: list[str] = []
                 while i < len(lines) and (m := _QUOTE.fullmatch(lines[i])):
                     quoted.append(m.group(1))
                     i += 1
-                yield "<blockquote>" + "".join(_blocks(quoted, top)) + "</blockquote>"
+                yield "<blockquote>" + "".join(_blocks(quoted, top, depth + 1)) + "</blockquote>"
                 continue
             para.append(line)
             i += 1

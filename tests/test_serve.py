@@ -453,6 +453,19 @@ def test_renderer_writes_only_its_own_tags(text: str) -> None:
             assert not any(c in value for c in "\"'<> ")
 
 
+@pytest.mark.parametrize("text", ["**a " * 20000, "**" * 40000, "*a " * 30000, "__a" * 30000,
+                                  "`a " * 30000, "[a](" * 20000, "> " * 5000 + "x",
+                                  "".join("> " * i + "x\n" for i in range(1, 600))],
+                         ids=["strong", "stars", "em", "under", "ticks", "links", "quote",
+                              "nested"])
+def test_renderer_is_fast_on_hostile_text(text: str) -> None:
+    """Catches emphasis patterns that backtrack (a line of 20,000 `**a` took 90 s) and
+    quotes nested past the recursion limit: a shard must not stall or crash the page."""
+    began = time.perf_counter()
+    mdhtml.render(text)
+    assert time.perf_counter() - began < 3.0
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.one_of(st.characters(codec="utf-8"), st.sampled_from(
     "\u202a\u202b\u202d\u202e\u2066\u2067\u2068\u2069\u200b\u200c\u200d\u200e\ufeff"
