@@ -587,8 +587,13 @@ def test_browser_yes_writes_the_rule(served: tuple[App, FakeLoop], browser: Any,
     browser.get(f"http://127.0.0.1:{app.port}/proposals")
     text = _text(browser)
     assert "Always pin the redis client version." in text and "<script>x</script>" in text
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
     browser.find_element(By.CSS_SELECTOR, "button[value=yes]").click()
-    assert "p1: added to conventions" in _text(browser)
+    # the click returns before the answer page has replaced this one
+    WebDriverWait(browser, 30, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda d: "p1: added to conventions" in _text(d))
     assert loop.answers == [("p1", True)]
     assert any(e.title == "Pin the redis client" for e in mem.entries("conventions"))
 
