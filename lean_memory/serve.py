@@ -77,17 +77,17 @@ class App:
     proposals hook, the digest budget of the prompt hook."""
 
     layers: Sequence[tuple[str, Memory]]
-    token: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(32), repr=False)
     proposals: Proposals | None = None
     budget_tokens: int = field(default_factory=lambda: _hook_budget())
     port: int = 0
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     # Parsed shard files by (layer, shard, archive), with the file's signature taken before
     # the read: a page reparses only what changed (atomic writes give a new signature).
     _parsed: dict[tuple[str, str, bool], tuple[tuple[int, int, int], list[Entry]]] = field(
-        default_factory=dict)
+        default_factory=dict, init=False, repr=False)
     _by_id: dict[str, tuple[Any, dict[str, tuple[Entry, bool]], dict[str, str]]] = field(
-        default_factory=dict)
+        default_factory=dict, init=False, repr=False)
 
     def layer(self, name: str) -> Memory | None:
         return next((m for n, m in self.layers if n == name), None)
