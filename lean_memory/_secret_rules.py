@@ -230,7 +230,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "slack-token",
         ("xox", "xapp-"),
-        r"(?<![A-Za-z0-9_\-./])(?P<s>(?P<p>xox[abposer]-|xoxe\.xox[bp]-|xoxe-|xapp-)"
+        r"(?<![A-Za-z0-9_\-.])(?P<s>(?P<p>xox[abposer]-|xoxe\.xox[bp]-|xoxe-|xapp-)"
         r"[A-Za-z0-9\-]{20,250})",
     ),
     Rule(
@@ -503,7 +503,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "curl-basic-auth",
         ("-u", "--user"),
-        r"(?:^|\s)(?P<p>-u|--user)(?:\s{1,3}|=)?[\"']?(?P<u>[^\s\"':]{1,100}):"
+        r"(?:^|\s)(?P<p>-u|--user)(?:\s{1,3}|=)?[\"']?(?P<u>[^\s\"':]{1,100}):[\"']?"
         r"(?P<s>[^\s\"']{1,200})",
         "url",
         scope="keyed",
@@ -513,7 +513,7 @@ RULES: tuple[Rule, ...] = (
         "cli-password",
         ("mysql", "mariadb"),
         r"(?P<p>(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?\s-p)"
-        r"(?P<s>[^\s\"'\-][^\s\"']{2,100})",
+        r"[\"']?(?P<s>[^\s\"'\-][^\s\"']{2,100})",
         "password",
         scope="keyed",
     ),
@@ -581,7 +581,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "client-constructor-key",
         tuple(f"{n}({q}" for n in ("Client", "API", "Api", "SDK", "Sdk") for q in "\"'"),
-        r"(?P<p>[A-Z][A-Za-z0-9_]{0,40}(?:Client|API|Api|SDK|Sdk))\(\s{0,3}"
+        r"(?P<p>(?<![A-Za-z0-9_])(?:[A-Z][A-Za-z0-9_]{0,40})?(?:Client|API|Api|SDK|Sdk))\(\s{0,3}"
         r"(?:[\"'][^\"'\n]{1,100}[\"']\s{0,3},\s{0,3})?[\"'](?P<s>[^\"'\s]{20,300})[\"']",
         "client_key",
         scope="keyed",
@@ -597,10 +597,25 @@ RULES: tuple[Rule, ...] = (
         "aws_secret",
         ci=True,
     ),
-    # Credentials stated in a sentence: "Login: admin / P4ss…", "creds are deploy:P4ss…".
+    # Credentials by position: a user and a password as the two strings a login call or an
+    # auth object takes, `smtp.login("ops@acme.io", "…")`, `HTTPBasicAuth("u", "…")`,
+    # `auth=("u", "…")`, `NetworkCredential("u", "…")`; `connect("host", "user", "…")`.
+    Rule(
+        "positional-credential",
+        ("login(", "authenticate(", "Auth(", "auth=(", "auth = (", "Credential", "connect("),
+        r"(?P<p>\.login|\.authenticate|(?<![A-Za-z0-9_])(?:[A-Z][A-Za-z0-9]{0,30})?(?:Auth|Credentials?)"
+        r"|(?<![A-Za-z0-9_])auth[ \t]{0,3}=[ \t]{0,3}"
+        r"|(?<![A-Za-z0-9_])connect\([ \t]{0,3}[\"'][^\"'\n]{1,100}[\"'][ \t]{0,3},)"
+        r"\(?[ \t]{0,3}[\"'](?P<u>[^\"'\n]{1,100})[\"'][ \t]{0,3},[ \t]{0,3}"
+        r"[\"'](?P<s>[^\"'\n]{3,200})[\"'][ \t]{0,3}[,)]",
+        "literal_password",
+        scope="keyed",
+    ),
+    # Credentials stated in a sentence: "Login: admin / P4ss…", "creds are deploy:P4ss…",
+    # "Login for the vendor portal: ops@acme.io / …".
     Rule(
         "credential-in-prose",
-        ("login:", "login is", "credential", "creds", "user:", "username:", "user is"),
+        ("login", "credential", "creds", "user:", "username:", "user is"),
         r"(?<![a-z0-9_/.@\-])(?P<p>(?:login|credentials?|creds|user(?:name)?)"
         r"(?:[ \t][^\n:=]{0,40}?)?(?:[ \t]{0,3}(?::[ \t]|=)|[ \t](?:is|are)[ \t]))[ \t]{0,3}"
         r"[\"'`]?(?P<u>[a-z0-9_.@+\-]{1,64})"
@@ -657,9 +672,13 @@ GENERIC_KEYWORDS: dict[str, str] = {
     "license" + _KEY: "generic-api-key",
     "primary" + _KEY: "generic-api-key",
     "credential": "generic-secret",
+    "creds": "generic-secret",
+    "pw": "generic-password",
     # Names people use: AZURE_OPENAI_KEY, AZURE_DEVOPS_PAT (personal access token).
     "openai" + _KEY: "generic-api-key",
     "_pat": "generic-api-key",
+    # A bare `key` (`Using Key=…`, `X-Acme-Key: …`): only a value random beyond doubt counts.
+    "key": "generic-api-key",
 }
 
 # One line per rule id: where the token shape is documented (users read this when allowlisting).
@@ -747,6 +766,7 @@ REFERENCES: dict[str, str] = {
     "generic-secret": "secret / client_secret / private_key / signing_key … = value",
     "pgpass-password": "PostgreSQL .pgpass: host:port:database:user:password",
     "client-constructor-key": 'a key passed positionally to an SDK client: FooClient("…")',
+    "positional-credential": 'a user and password passed by position: .login("u", "…")',
     "credential-in-prose": "a login and its password in a sentence: 'Login: admin / …'",
     "recovery-key": "Vault unseal keys, recovery keys and codes: 'Unseal Key 1: …'",
     "docker-auth": "Docker config.json auths.<registry>.auth = base64(user:password)",

@@ -113,7 +113,8 @@ _WEAK_WORDS = frozenset({
     "development", "local", "localhost", "required", "optional", "mypassword", "mysecret",
     "mytoken", "secretpassword", "supersecret", "abc", "abcdef", "xyz", "todo", "tbd", "na",
     "unknown", "unset", "dbpassword", "pw", "hunter", "your", "yourpassword", "insecure",
-    "django", "blah", "asdf", "qwer", "abcd",
+    "django", "blah", "asdf", "qwer", "abcd", "prompt", "stdin", "interactive", "keyring",
+    "generate", "generated", "random", "ask",
 })
 # fmt: on
 _LEET = str.maketrans({"@": "a", "0": "o", "1": "i", "3": "e", "$": "s", "5": "s", "4": "a"})
@@ -406,8 +407,12 @@ def _shortest_value(kind: str) -> int:
     return {"password": 6, "secret": 8}.get(kind, 12)
 
 
-def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
-    """Judge a value assigned to a secret-looking name."""
+def _looks_secret(value: str, kind: str, *, quoted: bool, literal: bool = False) -> bool:
+    """Judge a value assigned to a secret-looking name.
+
+    ``literal``: the context says the value is typed in, not named (a command-line flag, a
+    shell variable before a command): a word is then a password too, unless it is weak.
+    """
     min_len = _shortest_value(kind)
     # Quoted, a value may be long (Entra refresh tokens run past 1,000 characters).
     if len(value) < min_len or len(value) > (4000 if quoted else 300):
@@ -458,7 +463,13 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
         or re.fullmatch(r"[\w\-./]+\.(?:txt|json|ya?ml|pem|key|env|ini|cfg|conf|toml|crt|p12)", low)
     ):
         return False
-    if is_identifier(value) and (not quoted or not any(c.isdigit() for c in value)):
+    if literal and kind == "password":
+        return len(value) >= 8 or not value.isalpha()
+    if (
+        is_identifier(value)
+        and (not quoted or not any(c.isdigit() for c in value))
+        and not (kind == "password" and _wordlike_password(value))
+    ):
         return False
     if value.isalpha():
         # Plain words are prose or names; only long random-looking letters count.
@@ -467,6 +478,18 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
         return len(value) >= 8 and _entropy(value) >= 2.8
     has_letter = any(c.isalpha() for c in value)
     return has_letter and _classes(value) >= 2 and (len(value) < 16 or _entropy(value) >= 2.8)
+
+
+def _wordlike_password(value: str) -> bool:
+    """Words run together with a digit ("sunflower42", "correcthorse7battery"): typed, not a
+    name. Names join their words with `_`, and a word with a digit or two ("utf8", "md5sum",
+    "base64") is short."""
+    return (
+        len(value) >= 8
+        and value.isalnum()
+        and any(c.isdigit() for c in value)
+        and sum(c.isalpha() for c in value) >= 4
+    )
 
 
 def _is_path(value: str) -> bool:
@@ -579,11 +602,23 @@ def _check_sas(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
 def _check_url(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
     user = m.group("u") or ""
     host = text[m.end() - 1 : m.end() + 40].lower()
-    if host.startswith(("example.", "host", "server")) or ".example" in host.split("/")[0]:
-        return False  # RFC 2606 documentation hosts
+    if value.isalpha() and (
+        host.startswith(("example.", "host", "server")) or ".example" in host.split("/")[0]
+    ):
+        return False  # RFC 2606 documentation hosts: "user:secret@example.com"
+    return _literal_password(value, user)
+
+
+def _literal_password(value: str, user: str) -> bool:
+    """A password its place states (URL userinfo, `curl -u`, a login call's second string):
+    a credential whatever its entropy, unless a placeholder, a reference or the user again."""
     if value == user or len(value) < 3 or (value.isdigit() and len(value) <= 5):
         return False
-    return not (_rejected_common(value) or value.startswith("$"))
+    return not (_rejected_common(value) or value.startswith("$") or is_reference(value))
+
+
+def _check_literal_password(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    return _literal_password(value, m.group("u") or "")
 
 
 def _check_header(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
@@ -639,7 +674,11 @@ def _check_pgpass(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
 
 
 def _check_client_key(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
-    return _looks_secret(value, "api", quoted=True) and _entropy(value) >= 3.0
+    if _entropy(value) < 3.0:
+        return False
+    if _rx().hex_re.fullmatch(value):
+        return _vendor_ok(value, "")  # a Twilio auth token beside its SID, not a digest
+    return _looks_secret(value, "api", quoted=True)
 
 
 def _check_prose_login(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
@@ -671,6 +710,7 @@ _VALIDATORS: dict[str, _Validator] = {
     "prose_login": _check_prose_login,
     "recovery": _check_recovery,
     "password": _check_password,
+    "literal_password": _check_literal_password,
 }
 
 
@@ -737,6 +777,17 @@ _TOKEN_NON_SECRET = frozenset({
     "lookahead", "current", "last", "first", "prev", "previous", "peek",
 })
 # fmt: on
+# A bare `key` after these names a key of a table or an order, not a secret.
+# fmt: off
+_KEY_NON_SECRET = frozenset({
+    "sort", "cache", "idempotency", "partition", "row", "lookup", "map", "object", "s3",
+    "dict", "hash", "primary", "foreign", "public", "pub", "group", "routing", "shard",
+    "unique", "composite", "index", "table", "column", "hot", "short", "i18n", "translation",
+    "message", "label", "dedup", "join", "field", "name", "entry", "registry", "react", "list",
+    "item", "node", "cursor", "next", "last", "start", "end", "range", "dedupe", "bucket",
+    "ssh", "gpg", "pgp", "host", "known", "signing_public", "verify", "verification",
+})
+# fmt: on
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
 
 
@@ -784,8 +835,9 @@ def _judge_generic(
         r"(?i)\b(?:set|change|update|rotate)\b[^\n]{0,40}$", text[max(0, b - 60) : b]
     ):
         return None  # "set X to VALUE", not "compare the token to …"
-    if kw in ("pass", "pwd", "_pat") and (
-        (b < kstart and text[kstart - 1].isalpha() and kw != "_pat")
+    if kw in ("pass", "pwd", "pw", "_pat") and (
+        (b < kstart and text[kstart - 1].isalpha() and kw != "_pat"
+         and not (kw == "pwd" and text[b:kend].isupper()))  # ACRPWD, DB_PWD
         or m.group("rest")
         or after.isalpha()
     ):
@@ -808,6 +860,13 @@ def _judge_generic(
     if not words or words[-1] in _NON_SECRET_LAST or _NON_SECRET_ANY.intersection(words):
         return None
     kind = _kind_of(rule_id)
+    if kw == "key" and (
+        words[-1] != "key" or _KEY_NON_SECRET.intersection(words) or sep[:1] in " \t,"
+    ):
+        # sort_key, cache_key, primary key: names of keys, not secrets. A bare `key` counts
+        # only written as logs, queries, env files and headers write it, with nothing before
+        # its `=` or `:` (`Using Key=…`, `?key=…`, `X-Acme-Key: …`); `key = …` is code.
+        return None
     if kind == "token" and _TOKEN_NON_SECRET.intersection(words[:-1]):
         return None
     if kind == "token" and not _token_name(words):
@@ -835,13 +894,38 @@ def _judge_generic(
         and text[m.start("v") - 1 : m.start("v")] in "fr"
     ):
         return None
-    if not _looks_secret(value, kind, quoted=quoted):
+    literal = kind == "password" and (key.startswith("-") or _shell_assignment(text, b, key, sep))
+    if not _looks_secret(value, kind, quoted=quoted, literal=literal):
+        return None
+    if kw == "key" and not _random_key(value):
         return None
     if kw == "_pat" and not (len(value) >= 20 and _classes(value) >= 2 and _entropy(value) >= 3.5):
         return None  # `*_PAT` is also a pattern: a personal access token is long and random
     if bare and not (_strong(value, kind) or _netrc_field(text, b)):
         return None  # "password reset", "token budget": a bare space needs a random value
     return _shown_key(key, text[kstart : m.end("rest")]), value, vstart, vend
+
+
+def _shell_assignment(text: str, key_start: int, key: str, sep: str) -> bool:
+    """`PGPASSWORD=… psql`, `export DB_PASS=…`, `docker run -e PW=…`: a shell variable, whose
+    unquoted value is a literal (in code, `PASSWORD = name` may be a name)."""
+    if sep != "=" or not key.isupper():
+        return False
+    before = text[text.rfind("\n", 0, key_start) + 1 : key_start].rstrip()
+    return not before or before.endswith(("export", "set", "ENV", "env", "-e", "--env", ";", "&&"))
+
+
+def _random_key(value: str) -> bool:
+    """A value under a bare `key` name: random beyond doubt (keys also name dictionary
+    entries, columns and sort orders, whose values are words, paths and digests)."""
+    return (
+        len(value) >= 20
+        and _classes(value) >= 3
+        and _entropy(value) >= 3.5
+        and not is_hash(value)
+        and not any(c in value for c in ".:\\ ")
+        and _vendor_ok(value, "")
+    )
 
 
 def _token_name(words: list[str]) -> bool:
@@ -954,7 +1038,7 @@ class _Compiled:
         ]
         self.generic = [
             (_literal_prefix(kw), rid, _Lazy(_generic_pattern(kw)),
-             _shortest_value(_kind_of(rid)))
+             20 if kw == "key" else _shortest_value(_kind_of(rid)))
             for kw, rid in GENERIC_KEYWORDS.items()
         ]
 
@@ -1364,16 +1448,26 @@ def redact(text: str) -> str:
 
 
 _PATH_JOINS = re.compile(r"[-/\\]")
+_PATH_PARTS = re.compile(r"[^/\\]+")
+_WORD_JOINS = re.compile(r"[-._ ]")
 
 
 def redact_path(path: str) -> str:
-    """``path`` redacted as :func:`redact` does, where a hyphen or a folder separator also
-    ends a credential: a cloned repository may hold ``deploy-ghp_….txt``."""
+    """``path`` redacted as :func:`redact` does, where a folder separator, or a hyphen, dot
+    or underscore before it, also bounds a credential: a cloned repository may hold
+    ``deploy-ghp_….txt``, ``deploy-xoxb-….txt`` or ``notes/glpat-…``."""
     if not isinstance(path, str) or not path:
         return path
-    view = _PATH_JOINS.sub(" ", path)  # the same length, so its spans are the path's
-    spans = sorted(_spans(view))
-    return redact(_replace(path, spans) if spans else path)
+    # The same length, so its spans are the path's: hyphens end a token (`ghp_…-x`) ...
+    spans = list(_spans(_PATH_JOINS.sub(" ", path)))
+    # ... and each name read from every word start finds hyphenated tokens (`xoxb-1-2-…`)
+    # whose rules want no word character before them (`deploy-xoxb-…`).
+    for part in _PATH_PARTS.finditer(path):
+        starts = [0, *(j.end() for j in _WORD_JOINS.finditer(part.group()))][:64]
+        for start in starts:
+            offset = part.start() + start
+            spans.extend((offset + a, offset + b, p) for a, b, p in _spans(path[offset : part.end()]))
+    return redact(_replace(path, sorted(spans)) if spans else path)
 
 
 def _replace(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
