@@ -273,8 +273,8 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "stripe-restricted-key",
-        ("rk_live_", "rk_test_"),
-        rf"{_START}(?P<s>(?P<p>rk_(?:live|test)_)[A-Za-z0-9]{{16,247}}){_END}",
+        ("rk_live_", "rk_test_", "rk_prod_"),
+        rf"{_START}(?P<s>(?P<p>rk_(?:live|test|prod)_)[A-Za-z0-9]{{16,247}}){_END}",
     ),
     Rule(
         "stripe-webhook-secret",
@@ -461,8 +461,77 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "flyio-token",
-        ("fo1_", "fm2_"),
-        rf"(?<![A-Za-z0-9_\-+/])(?P<s>(?P<p>fo1_|fm2_)[{_URLSAFE}+/=]{{40,1000}})",
+        ("fo1_", "fm1a_", "fm1r_", "fm2_"),
+        rf"(?<![A-Za-z0-9_\-+/])(?P<s>(?P<p>fo1_|fm1[ar]_|fm2_)[{_URLSAFE}+/=]{{40,1000}})",
+    ),
+    # EasyPost (production EZAK, test EZTK), Sourcegraph (sgp_), 42 intra (s-s4t2…),
+    # Dynatrace (dt0c01.), Airtable personal access tokens, Alibaba Cloud access key ids
+    # (LTAI), Adobe client secrets (p8e-), OpenShift user tokens (sha256~), 1Password account
+    # secret keys (A3-), Heroku v2 keys (HRKU-AA), Facebook page tokens (EAA…).
+    Rule(
+        "easypost-api-key",
+        ("EZAK", "EZTK"),
+        r"(?<![A-Za-z0-9])(?P<s>(?P<p>EZ[AT]K)[A-Za-z0-9]{54})(?![A-Za-z0-9])",
+    ),
+    Rule(
+        "sourcegraph-token",
+        ("sgp_",),
+        r"(?<![A-Za-z0-9_])(?P<s>(?P<p>sgp_)(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40})"
+        r"(?![A-Za-z0-9_])",
+    ),
+    Rule(
+        "intra42-client-secret",
+        ("s-s4t2",),
+        r"(?<![A-Za-z0-9\-])(?P<s>(?P<p>s-s4t2(?:ud|af)-)[a-f0-9]{64})(?![A-Za-z0-9])",
+    ),
+    Rule(
+        "dynatrace-token",
+        ("dt0c01.",),
+        r"(?<![A-Za-z0-9])(?P<s>(?P<p>dt0c01\.)[A-Za-z0-9]{24}\.[A-Za-z0-9]{64})(?![A-Za-z0-9])",
+    ),
+    Rule(
+        "airtable-token",
+        ("pat",),
+        r"(?<![A-Za-z0-9_])(?P<s>(?P<p>pat)[A-Za-z0-9]{14}\.[a-f0-9]{64})(?![A-Za-z0-9])",
+    ),
+    Rule(
+        "alibaba-access-key-id",
+        ("LTAI",),
+        r"(?<![A-Za-z0-9])(?P<s>(?P<p>LTAI)[A-Za-z0-9]{20})(?![A-Za-z0-9])",
+    ),
+    Rule(
+        "adobe-client-secret",
+        ("p8e-",),
+        r"(?<![A-Za-z0-9\-])(?P<s>(?P<p>p8e-)[A-Za-z0-9]{32})(?![A-Za-z0-9])",
+    ),
+    Rule(
+        "openshift-token",
+        ("sha256~",),
+        r"(?<![A-Za-z0-9_\-])(?P<s>(?P<p>sha256~)[A-Za-z0-9_\-]{43})(?![A-Za-z0-9_\-])",
+    ),
+    Rule(
+        "1password-secret-key",
+        ("A3-",),
+        r"(?<![A-Za-z0-9\-])(?P<s>(?P<p>A3-)[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})"
+        r"(?:-[A-Z0-9]{5}){3})(?![A-Za-z0-9])",
+    ),
+    Rule(
+        "heroku-api-key",
+        ("HRKU-AA",),
+        r"(?<![A-Za-z0-9\-])(?P<s>(?P<p>HRKU-)AA[A-Za-z0-9_\-]{58})(?![A-Za-z0-9_\-])",
+    ),
+    Rule(
+        "facebook-access-token",
+        ("EAA",),
+        r"(?<![A-Za-z0-9])(?P<s>(?P<p>EAA)[MC][A-Za-z0-9]{100,400})(?![A-Za-z0-9])",
+    ),
+    # Microsoft Teams incoming webhooks: the URL is the credential.
+    Rule(
+        "teams-webhook",
+        ("/webhookb2/",),
+        r"(?P<p>\.webhook\.office\.com/webhookb2/)(?P<s>[A-Za-z0-9@\-]{36,200}/IncomingWebhook"
+        r"/[A-Za-z0-9]{32}/[A-Za-z0-9\-]{20,80})",
+        "fixed",
     ),
     # --- structural: JWTs, URLs with passwords, HTTP auth, CLI flags ----------------------
     # RFC 7519 compact form: two base64url JSON parts starting with '{"' -> "eyJ", signature.
@@ -503,7 +572,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "curl-basic-auth",
         ("-u", "--user"),
-        r"(?:^|\s)(?P<p>-u|--user)(?:\s{1,3}|=)?[\"']?(?P<u>[^\s\"':]{1,100}):[\"']?"
+        r"(?:^|\s)(?P<p>-u|--user)(?:\s{1,3}|=)?[\"']?(?P<u>[^\s\"':]{0,100}):[\"']?"
         r"(?P<s>[^\s\"']{1,200})",
         "url",
         scope="keyed",
@@ -608,7 +677,7 @@ RULES: tuple[Rule, ...] = (
         r"|(?<![A-Za-z0-9_])connect\([ \t]{0,3}[\"'][^\"'\n]{1,100}[\"'][ \t]{0,3},)"
         r"\(?[ \t]{0,3}[\"'](?P<u>[^\"'\n]{1,100})[\"'][ \t]{0,3},[ \t]{0,3}"
         r"[\"'](?P<s>[^\"'\n]{3,200})[\"'][ \t]{0,3}[,)]",
-        "literal_password",
+        "login_call",
         scope="keyed",
     ),
     # Credentials stated in a sentence: "Login: admin / P4ss…", "creds are deploy:P4ss…",
@@ -757,7 +826,19 @@ REFERENCES: dict[str, str] = {
     "planetscale-token": "PlanetScale: pscale_tkn_, pscale_pw_, pscale_oauth_",
     "pulumi-token": "Pulumi access tokens: pul- + 40 hex",
     "mapbox-secret-token": "Mapbox secret tokens: sk.eyJ (pk.eyJ is public)",
-    "flyio-token": "Fly.io tokens: fo1_, fm2_",
+    "flyio-token": "Fly.io tokens: fo1_, fm1a_, fm1r_, fm2_",
+    "easypost-api-key": "EasyPost API keys: EZAK (production), EZTK (test) + 54",
+    "sourcegraph-token": "Sourcegraph access tokens: sgp_[<16 hex>_|local_]<40 hex>",
+    "intra42-client-secret": "42 intra client secrets: s-s4t2ud- / s-s4t2af- + 64 hex",
+    "dynatrace-token": "Dynatrace API tokens: dt0c01.<24>.<64>",
+    "airtable-token": "Airtable personal access tokens: pat<14>.<64 hex>",
+    "alibaba-access-key-id": "Alibaba Cloud AccessKey ids: LTAI + 20",
+    "adobe-client-secret": "Adobe client secrets: p8e- + 32",
+    "openshift-token": "OpenShift user tokens: sha256~ + 43",
+    "1password-secret-key": "1Password account secret keys: A3-XXXXXX-…",
+    "heroku-api-key": "Heroku API keys v2: HRKU-AA + 58",
+    "facebook-access-token": "Facebook/Meta access tokens: EAAM / EAAC + 100+",
+    "teams-webhook": "Microsoft Teams incoming webhooks: …webhook.office.com/webhookb2/…",
     "jwt": "RFC 7519 compact JWS: eyJ….eyJ….signature (also base64-wrapped: ZXlK…)",
     "url-password": "RFC 3986 userinfo: scheme://user:password@host",
     "http-auth-header": "RFC 7617 Basic, RFC 6750 Bearer Authorization headers",

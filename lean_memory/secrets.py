@@ -345,15 +345,38 @@ def is_public_material(value: str) -> bool:
 def is_identifier(value: str) -> bool:
     """A variable, attribute or constant name rather than a literal secret."""
     if _rx().path_ident_re.fullmatch(value):
-        return True
+        # ... unless a part is random: Vault's legacy `s.<24 random>` tokens.
+        return not any(_random_part(p) for p in value.split("."))
     if _rx().camel_re.fullmatch(value) or (
         _rx().camel_digit_re.fullmatch(value) and not value[-1].isdigit()
     ):
         return True
     if _rx().ident_re.fullmatch(value) is None:
         return False
+    if _random_lower(value):
+        return False
     # Names carry few digits; a digit-dense lowercase string is a random value.
     return sum(c.isdigit() for c in value) < 3 or _entropy(value) < 3.0
+
+
+def _random_part(part: str) -> bool:
+    return (
+        len(part) >= 16
+        and sum(c.isdigit() for c in part) >= 3
+        and any(c.isupper() for c in part)
+        and any(c.islower() for c in part)
+    )
+
+
+def _random_lower(value: str) -> bool:
+    """Lower-case letters and digits no name is made of: a digit between letters and a run of
+    four consonants ("clrvsr0oztx3sfc"); names put digits in known places (utf8mb4,
+    x509certificate) and read as words."""
+    if len(value) < 15 or not value.isalnum() or not value.islower():
+        return False
+    if not re.search(r"[a-z][0-9]+[a-z]", value):
+        return False
+    return re.search(r"[bcdfghjklmnpqrstvwxz]{4}", value) is not None
 
 
 _SEQUENCES = "abcdefghijklmnopqrstuvwxyz 0123456789 1234567890 qwertyuiop asdfghjkl zxcvbnm"
@@ -450,6 +473,9 @@ def _looks_secret(value: str, kind: str, *, quoted: bool, literal: bool = False)
         # Heroku, HubSpot, Snyk … keys are UUIDs; the name (not `*_id`, not `request_token`)
         # decides, and the callers have judged it already.
         return True
+    if value.isdigit() and len(value) >= 24:
+        # No count, timestamp or id runs this long: a random number (Discord client secret).
+        return _vendor_ok(value, "")
     low = value.lower()
     if (
         _rx().number_re.fullmatch(value)
@@ -617,8 +643,10 @@ def _literal_password(value: str, user: str) -> bool:
     return not (_rejected_common(value) or value.startswith("$") or is_reference(value))
 
 
-def _check_literal_password(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
-    return _literal_password(value, m.group("u") or "")
+def _check_login_call(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    # Code passes a word as a password in tests ("testpw", "doesnotexist"): a typed one
+    # has a digit, a capital or a symbol.
+    return not value.isalpha() and _literal_password(value, m.group("u") or "")
 
 
 def _check_header(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
@@ -710,7 +738,7 @@ _VALIDATORS: dict[str, _Validator] = {
     "prose_login": _check_prose_login,
     "recovery": _check_recovery,
     "password": _check_password,
-    "literal_password": _check_literal_password,
+    "login_call": _check_login_call,
 }
 
 
@@ -935,8 +963,7 @@ def _token_name(words: list[str]) -> bool:
         return last >= 0
     after = words[last + 1 :]
     return len(after) <= 2 and not any(
-        w in _NON_SECRET_LAST or w in _TOKEN_NON_SECRET or w.isdigit() or w == "auth"
-        for w in after
+        w in _NON_SECRET_LAST or w in _TOKEN_NON_SECRET or w == "auth" for w in after
     )
 
 
@@ -1466,7 +1493,8 @@ def redact_path(path: str) -> str:
         starts = [0, *(j.end() for j in _WORD_JOINS.finditer(part.group()))][:64]
         for start in starts:
             offset = part.start() + start
-            spans.extend((offset + a, offset + b, p) for a, b, p in _spans(path[offset : part.end()]))
+            found = _spans(path[offset : part.end()])
+            spans.extend((offset + a, offset + b, p) for a, b, p in found)
     return redact(_replace(path, sorted(spans)) if spans else path)
 
 
