@@ -346,7 +346,7 @@ def is_identifier(value: str) -> bool:
     """A variable, attribute or constant name rather than a literal secret."""
     if _rx().path_ident_re.fullmatch(value):
         # ... unless a part is random: Vault's legacy `s.<24 random>` tokens.
-        return not any(_random_part(p) for p in value.split("."))
+        return not any(map(_random_part, re.split(r"[.:\->]+", value)))
     if _rx().camel_re.fullmatch(value) or (
         _rx().camel_digit_re.fullmatch(value) and not value[-1].isdigit()
     ):
@@ -362,9 +362,10 @@ def is_identifier(value: str) -> bool:
 def _random_part(part: str) -> bool:
     return (
         len(part) >= 16
-        and sum(c.isdigit() for c in part) >= 3
-        and any(c.isupper() for c in part)
-        and any(c.islower() for c in part)
+        and any(c.isdigit() for c in part)
+        and not part.islower()
+        and not part.isupper()
+        and _entropy(part) >= 3.5
     )
 
 
@@ -704,6 +705,8 @@ def _check_pgpass(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
 def _check_client_key(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
     if _entropy(value) < 3.0:
         return False
+    if value.startswith("AC") and len(value) == 34:
+        return False  # a Twilio account SID: an account's public id
     if _rx().hex_re.fullmatch(value):
         return _vendor_ok(value, "")  # a Twilio auth token beside its SID, not a digest
     return _looks_secret(value, "api", quoted=True)
@@ -1085,6 +1088,11 @@ class _Lazy:
             self._compiled = re.compile(self.pattern)
         return self._compiled.finditer(text, pos, endpos)
 
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern)
+        return self._compiled.search(text, pos)
+
 
 def _literal_prefix(pattern: str) -> str:
     m = re.match(r"[a-z ]+", pattern)
@@ -1193,14 +1201,18 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
     for kw, rule_id, regex, shortest in comp.generic:
         if kw not in lower:
             continue
-        for m in regex.finditer(lower):
-            vstart, vend = m.span("v")
+        pos = 0
+        while (gm := regex.search(lower, pos)) is not None:
+            vstart, vend = gm.span("v")
+            # The next match may start inside this one's unquoted value: `-passout pass:…`.
+            again = -1 if lower[vstart] in "\"'`" else lower.find(kw, gm.end("kw"), vend)
+            pos = again if again >= 0 else gm.end()
             # Most matches are prose with a short word after the keyword: told at once.
-            if vend - vstart < shortest or _hopeless(m, text, vstart, vend):
+            if vend - vstart < shortest or _hopeless(gm, text, vstart, vend):
                 continue
             if claims.overlaps(vstart, vend):
                 continue
-            judged = _judge_generic(kw, rule_id, _Shifted(m, text), text)
+            judged = _judge_generic(kw, rule_id, _Shifted(gm, text), text)
             if judged is not None:
                 key, value, start, end = judged
                 yield rule_id, start, end, value, _preview(key + "="), start
