@@ -493,6 +493,7 @@ RULES: tuple[Rule, ...] = (
         "airtable-token",
         ("pat",),
         r"(?<![A-Za-z0-9_])(?P<s>(?P<p>pat)[A-Za-z0-9]{14}\.[a-f0-9]{64})(?![A-Za-z0-9])",
+        scope="runs",  # "pat" starts many words: the regex runs over the token runs alone
     ),
     Rule(
         "alibaba-access-key-id",
@@ -671,11 +672,11 @@ RULES: tuple[Rule, ...] = (
     # `auth=("u", "…")`, `NetworkCredential("u", "…")`; `connect("host", "user", "…")`.
     Rule(
         "positional-credential",
-        ("login(", "authenticate(", "Auth(", "auth=(", "auth = (", "Credential", "connect("),
-        r"(?P<p>\.login|\.authenticate|(?<![A-Za-z0-9_])(?:[A-Z][A-Za-z0-9]{0,30})?(?:Auth|Credentials?)"
-        r"|(?<![A-Za-z0-9_])auth[ \t]{0,3}=[ \t]{0,3}"
+        ("login(", "Auth(", "auth=(", "auth = (", "Credential", "connect("),
+        # Each branch starts with a literal: the regex runs on every line with `connect(`.
+        r"(?P<p>\.login\(|Auth\(|Credentials?\(|(?<![A-Za-z0-9_])auth[ \t]{0,3}=[ \t]{0,3}\("
         r"|(?<![A-Za-z0-9_])connect\([ \t]{0,3}[\"'][^\"'\n]{1,100}[\"'][ \t]{0,3},)"
-        r"\(?[ \t]{0,3}[\"'](?P<u>[^\"'\n]{1,100})[\"'][ \t]{0,3},[ \t]{0,3}"
+        r"[ \t]{0,3}[\"'](?P<u>[^\"'\n]{1,100})[\"'][ \t]{0,3},[ \t]{0,3}"
         r"[\"'](?P<s>[^\"'\n]{3,200})[\"'][ \t]{0,3}[,)]",
         "login_call",
         scope="keyed",
@@ -747,7 +748,7 @@ GENERIC_KEYWORDS: dict[str, str] = {
     "openai" + _KEY: "generic-api-key",
     "_pat": "generic-api-key",
     # A bare `key` (`Using Key=…`, `X-Acme-Key: …`): only a value random beyond doubt counts.
-    "key": "generic-api-key",
+    "key" + r"(?=[a-z0-9_.\-]{0,30}[\"'`\]]?[=:])": "generic-api-key",
 }
 
 # One line per rule id: where the token shape is documented (users read this when allowlisting).

@@ -1062,13 +1062,17 @@ class _Compiled:
     def __init__(self) -> None:
         from ._secret_rules import GENERIC_KEYWORDS, RULES
 
+        # Each rule's keywords split once into those looked for in the lower-cased text and
+        # the rest, so the test of a rule is two `any(map(…))` (no generator per rule).
         self.rules = [
-            (r.id, r.keywords, _Lazy(r.pattern), _VALIDATORS[r.check], r.ci, r.scope)
+            (r.id, r.keywords, _Lazy(r.pattern), _VALIDATORS[r.check], r.ci, r.scope,
+             tuple(k for k in r.keywords if k.islower()),
+             tuple(k for k in r.keywords if not k.islower()))
             for r in RULES
         ]
         self.generic = [
             (_literal_prefix(kw), rid, _Lazy(_generic_pattern(kw)),
-             20 if kw == "key" else _shortest_value(_kind_of(rid)))
+             20 if kw.startswith("key") else _shortest_value(_kind_of(rid)))
             for kw, rid in GENERIC_KEYWORDS.items()
         ]
 
@@ -1159,14 +1163,15 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
     if len(lower) != len(text):  # a character whose lower case is longer: keep offsets aligned
         lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     runs: _Runs | None = None
-    for rule_id, keywords, regex, validator, ci, scope in comp.rules:
+    for rule_id, keywords, regex, validator, ci, scope, low_kws, cased_kws in comp.rules:
         hay = lower if ci else text
         if scope in ("token", "runs"):
             # Vendor prefixes sit inside long runs of token characters; ordinary text has few
             # such runs, so looking for the many prefixes there is several times cheaper.
             if runs is None:
                 runs = _Runs(text)
-            if not any(k in (runs.lower if k.islower() else runs.joined) for k in keywords):
+            if not (any(map(runs.lower.__contains__, low_kws))
+                    or any(map(runs.joined.__contains__, cased_kws))):
                 continue
             if scope == "runs":
                 for m in regex.finditer(runs.joined):
@@ -1179,7 +1184,8 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
                         yield rule_id, start, end, value, _preview(m.group("p")), start
                 continue
         if scope == "text":
-            if not any(k in (lower if k.islower() else text) for k in keywords):
+            if not (any(map(lower.__contains__, low_kws))
+                    or any(map(text.__contains__, cased_kws))):
                 continue
             spans: Iterable[tuple[int, int]] = ((0, len(text)),)
         else:
@@ -1269,20 +1275,20 @@ class _Runs:
     """The maximal runs of token characters (16+ long) of a text, joined by newlines."""
 
     def __init__(self, text: str) -> None:
-        spans = _run_spans(text)
-        self.joined = "\n".join(text[a:b] for a, b in spans)
+        self._spans = _run_spans(text)
+        self.joined = "\n".join([text[a:b] for a, b in self._spans])
         self.lower = self.joined.lower()
-        self._starts: list[int] = []  # where each run starts in `joined`
-        self._text_starts: list[int] = []
-        pos = 0
-        for a, b in spans:
-            self._starts.append(pos)
-            self._text_starts.append(a)
-            pos += b - a + 1
+        self._starts: list[int] = []  # where each run starts in `joined`: on first use, as
+        # most texts have no keyword in their runs
 
     def to_text(self, pos: int) -> int:
+        if not self._starts:
+            starts, at = self._starts, 0
+            for a, b in self._spans:
+                starts.append(at)
+                at += b - a + 1
         i = bisect_right(self._starts, pos) - 1
-        return self._text_starts[i] + pos - self._starts[i]
+        return self._spans[i][0] + pos - self._starts[i]
 
 
 def _windows(
