@@ -650,7 +650,7 @@ RULES: tuple[Rule, ...] = (
     # `TwilioRestClient("AC…", "…")`: the class name says what the string is.
     Rule(
         "client-constructor-key",
-        tuple(f"{n}({q}" for n in ("Client", "API", "Api", "SDK", "Sdk") for q in "\"'"),
+        ("client(", "api(", "sdk("),
         r"(?P<p>(?<![A-Za-z0-9_])(?:[A-Z][A-Za-z0-9_]{0,40})?(?:Client|API|Api|SDK|Sdk))\(\s{0,3}"
         r"(?:[\"'][^\"'\n]{1,100}[\"']\s{0,3},\s{0,3})?[\"'](?P<s>[^\"'\s]{20,300})[\"']",
         "client_key",
@@ -672,7 +672,7 @@ RULES: tuple[Rule, ...] = (
     # `auth=("u", "…")`, `NetworkCredential("u", "…")`; `connect("host", "user", "…")`.
     Rule(
         "positional-credential",
-        ("login(", "Auth(", "auth=(", "auth = (", "Credential", "connect("),
+        ("login(", "auth", "credential", "connect("),
         # Each branch starts with a literal: the regex runs on every line with `connect(`.
         r"(?P<p>\.login\(|Auth\(|Credentials?\(|(?<![A-Za-z0-9_])auth[ \t]{0,3}=[ \t]{0,3}\("
         r"|(?<![A-Za-z0-9_])connect\([ \t]{0,3}[\"'][^\"'\n]{1,100}[\"'][ \t]{0,3},)"
@@ -718,12 +718,10 @@ RULES: tuple[Rule, ...] = (
 # measured far faster than one alternation). Keyword -> rule id of what it guards.
 # Each key is a regex over lower-cased text that starts with a literal (its prefilter).
 _KEY = r"[_.\-]?key"
+# Names that share a literal start share one regex: each literal costs a pass over the text.
 GENERIC_KEYWORDS: dict[str, str] = {
-    "password": "generic-password",
-    "passwd": "generic-password",
-    "passphrase": "generic-password",
-    "pwd": "generic-password",
-    "pass": "generic-password",
+    "pass" + r"(?:word|wd|phrase)?": "generic-password",
+    "pw" + r"(?:d)?": "generic-password",
     "secret": "generic-secret",
     "token": "generic-token",
     "api" + r"(?:[_.\- ]?key)": "generic-api-key",
@@ -741,9 +739,7 @@ GENERIC_KEYWORDS: dict[str, str] = {
     "admin" + _KEY: "generic-api-key",
     "license" + _KEY: "generic-api-key",
     "primary" + _KEY: "generic-api-key",
-    "credential": "generic-secret",
-    "creds": "generic-secret",
-    "pw": "generic-password",
+    "cred" + r"(?:ential|s)": "generic-secret",
     # Names people use: AZURE_OPENAI_KEY, AZURE_DEVOPS_PAT (personal access token).
     "openai" + _KEY: "generic-api-key",
     "_pat": "generic-api-key",

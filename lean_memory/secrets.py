@@ -1218,7 +1218,9 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
                 continue
             if claims.overlaps(vstart, vend):
                 continue
-            judged = _judge_generic(kw, rule_id, _Shifted(gm, text), text)
+            judged = _judge_generic(
+                lower[gm.start("kw") : gm.end("kw")], rule_id, _Shifted(gm, text), text
+            )
             if judged is not None:
                 key, value, start, end = judged
                 yield rule_id, start, end, value, _preview(key + "="), start
