@@ -638,10 +638,10 @@ def _check_url(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
 
 def _literal_password(value: str, user: str) -> bool:
     """A password its place states (URL userinfo, `curl -u`, a login call's second string):
-    a credential whatever its entropy, unless a placeholder, a reference or the user again."""
+    a credential whatever its entropy, unless a placeholder, a variable or the user again."""
     if value == user or len(value) < 3 or (value.isdigit() and len(value) <= 5):
         return False
-    return not (_rejected_common(value) or value.startswith("$") or is_reference(value))
+    return not (_rejected_common(value) or value.startswith("$"))
 
 
 def _check_login_call(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
