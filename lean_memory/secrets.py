@@ -474,7 +474,7 @@ def _looks_secret(value: str, kind: str, *, quoted: bool, literal: bool = False)
         # Heroku, HubSpot, Snyk … keys are UUIDs; the name (not `*_id`, not `request_token`)
         # decides, and the callers have judged it already.
         return True
-    if value.isdigit() and len(value) >= 24:
+    if value.isdigit() and 24 <= len(value) <= 40:
         # No count, timestamp or id runs this long: a random number (Discord client secret).
         return _vendor_ok(value, "")
     low = value.lower()
@@ -629,8 +629,12 @@ def _check_sas(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
 def _check_url(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
     user = m.group("u") or ""
     host = text[m.end() - 1 : m.end() + 40].lower()
-    if value.isalpha() and (
-        host.startswith(("example.", "host", "server")) or ".example" in host.split("/")[0]
+    if "%" in value:
+        from urllib.parse import unquote
+
+        value = unquote(value)  # userinfo is percent-encoded: `P%40SSWORD` is `P@SSWORD`
+    if (host.startswith(("example.", "host", "server")) or ".example" in host.split("/")[0]) and (
+        len(value) < 8 or not any(c.isdigit() for c in value)
     ):
         return False  # RFC 2606 documentation hosts: "user:secret@example.com"
     return _literal_password(value, user)
@@ -805,7 +809,7 @@ _TOKEN_NON_SECRET = frozenset({
     "bos", "pad", "unk", "sep", "cls", "mask", "special", "start", "end", "stop", "lexer",
     "parse", "parser", "ast", "syntax", "type", "kind", "bucket", "reasoning",
     "cached", "cache", "image", "audio", "text", "word", "char", "count", "verification",
-    "lookahead", "current", "last", "first", "prev", "previous", "peek",
+    "lookahead", "current", "last", "first", "prev", "previous", "peek", "sequence",
 })
 # fmt: on
 # A bare `key` after these names a key of a table or an order, not a secret.
@@ -892,11 +896,13 @@ def _judge_generic(
         return None
     kind = _kind_of(rule_id)
     if kw == "key" and (
-        words[-1] != "key" or _KEY_NON_SECRET.intersection(words) or sep[:1] in " \t,"
+        not (words == ["key"] or (words[0] == "x" and words[-1] == "key"))
+        or _KEY_NON_SECRET.intersection(words)
+        or sep[:1] in " \t,"
     ):
-        # sort_key, cache_key, primary key: names of keys, not secrets. A bare `key` counts
-        # only written as logs, queries, env files and headers write it, with nothing before
-        # its `=` or `:` (`Using Key=…`, `?key=…`, `X-Acme-Key: …`); `key = …` is code.
+        # A bare `key`, or an `X-…-Key` header, written as logs, queries and headers write
+        # it, with nothing before its `=` or `:` (`Using Key=…`, `?key=…`, `X-Acme-Key: …`):
+        # `key = …` is code, and result_key, sort_key, Sec-WebSocket-Key name other things.
         return None
     if kind == "token" and _TOKEN_NON_SECRET.intersection(words[:-1]):
         return None
@@ -951,7 +957,9 @@ def _random_key(value: str) -> bool:
     entries, columns and sort orders, whose values are words, paths and digests)."""
     return (
         len(value) >= 20
-        and _classes(value) >= 3
+        and any(c.isdigit() for c in value)
+        and not value.islower()
+        and not value.isupper()
         and _entropy(value) >= 3.5
         and not is_hash(value)
         and not any(c in value for c in ".:\\ ")
@@ -1210,9 +1218,8 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
         pos = 0
         while (gm := regex.search(lower, pos)) is not None:
             vstart, vend = gm.span("v")
-            # The next match may start inside this one's unquoted value: `-passout pass:…`.
-            again = -1 if lower[vstart] in "\"'`" else lower.find(kw, gm.end("kw"), vend)
-            pos = again if again >= 0 else gm.end()
+            # The next match may be this one's value: `-passout pass:…`.
+            pos = vstart if lower.startswith(kw, vstart) else gm.end()
             # Most matches are prose with a short word after the keyword: told at once.
             if vend - vstart < shortest or _hopeless(gm, text, vstart, vend):
                 continue

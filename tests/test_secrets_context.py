@@ -133,6 +133,8 @@ URL_NEGATIVES: list[Negative] = [
     ("ipv6 host", lambda: "http://[::1]:8080/healthz"),
     ("documentation word", lambda: "http://evil:thing@example.com/"),
     ("masked", lambda: "redis://:" + "\u2022" * 4 + "@cache:6379"),
+    ("percent-encoded placeholder", lambda: "http://john%40acme.io:P%40SSWORD@localhost:3128/"),
+    ("short on example host", lambda: "https://user:p%2Fss@artifactory.example.com/nodejs"),
 ]
 
 
@@ -305,7 +307,7 @@ CONTEXT_POSITIVES: list[Positive] = [
                                        "curl -H 'X-Vendor-Key: {}' https://x.io")),
     ("header in json", lambda: _pair(key(32), '{{"X-Partner-Key": "{}"}}')),
     ("go token", lambda: _pair(key(36), 'token := "{}"')),
-    ("env KEY=", lambda: _pair(key(40), "ACME_KEY={}")),
+    ("log key=", lambda: _pair(key(40), "api response: key={} status=200")),
     ("creds", lambda: _pair(key(24), "creds = {}")),
     ("numbered token", lambda: _pair(key(48), 'some_api_token_123 = "{}"')),
     ("long number token", lambda: _pair("".join(_R.choice(string.digits) for _ in range(32)),
@@ -323,6 +325,9 @@ CONTEXT_NEGATIVES: list[Negative] = [
     ("cache key", lambda: f"cache_key=user:{_R.randint(1, 9999)}:{key(20)}"),
     ("uuid", lambda: f"X-Idempotency-Key: {uuid.UUID(int=_R.getrandbits(128), version=4)}"),
     ("digest", lambda: f"key=sha256:{hexs(64)}"),
+    ("object path", lambda: f"?key=cloudformation/{uuid.UUID(int=_R.getrandbits(128))}"),
+    ("websocket nonce", lambda: f"Sec-WebSocket-Key: {key(22)}=="),
+    ("result key", lambda: f'"result_key": "{key(24)}"'),
     ("git sha", lambda: f"Key={hexs(40)}"),
     ("lock-file hash", lambda: f'"integrity": "sha512-{key(86)}=="'),
     ("primary key", lambda: "primary_key=True"),
