@@ -49,7 +49,7 @@ from . import format as fmt
 from ._hash import sha256
 from .dedup import main_text
 from .errors import LeanMemoryError, NotInitialized, ShardError
-from .fsutil import atomic_write
+from .fsutil import MAX_CACHE_BYTES, atomic_write, read_bounded
 from .store import COMPACTION_JOURNAL as JOURNAL
 from .tokens import estimate_tokens
 
@@ -979,7 +979,7 @@ def recover(mem: Memory) -> bool:
     """
     journal = mem.cache_dir / JOURNAL
     try:
-        data = json.loads(journal.read_bytes())
+        data = json.loads(read_bounded(journal, MAX_CACHE_BYTES))  # not /dev/zero, a FIFO
         files = data["files"] if data.get("v") == _JOURNAL_VERSION else None
         if not isinstance(files, list):
             raise ValueError

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -94,6 +95,30 @@ def test_a_damaged_journal_is_voided_and_compaction_converges(
     assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr
     assert not journal.exists()
     assert _files(root) == want  # the planner does not archive anything twice
+
+
+@pytest.mark.parametrize("kind", ["link to /dev/zero", "FIFO", "folder"])
+def test_a_journal_that_is_not_a_file_is_voided_without_reading_it(
+        crashed: tuple[Path, dict[str, bytes]], tmp_path: Path, kind: str) -> None:
+    """Catches: the journal read whole whatever it is (a link to /dev/zero ran a put out of
+    memory; a FIFO would block it), where the caches are read with fsutil's bounded read."""
+    base, _ = crashed
+    root = tmp_path / "m"
+    shutil.copytree(base, root)
+    journal = _journal(root)
+    journal.unlink()
+    if kind == "FIFO":
+        os.mkfifo(journal)
+    elif kind == "folder":
+        journal.mkdir()
+    else:
+        journal.symlink_to("/dev/zero")
+    r = run_cli("put", "quirks", "tox recreates envs when tox.ini changes", cwd=root)
+    assert r.returncode == 0, r.stderr
+    if kind != "folder":  # a folder cannot be unlinked; it is voided on every write instead
+        assert not os.path.lexists(journal)
+        r = run_cli("compact", cwd=root)
+        assert r.returncode == 0 and not os.path.lexists(journal), r.stderr
 
 
 def test_a_put_after_a_damaged_journal_stores_the_entry(
