@@ -45,6 +45,31 @@ def test_an_os_error_naming_a_token_is_one_redacted_line_and_exit_2(
     assert f": {name[:name.index('_')]}_\u2026" in line  # the path, redacted
 
 
+def test_every_stderr_line_is_redacted_and_one_line(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``_say``, the one way the CLI writes to stderr, redacts what it is given whatever its
+    source (the OSError branch and the notes pass it text no LeanMemoryError redacted).
+    Catches: the redaction removed from ``_say``, which the subprocess tests cannot notice
+    while each caller also redacts."""
+    cli._say(f"error: cannot open deploy {TOKEN}\nsecond line")
+    cli._say_error(f"Permission denied: /srv/{TOKEN}")
+    assert capsys.readouterr().err == (
+        "lean-memory: error: cannot open deploy ghp_\u2026 second line\n"
+        "lean-memory: error: Permission denied: /srv/ghp_\u2026\n")
+
+
+def test_a_usage_error_quoting_a_token_is_one_redacted_line(tmp_path: Path) -> None:
+    """argparse quotes what it did not understand (a UsageError, redacted when it is made,
+    then by ``_say``). Catches: a usage error written by argparse itself (its own stderr
+    format, unredacted, exit code of argparse)."""
+    lean_memory.Memory(tmp_path).init()
+    for args in (("list", "quirks", TOKEN), ("forget", "e1", "--reason=x", TOKEN)):
+        r = run_cli(*args, cwd=tmp_path)
+        assert r.returncode == 2 and r.stdout == b""
+        line = _one_line(r.stderr)
+        assert line.startswith("lean-memory: error: unrecognized arguments: ghp_")
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="a POSIX pipe whose reader is gone")
 def test_a_broken_pipe_exits_0_and_says_nothing(tmp_path: Path) -> None:
     """The BrokenPipeError branch: the reader of stdout is gone before anything is written
