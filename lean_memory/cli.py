@@ -407,8 +407,11 @@ def cmd_edit(args: argparse.Namespace, out: TextIO) -> int:
                              f"{exc.strerror}; set $EDITOR") from None
         if code != 0:
             raise UsageError(f"the editor exited with {code}; nothing was written")
-        with open(name, encoding="utf-8", newline="") as fh:
-            edited = fh.read()
+        try:
+            with open(name, encoding="utf-8", newline="") as fh:
+                edited = fh.read()
+        except UnicodeDecodeError:  # not an internal error: the editor saved another encoding
+            raise UsageError("the edited entry is not UTF-8; nothing was written") from None
     finally:
         os.unlink(name)
     if edited == entry.raw:

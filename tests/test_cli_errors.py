@@ -219,16 +219,19 @@ def test_an_entry_changed_by_hand_during_the_edit_is_kept(
     assert "tox.ini" in text and "edited in the editor" not in text
 
 
-@pytest.mark.parametrize("content", [b"## t\n\nnul \x00 here\n", b"## t\n\n\xff\xfe bad\n"])
+@pytest.mark.parametrize(("content", "needle"), [
+    (b"## t\n\nnul \x00 here\n", "contains a NUL character"),
+    (b"## t\n\n\xff\xfe bad\n", "the edited entry is not UTF-8; nothing was written")])
 def test_an_edit_that_is_not_text_is_refused(
         mem: lean_memory.Memory, entry: lean_memory.Entry, tmp_path: Path,
-        content: bytes) -> None:
+        content: bytes, needle: str) -> None:
     """A NUL, or bytes that are not UTF-8, in the edited copy. Catches: either written to
-    the shard, or a traceback."""
+    the shard, a traceback, or (bytes not UTF-8, as it was) an "internal error ... report
+    it" for what is the editor's encoding."""
     before = snapshot(mem.dir)
     r = _edit(mem, entry.id, tmp_path, _script(tmp_path, f"open(p, 'wb').write({content!r})"))
     assert r.returncode == 2
-    _one_line(r.stderr)
+    assert needle in _one_line(r.stderr)
     assert snapshot(mem.dir) == before
     assert list((tmp_path / "edit-tmp").iterdir()) == []
 
