@@ -202,7 +202,7 @@ def _retrievers_json(mem: Memory) -> dict[str, Any]:
     names = mem.config.retrievers
     out: dict[str, Any] = {"retrievers": list(names), "unknown_retrievers": unknown(names)}
     if "ollama" in names:
-        from .ollama import describe
+        from .embedcmd import describe
 
         out["vectors"] = describe(mem)
     return out
@@ -241,7 +241,7 @@ def cmd_embed(args: argparse.Namespace, out: TextIO) -> int:
     if "ollama" not in mem.config.retrievers:
         raise UsageError('the ollama retriever is off: add "ollama" to [memory] retrievers '
                          "in .agents/config.toml")
-    from .ollama import embed_missing
+    from .embedcmd import embed_missing
 
     shown = [False]
 
@@ -270,9 +270,10 @@ def cmd_compact(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
+    from .folder import find_root
     from .scanfiles import scan_paths, scan_staged
     from .secrets import format_finding
-    from .store import Memory, find_root
+    from .store import Memory
 
     allow = None
     try:
@@ -320,7 +321,7 @@ def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     from .demo import run_demo
 
-    return run_demo(out)
+    return run_demo(main, out)
 
 
 def cmd_hook(args: argparse.Namespace, out: TextIO) -> int:

@@ -177,6 +177,15 @@ def _check_file(path: Path, root: Path | None) -> os.stat_result | None:
     return st
 
 
+def file_signature(path: Path) -> tuple[int, int, int]:
+    """(size, mtime_ns, inode): changes on every write, atomic replace included."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return (-1, 0, 0)
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
 def atomic_write(path: Path, data: str | bytes, *, durable: bool = True,
                  root: Path | None = None,
                  head: tuple[int, int] | None = None) -> tuple[int, int, int]:

@@ -155,7 +155,7 @@ def archive_entries(mem: Memory, shard: fmt.Shard, gone: Sequence[Entry],
 
 def forget(mem: Memory, entry_id: str, *, reason: str, date: str | None = None) -> Entry:
     """Move a live entry to the archive with the date and the reason; returns it."""
-    from .store import check_date, today
+    from .folder import check_date, today
 
     if not isinstance(reason, str) or not reason.strip() or "\n" in reason:
         raise InvalidEntry("a reason is needed: one line saying why the entry goes")

@@ -1,4 +1,8 @@
-"""Search: the retriever protocol, Reciprocal Rank Fusion, and the cached BM25 index.
+"""Search: the cached BM25 index, and a query run through the configured retrievers.
+
+The retriever protocol, loading retrievers by name, their time limit and the fusion of
+their rankings (``rerank`` by default, or ``rrf``) are :mod:`lean_memory.retrievers`'s;
+this module ranks with BM25 and hands the rankings to it.
 
 The built-in BM25 ranks from the on-disk index (``lean_memory.index``, ADR 0016): one part
 file per shard file (live and archive) with the entries' ids, dates and byte spans and a
@@ -323,7 +327,7 @@ def _indexed_body(e: fmt.Entry) -> str:
 def _hidden(parts: list[Part]) -> list[int]:
     """The numbers of the superseded entries, by the store's rule: archived corrections
     count too."""
-    from .store import hidden_ids
+    from .summaries import hidden_ids
 
     hidden = hidden_ids(chain.from_iterable(zip(p.ids, p.dates, p.supersedes, strict=True)
                                             for p in parts))
@@ -347,7 +351,7 @@ def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) ->
     (``time.monotonic()``) is kept for the next call. ``NotReady`` when the deadline has
     passed or the shard files left to index are too large for the time left.
     """
-    from .store import file_signature
+    from .fsutil import file_signature
     from .withhold import Verdicts
 
     header = _header(mem)
@@ -435,7 +439,7 @@ def _append_part(mem: Memory, base: Part | None, path: Path, sig: tuple[int, int
                  header: list[Any], verdicts: Verdicts) -> list[Part] | None:
     """``base`` and a tail part of the entries appended since it was built, if the file
     only grew by whole entries and the tail is still small; else None."""
-    from .store import file_signature
+    from .fsutil import file_signature
 
     if base is None:
         return None
@@ -533,7 +537,7 @@ def _hidden_again(parts: list[Part], idents: list[list[Any]], old_key: Any, pair
 
 
 def _write_hidden(mem: Memory, path: Path, parts: list[Part], data: list[Any]) -> None:
-    from .store import file_signature
+    from .fsutil import file_signature
 
     unchanged = all(file_signature(mem.shard_path(p.name, archive=p.archived)) == p.sig
                     for p in parts)
@@ -605,7 +609,7 @@ def _start_warming(mem: Memory) -> bool:
     try:
         subprocess.Popen(
             [sys.executable, "-c", "import sys; from lean_memory.search import _warm; "
-             "_warm(sys.argv[1])", str(mem.root)],
+             "from lean_memory.store import Memory; _warm(Memory(sys.argv[1]))", str(mem.root)],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             cwd=str(mem.root), env=env, **detach)
     except OSError:
@@ -614,11 +618,8 @@ def _start_warming(mem: Memory) -> bool:
     return True
 
 
-def _warm(root: str) -> None:
+def _warm(mem: Memory) -> None:
     """The warm-up process: index every shard file, then remove the marker."""
-    from .store import Memory
-
-    mem = Memory(root)
     try:
         _load(mem).close()
     finally:

@@ -173,7 +173,7 @@ class Verdicts:
         Remembered by the hash of the file; a file whose signature (size, mtime, inode)
         did not change while it was read is not even hashed again.
         """
-        from .store import file_signature
+        from .fsutil import file_signature
 
         files = self._load()
         before = file_signature(path)
@@ -334,7 +334,7 @@ def shown_index(mem: Memory, verdicts: Verdicts | None = None) -> str:
             v.save()
     if not bad:
         return text
-    from .indexfile import render_index
+    from .summaries import render_index
 
     return render_index(mem.status(), mem.config.max_index_tokens)
 
