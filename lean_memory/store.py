@@ -443,7 +443,8 @@ class Memory(Summaries):
                 ids=f"{state.ids}{change.link[LINK_ID]}\n",
                 heads=(*state.heads[:at], after, *state.heads[at + 1:])))
 
-        return self._append_plain(entry, head, state.sigs[at], (key, sig), status_after, record)
+        return self._append_plain(entry, head, state.sigs[at], (key, sig), status_after, record,
+                                  copy_head=True)
 
     def _put_summarized(self, entry: Entry, summaries: dict[str, Summary], *,
                         dedup: bool) -> Put | None:
@@ -475,19 +476,22 @@ class Memory(Summaries):
             entry, head, cached.sig, (key, sig),
             lambda change: self._status_of({**summaries, name: after(change)}),
             lambda written, change, _head, _status: self._keep_stat(name, written,
-                                                                    after(change)))
+                                                                    after(change)),
+            copy_head=False)
 
     def _append_plain(self, entry: Entry, head: Head, expect: Signature,
                       keyed: tuple[bytes, bytes | None],
                       status_after: Callable[[Appended], Status],
-                      record: Callable[[Signature, Appended, Head, Status], None]
-                      ) -> Put | None:
+                      record: Callable[[Signature, Appended, Head, Status], None], *,
+                      copy_head: bool) -> Put | None:
         """The one append: ``entry`` at the end of its shard file, which ``head`` describes
         while it has the signature ``expect``; ``keyed``: the entry's main-text digest and
         said-again signature. Only the file's last entry (or, with none, its preamble) is
-        read and decoded: the line ends above it are the head's once counted, and the bytes
-        before it are copied to the new file by the kernel. Writes through :meth:`_commit`
-        the bytes the general put would write; None when the general put must decide."""
+        decoded. With ``copy_head`` (the quick put), only the file's end is read once the
+        head knows its line ends, and the bytes before it are copied to the new file by the
+        kernel; else (the put from a summary) the whole file is read and written from
+        memory. Writes through :meth:`_commit` the bytes the general put would write; None
+        when the general put must decide."""
         if head.hand or os.name == "nt":  # Windows cannot replace the file held open below
             return None
         path = self.shard_path(entry.shard)
@@ -502,7 +506,8 @@ class Memory(Summaries):
                 return None  # changed since it was summarised
             last = head.last[COST_RAW] if head.last is not None else None
             size = st.st_size
-            offset = max(0, size - (1 << 16)) if head.lines is not None and last else 0
+            offset = max(0, size - (1 << 16)) if copy_head and head.lines is not None and \
+                last else 0
             data = os.pread(fd, size - offset, offset)
             start = _last_entry_start(data, last)
             if offset and not start:  # not within the last 64 KiB
@@ -543,8 +548,10 @@ class Memory(Summaries):
                 unsigned=head.unsigned or sig is None,
                 lines=above + fmt.count_lines(base) + fmt.count_lines(stored.raw))
             status = status_after(change)
-            self._commit(status, lambda: atomic_write(path, (base + stored.raw).encode(),
-                                                      head=(fd, offset + start)),
+            new = (base + stored.raw).encode()
+            self._commit(status, lambda: atomic_write(path, new, head=(fd, offset + start))
+                         if copy_head else atomic_write(path, b"".join((memoryview(data)[:start],
+                                                                       new))),
                          lambda written: record(written, change, after, status))
         return Put(replace(stored, line=above + fmt.count_lines(base) + 1), status)
 
