@@ -125,14 +125,15 @@ def _log(event: str, message: str) -> None:
     try:
         import time
 
+        from .errors import quoted
         from .fsutil import append_line
 
         if not mem.dir.is_dir():
             return
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         # never through a link: a cloned repository may commit hook.log as one (ADR 0012)
-        append_line(mem.cache_dir / "hook.log", f"{stamp} {event}: {message}\n",
-                    limit=LOG_LIMIT, root=mem.agents_dir)
+        line = f"{stamp} {quoted(event, 80)}: {quoted(message, 2000)}\n"  # no credential
+        append_line(mem.cache_dir / "hook.log", line, limit=LOG_LIMIT, root=mem.agents_dir)
     except Exception:  # logging must never break the hook
         pass
 

@@ -197,10 +197,12 @@ def status_json(mem: Memory) -> dict[str, Any]:
 
 def _retrievers_json(mem: Memory) -> dict[str, Any]:
     """The configured retrievers, those not installed, and the vectors of ``ollama``."""
+    from .errors import quoted
     from .retrievers import unknown
 
-    names = mem.config.retrievers
-    out: dict[str, Any] = {"retrievers": list(names), "unknown_retrievers": unknown(names)}
+    names = mem.config.retrievers  # a cloned config may name a credential: shown redacted
+    out: dict[str, Any] = {"retrievers": [quoted(n) for n in names],
+                           "unknown_retrievers": [quoted(n) for n in unknown(names)]}
     if "ollama" in names:
         from .embedcmd import describe
 
@@ -395,7 +397,9 @@ def cmd_edit(args: argparse.Namespace, out: TextIO) -> int:
     mem = _memory(args)
     entry = find_entry(mem, args.id)
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    fd, name = tempfile.mkstemp(prefix=f"edit-{entry.id}-", suffix=".md")
+    from .errors import quoted
+
+    fd, name = tempfile.mkstemp(prefix=f"edit-{quoted(entry.id, 40)}-", suffix=".md")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(entry.raw)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,29 @@ def redact_message(message: str) -> str:
         return redact(message)
     except Exception:  # a redactor bug must not let the raw message through
         return "(message withheld: it could not be checked for credentials)"
+
+
+_PLAIN = re.compile(r"[A-Za-z0-9_.-]{0,8}")
+
+
+def quoted(value: str, limit: int = 200) -> str:
+    """At most ``limit`` characters of ``value``, to quote in a message or a reply.
+
+    Redacted before it is cut (a token cut short is no longer recognised as one, and its
+    first characters would pass), and only the start of a long value is scanned: a token
+    cut at the end of that window lies in what is dropped.
+    """
+    if _PLAIN.fullmatch(value):  # a shard or retriever name, an id: no credential is this short
+        return value
+    from .secrets import _OVERLAP
+
+    window = value[:limit + _OVERLAP]
+    shown = redact_message(window)
+    if len(window) < len(value):
+        # Redaction only shortens, so the last _OVERLAP characters shown came from the
+        # window's last _OVERLAP or more: drop them with the token that may be cut there.
+        shown = shown[:max(0, len(shown) - _OVERLAP)]
+    return shown[:limit] + ("\u2026" if len(shown) > limit or len(window) < len(value) else "")
 
 
 class UnknownShard(LeanMemoryError):

@@ -60,9 +60,9 @@ def find_entry(mem: Memory, entry_id: str) -> Entry:
 
 
 def _shown(value: str) -> str:
-    from .secrets import scan_text
+    from .errors import quoted
 
-    return "<redacted>" if scan_text(value) else repr(value[:40])
+    return quoted(repr(value), 40)
 
 
 def _locate(mem: Memory, entry_id: str) -> tuple[fmt.Shard, int]:

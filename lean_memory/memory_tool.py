@@ -25,7 +25,7 @@ import stat
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from .errors import LeanMemoryError, SecretFound
+from .errors import LeanMemoryError, SecretFound, quoted
 
 if TYPE_CHECKING:
     from .format import Entry, Shard
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 PREFIX = "/memories"
 LINE_WIDTH = 6
 MAX_FILE_BYTES = 16 * 1024 * 1024
+MAX_PATH = 1024  # characters; no shard or archive path comes near it
+MAX_LINES_LISTED = 10  # occurrences named in a str_replace refusal
 
 
 class MemoryToolError(LeanMemoryError):
@@ -63,27 +65,30 @@ class MemoryToolHandler:
         """The path's segments below /memories, after every check; () is /memories."""
         if not isinstance(path, str) or not path:
             raise MemoryToolError("path must be a non-empty string starting with /memories")
+        if len(path) > MAX_PATH:
+            raise MemoryToolError(f"path is too long ({len(path):,} characters; at most "
+                                  f"{MAX_PATH:,}): {quoted(path, 60)}")
         decoded = path
         for _ in range(3):  # %252e%252e: decoded twice is still traversal
             decoded = unquote(decoded)
         if "\\" in decoded or "\0" in decoded or any(ord(c) < 32 for c in decoded):
-            raise MemoryToolError(f"invalid path {path[:200]!r}: backslashes and control "
+            raise MemoryToolError(f"invalid path {quoted(repr(path))}: backslashes and control "
                                   "characters are not allowed")
         if decoded != PREFIX and not decoded.startswith(PREFIX + "/"):
-            raise MemoryToolError(f"Path must start with /memories, got: {path[:200]}")
+            raise MemoryToolError(f"Path must start with /memories, got: {quoted(path)}")
         rest = decoded[len(PREFIX):].strip("/")
         parts = tuple(rest.split("/")) if rest else ()
         if any(p in ("", ".", "..") for p in parts):
-            raise MemoryToolError(f"Path {path[:200]} would escape /memories directory")
+            raise MemoryToolError(f"Path {quoted(path)} would escape /memories directory")
         from .fsutil import UnsafePath, check_folders
 
         # No ``..`` segment and no link from .agents down to the target: it stays inside.
         try:
             check_folders(self.mem.dir.joinpath(*parts))
         except UnsafePath:
-            raise MemoryToolError(f"Path {path[:200]} goes through a symlink; refused") from None
+            raise MemoryToolError(f"Path {quoted(path)} goes through a symlink; refused") from None
         if parts and parts[0].startswith("."):
-            raise MemoryToolError(f"{path[:200]}: hidden files are not part of memory")
+            raise MemoryToolError(f"{quoted(path)}: hidden files are not part of memory")
         return parts
 
     def _shard_of(self, parts: tuple[str, ...], path: str, verb: str) -> str:
@@ -96,7 +101,7 @@ class MemoryToolHandler:
         name = parts[0][:-3] if len(parts) == 1 and parts[0].endswith(".md") else None
         if name is None or name not in self.mem.shards:
             shards = ", ".join(f"{PREFIX}/{s}.md" for s in self.mem.shards)
-            raise MemoryToolError(f"cannot {verb} {path[:200]}: memory is kept in the shards "
+            raise MemoryToolError(f"cannot {verb} {quoted(path)}: memory is kept in the shards "
                                   f"({shards}); add an entry to one of them")
         return name
 
@@ -111,9 +116,14 @@ class MemoryToolHandler:
                    "insert": self.insert, "delete": self.delete,
                    "rename": self.rename}.get(name if isinstance(name, str) else "")
         if handler is None:
-            raise MemoryToolError(f"unknown command {str(name)[:40]!r}")
+            raise MemoryToolError(f"unknown command {quoted(repr(name), 40)}")
         self.mem._require_init()
-        return handler(command)
+        try:
+            return handler(command)
+        except OSError as exc:  # one clear line, not the OS's (it quotes the full path)
+            path = command.get("path", command.get("old_path"))
+            reason = exc.strerror or type(exc).__name__
+            raise MemoryToolError(f"cannot {name} {quoted(str(path), 80)}: {reason}") from None
 
     def view(self, command: dict[str, Any]) -> str:
         path = command.get("path")
@@ -122,12 +132,12 @@ class MemoryToolHandler:
         try:
             st = os.lstat(target)
         except (FileNotFoundError, NotADirectoryError):
-            raise MemoryToolError(f"The path {path} does not exist. Please provide a valid "
-                                  "path.") from None
+            raise MemoryToolError(f"The path {quoted(str(path))} does not exist. Please "
+                                  "provide a valid path.") from None
         if stat.S_ISDIR(st.st_mode):
-            return self._listing(str(path), parts)
+            return self._listing(quoted(str(path)), parts)
         if not stat.S_ISREG(st.st_mode):
-            raise MemoryToolError(f"Unsupported file type for {path}")
+            raise MemoryToolError(f"Unsupported file type for {quoted(str(path))}")
         lines = self._read(parts).split("\n")
         start, rng = 1, command.get("view_range")
         if rng is not None:
@@ -140,7 +150,8 @@ class MemoryToolHandler:
             start = first
             lines = lines[first - 1:] if last == -1 else lines[first - 1:last]
         numbered = [f"{n:>{LINE_WIDTH}}\t{line}" for n, line in enumerate(lines, start)]
-        return f"Here's the content of {path} with line numbers:\n" + "\n".join(numbered)
+        return (f"Here's the content of {quoted(str(path))} with line numbers:\n"
+                + "\n".join(numbered))
 
     def _listing(self, path: str, parts: tuple[str, ...]) -> str:
         folder = self.mem.dir.joinpath(*parts)
@@ -165,7 +176,7 @@ class MemoryToolHandler:
                 "excluding hidden items:")
         base = path.rstrip("/")
         lines = [f"{_size(os.lstat(folder).st_size)}\t{base}"]
-        lines += [f"{_size(size)}\t{base}/{rel}" for size, rel in rows]
+        lines += [f"{_size(size)}\t{base}/{quoted(rel)}" for size, rel in rows]
         return head + "\n" + "\n".join(lines)
 
     def _read(self, parts: tuple[str, ...]) -> str:
@@ -184,9 +195,9 @@ class MemoryToolHandler:
         with self.mem.lock():
             target = self.mem.shard_path(shard)
             if target.exists():
-                raise MemoryToolError(f"File {path} already exists")
+                raise MemoryToolError(f"File {quoted(str(path))} already exists")
             self._write(shard, "", text)
-        return f"File created successfully at: {path}"
+        return f"File created successfully at: {quoted(str(path))}"
 
     def str_replace(self, command: dict[str, Any]) -> str:
         path, old, new = command.get("path"), command.get("old_str"), command.get("new_str")
@@ -195,27 +206,49 @@ class MemoryToolHandler:
         shard = self._shard_of(self._parts(path), str(path), "edit")
         with self.mem.lock():
             current = self._current(shard, str(path))
-            count = current.count(old)
-            if count == 0:
-                raise MemoryToolError(f"No replacement was performed, old_str `{old}` did not "
-                                      f"appear verbatim in {path}.")
-            if count > 1:
-                at, lines = 0, []
-                while (at := current.find(old, at)) != -1:
-                    lines.append(str(current.count("\n", 0, at) + 1))
-                    at += 1
+            at = current.find(old)
+            again = current.find(old, at + 1) if at >= 0 else -1
+            if at < 0:
+                raise MemoryToolError(f"No replacement was performed, old_str "
+                                      f"`{quoted(old)}` did not appear verbatim in "
+                                      f"{quoted(str(path))}.")
+            if again >= 0:
                 raise MemoryToolError(f"No replacement was performed. Multiple occurrences of "
-                                      f"old_str `{old}` in lines: {', '.join(lines)}. Please "
-                                      "ensure it is unique")
-            at = current.index(old)
+                                      f"old_str `{quoted(old)}` in lines: "
+                                      f"{_occurrences(current, old)}. Please ensure it is "
+                                      "unique")
             updated = current[:at] + new + current[at + len(old):]
             self._write(shard, current, updated)
-        changed = updated.count("\n", 0, at)
-        lines = updated.split("\n")
-        first, last = max(0, changed - 2), min(len(lines), changed + 3)
-        snippet = [f"{n + 1:>{LINE_WIDTH}}\t{lines[n]}" for n in range(first, last)]
+            snippet = self._snippet(shard, updated, at)
         return ("The memory file has been edited. Here is the snippet showing the change "
-                "(with line numbers):\n" + "\n".join(snippet))
+                "(with line numbers):\n" + snippet)
+
+    def _snippet(self, shard: str, text: str, at: int) -> str:
+        """The numbered lines around offset ``at`` of the shard as written, each piece that
+        the read side withholds shown as its notice (a credential never comes back out)."""
+        from .withhold import PREAMBLE_WITHHELD, notice, withheld_spans
+
+        read, spans = withheld_spans(self.mem, self.mem.shard_path(shard), shard)
+        if read != text:  # changed by hand since: nothing shown rather than the wrong lines
+            return "(the file changed since; view it to see the edit)"
+        changed = text.count("\n", 0, at)
+        lines = text.split("\n")
+        first, last = max(0, changed - 2), min(len(lines), changed + 3)
+        shown: dict[int, str | None] = {}  # line -> its notice, or None: not shown
+        line = pos = 0
+        for start, end, entry_id in spans:  # in file order: lines are counted once
+            line += text.count("\n", pos, start)
+            end_line = line + text.count("\n", start, max(start, end - 1))
+            pos = start
+            if end_line < first:
+                continue
+            if line >= last:
+                break
+            stand_in = notice(entry_id).rstrip("\n") if entry_id else PREAMBLE_WITHHELD
+            for n in range(max(line, first), min(end_line + 1, last)):
+                shown[n] = stand_in if n == max(line, first) else None
+        return "\n".join(f"{n + 1:>{LINE_WIDTH}}\t{shown.get(n, lines[n])}"
+                         for n in range(first, last) if shown.get(n, "") is not None)
 
     def insert(self, command: dict[str, Any]) -> str:
         path, line, text = (command.get("path"), command.get("insert_line"),
@@ -233,7 +266,7 @@ class MemoryToolHandler:
                                       f"within the range [0, {len(lines)}].")
             lines.insert(line, text.rstrip("\n"))
             self._write(shard, current, "\n".join(lines) + "\n")
-        return f"The file {path} has been edited."
+        return f"The file {quoted(str(path))} has been edited."
 
     def delete(self, command: dict[str, Any]) -> str:
         path = command.get("path")
@@ -248,8 +281,8 @@ class MemoryToolHandler:
             parsed = fmt.parse(self._current(shard, str(path)), shard)
             archive_entries(self.mem, parsed, parsed.entries)
         moved = len(parsed.entries)
-        return (f"Successfully deleted {path}: its {moved} entr{'y' if moved == 1 else 'ies'} "
-                "moved to the archive (nothing is destroyed)")
+        return (f"Successfully deleted {quoted(str(path))}: its {moved} "
+                f"entr{'y' if moved == 1 else 'ies'} moved to the archive (nothing is destroyed)")
 
     def rename(self, command: dict[str, Any]) -> str:
         old, new = command.get("old_path"), command.get("new_path")
@@ -260,19 +293,19 @@ class MemoryToolHandler:
         with self.mem.lock():
             current = self._current(src, str(old))
             if self.mem.shard_path(dst).exists():
-                raise MemoryToolError(f"The destination {new} already exists")
+                raise MemoryToolError(f"The destination {quoted(str(new))} already exists")
             atomic_write(self.mem.shard_path(dst), current)
             os.unlink(self.mem.shard_path(src))
             self.mem.write_index({})
-        return f"Successfully renamed {old} to {new}"
+        return f"Successfully renamed {quoted(str(old))} to {quoted(str(new))}"
 
     # -- writing -----------------------------------------------------------------------
 
     def _current(self, shard: str, path: str) -> str:
         target = self.mem.shard_path(shard)
         if not target.exists():
-            raise MemoryToolError(f"The path {path} does not exist. Please provide a valid "
-                                  "path.")
+            raise MemoryToolError(f"The path {quoted(str(path))} does not exist. Please "
+                                  "provide a valid path.")
         text: str = self.mem.read_text(target)
         return text
 
@@ -284,10 +317,11 @@ class MemoryToolHandler:
         if len(after.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
             raise MemoryToolError("the file would be too large; keep reference material in "
                                   "the repository's docs")
-        old = {e.raw for e in fmt.parse(before, shard).entries}
+        previous = fmt.parse(before, shard)
+        old = {e.raw for e in previous.entries}
         parsed = fmt.parse(after, shard)
         self._check(shard, parsed, [e for e in parsed.entries if e.raw not in old],
-                    before_preamble=fmt.parse(before, shard).preamble)
+                    before_preamble=previous.preamble)
         atomic_write(self.mem.shard_path(shard), after)
         self.mem.write_index({shard: parsed})
 
@@ -297,7 +331,7 @@ class MemoryToolHandler:
         from .tokens import estimate_tokens
 
         allow = self.mem.allowlist
-        pieces = [(e.raw, f"entry {e.title[:60]!r}") for e in changed]
+        pieces = [(e.raw, f"entry {quoted(repr(e.title), 60)}") for e in changed]
         if parsed.preamble != before_preamble:
             pieces.append((parsed.preamble, "the preamble"))
         limit = self.mem.config.max_entry_tokens
@@ -311,6 +345,26 @@ class MemoryToolHandler:
             if size > limit:
                 raise MemoryToolError(f"{what} is ~{size:,} tokens, over max_entry_tokens="
                                       f"{limit:,}; split it into several entries")
+
+
+def _occurrences(text: str, old: str) -> str:
+    """The lines where ``old`` occurs in ``text`` (the first few, and how many more), in
+    one pass: the file is counted once, not once per occurrence."""
+    shown: list[str] = []
+    total = line = pos = 0
+    at = text.find(old)
+    while at >= 0:
+        total += 1
+        if len(shown) < MAX_LINES_LISTED:
+            line += text.count("\n", pos, at)
+            pos = at
+            shown.append(str(line + 1))
+        else:  # only the count is wanted now
+            total += text.count(old, at + 1)
+            break
+        at = text.find(old, at + 1)
+    more = total - len(shown)
+    return ", ".join(shown) + (f" and {more:,} more" if more else "")
 
 
 def anthropic_memory_tool(mem: Memory) -> Any:

@@ -2,21 +2,26 @@
 
 ``POST {host}/api/embed`` with ``{"model": ..., "input": [...]}`` answers
 ``{"model": ..., "embeddings": [[...], ...]}``. Memory is private, so a host that is not
-this machine is refused unless ``[ollama] allow_remote = true``, and no proxy from the
-environment is ever used. Queries embed only the prompt; entries get their vectors from
-:func:`lean_memory.embedcmd.embed_missing` (``lean-memory embed``), never from ``put`` (ADR 0019).
+this machine is refused unless ``[ollama] allow_remote = true``: the host must resolve to
+loopback addresses only (127/8, ``::1``), and a name is replaced by the address it resolved
+to, so that the connection goes where the check looked. No proxy from the environment is
+used and no redirect is followed. Queries embed only the prompt; entries get their vectors
+from :func:`lean_memory.embedcmd.embed_missing` (``lean-memory embed``), never from ``put``
+(ADR 0019).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import math
+import socket
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from hashlib import blake2b
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .embedding import EmbeddingError, EmbeddingRetriever
@@ -29,7 +34,6 @@ if TYPE_CHECKING:
 DEFAULT_HOST = "http://127.0.0.1:11434"
 # Task prefixes the model was trained with (document, query); other models get none.
 PREFIXES = {"nomic-embed-text": ("search_document: ", "search_query: ")}
-_LOCAL = {"localhost", "::1", "0.0.0.0", "::"}
 MAX_ANSWER_BYTES = 256 << 20
 BATCH = 32
 
@@ -54,12 +58,45 @@ def base_url(setting: str, env: str | None, allow_remote: bool) -> str:
         raise OllamaError("[ollama] host must be an http:// or https:// address")
     if host in ("0.0.0.0", "::"):  # a server's "every interface": this machine
         host = "127.0.0.1"
-    local = host in _LOCAL or host.startswith("127.")
-    if not local and not allow_remote:
-        raise OllamaError(f"Ollama host {host!r} is not this machine: memory is private; "
-                          "set [ollama] allow_remote = true to send it there")
+    if not allow_remote:
+        local = _loopback(host)
+        if local is None:
+            raise OllamaError(f"Ollama host {host!r} is not this machine: memory is "
+                              "private; set [ollama] allow_remote = true to send it there")
+        host = local
     shown = f"[{host}]" if ":" in host else host
     return f"{parts.scheme}://{shown}:{port}{parts.path.rstrip('/')}"
+
+
+def _loopback(host: str) -> str | None:
+    """The host to connect to when ``host`` is this machine, else None.
+
+    An address is taken as written if it is a loopback one. ``localhost`` and any other
+    name (``2130706433``, ``0x7f.1`` and ``0177.0.0.1`` are names to the resolver too)
+    must resolve to loopback addresses only; a name other than ``localhost`` is then
+    replaced by its first address, so that a second lookup (DNS rebinding) cannot send
+    the texts elsewhere.
+    """
+    try:
+        return host if ipaddress.ip_address(host).is_loopback else None
+    except ValueError:
+        pass  # not an address as written: a name
+    try:
+        found = [info[4][0] for info in socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)]
+        loopback = bool(found) and all(ipaddress.ip_address(a).is_loopback for a in found)
+    except (OSError, UnicodeError, ValueError):  # unknown name, or an address with a zone
+        return None
+    if not loopback:
+        return None
+    return host if host.lower() == "localhost" else str(found[0])
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Redirects are not followed: a local server must not send the texts elsewhere."""
+
+    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str,
+                         headers: Any, newurl: str) -> None:
+        return None  # urllib then raises HTTPError with the 3xx code
 
 
 def prefixes(model: str) -> tuple[str, str]:
@@ -75,7 +112,8 @@ class Ollama:
         self.model = model
         self.timeout = timeout
         # No proxy, whatever the environment says: the texts are the memory itself.
-        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}),
+                                                   _NoRedirect())
 
     def __call__(self, texts: list[str]) -> list[Sequence[float]]:
         return self.embed(texts)
@@ -108,6 +146,9 @@ class Ollama:
             message = json.loads(exc.read(4096) or b"{}").get("error", "")
         except (ValueError, AttributeError, OSError):
             message = ""
+        if 300 <= exc.code < 400:
+            return (f"Ollama at {self.url} answered with a redirect (HTTP {exc.code}); not "
+                    "followed: memory stays on this machine")
         if exc.code == 404 and "not found" in str(message):
             return (f"Ollama at {self.url} has no model {self.model!r} "
                     f"(run `ollama pull {self.model}`)")

@@ -37,6 +37,7 @@ _SCANNER_FILES = ("secrets.py", "_secret_rules.py")
 MAX_TEXTS = 200_000  # remembered entry verdicts; past this, only those used in this process
 MAX_FILES = 64  # remembered whole files (each shard rewrite makes a new one)
 TITLE_WITHHELD = "(title withheld: it holds a credential)"
+PREAMBLE_WITHHELD = "> [withheld] this shard's preamble holds a credential and is not shown"
 TEXT_WITHHELD = "text withheld: it holds a credential; run `lean-memory scan .agents/memory`"
 
 
@@ -64,8 +65,11 @@ def header(mem: Memory) -> list[Any]:
 
 
 def notice(entry_id: str) -> str:
-    """The one line that stands for a withheld entry."""
-    return (f"> [withheld] entry `{entry_id}` holds a credential and is not shown; "
+    """The one line that stands for a withheld entry (its id redacted: it may be the
+    credential)."""
+    from .errors import quoted
+
+    return (f"> [withheld] entry `{quoted(entry_id)}` holds a credential and is not shown; "
             "run `lean-memory scan .agents/memory`\n")
 
 
@@ -248,8 +252,7 @@ def shown_file(mem: Memory, path: Path, name: str,
     for start, end, entry_id in spans:
         parts.append(text[at:start])
         if start == 0 and not text.startswith(fmt.HEADING):  # the preamble
-            parts.append("> [withheld] this shard's preamble holds a credential and is not "
-                         "shown\n\n")
+            parts.append(PREAMBLE_WITHHELD + "\n\n")
         else:
             ids.append(entry_id)
             raw = text[start:end]
@@ -258,6 +261,17 @@ def shown_file(mem: Memory, path: Path, name: str,
         at = end
     parts.append(text[at:])
     return "".join(parts), ids
+
+
+def withheld_spans(mem: Memory, path: Path, name: str) -> tuple[str, list[tuple[int, int, str]]]:
+    """The shard file at ``path`` as read, and (start, end, id) of each piece of it that
+    :func:`shown_file` withholds, in file order (the preamble's id is "")."""
+    v = Verdicts(mem)
+    try:
+        text, bad = v.read(path, name)
+    finally:
+        v.save()
+    return text, (_withheld_spans(mem, v.file_keys.get(path), text, name, bad) if bad else [])
 
 
 _SPANS_NAME = "withheld-spans.marshal"
@@ -370,15 +384,17 @@ def shown_path(mem: Memory, path: Path) -> str:
 
 def masked(mem: Memory, entries: Sequence[fmt.Entry]) -> tuple[list[fmt.Entry], int]:
     """``entries`` with each one that holds a credential replaced by a stand-in that keeps
-    its id, shard and date (its title, text, tags and metadata withheld; its raw text the
-    one-line notice); and how many were."""
+    its id (redacted), shard and date (its title, text, tags and metadata withheld; its raw
+    text the one-line notice); and how many were."""
     v = Verdicts(mem)
     try:
         flags = v.holding([e.raw for e in entries])
     finally:
         v.save()
-    out = [replace(e, title=TITLE_WITHHELD, text=TEXT_WITHHELD, tags=(), supersedes=None,
-                   meta=(), raw=notice(e.id)) if bad else e
+    from .errors import quoted
+
+    out = [replace(e, id=quoted(e.id), title=TITLE_WITHHELD, text=TEXT_WITHHELD, tags=(),
+                   supersedes=None, meta=(), raw=notice(e.id)) if bad else e
            for e, bad in zip(entries, flags, strict=True)]
     return out, sum(flags)
 
