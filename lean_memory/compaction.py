@@ -40,9 +40,11 @@ from __future__ import annotations
 import contextlib
 import heapq
 import json
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import format as fmt
@@ -50,7 +52,7 @@ from ._hash import sha256
 from .dedup import main_text
 from .errors import LeanMemoryError, NotInitialized, ShardError
 from .folder import COMPACTION_JOURNAL as JOURNAL
-from .fsutil import atomic_write
+from .fsutil import MAX_CACHE_BYTES, atomic_write, read_bounded
 from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -852,8 +854,7 @@ def compact(mem: Memory, *, dry_run: bool = False) -> CompactionReport:
     """
     if not mem.dir.is_dir():
         raise NotInitialized(f"no memory at {mem.dir}: run `lean-memory init` first")
-    with mem.lock():
-        recover(mem)
+    with mem.lock():  # which finishes a compaction a crash interrupted
         status = mem.status()  # cheap (cached per shard file); the same count as the planner's
         if not status.compaction_due:
             c = mem.config
@@ -975,28 +976,57 @@ def recover(mem: Memory) -> bool:
     The journal is replayed only when every file it names is still as the compaction
     found it or as it left it; a file changed since (a checkout, a hand edit) voids it,
     and the planner's own check (an archived copy of a live entry is not archived yet)
-    keeps the next compaction from archiving anything twice.
+    keeps the next compaction from archiving anything twice. A journal that cannot be
+    read as one (a link, a device, too large, not the journal's JSON) is set aside,
+    bytes kept, and never blocks a write: the shards alone hold every entry.
     """
     journal = mem.cache_dir / JOURNAL
     try:
-        data = json.loads(journal.read_bytes())
+        data = json.loads(read_bounded(journal, MAX_CACHE_BYTES, mem.agents_dir))
         files = data["files"] if data.get("v") == _JOURNAL_VERSION else None
         if not isinstance(files, list):
             raise ValueError
+        paths = []
         for f in files:
-            path = mem.shard_path(f["shard"], archive=bool(f["archive"]))
+            paths.append(mem.shard_path(f["shard"], archive=bool(f["archive"])))
             if not isinstance(f["after"], str) or not isinstance(f["before"], str):
-                raise ValueError
-            now = mem.read_text(path)
-            if now != f["after"] and _hash(now) != f["before"]:
                 raise ValueError
     except FileNotFoundError:
         return False
-    except (OSError, ValueError, TypeError, KeyError, AttributeError, LeanMemoryError):
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError,
+            LeanMemoryError):
+        _set_aside(mem, journal)
+        return False
+    try:
+        for f, path in zip(files, paths, strict=True):
+            now = mem.read_text(path)
+            if now != f["after"] and _hash(now) != f["before"]:
+                raise ValueError
+    except ValueError:  # voided by a change since (ADR 0015)
         with contextlib.suppress(OSError):
             journal.unlink()
+        return False
+    except LeanMemoryError:  # a shard it names cannot be read now: keep it for a look
+        _set_aside(mem, journal)
         return False
     _apply(mem, files)
     journal.unlink()
     mem.write_index({})
     return True
+
+
+def _set_aside(mem: Memory, journal: Path) -> None:
+    """Move a damaged journal (or the link or special file in its place) out of the way
+    under a name no write uses, so that writes go on and its bytes stay for a look."""
+    for n in range(1, 100):
+        aside = journal.with_name(f"{JOURNAL}.damaged{'' if n == 1 else f'-{n}'}")
+        if os.path.lexists(aside):
+            continue
+        with contextlib.suppress(OSError):
+            os.rename(journal, aside)  # renames a link itself, never what it points to
+            return
+        break
+    where = journal.relative_to(mem.root) if journal.is_relative_to(mem.root) else journal
+    raise LeanMemoryError(f"the compaction journal {where} is damaged and could not be set "
+                          "aside: move or delete it (the shards hold every entry), then retry")
+

@@ -171,8 +171,9 @@ class Folder:
         """The writers' lock: hold it around every read-modify-write of the memory.
 
         On taking it, a symbolic link or special file where lean_memory writes is refused
-        before anything is written, and temp files of crashed writers are removed (those
-        of the cache only when old: readers write the cache without the lock).
+        before anything is written, temp files of crashed writers are removed (those
+        of the cache only when old: readers write the cache without the lock), and a
+        compaction a crash interrupted is finished (or its damaged journal set aside).
         """
         root = self.agents_dir
         with file_lock(self.cache_dir / "lock", root=root):  # checks .agents, memory, .cache
@@ -180,5 +181,12 @@ class Folder:
             sweep(self.dir, {"INDEX.md", ".gitignore", *shards}, {"archive"}, root=root)
             sweep(self.archive_dir, shards, root=root)
             sweep(self.cache_dir, older_than=3600.0, root=root)
+            if os.path.lexists(self.cache_dir / COMPACTION_JOURNAL):
+                self._recover()  # every writer first finishes a compaction a crash interrupted
             yield
+
+    def _recover(self) -> None:
+        """Finish the compaction whose journal is in ``.cache``: the facade's to do (it
+        imports :mod:`lean_memory.compaction`, which sits above this module)."""
+        raise NotImplementedError
 

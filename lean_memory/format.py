@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 META_PREFIX = "<!-- lean-memory: "
 META_SUFFIX = " -->"
 HEADING = "## "
+BOM = "\ufeff"
 _SPECIAL = r"(?:## | {0,3}(?:`{3,}|~{3,}))"
 _ESCAPED = re.compile(r"\\+" + _SPECIAL)
 # Line ends are "\n", "\r\n" and a lone "\r" (old Mac files), everywhere in this module.
@@ -121,8 +122,10 @@ def _structure(text: str) -> tuple[list[int], bool]:
     found: list[int] = []
     fence: str | None = None
     starts = [m.end() for m in _STRUCTURE.finditer(text)]
-    if _STRUCTURE_AT_0.match(text):
-        starts.insert(0, 0)
+    # The first line starts after a UTF-8 byte order mark, which stays in the preamble.
+    first = 1 if text.startswith(BOM) else 0
+    if _STRUCTURE_AT_0.match(text, first):
+        starts.insert(0, first)
     for start in starts:
         eol = _EOL.search(text, start)
         fence, heading = _step(fence, text[start:] if eol is None else text[start:eol.start()])

@@ -14,7 +14,7 @@ import re
 import stat
 import sys
 import time
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -188,7 +188,8 @@ def file_signature(path: Path) -> tuple[int, int, int]:
 
 def atomic_write(path: Path, data: str | bytes, *, durable: bool = True,
                  root: Path | None = None,
-                 head: tuple[int, int] | None = None) -> tuple[int, int, int]:
+                 head: tuple[int, int] | None = None,
+                 verify: Callable[[int], bool] | None = None) -> tuple[int, int, int]:
     """Replace ``path`` so that a crash leaves either the old or the new content.
 
     Temp file in the same folder (same file system, so the rename is atomic), flush,
@@ -198,6 +199,9 @@ def atomic_write(path: Path, data: str | bytes, *, durable: bool = True,
     file is refused, never replaced. The file keeps its mode (a new one: 0644 less umask).
     ``head`` (an open file descriptor, a length): the new content starts with that many
     bytes of that file, copied by the kernel where it can (an append to a large shard).
+    ``verify``: called with the temp file's descriptor once it is written, before the
+    rename; False leaves ``path`` as it was and raises SourceChanged (the file ``head``
+    copies from changed meanwhile, say).
     Returns the written file's (size, mtime_ns, inode), taken from the open file: a change
     made after the rename, by hand say, then shows as another signature.
     """
@@ -213,6 +217,8 @@ def atomic_write(path: Path, data: str | bytes, *, durable: bool = True,
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
             fh.flush()
+            if verify is not None and not verify(fh.fileno()):
+                raise SourceChanged(f"{path} changed while it was being copied")
             if durable:
                 os.fsync(fh.fileno())
             st = os.fstat(fh.fileno())
@@ -224,6 +230,22 @@ def atomic_write(path: Path, data: str | bytes, *, durable: bool = True,
     if durable:
         _fsync_dir(path.parent)
     return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+class SourceChanged(OSError):
+    """What atomic_write copied from changed meanwhile (its ``verify`` said so)."""
+
+
+def same_bytes(a: int, b: int, length: int) -> bool:
+    """Whether the first ``length`` bytes of the open files ``a`` and ``b`` are equal."""
+    done = 0
+    while done < length:
+        size = min(length - done, 1 << 20)
+        chunk = os.pread(a, size, done)
+        if not chunk or chunk != os.pread(b, size, done):
+            return False
+        done += len(chunk)
+    return True
 
 
 def _copy_head(src: int, dst: int, length: int) -> None:

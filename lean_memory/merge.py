@@ -113,12 +113,11 @@ def _merge_tags(base: tuple[str, ...], ours: tuple[str, ...],
         return ours
     if ours == base:
         return theirs
-    old = set(base)
-    out: list[str] = []
+    old, mine, other = set(base), set(ours), set(theirs)  # linear: a shard may hold many
+    out: dict[str, None] = {}
     for tag in [*ours, *theirs]:
-        kept = tag in ours and tag in theirs if tag in old else True
-        if kept and tag not in out:
-            out.append(tag)
+        if tag not in old or (tag in mine and tag in other):
+            out[tag] = None
     return tuple(out)
 
 
@@ -163,12 +162,15 @@ def _merge_said(base: str, ours: str, theirs: str) -> str:
 
 def _merge_meta_value(key: str, base: str | None, ours: str | None,
                       theirs: str | None) -> str | _ConflictType | None:
-    if ours == theirs or theirs == base:
+    values = [v for v in (base, ours, theirs) if v is not None]
+    # Two sides that each said the entry again count twice, even to the same number (the
+    # same change on both sides, a cherry-pick, is told apart before: the whole entry).
+    counted = key == COUNTER_KEY and all(v.isdigit() for v in values)
+    if theirs == base or (ours == theirs and not counted):
         return ours
     if ours == base:
         return theirs
-    values = [v for v in (base, ours, theirs) if v is not None]
-    if key == COUNTER_KEY and all(v.isdigit() for v in values):
+    if counted:
         b = int(base or 0)
         total = b + (int(ours or 0) - b) + (int(theirs or 0) - b)
         return str(total) if total > 0 else None
@@ -182,7 +184,7 @@ def _merge_meta(base: tuple[tuple[str, str], ...], ours: tuple[tuple[str, str], 
                 theirs: tuple[tuple[str, str], ...]
                 ) -> tuple[tuple[str, str], ...] | _ConflictType:
     """Unknown metadata keys, each a field; ours' key order, then theirs' new keys."""
-    if ours == theirs or theirs == base:
+    if theirs == base:  # not ours == theirs: two equal said_again counts may add up
         return ours
     if ours == base:
         return theirs

@@ -13,6 +13,7 @@ they import only the layers below it.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -22,8 +23,15 @@ from . import format as fmt
 from ._hash import blake2b
 from ._lazyre import lazy
 from .errors import InvalidEntry, LeanMemoryError, ShardError
-from .folder import COMPACTION_JOURNAL, DATE, DESCRIPTIONS, GITIGNORE, check_date, today
-from .fsutil import MAX_FILE_BYTES, atomic_write, ensure_dir, open_bounded
+from .folder import DATE, DESCRIPTIONS, GITIGNORE, check_date, today
+from .fsutil import (
+    MAX_FILE_BYTES,
+    SourceChanged,
+    atomic_write,
+    ensure_dir,
+    open_bounded,
+    same_bytes,
+)
 from .summaries import (
     COST_KEY,
     COST_RAW,
@@ -55,11 +63,17 @@ __all__ = ["Entry", "Memory", "ShardStatus", "Status", "open"]
 
 MAX_ENTRY_BYTES = 1_000_000  # checked before anything else, so a huge paste costs nothing
 MAX_TITLE_CHARS = 120
+MAX_TAGS = 32  # tags are metadata: bounded apart from the text's size guards
+MAX_TAGS_CHARS = 1_000
+TOO_MANY_TAGS = (f"too many tags: at most {MAX_TAGS} tags of {MAX_TAGS_CHARS:,} characters in "
+                 "all; put the rest in the text")
 _CLAUSE_END = lazy(r"[.:;!?](?=\s)")
 _CONTROL = lazy(r"[\x00-\x08\x0a-\x1f\x7f]")
 # Control characters an entry's text may not hold: all but tab, LF and CR (a NUL makes git
 # call the shard binary, and then nothing scans or diffs it).
 _TEXT_CONTROL = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# A lone surrogate (from undecodable bytes on a command line) cannot be written as UTF-8.
+_SURROGATE = lazy(r"[\ud800-\udfff]")
 
 
 def default_title(text: str) -> str:
@@ -104,6 +118,26 @@ def _count_lines(data: bytes, end: int) -> int:
     """fmt.count_lines of the text ``data[:end]`` (UTF-8) encodes, without decoding it."""
     lone = data.count(b"\r", 0, end)  # nearly always 0: skip counting the pairs
     return data.count(b"\n", 0, end) + (lone - data.count(b"\r\n", 0, end) if lone else 0)
+
+
+_RACY_NS = 2_000_000_000  # over any file system's time stamp granularity (1 s on HFS+)
+
+
+def _unchanged(fd: int, st: os.stat_result, began: int, tmp: int, offset: int,
+               data: bytes, copied: int) -> bool:
+    """Whether the file open as ``fd`` (status ``st`` taken at ``began``, ``data`` read
+    from ``offset``) is still what a quick put read, now that its first ``copied`` bytes,
+    which the put did not read, are copied to ``tmp``: else the new file would splice two
+    versions of the shard. A change since shows in the times (an edit in place changes
+    the mtime, a forged mtime the ctime) unless the file was changed within the clock's
+    granularity of ``began``: then the bytes themselves are compared (in the page cache)."""
+    now = os.fstat(fd)
+    if (now.st_size, now.st_mtime_ns, now.st_ctime_ns, now.st_ino, now.st_dev) != \
+            (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev):
+        return False
+    if began - max(st.st_mtime_ns, st.st_ctime_ns) > _RACY_NS:
+        return True
+    return os.pread(fd, len(data) + 1, offset) == data and same_bytes(fd, tmp, copied)
 
 
 class Put(NamedTuple):
@@ -168,6 +202,11 @@ class Memory(Summaries):
 
     # -- writing ------------------------------------------------------------------
 
+    def _recover(self) -> None:
+        from .compaction import recover
+
+        recover(self)
+
     def init(self) -> list[Path]:
         """Create the memory folder, default shards, INDEX.md and .gitignore; idempotent."""
         created: list[Path] = []
@@ -210,10 +249,6 @@ class Memory(Summaries):
         self._scan(title, text, tag_tuple)
         self._require_init()
         with self.lock():
-            if os.path.lexists(self.cache_dir / COMPACTION_JOURNAL):
-                from .compaction import recover
-
-                recover(self)  # finish a compaction a crash interrupted, before reading
             draft = Entry(id="", shard=shard, title=title, text=text, date=date,
                           tags=tag_tuple, supersedes=supersedes)
             state = self._load_state() if supersedes is None else None
@@ -306,7 +341,7 @@ class Memory(Summaries):
                 f"pointer to it")
         if not text.strip():
             raise InvalidEntry("entry text is empty")
-        if any(0xD800 <= ord(ch) <= 0xDFFF for ch in text if ord(ch) >= 0xD800):
+        if _SURROGATE.search(text):
             raise InvalidEntry("entry text is not valid unicode (lone surrogate)")
         bad = _TEXT_CONTROL.search(text)
         if bad is not None:
@@ -324,17 +359,28 @@ class Memory(Summaries):
         else:
             if not isinstance(title, str) or _CONTROL.search(title) or not title.strip():
                 raise InvalidEntry("title must be one non-empty line without control characters")
+            if _SURROGATE.search(title):
+                raise InvalidEntry("title is not valid unicode (lone surrogate)")
             title = " ".join(title.split())
             if len(title) > MAX_TITLE_CHARS:
                 raise InvalidEntry(f"title is {len(title)} characters; keep it under "
                                    f"{MAX_TITLE_CHARS}")
-        clean: list[str] = []
-        for tag in [tags] if isinstance(tags, str) else tags:
+        clean: dict[str, None] = {}  # in order, each once, in linear time
+        size = 0
+        over = False
+        for n, tag in enumerate([tags] if isinstance(tags, str) else tags):
+            over = n >= 4 * MAX_TAGS or size > MAX_TAGS_CHARS
+            if over:  # stop reading an endless list
+                break
             if not isinstance(tag, str) or _CONTROL.search(tag) or not tag.strip():
-                raise InvalidEntry(f"invalid tag {tag!r}: expected a non-empty word")
-            tag = " ".join(tag.split())
-            if tag not in clean:
-                clean.append(tag)
+                shown = tag[:40] if isinstance(tag, str) else tag
+                raise InvalidEntry(f"invalid tag {shown!r}: expected a non-empty word")
+            if _SURROGATE.search(tag):
+                raise InvalidEntry("a tag is not valid unicode (lone surrogate)")
+            size += len(tag)
+            clean[" ".join(tag.split())] = None
+        if over or len(clean) > MAX_TAGS or sum(len(t) for t in clean) > MAX_TAGS_CHARS:
+            raise InvalidEntry(TOO_MANY_TAGS)
         date = today() if date is None else check_date(date)
         return text, title, tuple(clean), date
 
@@ -501,6 +547,7 @@ class Memory(Summaries):
             return None  # the general put reports it
         with source:
             fd = source.fileno()
+            began = time.time_ns()  # before the signature is taken: see _unchanged
             st = os.fstat(fd)
             if (st.st_size, st.st_mtime_ns, st.st_ino) != expect:
                 return None  # changed since it was summarised
@@ -549,10 +596,17 @@ class Memory(Summaries):
                 lines=above + fmt.count_lines(base) + fmt.count_lines(stored.raw))
             status = status_after(change)
             new = (base + stored.raw).encode()
-            self._commit(status, lambda: atomic_write(path, new, head=(fd, offset + start))
-                         if copy_head else atomic_write(path, b"".join((memoryview(data)[:start],
-                                                                       new))),
-                         lambda written: record(written, change, after, status))
+            def write() -> Signature:
+                if not copy_head:
+                    return atomic_write(path, b"".join((memoryview(data)[:start], new)))
+                return atomic_write(path, new, head=(fd, offset + start), verify=lambda tmp:
+                                    _unchanged(fd, st, began, tmp, offset, data, offset + start))
+
+            try:
+                self._commit(status, write, lambda written: record(written, change, after,
+                                                                   status))
+            except SourceChanged:  # an editor saved the shard in place meanwhile
+                return None
         return Put(replace(stored, line=above + fmt.count_lines(base) + 1), status)
 
 

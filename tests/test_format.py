@@ -14,7 +14,7 @@ from lean_memory import format as fmt
 # Text biased towards the characters that matter to the format: headings, fences,
 # backslashes, comment markers, CR and LF, plus arbitrary unicode.
 _PIECES = ["## ", "\n", "\r\n", "\r", "```", "~~~", "\\", "   ", "#", "<!-- lean-memory: ",
-           " -->", "id=x; date=2026-01-01", "`", "~", "title", ";", "=", "%"]
+           " -->", "id=x; date=2026-01-01", "`", "~", "title", ";", "=", "%", "\ufeff"]
 markdownish = st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=5)),
                        max_size=40).map("".join)
 
@@ -23,6 +23,7 @@ markdownish = st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=5)),
 @given(st.one_of(markdownish, st.text()))
 @example("## a\n```\n## b\n")
 @example("pre\r\n## x\r\n<!-- lean-memory: id=1 -->\r\n\r\nbody")
+@example("\ufeff## a\n<!-- lean-memory: id=1 -->\n\nbody\n\n## b\n")
 def test_render_parse_is_lossless(text: str) -> None:
     assert fmt.parse(text, "s").render() == text
 
