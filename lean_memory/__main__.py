@@ -1,4 +1,10 @@
-"""``python -m lean_memory``: the command line."""
+"""``python -m lean_memory``: the command line.
+
+Python puts the current folder first on ``sys.path`` for ``-m``: run from a folder that
+holds a ``lean_memory/`` of its own (a hostile clone), that one runs, before any code here.
+So every command lean_memory writes or starts (hooks, merge driver, warm-up) adds ``-P``,
+or is the ``lean-memory`` script, whose own folder comes first instead (ADR 0012).
+"""
 
 import sys
 

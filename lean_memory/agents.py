@@ -28,6 +28,9 @@ CONTEXT_LIMIT = 9000  # characters; Claude Code and Codex cap additionalContext 
 HOOK_TIMEOUT = 5.0  # seconds; then the hook gives up silently
 MAX_HOOK_TIMEOUT = 60.0  # the harness kills a hook long before that anyway
 LOG_LIMIT = 256 * 1024
+# How we start lean_memory with `-m`: -P keeps the current folder (an agent's, git's: the
+# repository) off sys.path, where a cloned repository's own `lean_memory/` would win.
+SAFE_M = "-P -m lean_memory"
 EVENTS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}
 SECTION_BEGIN = "<!-- lean-memory:begin -->"
 SECTION_END = "<!-- lean-memory:end -->"
@@ -216,7 +219,7 @@ def cli_command() -> str:
             if found is not None and Path(found).resolve() == script.resolve():
                 return "lean-memory"
             return _quoted(script.as_posix())
-    return f"{_quoted(Path(sys.executable).as_posix())} -m lean_memory"
+    return f"{_quoted(Path(sys.executable).as_posix())} {SAFE_M}"
 
 
 def _quoted(word: str) -> str:
@@ -229,7 +232,14 @@ def hook_command(event: str, *, portable: bool = False) -> str:
     if portable:
         return f"lean-memory hook {event}"
     py = Path(sys.executable).as_posix()
-    return f'"{py}" -m lean_memory hook {event}'
+    return f'"{py}" {SAFE_M} hook {event}'
+
+
+def _safe_commands(text: str) -> str:
+    """Hook settings with every ``-m lean_memory hook`` command of ours started with -P
+    (older versions wrote them without); everything else byte for byte."""
+    unsafe = " -m lean_memory hook "
+    return text.replace(f" {SAFE_M} hook ", unsafe).replace(unsafe, f" {SAFE_M} hook ")
 
 
 def hook_config(agent: str) -> dict[str, Any]:
@@ -294,38 +304,32 @@ Write down what a future session must know, one fact per entry, in the shard it 
 """
 
 
-def _ensure_ignored(root: Path, path: Path) -> str | None:
+def _ensure_ignored(top: Path, path: Path) -> str | None:
     """Make git ignore ``path`` (a personal file) with a line in its folder's .gitignore;
     a line to print, or None when git already ignores it or this is not a repository."""
     import subprocess
 
-    from .fsutil import atomic_write
+    from .fsutil import atomic_write, read_text
 
     try:
-        r = subprocess.run(["git", "-C", str(root), "check-ignore", "-q", str(path)],
+        r = subprocess.run(["git", "-C", str(top), "check-ignore", "-q", str(path)],
                            capture_output=True, timeout=30, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     if r.returncode != 1:  # 0: ignored already; 128: not a repository (or no git)
         return None
     ignore = path.parent / ".gitignore"
-    try:
-        current = ignore.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        current = ""
+    current = read_text(ignore, top)
     sep = "" if not current or current.endswith("\n") else "\n"
-    atomic_write(ignore, f"{current}{sep}{path.name}\n")
-    rel = ignore.relative_to(root).as_posix()
+    atomic_write(ignore, f"{current}{sep}{path.name}\n", root=top)
+    rel = ignore.relative_to(top).as_posix()
     return f"{rel}: ignores {path.name} (it names this machine's interpreter)"
 
 
-def _write_section(path: Path, section: str) -> str:
-    from .fsutil import atomic_write
+def _write_section(top: Path, path: Path, section: str) -> str:
+    from .fsutil import atomic_write, read_text
 
-    try:
-        current = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        current = ""
+    current = read_text(path, top)
     begin, end = current.find(SECTION_BEGIN), current.find(SECTION_END)
     if begin != -1 and end > begin:
         stop = end + len(SECTION_END)
@@ -339,49 +343,85 @@ def _write_section(path: Path, section: str) -> str:
         new = current + sep + section
     if new == current:
         return f"{path.name}: memory instructions already present"
-    atomic_write(path, new)
+    atomic_write(path, new, root=top)
     return f"{path.name}: {'updated' if current else 'wrote'} the memory instructions section"
 
 
+# The hook settings each agent reads: (file below the project, the agent's name).
+SETTINGS = {"claude": (".claude/settings.local.json", "Claude Code"),
+            "codex": (".codex/hooks.json", "Codex")}
+
+
+def _refresh(top: Path, rel: str, notes: str) -> tuple[str, str | None]:
+    """The hook settings ``rel`` (read without following a link, '' when missing) with our
+    commands made safe, rewritten if they were not; and the line saying so, if they were."""
+    from .fsutil import MAX_CONFIG_BYTES, atomic_write, read_text
+
+    text = read_text(top / rel, top, MAX_CONFIG_BYTES)
+    fresh = _safe_commands(text)
+    if fresh == text:
+        return text, None
+    atomic_write(top / rel, fresh, root=top)
+    return fresh, f"{rel}: {notes} hook commands refreshed (started with -P)"
+
+
+def refresh_hooks(root: Path) -> list[str]:
+    """Rewrite the hook commands of ours that older versions wrote unsafe (``-m`` without
+    ``-P``) in the agents' settings; lines to print. A settings file that is a link, a
+    special file or not UTF-8 is left alone: `init --agent` reports it."""
+    from .errors import LeanMemoryError
+
+    top = root.resolve()
+    lines = []
+    for rel, notes in SETTINGS.values():
+        try:
+            line = _refresh(top, rel, notes)[1]
+        except (OSError, LeanMemoryError):
+            continue
+        if line is not None:
+            lines.append(line)
+    return lines
+
+
 def setup_agent(mem: Memory, agent: str) -> list[str]:
-    """Configure ``agent`` (``claude`` or ``codex``) for this memory; lines to print."""
+    """Configure ``agent`` (``claude`` or ``codex``) for this memory; lines to print.
+
+    Every file edited here is in the work tree outside ``.agents/``, and as untrusted as
+    the memory: none is read or written through a link, none read unbounded (ADR 0012)."""
     import json
 
     from .errors import LeanMemoryError
-    from .fsutil import atomic_write
+    from .fsutil import atomic_write, check_target, ensure_dir
 
     if agent not in ("claude", "codex"):
         raise LeanMemoryError(f"unknown agent {agent!r}: expected claude or codex")
-    if agent == "claude":
-        # settings.local.json: the command names this machine's interpreter, so it is
-        # personal (Claude Code keeps that file out of git); the team shares CLAUDE.md.
-        settings = mem.root / ".claude" / "settings.local.json"
-        notes = "Claude Code"
-        doc = mem.root / "CLAUDE.md"
-    else:
-        settings = mem.root / ".codex" / "hooks.json"
-        notes = "Codex"
-        doc = mem.root / "AGENTS.md"
-    config = hook_config(agent)
-    snippet = json.dumps(config, indent=2)
-    rel = settings.relative_to(mem.root).as_posix()
+    # Claude Code's settings.local.json is personal, as its command names this machine's
+    # interpreter (Claude Code keeps that file out of git); the team shares CLAUDE.md.
+    top = mem.root.resolve()
+    rel, notes = SETTINGS[agent]
+    settings = top / rel
+    doc = top / ("CLAUDE.md" if agent == "claude" else "AGENTS.md")
+    for path in (settings, settings.parent / ".gitignore", doc):
+        check_target(path, top)  # refused before anything is written
+    snippet = json.dumps(hook_config(agent), indent=2)
     lines: list[str] = []
-    if settings.exists():
+    text, refreshed = _refresh(top, rel, notes)
+    if text:
         try:
-            current = json.loads(settings.read_bytes().decode("utf-8"))
-        except (ValueError, UnicodeDecodeError):
+            current = json.loads(text)
+        except ValueError:
             current = None
         if current is not None and _has_our_hooks(current):
-            lines.append(f"{rel}: {notes} hooks already configured")
+            lines.append(refreshed or f"{rel}: {notes} hooks already configured")
         else:
             lines.append(f"{rel} exists; merge these hooks into it by hand:")
             lines.extend(snippet.splitlines())
     else:
-        settings.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(settings, snippet + "\n")
+        ensure_dir(settings.parent, top)
+        atomic_write(settings, snippet + "\n", root=top)
         lines.append(f"wrote {rel}: {notes} hooks SessionStart and UserPromptSubmit")
     if agent == "claude":
-        ignored = _ensure_ignored(mem.root, settings)
+        ignored = _ensure_ignored(top, settings)
         if ignored is not None:
             lines.append(ignored)
     else:
@@ -390,5 +430,5 @@ def setup_agent(mem: Memory, agent: str) -> list[str]:
         if cli_command() != "lean-memory":
             lines.append("Codex: the hooks run `lean-memory` from PATH, which is not there "
                          "yet: `pipx install lean-memory-md` (each teammate too)")
-    lines.append(_write_section(doc, instructions(mem)))
+    lines.append(_write_section(top, doc, instructions(mem)))
     return lines

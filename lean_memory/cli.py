@@ -79,6 +79,16 @@ def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
             out.write(install_git_hook(mem.root) + "\n")
         except LeanMemoryError as exc:
             unprotected = exc  # the rest of init still runs; the exit code says it failed
+    elif (mem.root / ".git").exists():
+        from .githook import refresh_git_hook
+
+        refreshed = refresh_git_hook(mem.root)  # one an older version wrote
+        if refreshed is not None:
+            out.write(refreshed + "\n")
+    from .agents import refresh_hooks
+
+    for line in refresh_hooks(mem.root):  # commands older versions wrote
+        out.write(line + "\n")
     if args.agent:
         from .agents import setup_agent
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from . import format as fmt
 from ._lazyre import lazy
 from .config import RESERVED, SHARD_NAME, Config, load_config
-from .errors import InvalidEntry, LeanMemoryError, NotInitialized, ShardError, UnknownShard
-from .fsutil import MAX_FILE_BYTES, file_lock, read_bounded, sweep
+from .errors import InvalidEntry, LeanMemoryError, NotInitialized, UnknownShard
+from .fsutil import file_lock, read_text, sweep
 
 if TYPE_CHECKING:
     from .secrets import Allowlist
@@ -33,9 +33,14 @@ DESCRIPTIONS = {
     "conventions": "Standing rules of this project (style, naming, process): follow them.",
     "quirks": "Surprises of tools, platforms and dependencies, with their workarounds.",
 }
+# An entry's tags are metadata: bounded apart from the text's size guards (put and manage).
+MAX_TAGS = 32
+MAX_TAGS_CHARS = 1_000
+TOO_MANY_TAGS = (f"too many tags: at most {MAX_TAGS} tags of {MAX_TAGS_CHARS:,} characters in "
+                 "all; put the rest in the text")
 GITIGNORE = (".cache/", ".*.tmp")  # the derived cache; temp files a crash left
-# The intent journal of an unfinished compaction (lean_memory.compaction): a put checks for it
-# before importing that module (json and the planner), which it needs only then.
+# The intent journal of an unfinished compaction (lean_memory.compaction): the lock checks for
+# it before importing that module (json and the planner), which it needs only then.
 COMPACTION_JOURNAL = "compaction.journal"
 DATE = lazy(r"\d{4}-\d{2}-\d{2}")
 
@@ -132,21 +137,7 @@ class Folder:
     def read_text(self, path: Path) -> str:
         """A memory file as text ('' when missing); refuses what is not UTF-8, and (as
         UnsafePath) a symbolic link, a special file or a file over the size limit."""
-        data = self._read_bytes(path)
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ShardError(f"{path} is not valid UTF-8 (byte {exc.start}); "
-                             "fix or convert the file, lean_memory will not rewrite it") from None
-
-    def _read_bytes(self, path: Path) -> bytes:
-        """What read_text decodes (b"" when missing), with its checks."""
-        try:
-            return read_bounded(path, MAX_FILE_BYTES, self.agents_dir)
-        except FileNotFoundError:
-            return b""
-        except OSError as exc:
-            raise ShardError(f"cannot read {path}: {exc.strerror}") from None
+        return read_text(path, self.agents_dir)
 
     def read_shard(self, shard: str, *, archive: bool = False) -> fmt.Shard:
         return fmt.parse(self.read_text(self.shard_path(shard, archive=archive)), shard)

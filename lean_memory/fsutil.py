@@ -54,8 +54,9 @@ def _shown(path: Path, root: Path | None) -> str:
 
 
 def _link(path: Path, root: Path | None) -> UnsafePath:
+    under = BOUNDARY if root is None else root.name
     return UnsafePath(f"refused: {_shown(path, root)} is a symbolic link; lean_memory follows "
-                      f"no link under {BOUNDARY}/ (a cloned repository is untrusted)")
+                      f"no link under {under}/ (a cloned repository is untrusted)")
 
 
 def _special(path: Path, root: Path | None) -> UnsafePath:
@@ -117,6 +118,26 @@ def read_bounded(path: Path, limit: int, root: Path | None = None) -> bytes:
     if left <= 0:
         raise _too_large(path, boundary_of(path) if root is None else root, limit)
     return b"".join(chunks)
+
+
+def read_text(path: Path, root: Path | None = None, limit: int = MAX_FILE_BYTES) -> str:
+    """``path`` as UTF-8 text ('' when missing), read with the checks of ``read_bounded``;
+    refuses (ShardError) what is not UTF-8: lean_memory never rewrites what it cannot read.
+
+    Files of the work tree outside ``.agents/`` (CLAUDE.md, ``.gitattributes``) pass the
+    resolved top level as ``root``: links below it are refused, the top itself is the
+    user's business (a symlinked home or project folder)."""
+    try:
+        data = read_bounded(path, limit, root)
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        raise ShardError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ShardError(f"{path} is not valid UTF-8 (byte {exc.start}); "
+                         "fix or convert the file, lean_memory will not rewrite it") from None
 
 
 def open_bounded(path: Path, limit: int, root: Path | None = None) -> BinaryIO:

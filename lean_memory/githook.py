@@ -19,6 +19,7 @@ raises with the exact line to add, rather than report success with commits unpro
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -29,11 +30,13 @@ MARKER = "# lean-memory hook:"
 CHAINED = "pre-commit.before-lean-memory"  # the pre-commit hook that was there before ours
 SCAN_LINE = "lean-memory scan --staged || exit 1"  # what to add to a hook we cannot chain
 
+# -P: a hook runs at the top of the work tree, which must not come first on sys.path (a
+# cloned repository may ship a `lean_memory/` of its own).
 _RUNNER = """\
 PY={py}
 lean_memory() {{
-    if [ -x "$PY" ] && "$PY" -c "import lean_memory" >/dev/null 2>&1; then
-        "$PY" -m lean_memory "$@"
+    if [ -x "$PY" ] && "$PY" -P -c "import lean_memory" >/dev/null 2>&1; then
+        "$PY" -P -m lean_memory "$@"
     elif command -v lean-memory >/dev/null 2>&1; then
         lean-memory "$@"
     else
@@ -134,10 +137,17 @@ def _script(template: str, rel_root: str, missing: str) -> str:
 
 
 def _current(path: Path) -> str | None:
+    """The hook's text, None when there is none. A link (a hook manager's, say) or a file
+    too large to be ours is foreign and never read ('' ); a special file is refused."""
+    from .fsutil import MAX_CONFIG_BYTES, read_bounded
+
     try:
-        return path.read_bytes().decode("utf-8", "replace")
+        st = os.lstat(path)
     except FileNotFoundError:
         return None
+    if stat.S_ISLNK(st.st_mode) or (stat.S_ISREG(st.st_mode) and st.st_size > MAX_CONFIG_BYTES):
+        return ""
+    return read_bounded(path, MAX_CONFIG_BYTES).decode("utf-8", "replace")
 
 
 def _ours(text: str) -> bool:
@@ -191,6 +201,20 @@ def install_git_hook(root: str | os.PathLike[str]) -> str:
     return _install(folder, "pre-commit", script, "") + moved
 
 
+def refresh_git_hook(root: str | os.PathLike[str]) -> str | None:
+    """Rewrite our pre-commit hook when an older version wrote it; a line to print, or
+    None when there is nothing of ours to refresh."""
+    where = _locate(Path(root))
+    if isinstance(where, str):
+        return None
+    folder, rel = where
+    current = _current(folder / "pre-commit")
+    script = _script(_PRE_COMMIT, rel, _MISSING)
+    if current is None or not _ours(current) or current == script:
+        return None
+    return _install(folder, "pre-commit", script, "")
+
+
 def ours_installed(root: str | os.PathLike[str]) -> bool:
     """Whether a post-merge or post-rewrite hook of ours is installed (to refresh it)."""
     where = _locate(Path(root))
@@ -212,7 +236,7 @@ def install_index_hooks(root: str | os.PathLike[str]) -> list[str]:
     lines = []
     stale = folder / "pre-merge-commit"  # written by an early version; git ignores its work
     try:
-        if MARKER in stale.read_text(encoding="utf-8", errors="replace"):
+        if MARKER in (_current(stale) or ""):
             stale.unlink()
             lines.append(f"removed the obsolete git pre-merge-commit hook ({stale})")
     except OSError:

@@ -119,8 +119,8 @@ def replace_entry(mem: Memory, entry_id: str, new_raw: str, *, expected_raw: str
 
 
 def _check(mem: Memory, entry: Entry) -> None:
+    from .folder import MAX_TAGS, MAX_TAGS_CHARS, TOO_MANY_TAGS
     from .secrets import scan_text
-    from .store import MAX_TAGS, MAX_TAGS_CHARS, TOO_MANY_TAGS
     from .tokens import estimate_tokens
 
     if len(entry.tags) > MAX_TAGS or sum(len(t) for t in entry.tags) > MAX_TAGS_CHARS:

@@ -1,7 +1,7 @@
 """Git as the shared store: a three-way merge driver for shards, per entry and per field
 (ADRs 0006 and 0013).
 
-Git calls ``python -m lean_memory merge-driver %O %A %B %P`` for a shard that changed on
+Git calls ``python -P -m lean_memory merge-driver %O %A %B %P`` for a shard that changed on
 both sides. The three versions are parsed with the lossless parser and matched by id:
 
 * an entry changed on one side takes that side; changed on both sides, it is merged field
@@ -561,7 +561,8 @@ def driver_command() -> str:
     """The shell command git runs: this interpreter, else ``lean-memory`` on PATH, else
     git's own line merge (an ordinary conflict, never a silent pick)."""
     py = _sh_quote(Path(sys.executable).as_posix())
-    return (f"if [ -x {py} ]; then {py} -m lean_memory merge-driver %O %A %B %P; "
+    # -P: git runs this at the top of the work tree, which must not come first on sys.path
+    return (f"if [ -x {py} ]; then {py} -P -m lean_memory merge-driver %O %A %B %P; "
             "elif command -v lean-memory >/dev/null 2>&1; then "
             "lean-memory merge-driver %O %A %B %P; "
             "else git merge-file -L ours -L base -L theirs %A %O %B; fi")
@@ -573,12 +574,13 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _write_attributes(root: Path) -> str:
-    """Add (or refresh) our block in ``<root>/.gitattributes``; other lines are untouched."""
-    path = root / ".gitattributes"
-    try:
-        current = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        current = ""
+    """Add (or refresh) our block in ``<root>/.gitattributes``; other lines are untouched.
+    Never through a link, never a special file (ADR 0012)."""
+    from .fsutil import atomic_write, read_text
+
+    top = root.resolve()
+    path = top / ".gitattributes"
+    current = read_text(path, top)
     nl = "\r\n" if "\r\n" in current else "\n"
     block = nl.join([ATTR_BEGIN, *ATTR_LINES, ATTR_END]) + nl
     lines = current.splitlines(keepends=True)
@@ -591,9 +593,7 @@ def _write_attributes(root: Path) -> str:
         new = current + sep + (nl if current.strip() else "") + block
     if new == current:
         return ".gitattributes: lean-memory merge driver already set"
-    from .fsutil import atomic_write
-
-    atomic_write(path, new)
+    atomic_write(path, new, root=top)
     return (".gitattributes: shards merge with the lean-memory driver "
             "(INDEX.md is regenerated, never conflicts)")
 

@@ -607,11 +607,14 @@ def _start_warming(mem: Memory) -> bool:
     detach: dict[str, Any] = ({"creationflags": 0x00000008} if os.name == "nt"  # DETACHED
                               else {"start_new_session": True})
     try:
+        # -P and a cwd outside the repository: `-c` would put the cwd first on sys.path, and
+        # a cloned repository may ship a `lean_memory/` of its own (ADR 0012).
         subprocess.Popen(
-            [sys.executable, "-c", "import sys; from lean_memory.search import _warm; "
-             "from lean_memory.store import Memory; _warm(Memory(sys.argv[1]))", str(mem.root)],
+            [sys.executable, "-P", "-c", "import sys; from lean_memory.search import _warm; "
+             "from lean_memory.store import Memory; _warm(Memory(sys.argv[1]))",
+             os.path.abspath(mem.root)],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            cwd=str(mem.root), env=env, **detach)
+            cwd=here, env=env, **detach)
     except OSError:
         marker.unlink(missing_ok=True)
         return False

@@ -23,7 +23,16 @@ from . import format as fmt
 from ._hash import blake2b
 from ._lazyre import lazy
 from .errors import InvalidEntry, LeanMemoryError, ShardError
-from .folder import DATE, DESCRIPTIONS, GITIGNORE, check_date, today
+from .folder import (
+    DATE,
+    DESCRIPTIONS,
+    GITIGNORE,
+    MAX_TAGS,
+    MAX_TAGS_CHARS,
+    TOO_MANY_TAGS,
+    check_date,
+    today,
+)
 from .fsutil import (
     MAX_FILE_BYTES,
     SourceChanged,
@@ -63,10 +72,6 @@ __all__ = ["Entry", "Memory", "ShardStatus", "Status", "open"]
 
 MAX_ENTRY_BYTES = 1_000_000  # checked before anything else, so a huge paste costs nothing
 MAX_TITLE_CHARS = 120
-MAX_TAGS = 32  # tags are metadata: bounded apart from the text's size guards
-MAX_TAGS_CHARS = 1_000
-TOO_MANY_TAGS = (f"too many tags: at most {MAX_TAGS} tags of {MAX_TAGS_CHARS:,} characters in "
-                 "all; put the rest in the text")
 _CLAUSE_END = lazy(r"[.:;!?](?=\s)")
 _CONTROL = lazy(r"[\x00-\x08\x0a-\x1f\x7f]")
 # Control characters an entry's text may not hold: all but tab, LF and CR (a NUL makes git
@@ -209,6 +214,9 @@ class Memory(Summaries):
 
     def init(self) -> list[Path]:
         """Create the memory folder, default shards, INDEX.md and .gitignore; idempotent."""
+        for folder in (self.root, self.agents_dir, self.dir, self.archive_dir):
+            if folder.exists() and not folder.is_dir() and not folder.is_symlink():
+                raise LeanMemoryError(f"cannot init: {folder} is a file, not a folder")
         created: list[Path] = []
         for folder in (self.dir, self.archive_dir):
             if not folder.is_dir():
