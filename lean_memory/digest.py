@@ -143,14 +143,17 @@ class _Rules:
             self._parse()
 
     def _load(self) -> tuple[int, int, dict[int, list[str]]] | None:
-        from .fsutil import load_cache
+        from .fsutil import load_record
 
-        cached = load_cache(self.mem.cache_dir / _CACHE_NAME, self.mem.agents_dir)
-        if not (isinstance(cached, list) and len(cached) == 4 and cached[0] == self._key
-                and isinstance(cached[1], int) and isinstance(cached[2], int)
-                and isinstance(cached[3], dict)):
+        cached = load_record(self.mem.cache_dir / _CACHE_NAME, self._key, 3,
+                             self.mem.agents_dir)
+        if cached is None:
             return None
-        return cached[1], cached[2], cached[3]
+        count, withheld, lines = cached
+        if not (isinstance(count, int) and isinstance(withheld, int)
+                and isinstance(lines, dict)):
+            return None
+        return count, withheld, lines
 
     def _parse(self) -> list[Entry]:
         """Live entries of the conventions shard, in file order, without those that hold
@@ -183,13 +186,10 @@ class _Rules:
         """Remember the rules' lines; a failure only costs speed."""
         if not self._dirty or not self._key:
             return
-        import marshal
+        from .fsutil import dump_record
 
-        from .fsutil import write_cache
-
-        write_cache(self.mem.cache_dir / _CACHE_NAME,
-                    marshal.dumps([self._key, self.count, self.withheld, self._lines]),
-                    self.mem.agents_dir)
+        dump_record(self.mem.cache_dir / _CACHE_NAME, self._key,
+                    (self.count, self.withheld, self._lines), self.mem.agents_dir)
         self._dirty = False
 
 

@@ -20,7 +20,6 @@ returned, scoring them on the fly (they are rare).
 
 from __future__ import annotations
 
-import marshal
 import os
 import time
 from array import array
@@ -45,7 +44,7 @@ from .bm25 import (
     tokenize,
 )
 from .errors import LeanMemoryError, QueryError, ShardError, UnknownShard
-from .fsutil import MAX_FILE_BYTES, load_cache, open_bounded, read_bounded, write_cache
+from .fsutil import MAX_FILE_BYTES, dump_record, load_record, open_bounded, read_bounded
 from .index import Corrupt, Part, read_part, write_part
 from .retrievers import RRF_K, Fusion, Job, Retriever, fuse, jobs, rrf
 
@@ -474,13 +473,13 @@ def _cached_hidden(mem: Memory, header: list[Any], parts: list[Part],
     idents = _identities(parts)
     key = [[*ident, p.n, list(p.sig)] for ident, p in zip(idents, parts, strict=True)]
     bases = list(accumulate((p.n for p in parts), initial=0))
-    cached = None if rebuilt else load_cache(path, mem.agents_dir)
-    if isinstance(cached, list) and len(cached) == 5 and cached[0] == header:
-        old_key, pairs, targets, clean = cached[1:]
+    cached = None if rebuilt else load_record(path, header, 4, mem.agents_dir)
+    if cached is not None:
+        old_key, pairs, targets, clean = cached
         moved = _hidden_again(parts, idents, old_key, pairs, targets, clean, old_key == key)
         if moved is not None:
             if old_key != key:
-                _write_hidden(mem, path, parts, [header, key, moved, targets, True])
+                _write_hidden(mem, path, parts, header, [key, moved, targets, True])
             return [bases[i] + local for i, local in moved]
     numbers = _hidden(parts)
     pairs = []
@@ -489,7 +488,7 @@ def _cached_hidden(mem: Memory, header: list[Any], parts: list[Part],
         pairs.append([i, n - bases[i]])
     targets = sorted({t for p in parts for t in p.supersedes if t})
     clean = all(_clean_tail(p, set(targets)) for p in parts if p.base is not None)
-    _write_hidden(mem, path, parts, [header, key, pairs, targets, clean])
+    _write_hidden(mem, path, parts, header, [key, pairs, targets, clean])
     return numbers
 
 
@@ -536,12 +535,13 @@ def _hidden_again(parts: list[Part], idents: list[list[Any]], old_key: Any, pair
     return out
 
 
-def _write_hidden(mem: Memory, path: Path, parts: list[Part], data: list[Any]) -> None:
+def _write_hidden(mem: Memory, path: Path, parts: list[Part], header: list[Any],
+                  data: list[Any]) -> None:
     from .fsutil import file_signature
 
     unchanged = all(file_signature(mem.shard_path(p.name, archive=p.archived)) == p.sig
                     for p in parts)
-    if unchanged and not write_cache(path, marshal.dumps(data), mem.agents_dir):
+    if unchanged and not dump_record(path, header, data, mem.agents_dir):
         _debug("search cache not written to %s", path)
 
 

@@ -20,7 +20,14 @@ from . import format as fmt
 from ._hash import blake2b
 from .errors import LeanMemoryError
 from .folder import DESCRIPTIONS, Folder
-from .fsutil import atomic_write, file_signature, load_cache, read_cache, write_cache
+from .fsutil import (
+    atomic_write,
+    dump_record,
+    file_signature,
+    load_record,
+    read_cache,
+    write_cache,
+)
 from .tokens import estimate_tokens
 
 Signature = tuple[int, int, int]  # fsutil.file_signature
@@ -385,13 +392,8 @@ class Summaries(Folder):
     def _stat_tail(self, key: str) -> _StatsTail | None:
         """The tail of a shard's stats: what quick puts appended since its stats file was
         written; None if none."""
-        got = load_cache(self._stat_path(key, tail=True), self.agents_dir)
-        if not (isinstance(got, tuple) and got and got[0] == _TAIL_VERSION):
-            return None
-        try:
-            return _StatsTail(*got[1:])
-        except TypeError:
-            return None
+        got = load_record(self._stat_path(key, tail=True), _TAIL_VERSION, 8, self.agents_dir)
+        return None if got is None else _StatsTail(*got)
 
     def _keep_stat(self, key: str, sig: Signature, summary: Summary) -> None:
         # One file per shard file: a put rewrites the summary of the shard it wrote only.
@@ -416,7 +418,6 @@ class Summaries(Folder):
         """Record in the stats of shard ``name`` (which had signature ``before``, now
         ``after``) one appended entry. It goes to the stats tail, so the stats file is not
         rewritten; the tail is merged into it past max(64, 1/8 of it)."""
-        import marshal
 
         if self._stats is not None:
             self._stats.pop(name, None)  # what is on disk now is what counts
@@ -441,9 +442,9 @@ class Summaries(Folder):
             self._keep_stat(name, after, hit.summary.appended(
                 (change.link,), (change.cost,), change.tokens, change.preamble_tokens, relast))
             return
-        write_cache(self._stat_path(name, tail=True), marshal.dumps((_TAIL_VERSION, *base._replace(
+        dump_record(self._stat_path(name, tail=True), _TAIL_VERSION, base._replace(
             sig=after, tokens=change.tokens, preamble_tokens=change.preamble_tokens,
-            links=(*base.links, change.link), costs=(*base.costs, change.cost)))),
+            links=(*base.links, change.link), costs=(*base.costs, change.cost)),
             self.agents_dir)
 
     # -- the status, and the put state that caches it -------------------------------
@@ -497,15 +498,16 @@ class Summaries(Folder):
 
     def _load_state(self) -> PutState | None:
         """The put state, when every shard file still has the signature it records."""
-        got = load_cache(self.cache_dir / "put-state.marshal", self.agents_dir)
-        if not (isinstance(got, tuple) and len(got) == 7 and got[0] == _STATE_VERSION
-                and got[1] == self.shards):
+        got = load_record(self.cache_dir / "put-state.marshal", _STATE_VERSION, 6,
+                          self.agents_dir)
+        if got is None or got[0] != self.shards:
             return None
-        if got[2] != tuple(file_signature(path) for _, path in self._state_keys()):
+        shards, sigs, rows, ids, corrections, heads = got
+        if sigs != tuple(file_signature(path) for _, path in self._state_keys()):
             return None
         try:
-            return PutState(*got[1:6], tuple(Head(*h) for h in got[6]))
-        except TypeError:
+            return PutState(shards, sigs, rows, ids, corrections, tuple(Head(*h) for h in heads))
+        except TypeError:  # a head of another shape
             return None
 
     def _save_state(self, status: Status) -> None:
@@ -534,11 +536,8 @@ class Summaries(Folder):
             "\n" + "".join(f"{i}\n" for i in ids), tuple(corrections), tuple(heads)))
 
     def _write_state(self, state: PutState) -> None:
-        import marshal
-
-        write_cache(self.cache_dir / "put-state.marshal", marshal.dumps(
-            (_STATE_VERSION, *state[:5], tuple(tuple(h) for h in state.heads))),
-            self.agents_dir)
+        dump_record(self.cache_dir / "put-state.marshal", _STATE_VERSION,
+                    (*state[:5], tuple(tuple(h) for h in state.heads)), self.agents_dir)
 
     # -- INDEX.md -------------------------------------------------------------------
 
