@@ -219,9 +219,17 @@ def _has_record(blob: bytes, record: bytes) -> bool:
     return False
 
 
-def _stats_head(raw: bytes | None) -> tuple[int, Signature, int] | None:
-    """(where the summary starts, signature, entries) of a stats file: its header alone is
-    read, so a put can tell which file a tail extends without loading the summary."""
+class _StatsHead(NamedTuple):
+    """A stats file's header: read alone, so a put can tell which file a tail extends
+    without loading the summary."""
+
+    start: int  # where the summary starts
+    sig: Signature
+    entries: int
+
+
+def _stats_head(raw: bytes | None) -> _StatsHead | None:
+    """The header of the stats file ``raw``, None when it has none of this version."""
     import marshal
 
     if raw is None or len(raw) < 8:
@@ -233,7 +241,7 @@ def _stats_head(raw: bytes | None) -> tuple[int, Signature, int] | None:
         return None
     if not (isinstance(head, tuple) and len(head) == 3 and head[0] == STATS_VERSION):
         return None
-    return 8 + size, tuple(head[1]), head[2]
+    return _StatsHead(8 + size, tuple(head[1]), head[2])
 
 
 class FramedIds:
@@ -374,7 +382,7 @@ class Summaries(Folder):
             hit = None
             try:
                 if raw is not None and head is not None:
-                    hit = Known(head[1], Summary(*marshal.loads(memoryview(raw)[head[0]:])))
+                    hit = Known(head.sig, Summary(*marshal.loads(memoryview(raw)[head.start:])))
                 elif raw is not None:  # version 4: [version, signature, summary]
                     old = marshal.loads(raw)
                     if isinstance(old, list) and len(old) == 3 and old[0] == STATS_V4:
@@ -383,7 +391,7 @@ class Summaries(Folder):
                 hit = None
             tail = self._stat_tail(key) if hit is not None and head is not None else None
             if hit is not None and head is not None and tail is not None \
-                    and (tail.base_sig, tail.base_entries) == (hit.sig, head[2]):
+                    and (tail.base_sig, tail.base_entries) == (hit.sig, head.entries):
                 hit = Known(tail.sig, hit.summary.appended(tail.links, tail.costs, tail.tokens,
                                                  tail.preamble_tokens, tail.relast))
             stats[key] = hit
@@ -426,16 +434,16 @@ class Summaries(Folder):
         relast = change.relast
         base: _StatsTail | None = None
         if head is not None and tail is not None and \
-                (tail.base_sig, tail.base_entries, tail.sig) == (head[1], head[2], before):
+                (tail.base_sig, tail.base_entries, tail.sig) == (head.sig, head.entries, before):
             base = tail
-        elif head is not None and head[1] == before:
-            base = _StatsTail(head[1], head[2], before, 0, 0, None, (), ())
+        elif head is not None and head.sig == before:
+            base = _StatsTail(head.sig, head.entries, before, 0, 0, None, (), ())
         if base is not None and relast is not None:
             if base.costs:
                 base = base._replace(costs=(*base.costs[:-1], relast))
             else:
                 base = base._replace(relast=relast)
-        if head is None or base is None or len(base.links) >= max(_TAIL_MAX, head[2] // 8):
+        if head is None or base is None or len(base.links) >= max(_TAIL_MAX, head.entries // 8):
             hit = self._stat(name)
             if hit is None or hit.sig != before:
                 return  # stale: whoever needs the summary rebuilds it
