@@ -52,7 +52,7 @@ from ._hash import sha256
 from .dedup import main_text
 from .errors import LeanMemoryError, NotInitialized, ShardError
 from .folder import COMPACTION_JOURNAL as JOURNAL
-from .fsutil import MAX_CACHE_BYTES, atomic_write, read_bounded
+from .fsutil import MAX_CACHE_BYTES, atomic_write, read_bounded, sealed, unsealed
 from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -951,10 +951,14 @@ def _write(mem: Memory, plan: Sequence[tuple[str, str, str, str, str]]) -> None:
     mem.render_index(mem._status_of(live, archived))  # raises before anything is written
     journal = mem.cache_dir / JOURNAL
     mem.cache_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(journal, json.dumps({"v": _JOURNAL_VERSION, "files": files}))
+    # Sealed with this user's key: a journal committed to a clone is never replayed. With
+    # no key there is no journal to replay: the planner's own check keeps a crash safe.
+    record = sealed(JOURNAL, json.dumps({"v": _JOURNAL_VERSION, "files": files}).encode())
+    if record is not None:
+        atomic_write(journal, record)
     _apply(mem, files)
     mem.write_index(fresh)
-    journal.unlink()  # last: a crash before it has the next write refresh INDEX.md too
+    journal.unlink(missing_ok=True)  # last: a crash before it has the next write refresh INDEX.md
 
 
 def _apply(mem: Memory, files: Sequence[dict[str, Any]]) -> None:
@@ -982,7 +986,10 @@ def recover(mem: Memory) -> bool:
     """
     journal = mem.cache_dir / JOURNAL
     try:
-        data = json.loads(read_bounded(journal, MAX_CACHE_BYTES, mem.agents_dir))
+        body = unsealed(JOURNAL, read_bounded(journal, MAX_CACHE_BYTES, mem.agents_dir))
+        if body is None:
+            raise ValueError
+        data = json.loads(body)
         files = data["files"] if data.get("v") == _JOURNAL_VERSION else None
         if not isinstance(files, list):
             raise ValueError

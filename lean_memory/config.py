@@ -136,6 +136,11 @@ def parse_config(data: dict[str, Any]) -> Config:
     values: dict[str, Any] = {}
     tables = (("memory", set(defaults) - _SECRETS_KEYS - _OLLAMA_KEYS, ""),
               ("secrets", _SECRETS_KEYS, ""), ("ollama", _OLLAMA_KEYS, "ollama_"))
+    # A misspelt table would drop its settings (an allowlist, a host) without a word.
+    unknown = sorted(set(data) - {t[0] for t in tables})
+    if unknown:
+        raise ConfigError(f"config: {'; '.join(_named(n, data[n]) for n in unknown[:5])}; "
+                          "lean_memory reads only the tables [memory], [secrets] and [ollama]")
     for table, allowed, prefix in tables:
         section = data.get(table, {})
         if not isinstance(section, dict):
@@ -148,12 +153,23 @@ def parse_config(data: dict[str, Any]) -> Config:
     return Config(**values)
 
 
+def _named(name: str, value: Any) -> str:
+    """An unknown top-level name, with the keys it holds (so the user sees what it would
+    have set); ascii() keeps a control character out of the terminal."""
+    shown = ascii(name)[1:-1]
+    if not isinstance(value, dict):
+        return f"unknown key {shown!r} outside any table"
+    keys = ", ".join(ascii(k)[1:-1] for k in list(value)[:8]) + (", ..." if len(value) > 8 else "")
+    return f"unknown table [{shown}]" + (f" (its keys {keys} are not read)" if keys else "")
+
+
 def load_config(path: Path, cache: Path | None = None) -> Config:
     """Read the config file; a missing file means the defaults.
 
     ``cache``: where the parsed TOML of the file's exact bytes is kept, so a process whose
     config did not change skips ``tomllib`` (~5 ms to import, measured); what it holds is
-    validated like a fresh parse.
+    validated like a fresh parse, and believed only when tagged with this user's key
+    (fsutil.write_cache): a cache committed to a clone decides nothing.
     """
     try:
         raw = read_bounded(path, MAX_CONFIG_BYTES)
@@ -174,6 +190,8 @@ def load_config(path: Path, cache: Path | None = None) -> Config:
         raise ConfigError(f"config: {path.name} is not UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config: {path.name} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"config: {path.name} nests tables or arrays too deeply") from None
     config = parse_config(data)
     if cache is not None:
         import marshal

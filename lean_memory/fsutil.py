@@ -300,43 +300,180 @@ def _status(path: Path) -> os.stat_result | None:
         return None
 
 
-def _temp_file(path: Path) -> tuple[int, Path]:
+def _temp_file(path: Path, mode: int = 0o644) -> tuple[int, Path]:
     """A new temp file next to ``path``, created exclusively (so never through a link),
-    with mode 0644 less the umask, as any new file."""
+    with ``mode`` less the umask (0644: as any new file)."""
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | _WRITE
     for _ in range(100):
         token = "".join(_TEMP_CHARS[b % len(_TEMP_CHARS)] for b in os.urandom(8))
         tmp = path.parent / f".{path.name}.{token}.tmp"
         try:
-            return os.open(tmp, flags, 0o644), tmp
+            return os.open(tmp, flags, mode), tmp
         except FileExistsError:
             continue
     raise FileExistsError(errno.EEXIST, "no unused temporary file name", str(path.parent))
 
 
-def write_cache(path: Path, data: bytes, root: Path | None = None) -> bool:
-    """Write a cache file (atomic, not fsynced); a failure, such as a read-only
-    checkout or a refused link, only costs speed, so it is reported by the return
-    value alone."""
+# Every cache file starts with this and a keyed hash (BLAKE2b with the user's cache key,
+# which lives outside the repository) of its name and body: a cache committed to a clone,
+# or written by anyone without the key, is never believed (ADR 0012). A cache may only make
+# an answer faster, never different.
+CACHE_MAGIC = b"lmc1"
+CACHE_TAG = 16
+CACHE_PREFIX = len(CACHE_MAGIC) + CACHE_TAG
+KEY_BYTES = 32
+_KEY_NAME = "cache-key"
+_key: bytes | None = None
+_key_loaded = False
+
+
+def _key_dir() -> Path | None:
+    """The user's own cache folder for lean_memory (never inside a repository)."""
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA", "")
+        return Path(base, "lean_memory") if os.path.isabs(base) else None
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if os.path.isabs(xdg):
+        return Path(xdg, "lean_memory")
+    home = os.environ.get("HOME") or ""
+    if not home:
+        try:
+            import pwd
+
+            home = pwd.getpwuid(os.getuid()).pw_dir
+        except (ImportError, KeyError, OSError):
+            return None
+    return Path(home, ".cache", "lean_memory") if os.path.isabs(home) else None
+
+
+def _read_key(path: Path) -> bytes | None:
+    """The key at ``path`` if it is this user's private regular file of the right size
+    (not a link: anyone able to plant or read it could forge a cache)."""
+    fd = os.open(path, _READ)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != KEY_BYTES:
+            return None
+        if hasattr(os, "getuid") and (st.st_uid != os.getuid() or st.st_mode & 0o077):
+            return None
+        key = os.read(fd, KEY_BYTES + 1)
+    finally:
+        os.close(fd)
+    return key if len(key) == KEY_BYTES else None
+
+
+def _new_key(folder: Path) -> bytes | None:
+    """Create the key: a private temp file (0600, exclusive, no link followed), then
+    linked into place, so racing processes all end up with the one that won."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = folder / _KEY_NAME
+    fd, tmp = _temp_file(path, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(os.urandom(KEY_BYTES))
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        except OSError:  # no hard links here: rename, unless another process won
+            if not os.path.lexists(path):
+                os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    return _read_key(path)
+
+
+def cache_key() -> bytes | None:
+    """This user's cache key (created on first use), or None when it cannot be had (no
+    home, a read-only one, a key file of the wrong owner or mode): then no cache is read
+    or written, which costs speed only."""
+    global _key, _key_loaded
+    if not _key_loaded:
+        _key_loaded = True
+        folder = _key_dir()
+        try:
+            if folder is not None:
+                try:
+                    _key = _read_key(folder / _KEY_NAME)
+                except FileNotFoundError:
+                    _key = _new_key(folder)
+        except (OSError, ValueError):
+            _key = None
+    return _key
+
+
+def cache_tag(name: str, body: bytes | memoryview) -> bytes | None:
+    """The keyed hash of a cache file named ``name`` holding ``body``; None without a key."""
+    key = cache_key()
+    if key is None:
+        return None
+    from ._hash import blake2b
+
+    h = blake2b(name.encode("utf-8", "surrogateescape"), key=key, digest_size=CACHE_TAG,
+                person=b"lean_memory.c1")
+    h.update(body)
+    return h.digest()
+
+
+def tag_matches(name: str, prefix: bytes, body: bytes | memoryview) -> bool:
+    """Whether ``prefix`` (the first CACHE_PREFIX bytes of a cache file) is the magic and
+    the tag of ``body`` under this user's key."""
+    from _operator import _compare_digest
+
+    tag = cache_tag(name, body) if prefix[:len(CACHE_MAGIC)] == CACHE_MAGIC else None
+    return tag is not None and _compare_digest(tag, prefix[len(CACHE_MAGIC):CACHE_PREFIX])
+
+
+def sealed(name: str, data: bytes, covered: int | None = None) -> bytes | None:
+    """``data`` as a file named ``name`` that only this user's processes believe: the
+    magic and the tag of its first ``covered`` bytes (all by default) before it; None
+    without a key."""
+    tag = cache_tag(name, data if covered is None else memoryview(data)[:covered])
+    return None if tag is None else b"".join((CACHE_MAGIC, tag, data))
+
+
+def unsealed(name: str, raw: bytes) -> bytes | None:
+    """What ``sealed`` sealed, or None if ``raw`` is not this user's file named ``name``."""
+    body = memoryview(raw)[CACHE_PREFIX:]
+    return raw[CACHE_PREFIX:] if tag_matches(name, raw, body) else None
+
+
+def write_cache(path: Path, data: bytes, root: Path | None = None, *,
+                covered: int | None = None) -> bool:
+    """Write a cache file (atomic, not fsynced), sealed with this user's key (``covered``:
+    a file read by offset has its tag cover the header its reader checks). A failure,
+    such as a read-only checkout, a refused link or no key, only costs speed, so it is
+    reported by the return value alone."""
+    payload = sealed(path.name, data, covered)
+    if payload is None:
+        return False
     try:
         ensure_dir(path.parent, root)
-        atomic_write(path, data, durable=False, root=root)
+        atomic_write(path, payload, durable=False, root=root)
     except (OSError, LeanMemoryError):
         return False
     return True
 
 
 def read_cache(path: Path, root: Path | None = None) -> bytes | None:
-    """A cache file's bytes, or None when it is missing, unsafe or unreadable."""
+    """A cache file's body, or None when it is missing, unsafe, unreadable, over the
+    size limit (checked before reading), or not sealed with this user's key."""
+    if cache_key() is None:
+        return None
     try:
-        return read_bounded(path, MAX_CACHE_BYTES, root)
+        raw = read_bounded(path, MAX_CACHE_BYTES, root)
     except (OSError, LeanMemoryError):
         return None
+    return unsealed(path.name, raw)
 
 
 def load_cache(path: Path, root: Path | None = None) -> object:
-    """A ``marshal`` cache file's value, or None when it is missing, unsafe, unreadable or
-    damaged: a cache only ever costs speed. Callers check the value's shape."""
+    """A ``marshal`` cache file's value, or None when it is missing, unsafe, unreadable,
+    not this user's or damaged: a cache only ever costs speed. Callers check the
+    value's shape."""
     import marshal
 
     raw = read_cache(path, root)

@@ -1,6 +1,9 @@
 """The on-disk search index: one file per shard file, read by offset (ADR 0016).
 
-A part file is ``8-byte header length | marshal header | postings | keys | supersedes``.
+A part file is ``cache tag | 8-byte header length | marshal header | postings | keys |
+supersedes``; the tag (fsutil.write_cache, this user's key) covers the length and the header,
+which hold the shard file's signature (size, mtime, inode) the part is valid for, so a part
+from anywhere else is never believed.
 The header holds what every query needs of the part (entry spans in bytes and line numbers,
 document lengths, the term dictionary and its posting offsets; ids and dates as one string
 each, split only if a query needs them); the postings of a term are read only when a query
@@ -22,7 +25,7 @@ import sys
 from array import array
 
 from .bm25 import BM25Index, LazySegment
-from .fsutil import MAX_CACHE_BYTES, open_bounded, write_cache
+from .fsutil import CACHE_PREFIX, MAX_CACHE_BYTES, open_bounded, tag_matches, write_cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -126,7 +129,7 @@ def write_part(path: Path, root: Path | None, header: list[Any], part: Part) -> 
         part.base,
     ])  # fmt: skip
     data = b"".join((len(meta).to_bytes(8, "little"), meta, docs, tfs, keys, supersedes))
-    return write_cache(path, data, root)
+    return write_cache(path, data, root, covered=8 + len(meta))
 
 
 def read_part(path: Path, root: Path | None, header: list[Any], *, k1: float, b: float,
@@ -138,19 +141,25 @@ def read_part(path: Path, root: Path | None, header: list[Any], *, k1: float, b:
     except Exception:  # missing, refused, unreadable: rebuilt
         return None
     try:
-        return _read(f, header, k1, b, title_weight, full)
+        return _read(f, path.name, header, k1, b, title_weight, full)
     except (ValueError, TypeError, IndexError, EOFError, KeyError, OSError, OverflowError,
             Corrupt):
         f.close()
         return None
 
 
-def _read(f: BinaryIO, header: list[Any], k1: float, b: float, title_weight: float,
+def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_weight: float,
           full: bool) -> Part | None:
-    size = int.from_bytes(f.read(8), "little")
-    if size > os.fstat(f.fileno()).st_size - 8:
+    prefix = f.read(CACHE_PREFIX)
+    length = f.read(8)
+    size = int.from_bytes(length, "little")
+    if size > os.fstat(f.fileno()).st_size - CACHE_PREFIX - 8:
         raise ValueError("truncated search index")
-    meta = marshal.loads(f.read(size))
+    raw = f.read(size)
+    if not tag_matches(name, prefix, length + raw):
+        f.close()
+        return None
+    meta = marshal.loads(raw)
     (fmt_, head, name, archived, sig, ids, dates, spans, lines, withheld, terms, offsets,
      lengths, n_docs, n_tfs, n_keys, n_sup, total, digest, base_sig) = meta
     if fmt_ != PART_FORMAT or head != header:
@@ -169,7 +178,7 @@ def _read(f: BinaryIO, header: list[Any], k1: float, b: float, title_weight: flo
             and n_keys in (0, 16 * n) and all(0 <= i < n for i in withheld)):
         f.close()
         return None
-    base = 8 + size
+    base = CACHE_PREFIX + 8 + size
     tfs_at = base + n_docs
 
     def fetch(start: int, end: int) -> tuple[array[int], array[float]]:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from . import format as fmt
 from ._hash import blake2b
@@ -145,11 +145,14 @@ def _unchanged(fd: int, st: os.stat_result, began: int, tmp: int, offset: int,
     return os.pread(fd, len(data) + 1, offset) == data and same_bytes(fd, tmp, copied)
 
 
-class Put(NamedTuple):
+class Put:
     """What a put stored, and the memory's status after it."""
 
-    entry: Entry
-    status: Status
+    __slots__ = ("entry", "status")
+
+    def __init__(self, entry: Entry, status: Status) -> None:
+        self.entry = entry
+        self.status = status
 
 
 class Memory(Summaries):
@@ -279,7 +282,7 @@ class Memory(Summaries):
                                             ) or self._put_parsed(entry, summaries, links, taken,
                                                                   new=new)
                 self._save_state(done.status)
-        stored, status = done
+        stored, status = done.entry, done.status
         if status.compaction_due and self.config.auto_compact:
             import contextlib
 

@@ -46,7 +46,6 @@ COST_SIG: Final = 3
 
 # 4: said-again signatures of ADR 0014; 5: a header (signature, entries), tails
 STATS_VERSION = "lean_memory.stats/5"
-STATS_V4 = "lean_memory.stats/4"  # still read (the same summary, no header): no rebuild
 _TAIL_VERSION = "lean_memory.stats-tail/1"
 _STATE_VERSION = "lean_memory.put-state/3"
 _TAIL_MAX = 64  # entries a stats tail holds before it is merged (or 1/8 of the shard's)
@@ -93,14 +92,22 @@ def text_digest(text: str) -> bytes:
     return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
 
 
-class Appended(NamedTuple):
+# Records read by name. Those never marshalled nor compared are plain classes with slots:
+# a NamedTuple class costs ~0.2 ms to create, at every start of every command.
+
+
+class Appended:
     """One entry appended to a shard's end: what its summary gains."""
 
-    tokens: int  # the shard's tokens after
-    preamble_tokens: int
-    relast: Cost | None  # the new cost of the previous last entry (it gained a blank line)
-    link: Link
-    cost: Cost
+    __slots__ = ("cost", "link", "preamble_tokens", "relast", "tokens")
+
+    def __init__(self, tokens: int, preamble_tokens: int, relast: Cost | None, link: Link,
+                 cost: Cost) -> None:
+        self.tokens = tokens  # the shard's tokens after
+        self.preamble_tokens = preamble_tokens
+        self.relast = relast  # the new cost of the previous last entry (a blank line added)
+        self.link = link
+        self.cost = cost
 
 
 class Summary(NamedTuple):
@@ -144,11 +151,14 @@ class Summary(NamedTuple):
                              costs=(*kept, *costs), preamble_tokens=preamble_tokens)
 
 
-class Known(NamedTuple):
+class Known:
     """A shard file's summary and the signature it is valid for."""
 
-    sig: Signature
-    summary: Summary
+    __slots__ = ("sig", "summary")
+
+    def __init__(self, sig: Signature, summary: Summary) -> None:
+        self.sig = sig
+        self.summary = summary
 
 
 class Head(NamedTuple):
@@ -196,17 +206,35 @@ class PutState(NamedTuple):
         return frozenset(link[LINK_TARGET] for link in self.corrections)
 
 
-class _StatsTail(NamedTuple):
+class _StatsTail:
     """What quick puts appended to a shard since its stats file was written."""
 
-    base_sig: Signature  # the stats file's
-    base_entries: int
-    sig: Signature  # the shard file's after the last append
-    tokens: int
-    preamble_tokens: int
-    relast: Cost | None
-    links: tuple[Link, ...]
-    costs: tuple[Cost, ...]
+    __slots__ = (
+        "base_entries",
+        "base_sig",
+        "costs",
+        "links",
+        "preamble_tokens",
+        "relast",
+        "sig",
+        "tokens",
+    )
+
+    def __init__(self, base_sig: Signature, base_entries: int, sig: Signature, tokens: int,
+                 preamble_tokens: int, relast: Cost | None, links: tuple[Link, ...],
+                 costs: tuple[Cost, ...]) -> None:
+        self.base_sig = base_sig  # the stats file's
+        self.base_entries = base_entries
+        self.sig = sig  # the shard file's after the last append
+        self.tokens = tokens
+        self.preamble_tokens = preamble_tokens
+        self.relast = relast  # the new cost of the stats file's last entry, if it changed
+        self.links = links
+        self.costs = costs
+
+    def fields(self) -> tuple[object, ...]:
+        return (self.base_sig, self.base_entries, self.sig, self.tokens, self.preamble_tokens,
+                self.relast, self.links, self.costs)
 
 
 def _has_record(blob: bytes, record: bytes) -> bool:
@@ -219,13 +247,16 @@ def _has_record(blob: bytes, record: bytes) -> bool:
     return False
 
 
-class _StatsHead(NamedTuple):
+class _StatsHead:
     """A stats file's header: read alone, so a put can tell which file a tail extends
     without loading the summary."""
 
-    start: int  # where the summary starts
-    sig: Signature
-    entries: int
+    __slots__ = ("entries", "sig", "start")
+
+    def __init__(self, start: int, sig: Signature, entries: int) -> None:
+        self.start = start  # where the summary starts
+        self.sig = sig
+        self.entries = entries
 
 
 def _stats_head(raw: bytes | None) -> _StatsHead | None:
@@ -383,10 +414,6 @@ class Summaries(Folder):
             try:
                 if raw is not None and head is not None:
                     hit = Known(head.sig, Summary(*marshal.loads(memoryview(raw)[head.start:])))
-                elif raw is not None:  # version 4: [version, signature, summary]
-                    old = marshal.loads(raw)
-                    if isinstance(old, list) and len(old) == 3 and old[0] == STATS_V4:
-                        hit = Known(tuple(old[1]), Summary(*old[2]))
             except (EOFError, ValueError, TypeError):  # damaged, or of another version
                 hit = None
             tail = self._stat_tail(key) if hit is not None and head is not None else None
@@ -440,9 +467,9 @@ class Summaries(Folder):
             base = _StatsTail(head.sig, head.entries, before, 0, 0, None, (), ())
         if base is not None and relast is not None:
             if base.costs:
-                base = base._replace(costs=(*base.costs[:-1], relast))
+                base.costs = (*base.costs[:-1], relast)
             else:
-                base = base._replace(relast=relast)
+                base.relast = relast
         if head is None or base is None or len(base.links) >= max(_TAIL_MAX, head.entries // 8):
             hit = self._stat(name)
             if hit is None or hit.sig != before:
@@ -450,10 +477,10 @@ class Summaries(Folder):
             self._keep_stat(name, after, hit.summary.appended(
                 (change.link,), (change.cost,), change.tokens, change.preamble_tokens, relast))
             return
-        dump_record(self._stat_path(name, tail=True), _TAIL_VERSION, base._replace(
-            sig=after, tokens=change.tokens, preamble_tokens=change.preamble_tokens,
-            links=(*base.links, change.link), costs=(*base.costs, change.cost)),
-            self.agents_dir)
+        base.sig, base.tokens, base.preamble_tokens = after, change.tokens, change.preamble_tokens
+        base.links, base.costs = (*base.links, change.link), (*base.costs, change.cost)
+        dump_record(self._stat_path(name, tail=True), _TAIL_VERSION, base.fields(),
+                    self.agents_dir)
 
     # -- the status, and the put state that caches it -------------------------------
 

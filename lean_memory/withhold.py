@@ -6,11 +6,12 @@ this module and withholds such an entry, saying so (ADR 0011).
 
 Verdicts honour the configured allowlist (rules, fingerprints, inline markers), never
 ``allow_paths``: that one is for ``scan`` alone. Each text is scanned once: its verdict is
-remembered by content hash in ``.cache/verdicts.marshal`` (volatile; a corrupt or stale cache
-is ignored). Whole files are remembered too, in the small ``.cache/withheld.marshal`` (the
-file's hash, the hashes of what it withholds, and its signature), so a warm ``get SHARD`` or
-prompt hook neither scans nor parses, nor hashes a file that did not change. The caches hold
-hashes, signatures and booleans only, never text.
+remembered by content hash in ``.cache/verdicts.marshal`` (volatile; a corrupt, stale or
+foreign cache is ignored: every cache file is tagged with this user's key, see
+``fsutil.write_cache``). Whole files are remembered too, in the small
+``.cache/withheld.marshal`` (the file's hash, the hashes of what it withholds, and its
+signature), so a warm ``get SHARD`` or prompt hook neither scans nor parses, nor hashes a
+file that did not change. The caches hold hashes, signatures and booleans only, never text.
 """
 
 from __future__ import annotations
@@ -145,9 +146,10 @@ class Verdicts:
             self._load()
             self._texts = {}
             cached = load_cache(self.texts_path, self.mem.agents_dir)
-            if (isinstance(cached, list) and len(cached) == 3 and cached[0] == self._header
-                    and isinstance(cached[2], bytes) and cached[1] == _checksum(cached[2])):
-                texts = _loads(cached[2])
+            # the cache's own tag (fsutil) vouches for the payload: no checksum of its own
+            if (isinstance(cached, list) and len(cached) == 2 and cached[0] == self._header
+                    and isinstance(cached[1], bytes)):
+                texts = _loads(cached[1])
                 if isinstance(texts, dict):
                     self._texts = texts
         return self._texts
@@ -214,8 +216,7 @@ class Verdicts:
             if len(texts) > MAX_TEXTS:
                 texts = {k: v for k, v in texts.items() if k in self._used}
             payload = marshal.dumps(texts)
-            write_cache(self.texts_path, marshal.dumps([self._header, _checksum(payload),
-                                                        payload]))
+            write_cache(self.texts_path, marshal.dumps([self._header, payload]))
         if self._dirty_files and self._files is not None:
             write_cache(self.files_path, marshal.dumps([self._header, self._files, self._sigs]))
         self._dirty_files = self._dirty_texts = False
@@ -226,10 +227,6 @@ def _loads(data: bytes) -> Any:
         return marshal.loads(data)
     except (EOFError, ValueError, TypeError):
         return None
-
-
-def _checksum(data: bytes) -> bytes:
-    return blake2b(data, digest_size=16).digest()
 
 
 def shown_file(mem: Memory, path: Path, name: str,

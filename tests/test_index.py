@@ -223,13 +223,17 @@ def test_the_parsed_config_is_cached_by_its_exact_bytes(mem: lean_memory.Memory)
     assert load_config(config, cache).token_budget == 1234
     assert cache.exists()
     # the cache is used only for the very same bytes, and what it holds is validated
+    # (written here as this user's own cache: an untagged one is never read, see
+    # test_hostile_cache.py)
     import marshal
 
-    cache.write_bytes(marshal.dumps([config.read_bytes(), {"memory": {"token_budget": 999}}]))
+    from lean_memory.fsutil import write_cache
+
+    write_cache(cache, marshal.dumps([config.read_bytes(), {"memory": {"token_budget": 999}}]))
     assert load_config(config, cache).token_budget == 999
     config.write_text("[memory]\ntoken_budget = 4321\n")
     assert load_config(config, cache).token_budget == 4321
-    cache.write_bytes(marshal.dumps([config.read_bytes(), {"memory": {"bogus": 1}}]))
+    write_cache(cache, marshal.dumps([config.read_bytes(), {"memory": {"bogus": 1}}]))
     with pytest.raises(lean_memory.ConfigError):
         load_config(config, cache)
     cache.write_bytes(b"garbage")

@@ -143,17 +143,6 @@ def test_a_large_shard_is_appended_to_from_its_end(tmp_path: Path) -> None:
         [line for _, line in results[0][0]]
 
 
-def test_stats_of_version_4_are_still_read(mem: Memory) -> None:
-    import marshal
-
-    mem.put_entry("seed", "a fact about the build cache", date="2026-01-01")
-    hit = Memory(mem.root)._stat("seed")
-    assert hit is not None
-    mem._stat_path("seed").write_bytes(marshal.dumps([summaries.STATS_V4, hit.sig,
-                                                      tuple(hit.summary)]))
-    assert Memory(mem.root)._stat("seed") == hit
-
-
 @pytest.mark.parametrize("quick", [True, False])
 def test_the_fast_paths_are_taken(mem: Memory, monkeypatch: pytest.MonkeyPatch,
                                   quick: bool) -> None:

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import lean_memory
 from lean_memory import format as fmt
+from lean_memory.fsutil import CACHE_PREFIX
 from lean_memory.secrets import scan_text
 from lean_memory.withhold import Verdicts, read_shown
 
@@ -318,9 +319,10 @@ def test_verdicts_are_remembered_and_a_corrupt_cache_is_ignored(
     v = Verdicts(leaky)
     v.holding(raws)
     v.save()  # learned again and written
-    data = marshal.loads(caches[1].read_bytes())
-    data[2] = marshal.dumps({k: False for k in marshal.loads(data[2])})  # tampered payload
-    caches[1].write_bytes(marshal.dumps(data))
+    raw = caches[1].read_bytes()
+    data = marshal.loads(raw[CACHE_PREFIX:])
+    data[1] = marshal.dumps({k: False for k in marshal.loads(data[1])})  # tampered payload
+    caches[1].write_bytes(raw[:CACHE_PREFIX] + marshal.dumps(data))
     assert Verdicts(leaky).holding(raws) == [False, True]
 
 

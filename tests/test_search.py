@@ -18,6 +18,7 @@ import lean_memory
 from lean_memory import BM25, Entry, Memory, QueryError, UnknownShard
 from lean_memory import format as fmt
 from lean_memory import search as search_module
+from lean_memory.fsutil import CACHE_PREFIX, write_cache
 from lean_memory.search import _CACHE_NAME, rrf
 
 from .conftest import ROOT
@@ -138,14 +139,16 @@ def _drop_index(m: Memory) -> None:
 
 
 def _rewrite_part(path: Path, change: Callable[[list[Any]], None]) -> None:
+    """Change a part's header as this user's own process could (tagged with the key)."""
     import marshal
 
-    data = path.read_bytes()
+    data = path.read_bytes()[CACHE_PREFIX:]
     size = int.from_bytes(data[:8], "little")
     meta = marshal.loads(data[8:8 + size])
     change(meta)
     new = marshal.dumps(meta)
-    path.write_bytes(len(new).to_bytes(8, "little") + new + data[8 + size:])
+    assert write_cache(path, len(new).to_bytes(8, "little") + new + data[8 + size:],
+                       covered=8 + len(new))
 
 
 def test_cache_from_another_tokenizer_or_garbled_part_is_rebuilt(filled: Memory) -> None:
@@ -159,15 +162,17 @@ def test_cache_from_another_tokenizer_or_garbled_part_is_rebuilt(filled: Memory)
 
     _rewrite_part(part, old_tokenizer)
     assert _hits(filled, "windows postgres") == expected
-    size = int.from_bytes(part.read_bytes()[:8], "little")
-    assert marshal.loads(part.read_bytes()[8:8 + size])[1][1] == search_module.TOKENIZER_VERSION
+    data = part.read_bytes()[CACHE_PREFIX:]
+    size = int.from_bytes(data[:8], "little")
+    assert marshal.loads(data[8:8 + size])[1][1] == search_module.TOKENIZER_VERSION
     for garble in (lambda meta: meta.__setitem__(10, "garbage\nterms"),  # terms
                    lambda meta: meta.__setitem__(5, meta[5] + "\nextra")):  # ids
         _rewrite_part(part, garble)
         assert _hits(filled, "windows postgres") == expected
     # postings cut short: found out while the query reads them
     data = part.read_bytes()
-    part.write_bytes(data[:8 + int.from_bytes(data[:8], "little") + 8])
+    size = int.from_bytes(data[CACHE_PREFIX:][:8], "little")
+    part.write_bytes(data[:CACHE_PREFIX + 8 + size + 8])
     assert _hits(filled, "windows postgres") == expected
     part.write_bytes(b"\x00garbage")
     assert _hits(filled, "windows postgres") == expected

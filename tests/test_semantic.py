@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from lean_memory import Memory
 from lean_memory import format as fmt
 from lean_memory.embedcmd import embed_missing
+from lean_memory.fsutil import CACHE_PREFIX
 from lean_memory.ollama import OllamaError, base_url, vectors_path
 from lean_memory.search import find
 from lean_memory.vectors import MAGIC, Vectors
@@ -166,13 +167,13 @@ def test_vectors_file_is_compact_binary(mem: Memory, fake: tuple[Fake, str]) -> 
     m = configure(mem, fake[1])
     fill_memory(m)
     embed_missing(m)
-    raw = vectors_path(m, "nomic-embed-text").read_bytes()
+    raw = vectors_path(m, "nomic-embed-text").read_bytes()[CACHE_PREFIX:]  # after the tag
     assert raw.startswith(MAGIC) and len(raw) == len(MAGIC) + 8 + 4 * (16 + 4 * DIM)
     # an edited entry gets a new vector; the old one is dropped on the next embed
     path = m.shard_path("quirks")
     path.write_text(path.read_text().replace("vacuum weekly", "vacuum daily"))
     assert embed_missing(m) == (1, 4)
-    assert len(vectors_path(m, "nomic-embed-text").read_bytes()) == len(raw)
+    assert len(vectors_path(m, "nomic-embed-text").read_bytes()) == CACHE_PREFIX + len(raw)
 
 
 def test_rerank_moves_the_semantic_match_up(mem: Memory, fake: tuple[Fake, str]) -> None:
