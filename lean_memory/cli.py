@@ -457,6 +457,23 @@ exit codes: 0 ok, 1 a secret was found or refused, 2 bad usage or input
 """
 
 
+def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
+    from .serve import App, make_server, url
+
+    mem = _memory(args)
+    mem.status()  # not initialised, a broken config: one line now, not on the page
+    app = App([("project", mem)])
+    server = make_server(app, args.port)
+    out.write(f"lean-memory: serving {mem.dir} on 127.0.0.1 only; open\n  {url(app)}\n"
+              "(the address carries this run's token; Ctrl-C stops)\n")
+    out.flush()
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
@@ -572,6 +589,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--reason", required=True, help="one line: why it goes")
     s.add_argument("--date", metavar="YYYY-MM-DD", help="the date recorded (default today)")
     s.set_defaults(func=cmd_forget)
+
+    s = sub.add_parser("serve", help="a local page: what memory holds, what rides every prompt")
+    s.add_argument("--port", type=int, default=8765, metavar="N",
+                   help="the port on 127.0.0.1 (default 8765; 0 for any free one)")
+    s.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("mcp", help="serve the memory over the Model Context Protocol (stdio)")
     s.set_defaults(func=cmd_mcp)

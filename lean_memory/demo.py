@@ -81,5 +81,5 @@ def run_demo(main: Callable[..., int], out: TextIO) -> int:
         step("11. The originals stay searchable in the archive", "get", "--query",
              "nightly build 2 disk", "-k", "1", "--archive")
     out.write("\nDone: the temporary project is gone. Try it in yours: "
-              "python -m lean_memory init\n")
+              "lean-memory init\n")
     return 0
