@@ -16,7 +16,7 @@ import pytest
 
 from lean_memory import Memory, compaction
 from lean_memory.fsutil import sealed, unsealed
-from lean_memory.store import COMPACTION_JOURNAL
+from lean_memory.folder import COMPACTION_JOURNAL
 
 from .conftest import run_cli, snapshot
 from .test_compaction import _over_budget
