@@ -130,8 +130,14 @@ def cmd_put(args: argparse.Namespace, out: TextIO) -> int:
     else:
         text = args.text
     mem = _memory(args)
-    entry = mem.put_entry(args.shard, text, title=args.title, tags=args.tag or (),
-                          date=args.date, supersedes=args.supersedes, new=args.new)
+    tags, supersedes = args.tag or [], args.supersedes
+    if supersedes and not args.global_:
+        from .layers import OVERRIDES, overrides_global
+
+        if overrides_global(mem, supersedes):  # hidden in this project's views only
+            tags, supersedes = [*tags, OVERRIDES + supersedes], None
+    entry = mem.put_entry(args.shard, text, title=args.title, tags=tags,
+                          date=args.date, supersedes=supersedes, new=args.new)
     if args.json:
         _dump(entry_json(entry), out)
     elif entry.get("said_again") and not args.new:

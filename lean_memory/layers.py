@@ -152,12 +152,38 @@ def _key(entry: Entry) -> str:
     return normalize(main_text(entry.text))
 
 
+OVERRIDES = "supersedes-global:"  # the tag of a project entry that corrects a global one
+
+
 def _project_supersedes(project: Memory) -> set[str]:
-    """Ids the project's entries supersede (global ids among them are hidden here)."""
+    """Ids the project's entries supersede, global ones included (hidden here only)."""
     try:
-        return {e.supersedes for e in project.entries() if e.supersedes}
+        return {e.supersedes for e in project.entries() if e.supersedes} | {
+            t[len(OVERRIDES):] for e in project.entries() for t in e.tags
+            if t.startswith(OVERRIDES)}
     except LeanMemoryError:
         return set()
+
+
+def overrides_global(project: Memory, entry_id: str) -> bool:
+    """Whether ``entry_id`` names no entry of the project but one of the global store: a
+    project correcting a global entry records it as a tag (the global store is never edited
+    from a project)."""
+    from .manage import UnknownEntry, find_entry
+
+    try:
+        find_entry(project, entry_id)
+        return False
+    except UnknownEntry:
+        pass
+    g = open_global()
+    if g is None:
+        return False
+    try:
+        find_entry(g, entry_id)
+    except UnknownEntry:
+        return False
+    return True
 
 
 def _live_keys(mem: Memory) -> set[str]:

@@ -385,6 +385,8 @@ def run(root: str | None) -> int:
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # protocol messages only on the real stdout
     try:
-        return serve(lambda: Memory(root), sys.stdin.buffer, out)
+        from .layers import check_project
+
+        return serve(lambda: check_project(Memory(root)), sys.stdin.buffer, out)
     except (BrokenPipeError, KeyboardInterrupt):
         return 0
