@@ -860,6 +860,9 @@ def _say_error(message: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    from . import _require_python
+
+    _require_python()  # the console script installed on a Python too old
     out = out or sys.stdout
     try:
         args = _fast_args(sys.argv[1:] if argv is None else argv) or build_parser().parse_args(argv)

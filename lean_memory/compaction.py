@@ -325,7 +325,7 @@ def _header(shard: str, items: Sequence[Entry]) -> str:
     undated = sum(1 for e in items if not e.date)
     note = f" ({undated} undated)" if undated and undated < len(items) else ""
     return (f"Folded by compaction{note}; the originals are in `archive/{shard}.md` "
-            f"(`python -m lean_memory get {shard} --archive`).")
+            f"(`lean-memory get {shard} --archive`).")
 
 
 def _title(items: Sequence[Entry]) -> str:

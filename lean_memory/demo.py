@@ -80,5 +80,5 @@ def run_demo(out: TextIO) -> int:
         step("11. The originals stay searchable in the archive", "get", "--query",
              "nightly build 2 disk", "-k", "1", "--archive")
     out.write("\nDone: the temporary project is gone. Try it in yours: "
-              "python -m lean_memory init\n")
+              "lean-memory init\n")
     return 0

@@ -46,8 +46,8 @@ MAX_QUERY_CHARS = 4000
 # Compaction detail levels whose compacted entry lists no content (ids and a count, or a
 # count alone; compaction.LEVELS): in the digest they would only cost tokens.
 EMPTY_DETAILS = frozenset({"ids", "count"})
-FETCH_HINT = '`python -m lean_memory get --query "<words>"`'
-POINTER = ("Project memory: `python -m lean_memory get` (index), "
+FETCH_HINT = '`lean-memory get --query "<words>"`'
+POINTER = ("Project memory: `lean-memory get` (index), "
            f"{FETCH_HINT}.\n")
 _CACHE_NAME = "digest-rules.marshal"
 _CACHE_VERSION = "lean_memory.digest/1"
@@ -221,10 +221,10 @@ def _fit_rules(rules: Sequence[Entry], room: int) -> list[str]:
     used = 0
     for i, e in enumerate(rules):
         line = _rule_line(e, 12, True)
-        more = f"- (+{n - i - 1} more rules: `python -m lean_memory get {RULES_SHARD}`)"
+        more = f"- (+{n - i - 1} more rules: `lean-memory get {RULES_SHARD}`)"
         need = _tokens(line) + 1 + (_tokens(more) + 1 if i < n - 1 else 0)
         if used + need > room:
-            lines.append(f"- ({n - i} more rules: `python -m lean_memory get {RULES_SHARD}`)")
+            lines.append(f"- ({n - i} more rules: `lean-memory get {RULES_SHARD}`)")
             break
         lines.append(line)
         used += _tokens(line) + 1

@@ -80,8 +80,8 @@ def test_the_official_sdk_drives_every_tool_and_resource(tmp_path: Path) -> None
     seen = anyio.run(session)
     assert seen["version"] == "2025-11-25"
     assert "memory_put" in seen["instructions"]
-    assert set(seen["tools"]) == {"memory_index", "memory_get_shard", "memory_search",
-                                  "memory_put", "memory_status"}
+    assert {"memory_index", "memory_get_shard", "memory_search", "memory_put",
+            "memory_status"} <= set(seen["tools"])
     for tool in seen["tools"].values():
         assert tool.description and tool.input_schema["type"] == "object"
     assert seen["put"][0] is False and seen["put"][1].startswith("stored: quirks ")

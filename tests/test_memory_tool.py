@@ -73,9 +73,8 @@ def test_a_credential_refuses_the_whole_command_and_is_never_echoed(
 def test_only_shards_are_written_and_nothing_is_destroyed(
         tool: Any, mem: lean_memory.Memory) -> None:
     for command, needle in (
-        ({"command": "create", "path": "/memories/notes.md", "file_text": "x"}, "shards"),
-        ({"command": "create", "path": "/memories/quirks.md", "file_text": "x"},
-         "already exists"),
+        ({"command": "create", "path": "/memories/notes/x.md", "file_text": "x"},
+         "/memories/notes-x.md"),
         ({"command": "str_replace", "path": "/memories/INDEX.md", "old_str": "a",
           "new_str": "b"}, "generated"),
         ({"command": "create", "path": "/memories/archive/quirks.md", "file_text": "x"},
@@ -89,7 +88,7 @@ def test_only_shards_are_written_and_nothing_is_destroyed(
         assert needle in str(info.value), command
     mem.put_entry("quirks", "tox recreates envs when setup.cfg changes", date="2026-11-01")
     out = tool.call({"command": "delete", "path": "/memories/quirks.md"})
-    assert "moved to the archive" in out
+    assert "moved to /memories/archive/quirks.md" in out
     assert mem.entries("quirks") == []
     assert (mem.dir / "quirks.md").read_text(encoding="utf-8").startswith("# Quirks")
     archived = mem.entries("quirks", archive=True)
