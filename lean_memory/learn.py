@@ -360,8 +360,12 @@ def start_blocks(project: Memory, session: str | None, source: str | None,
     home = session_home(project.root)
     blocks: list[Block] = []
     left = budget
+    if project.config.capture_asks:
+        # sessions gone quiet are folded now, so their still-open lines can ride below
+        with contextlib.suppress(LeanMemoryError, OSError):
+            distill(project)
     if source == "compact" and session:
-        mine = load_asks(home, session=session)
+        mine = load_asks(home, session=session, archived=None)
         if mine:
             shown = mine[-COMPACT_ASKS:]
             lines = [_clip(f"- {' '.join(a.text.split())} ({a.id})", 60)[0] for a in shown]
