@@ -183,10 +183,14 @@ def test_distill_folds_quiet_sessions_once(project: Path, home: dict[str, str]) 
     home_dir = session_home(project)
     assert [a.session for a in learn.load_asks(home_dir)] == ["busy"]
     assert len(learn.load_asks(home_dir, archived=True)) == 2
+    # a session start folds what went quiet since ("busy", hours ago in real time): the
+    # latest session's still-open lines ride
     block = hook("session-start", project, home, session_id="new", source="startup")
-    assert "Still open from the last session" in block and "export job" in block
-    out = ok("distill", "--session", "busy", cwd=project, env=home)
-    assert "distilled busy" in out and "no quiet session" in ok("distill", cwd=project, env=home)
+    assert "Still open from the last session" in block and "config loader" in block
+    assert learn.load_asks(home_dir) == []
+    ask(project, home, "now", "document the retry policy of the export job")
+    assert "no quiet session" in ok("distill", cwd=project, env=home)
+    assert "distilled now" in ok("distill", "--session", "now", cwd=project, env=home)
 
 
 def test_context_lists_every_block_with_its_cost(project: Path, home: dict[str, str]) -> None:
