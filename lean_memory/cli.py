@@ -265,6 +265,8 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
         _dump(status_json(mem), out)
         return 0
     st = mem.status()
+    if not getattr(args, "global_", False):
+        context_line = _context_line(mem)
     width = max(len("shard"), *(len(s.name) for s in st.shards))
     out.write(f"{'shard':<{width}}  {'entries':>7}  {'superseded':>10}  {'tokens':>7}\n")
     for s in st.shards:
@@ -273,6 +275,8 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
     due = "due" if st.compaction_due else "not due"
     out.write(f"total ~{st.total_tokens:,} of {st.token_budget:,} tokens ({pct}%); "
               f"compaction {due} (threshold {st.compact_threshold:,})\n")
+    if not getattr(args, "global_", False):
+        out.write(context_line)
     extra = _retrievers_json(mem)
     if extra["retrievers"] != ["bm25"]:
         out.write(f"retrievers: {', '.join(extra['retrievers'])}\n")
@@ -285,6 +289,20 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
                   f"{vectors['entries']} entries"
                   f"{f'; run `{PROG} embed` for the {todo} left' if todo else ''}\n")
     return 0
+
+
+def _context_line(mem: Memory) -> str:
+    """What rides at session start and before the last prompt, in tokens (`context`)."""
+    from .learn import context
+    from .tokens import estimate_tokens
+
+    try:
+        parts = context(mem, None, 1200)
+    except LeanMemoryError:
+        return ""
+    start, before = (sum(estimate_tokens(b.text) for b in blocks) for _, blocks in parts)
+    return (f"injected: ~{start:,} tokens at session start, ~{before:,} before the last "
+            f"prompt (see `{PROG} context`)\n")
 
 
 def cmd_embed(args: argparse.Namespace, out: TextIO) -> int:

@@ -352,7 +352,7 @@ def _latest(home: Path) -> dict[str, Any]:
 
 
 def start_blocks(project: Memory, session: str | None, source: str | None,
-                 budget: int) -> list[Block]:
+                 budget: int, *, fold: bool = True) -> list[Block]:
     """The session-start extras: this session's asks after a compaction, the last
     session's still-open lines, how many proposals wait; in ``budget`` tokens."""
     from .digest import _clip, _tokens
@@ -360,7 +360,7 @@ def start_blocks(project: Memory, session: str | None, source: str | None,
     home = session_home(project.root)
     blocks: list[Block] = []
     left = budget
-    if project.config.capture_asks:
+    if fold and project.config.capture_asks:
         # sessions gone quiet are folded now, so their still-open lines can ride below
         with contextlib.suppress(LeanMemoryError, OSError):
             distill(project)
@@ -397,13 +397,15 @@ def start_blocks(project: Memory, session: str | None, source: str | None,
 
 
 def hook_blocks(project: Memory, event: str, payload: dict[str, Any], prompt: str,
-                budget: int, include_archive: bool | None = None) -> list[Block]:
-    """What the hook for ``event`` injects, as blocks; records the prompt as an ask first
-    (fail-open: a failure to record never costs the person the digest)."""
+                budget: int, include_archive: bool | None = None, *,
+                act: bool = True) -> list[Block]:
+    """What the hook for ``event`` injects, as blocks; with ``act`` (the hook itself),
+    records the prompt as an ask and folds quiet sessions first (fail-open: a failure to
+    record never costs the person the digest)."""
     check_project(project)
     session = payload.get("session_id")
     session = session if isinstance(session, str) and session else None
-    if event == "UserPromptSubmit" and session and prompt.strip():
+    if act and event == "UserPromptSubmit" and session and prompt.strip():
         with contextlib.suppress(Exception):
             record(project, session, prompt)
     extras: list[Block] = []
@@ -411,7 +413,7 @@ def hook_blocks(project: Memory, event: str, payload: dict[str, Any], prompt: st
         with contextlib.suppress(Exception):
             source = payload.get("source")
             extras = start_blocks(project, session, source if isinstance(source, str) else None,
-                                  max(budget, 0) // EXTRAS_SHARE)
+                                  max(budget, 0) // EXTRAS_SHARE, fold=act)
     from .tokens import estimate_tokens
 
     used = sum(estimate_tokens(b.text) for b in extras)
@@ -428,9 +430,10 @@ def hook_text(project: Memory, event: str, payload: dict[str, Any], prompt: str,
 def context(project: Memory, prompt: str | None, budget: int,
             session: str | None = None) -> list[tuple[str, list[Block]]]:
     """What lean_memory injects: the session-start blocks and the blocks before ``prompt``
-    (the last ask kept when None)."""
+    (the last ask kept when None). Reads only: nothing is recorded or folded."""
     start = hook_blocks(project, "SessionStart",
-                        {"session_id": session or "", "source": "compact"}, "", budget)
+                        {"session_id": session or "", "source": "compact"}, "", budget,
+                        act=False)
     if prompt is None:
         mine = load_asks(session_home(project.root), session=session)
         prompt = mine[-1].text if mine else ""
