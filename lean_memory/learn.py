@@ -53,6 +53,7 @@ MAX_FILE = A.MAX_ASKS_PER_SESSION * (A.MAX_ASK_BYTES + 1024)
 COMPACT_ASKS = 10  # asks a compacted session gets back at its start
 OPEN_LINES = 5  # "still open" lines of the last session at the next one's start
 EXTRAS_SHARE = 4  # the session-start extras take at most 1/4 of the budget
+MAX_EVIDENCE = 4000  # asks the matcher reads (the latest): ~1.5 s, within the hook's time
 _FILE_NAME = lazy(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 _TAG = "session-summary"
 
@@ -183,14 +184,18 @@ def load_asks(home: Path, *, session: str | None = None,
     return A._unique_asks(found)
 
 
-def all_asks() -> list[A.Ask]:
-    """Every ask of every project of this person, live and archived (the evidence
-    proposals need: a rule asked in three projects is one rule)."""
+def _homes() -> list[Path]:
     with contextlib.suppress(OSError):
-        homes = sorted(p for p in (app_home() / "projects").iterdir() if p.is_dir()
-                       and not p.is_symlink())
-        return A._unique_asks(a for h in homes for a in load_asks(h, archived=None))
+        return sorted(p for p in (app_home() / "projects").iterdir() if p.is_dir()
+                      and not p.is_symlink())
     return []
+
+
+def all_asks() -> list[A.Ask]:
+    """The latest :data:`MAX_EVIDENCE` asks of every project of this person, live and
+    archived (the evidence proposals need: a rule asked in three projects is one rule)."""
+    return A._unique_asks(a for h in _homes() for a in load_asks(h, archived=None))[
+        -MAX_EVIDENCE:]
 
 
 # -- proposals ------------------------------------------------------------------------------
@@ -229,6 +234,37 @@ def proposals(project: Memory) -> list[A.Proposal]:
     known = [*_rules(project), *_rules(open_global()), *(d.rule for d in done)]
     keys = {d.key for d in done}
     return [p for p in A.propose(all_asks(), known) if p.key not in keys]
+
+
+def _inputs_signature(project: Memory) -> str:
+    """What the proposals depend on, by file signatures: every asks file, this project's
+    decisions, the project's and the global conventions."""
+    from .digest import RULES_SHARD
+    from .store import file_signature
+
+    files = [p for h in _homes() for k in (False, True) for p in _ask_files(h, k)]
+    files.append(session_home(project.root) / "decisions.jsonl")
+    for mem in (project, open_global()):
+        if mem is not None and RULES_SHARD in mem.shards:
+            files.append(mem.shard_path(RULES_SHARD))
+    sigs = "\n".join(f"{p}\0{file_signature(p)}" for p in files)
+    return blake2b(sigs.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def pending(project: Memory) -> int:
+    """How many proposals wait, remembered while nothing they depend on changed (the
+    matcher runs at most once per change, not at every session start)."""
+    path = session_home(project.root) / "pending.json"
+    key = _inputs_signature(project)
+    with contextlib.suppress(ValueError, TypeError):
+        cached = json.loads(_read(path) or "{}")
+        if isinstance(cached, dict) and cached.get("key") == key and \
+                isinstance(cached.get("count"), int):
+            return int(cached["count"])
+    count = len(proposals(project))
+    with contextlib.suppress(OSError, LeanMemoryError):
+        _write(path, json.dumps({"key": key, "count": count}) + "\n")
+    return count
 
 
 def pick(project: Memory, which: str) -> A.Proposal:
@@ -382,7 +418,7 @@ def start_blocks(project: Memory, session: str | None, source: str | None,
         text = "\n## Still open from the last session\n" + "\n".join(lines) + "\n" + (
             f"- (+{more} more: `lean-memory asks --archived`)\n" if more else "")
         blocks.append(Block("still open", SESSION, text))
-    waiting = len(proposals(project))
+    waiting = pending(project)
     if waiting:
         text = (f"\n_{waiting} rule proposal{'s' if waiting != 1 else ''} wait for the "
                 "person's yes or no: `lean-memory promote` (never approve one yourself)._\n")

@@ -208,6 +208,17 @@ def test_context_lists_every_block_with_its_cost(project: Path, home: dict[str, 
     assert ("before a prompt", "project", "digest") in kinds
     text = ok("context", cwd=project, env=home)
     assert "session start: ~" in text and "before a prompt: ~" in text
+    assert "injected: ~" in ok("status", cwd=project, env=home)
+
+
+def test_context_only_reads(project: Path, home: dict[str, str]) -> None:
+    """Catches: `context` (or `status`) recording asks or folding sessions, as the hook
+    does: looking at what rides must not change it."""
+    mem = lean_memory.Memory(project)
+    learn.record(mem, "old", "why does the cache warmer crash", "2026-01-05T09:00:00Z")
+    ok("context", "cache warmer", cwd=project, env=home)
+    ok("status", cwd=project, env=home)
+    assert [a.session for a in learn.load_asks(session_home(project))] == ["old"]
 
 
 def test_no_tool_can_approve_a_proposal(project: Path, home: dict[str, str]) -> None:
