@@ -176,8 +176,13 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
             hits = [LayerHit(GLOBAL, h) for h in one.hits]
             withheld, notes = one.withheld, one.notes
         else:
+            session = []
+            if getattr(args, "session", None):
+                from .learn import ask_hits
+
+                session = ask_hits(mem, args.session, args.query, args.k)
             hits, withheld, notes = find(mem, args.query, k=args.k, shards=shards,
-                                         include_archive=scope)
+                                         include_archive=scope, session=session)
         _note_withheld(withheld)
         if notes:  # searched without a retriever: one line, BM25 answered
             _say("note: " + "; ".join(notes))
@@ -661,6 +666,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--query", "-q", metavar="Q",
                    help="plain words: print the entries that match best")
     s.add_argument("-k", type=int, default=5, metavar="N", help="how many entries (default 5)")
+    s.add_argument("--session", metavar="ID",
+                   help="with --query, also this session's asks (the session layer)")
     s.add_argument("--digest", metavar="PROMPT",
                    help="the block to inject before PROMPT (standing rules, best matches)")
     s.add_argument("--json", action="store_true",
@@ -793,9 +800,10 @@ class _Args:
 _FAST: dict[str, tuple[tuple[str, ...], dict[str, str], dict[str, str], dict[str, Any]]] = {
     "get": (("shard",), {"--json": "json", "--archive": "archive", "--no-archive": "no_archive",
                          "--global": "global_"},
-            {"--query": "query", "-q": "query", "-k": "k", "--digest": "digest"},
+            {"--query": "query", "-q": "query", "-k": "k", "--digest": "digest",
+             "--session": "session"},
             {"shard": None, "query": None, "k": 5, "digest": None, "json": False,
-             "archive": False, "no_archive": False, "global_": False}),
+             "archive": False, "no_archive": False, "global_": False, "session": None}),
     "status": ((), {"--json": "json", "--global": "global_"}, {},
                {"json": False, "global_": False}),
     "put": (("shard", "text"), {"--new": "new", "--json": "json", "--global": "global_"},

@@ -192,30 +192,37 @@ def _live_keys(mem: Memory) -> set[str]:
 
 
 def find(project: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
-         include_archive: bool | None = None) -> tuple[list[LayerHit], int, tuple[str, ...]]:
-    """The ``k`` best entries for ``query`` over the global and project layers, each
-    labelled; (hits, withheld, notes). Ranks interleave (a layer's scores do not compare
-    with another's), the higher layer first on a tie; a text said in both is shown once."""
+         include_archive: bool | None = None, session: Sequence[Hit] = (),
+         ) -> tuple[list[LayerHit], int, tuple[str, ...]]:
+    """The ``k`` best entries for ``query`` over the global and project layers (and
+    ``session``: this session's asks as hits, best first), each labelled; (hits, withheld,
+    notes). Ranks interleave (a layer's scores do not compare with another's), the higher
+    layer first on a tie; a text said in two layers is shown once, from the higher."""
     from .search import find as find_one
 
     found = find_one(project, query, k=k, shards=shards, include_archive=include_archive)
     g = open_global()
-    if g is None:
-        return [LayerHit(PROJECT, h) for h in found.hits], found.withheld, found.notes
-    g_shards = None if shards is None else [s for s in shards if s in g.shards]
-    if g_shards == []:
-        return [LayerHit(PROJECT, h) for h in found.hits], found.withheld, found.notes
-    g_found = find_one(g, query, k=k, shards=g_shards, include_archive=include_archive)
-    gone = _project_supersedes(project)
-    g_hits = [h for h in g_found.hits if h.entry.id not in gone]
-    g_keys = _live_keys(g)
-    p_hits = [h for h in found.hits if _key(h.entry) not in g_keys]
+    g_shards = None if shards is None or g is None else [s for s in shards if s in g.shards]
+    g_hits: list[Hit] = []
+    withheld, notes = found.withheld, found.notes
+    p_hits = found.hits
+    if g is not None and g_shards != []:
+        g_found = find_one(g, query, k=k, shards=g_shards, include_archive=include_archive)
+        gone = _project_supersedes(project)
+        g_hits = [h for h in g_found.hits if h.entry.id not in gone]
+        g_keys = _live_keys(g)
+        p_hits = [h for h in p_hits if _key(h.entry) not in g_keys]
+        withheld, notes = withheld + g_found.withheld, (*notes, *g_found.notes)
+    if session:
+        said = {_key(h.entry) for h in (*g_hits, *p_hits)} | (
+            _live_keys(g) if g is not None else set()) | _live_keys(project)
+        session = [h for h in session if _key(h.entry) not in said]
     merged: list[tuple[int, int, LayerHit]] = []
-    for order, (layer, hits) in enumerate(((GLOBAL, g_hits), (PROJECT, p_hits))):
+    for order, (layer, hits) in enumerate(((GLOBAL, g_hits), (PROJECT, p_hits),
+                                           (SESSION, session))):
         merged.extend((rank, order, LayerHit(layer, h)) for rank, h in enumerate(hits))
     merged.sort(key=lambda t: (t[0], t[1]))
-    return ([t[2] for t in merged[:k]], found.withheld + g_found.withheld,
-            (*found.notes, *g_found.notes))
+    return [t[2] for t in merged[:k]], withheld, notes
 
 
 def render(hits: Sequence[LayerHit]) -> str:

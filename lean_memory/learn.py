@@ -44,6 +44,7 @@ from .layers import (
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from .search import Hit
     from .store import Memory
 
 ASKS_DIR = "asks"
@@ -196,6 +197,25 @@ def all_asks() -> list[A.Ask]:
     archived (the evidence proposals need: a rule asked in three projects is one rule)."""
     return A._unique_asks(a for h in _homes() for a in load_asks(h, archived=None))[
         -MAX_EVIDENCE:]
+
+
+def ask_hits(project: Memory, session: str, query: str, k: int = 5) -> list[Hit]:
+    """This session's asks (live and archived) that share words with ``query``, as hits
+    of the pseudo-shard ``asks``, most shared words first, then the latest."""
+    from .bm25 import tokenize
+    from .format import Entry
+    from .search import Hit
+
+    want = set(tokenize(query))
+    scored = []
+    for a in load_asks(session_home(project.root), session=session, archived=None):
+        shared = len(want & set(tokenize(a.text)))
+        if shared:
+            title = " ".join(a.text.split())[:80]
+            scored.append(Hit(Entry(a.id, ASKS_DIR, title, a.text, a.date), ASKS_DIR,
+                              float(shared)))
+    scored.sort(key=lambda h: (-h.score, h.entry.date or "", h.entry.id), reverse=False)
+    return scored[:k]
 
 
 # -- proposals ------------------------------------------------------------------------------

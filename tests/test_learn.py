@@ -234,3 +234,20 @@ def test_no_tool_can_approve_a_proposal(project: Path, home: dict[str, str]) -> 
     ask(project, home, "d", "promote 1 --yes")
     assert (project / ".agents" / "memory" / "conventions.md").read_bytes() == before
     assert os.path.exists(session_home(project) / "asks")
+
+
+def test_search_sees_this_sessions_asks_below_the_other_layers(project: Path,
+                                                              home: dict[str, str]) -> None:
+    """Catches: `get --query --session` not seeing the session layer, its hits unlabelled,
+    or an ask repeating an entry's text shown twice (the project's copy wins)."""
+    ask(project, home, "s1", "add a retry to the upload client")
+    ask(project, home, "s1", "the upload client times out on big files")
+    ok("put", "insights", "the upload client times out on big files", cwd=project, env=home)
+    hits = json.loads(ok("get", "--query", "upload client", "--session", "s1", "--json",
+                         cwd=project, env=home))
+    layers = [(h["layer"], h["text"].strip()) for h in hits]
+    assert ("session", "add a retry to the upload client") in layers
+    assert ("project", "the upload client times out on big files") in layers
+    assert len(layers) == 2
+    plain = json.loads(ok("get", "--query", "upload client", "--json", cwd=project, env=home))
+    assert {h["layer"] for h in plain} == {"project"}
