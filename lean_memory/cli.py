@@ -616,6 +616,45 @@ def _global_flag(s: argparse.ArgumentParser) -> None:
                    help="act on your global memory (every project; see `status --global`)")
 
 
+def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
+    from .serve import App, make_server, url
+
+    mem = _memory(args)
+    mem.status()  # not initialised, a broken config: one line now, not on the page
+    from .layers import open_global
+
+    g = open_global()
+    app = App([("project", mem), *([("global", g)] if g is not None else [])],
+              proposals=_page_proposals(mem))
+    server = make_server(app, args.port)
+    out.write(f"lean-memory: serving {mem.dir} on 127.0.0.1 only; open\n  {url(app)}\n"
+              "(the address carries this run's token; Ctrl-C stops)\n")
+    out.flush()
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+    return 0
+
+
+def _page_proposals(mem: Memory) -> Any:
+    """The learning loop as the page reaches it: a yes clicked there (a person, with the
+    run's token) writes the rule to the project's conventions; `promote --global` on the
+    command line is the way to the global layer."""
+    from . import learn
+    from .serve import Proposal, Proposals
+
+    def pending() -> list[Proposal]:
+        return [Proposal(p.key, p.rule, tuple(f"{e.date} ({e.session[:12]}): {e.text}"
+                                              for e in p.evidence))
+                for p in learn.proposals(mem)]
+
+    def decide(key: str, yes: bool) -> str:
+        return learn.decide(mem, learn.pick(mem, key), yes)
+
+    return Proposals(pending, decide)
+
+
 def build_parser() -> argparse.ArgumentParser:
     import argparse
 
@@ -774,6 +813,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the hook's token budget (default 1200)")
     s.add_argument("--json", action="store_true", help="the blocks as JSON")
     s.set_defaults(func=cmd_context)
+
+    s = sub.add_parser("serve", help="a local page: what memory holds, what rides every prompt")
+    s.add_argument("--port", type=int, default=8765, metavar="N",
+                   help="the port on 127.0.0.1 (default 8765; 0 for any free one)")
+    s.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("mcp", help="serve the memory over the Model Context Protocol (stdio)")
     s.set_defaults(func=cmd_mcp)

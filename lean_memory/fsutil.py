@@ -455,10 +455,15 @@ def read_cache(path: Path, root: Path | None = None) -> bytes | None:
     if cache_key() is None:
         return None
     try:
-        raw = read_bounded(path, MAX_CACHE_BYTES, root)
+        fd, _ = _open_bounded(path, MAX_CACHE_BYTES, root)
+        try:  # a file that is not ours at all costs four bytes, not its size in memory
+            ours = os.read(fd, len(CACHE_MAGIC)) == CACHE_MAGIC
+        finally:
+            os.close(fd)
+        raw = read_bounded(path, MAX_CACHE_BYTES, root) if ours else b""
     except (OSError, LeanMemoryError):
         return None
-    return unsealed(path.name, raw)
+    return unsealed(path.name, raw) if ours else None
 
 
 def load_cache(path: Path, root: Path | None = None) -> object:

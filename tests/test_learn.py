@@ -251,3 +251,19 @@ def test_search_sees_this_sessions_asks_below_the_other_layers(project: Path,
     assert len(layers) == 2
     plain = json.loads(ok("get", "--query", "upload client", "--json", cwd=project, env=home))
     assert {h["layer"] for h in plain} == {"project"}
+
+
+def test_the_page_lists_proposals_and_writes_only_on_a_yes(project: Path,
+                                                          home: dict[str, str]) -> None:
+    """Catches: `serve` without the learning loop (its proposals page empty), or its yes
+    writing elsewhere than the project's conventions."""
+    from lean_memory.cli import _page_proposals
+
+    for s in ("a", "b", "c"):
+        ask(project, home, s, "always use tabs, not spaces, in the Makefile")
+    page = _page_proposals(lean_memory.Memory(project))
+    [shown] = page.pending()
+    assert "tabs" in shown.rule and len(shown.evidence) == 3
+    assert "dismissed" in page.decide(shown.id, False)
+    assert page.pending() == []
+    assert "tabs" not in (project / ".agents" / "memory" / "conventions.md").read_text()
