@@ -156,13 +156,20 @@ OVERRIDES = "supersedes-global:"  # the tag of a project entry that corrects a g
 
 
 def _project_supersedes(project: Memory) -> set[str]:
-    """Ids the project's entries supersede, global ones included (hidden here only)."""
+    """Global ids the project's live entries supersede (hidden in this project's views).
+    Runs before every prompt: only a shard whose text names the tag is parsed."""
+    from . import format as fmt
+
+    out: set[str] = set()
     try:
-        return {e.supersedes for e in project.entries() if e.supersedes} | {
-            t[len(OVERRIDES):] for e in project.entries() for t in e.tags
-            if t.startswith(OVERRIDES)}
+        for name in project.shards:
+            text = project.read_text(project.shard_path(name))
+            if OVERRIDES in text:
+                out.update(t[len(OVERRIDES):] for e in fmt.parse(text, name).entries
+                           for t in e.tags if t.startswith(OVERRIDES))
     except LeanMemoryError:
-        return set()
+        return out
+    return out
 
 
 def overrides_global(project: Memory, entry_id: str) -> bool:

@@ -196,6 +196,8 @@ def test_global_store_location_follows_the_environment_only(tmp_path: Path,
     says, or one that a relative LEAN_MEMORY_GLOBAL (resolved against a repository) sets."""
     where = tmp_path / "mine"
     env = {**home, "LEAN_MEMORY_GLOBAL": str(where)}
+    assert "created" in ok("init", "--global", cwd=tmp_path, env=env)
+    assert "already" in ok("init", "--global", cwd=tmp_path, env=env)
     ok("put", "--global", "conventions", "Prefer short answers.", cwd=tmp_path, env=env)
     assert "short answers" in (where / ".agents" / "memory" / "conventions.md").read_text()
     r = cli("put", "--global", "conventions", "x y", cwd=tmp_path,
