@@ -398,6 +398,10 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_hook(args: argparse.Namespace, out: TextIO) -> int:
+    if args.event == "session-end":
+        from .learn import end_session
+
+        return end_session(args.root, sys.stdin)
     from .agents import run_hook
 
     return run_hook(args.event, args.root, sys.stdin, out)
@@ -755,7 +759,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_demo)
 
     s = sub.add_parser("hook", help="agent hook: read the event JSON on stdin, print context")
-    s.add_argument("event", choices=("session-start", "user-prompt-submit"),
+    s.add_argument("event", choices=("session-start", "user-prompt-submit", "session-end"),
                    help="the agent event whose hook JSON comes on stdin")
     s.set_defaults(func=cmd_hook)
 
@@ -857,7 +861,7 @@ _FAST: dict[str, tuple[tuple[str, ...], dict[str, str], dict[str, str], dict[str
              "new": False, "json": False, "global_": False}),
     "hook": (("event",), {}, {}, {}),
 }
-_HOOK_EVENTS = ("session-start", "user-prompt-submit")
+_HOOK_EVENTS = ("session-start", "user-prompt-submit", "session-end")
 
 
 def _fast_args(argv: Sequence[str]) -> Any:

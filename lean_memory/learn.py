@@ -483,6 +483,23 @@ def hook_text(project: Memory, event: str, payload: dict[str, Any], prompt: str,
                                                budget)).lstrip("\n")
 
 
+def end_session(root: str | None, stdin: Any) -> int:
+    """``hook session-end``: distill the session that ended (its ``session_id``); prints
+    nothing, always exits 0 (a hook never blocks the agent)."""
+    with contextlib.suppress(Exception):
+        from .agents import _find_memory_root, _read_input
+        from .store import Memory
+
+        payload = _read_input(stdin)
+        session = payload.get("session_id") if isinstance(payload, dict) else None
+        where = _find_memory_root(payload.get("cwd"), root) if session else None
+        if isinstance(session, str) and where is not None:
+            project = check_project(Memory(where))
+            if project.dir.is_dir() and project.config.capture_asks:
+                distill(project, ended=[session])
+    return 0
+
+
 def context(project: Memory, prompt: str | None, budget: int,
             session: str | None = None) -> list[tuple[str, list[Block]]]:
     """What lean_memory injects: the session-start blocks and the blocks before ``prompt``

@@ -267,3 +267,17 @@ def test_the_page_lists_proposals_and_writes_only_on_a_yes(project: Path,
     assert "dismissed" in page.decide(shown.id, False)
     assert page.pending() == []
     assert "tabs" not in (project / ".agents" / "memory" / "conventions.md").read_text()
+
+
+def test_session_end_distills_that_session(project: Path, home: dict[str, str]) -> None:
+    """Catches: a session that ended left undistilled until it goes quiet (SessionEnd), or
+    the hook failing closed on bad input."""
+    ask(project, home, "s1", "why does the exporter drop rows on retry")
+    payload = json.dumps({"session_id": "s1", "cwd": str(project),
+                          "hook_event_name": "SessionEnd"}).encode()
+    r = cli("hook", "session-end", cwd=project, env=home, stdin=payload)
+    assert r.returncode == 0 and not r.stdout
+    assert learn.load_asks(session_home(project)) == []
+    assert len(learn.load_asks(session_home(project), archived=True)) == 1
+    r = cli("hook", "session-end", cwd=project, env=home, stdin=b"not json")
+    assert r.returncode == 0 and not r.stdout and not r.stderr
