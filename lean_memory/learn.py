@@ -333,7 +333,9 @@ def session_store(project: Memory, *, create: bool = False) -> Memory | None:
         _private_dir(home / ".agents")
         config = home / ".agents" / "config.toml"
         if not config.exists():
-            _write(config, f'[memory]\nshards = ["{SESSIONS_SHARD}"]\n')
+            # a summary of a long session lists up to 20 lines a part: over a project's cap
+            _write(config, f'[memory]\nshards = ["{SESSIONS_SHARD}"]\n'
+                           'max_entry_tokens = 20000\ntoken_budget = 1000000\n')
         mem.init()
     return mem
 

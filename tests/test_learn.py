@@ -281,3 +281,15 @@ def test_session_end_distills_that_session(project: Path, home: dict[str, str]) 
     assert len(learn.load_asks(session_home(project), archived=True)) == 1
     r = cli("hook", "session-end", cwd=project, env=home, stdin=b"not json")
     assert r.returncode == 0 and not r.stdout and not r.stderr
+
+
+def test_a_long_session_distills(project: Path, home: dict[str, str]) -> None:
+    """Catches: a summary of a long session refused by the entry size cap (the session
+    never distilled, its asks riding forever)."""
+    mem = lean_memory.Memory(project)
+    for i in range(120):
+        learn.record(mem, "long", f"investigate failure {i} in the nightly export of table t{i} "
+                     + "with the full stack trace and the query plan attached " * 3,
+                     at=f"2026-01-05T0{i // 60}:{i % 60:02d}:00Z")
+    [summary] = learn.distill(mem, now="2026-01-06T00:00:00Z")
+    assert len(summary.asked) == 120 and learn.load_asks(session_home(project)) == []
