@@ -481,12 +481,17 @@ def cmd_edit(args: argparse.Namespace, out: TextIO) -> int:
         try:
             code = subprocess.run([*shlex.split(editor), name], check=False).returncode
         except OSError as exc:
-            raise UsageError(f"cannot start the editor {editor!r}: {exc.strerror}; set "
-                             "$EDITOR") from None
+            from .secrets import redact_path
+
+            raise UsageError(f"cannot start the editor {redact_path(editor)!r}: "
+                             f"{exc.strerror}; set $EDITOR") from None
         if code != 0:
             raise UsageError(f"the editor exited with {code}; nothing was written")
-        with open(name, encoding="utf-8", newline="") as fh:
-            edited = fh.read()
+        try:
+            with open(name, encoding="utf-8", newline="") as fh:
+                edited = fh.read()
+        except UnicodeDecodeError:  # not an internal error: the editor saved another encoding
+            raise UsageError("the edited entry is not UTF-8; nothing was written") from None
     finally:
         os.unlink(name)
     if edited == entry.raw:
@@ -961,8 +966,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as exc:
+        from .secrets import redact_path  # a path may hold `deploy-ghp_…`, which redact misses
+
         _say_error(f"{exc.strerror or type(exc).__name__}"
-                   f"{': ' + str(exc.filename) if exc.filename else ''}")
+                   f"{': ' + redact_path(str(exc.filename)) if exc.filename else ''}")
         return 2
     except Exception as exc:
         if os.environ.get("LEAN_MEMORY_DEBUG"):

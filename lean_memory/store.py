@@ -585,7 +585,10 @@ class Memory:
         """Create the memory folder, default shards, INDEX.md and .gitignore; idempotent."""
         for folder in (self.root, self.agents_dir, self.dir, self.archive_dir):
             if folder.exists() and not folder.is_dir() and not folder.is_symlink():
-                raise LeanMemoryError(f"cannot init: {folder} is a file, not a folder")
+                from .secrets import redact_path
+
+                raise LeanMemoryError(
+                    f"cannot init: {redact_path(str(folder))} is a file, not a folder")
         created: list[Path] = []
         for folder in (self.dir, self.archive_dir):
             if not folder.is_dir():

@@ -73,12 +73,23 @@ def test_fast_and_general_paths_write_the_same(ops: list[tuple[str, str, str]]) 
         assert_summaries_fresh(Memory(fast_root))
 
 
+# Ops that end with a put: a hand edit last drops the put state (there is then nothing to
+# compare), so every example reaches the checks (before, ~40 % of them returned early).
+ops_ending_with_a_put = st.tuples(
+    st.lists(op, max_size=24),
+    st.tuples(st.sampled_from(["seed", "quirks"]),
+              st.lists(st.sampled_from(WORDS), min_size=1, max_size=9).map(" ".join),
+              st.sampled_from(["put", "new", "crlf"])),
+).map(lambda t: [*t[0], t[1]])
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(op, min_size=1, max_size=25), st.integers(1, 4))
+@given(ops_ending_with_a_put, st.integers(1, 4))
 def test_the_put_state_and_stats_tails_match_a_fresh_summary(
         ops: list[tuple[str, str, str]], tail_max: int) -> None:
     """The quick put keeps no summary whole: the stats tails (merged every few entries
-    here) and the put state must say what summarising the shards afresh says."""
+    here) and the put state must say what summarising the shards afresh says. Catches: a
+    put state that disagrees with a fresh summary, in every example (none returns early)."""
     with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
         mp.setattr(store, "_TAIL_MAX", tail_max)
         root = Path(tmp)
@@ -87,8 +98,7 @@ def test_the_put_state_and_stats_tails_match_a_fresh_summary(
         state = mem._load_state()
         cached = assert_summaries_fresh(mem)
         archived = mem._summaries({}, archive=True)
-        if state is None:
-            return
+        assert state is not None  # a put came last: it saved its state
         again = Memory(root)
         again._summaries({})
         again._links(cached)
