@@ -258,7 +258,7 @@ def _retrievers_json(mem: Memory) -> dict[str, Any]:
     out: dict[str, Any] = {"retrievers": [quoted(n) for n in names],
                            "unknown_retrievers": [quoted(n) for n in unknown(names)]}
     if "ollama" in names:
-        from .ollama import describe
+        from .embedcmd import describe
 
         out["vectors"] = describe(mem)
     return out
@@ -315,7 +315,7 @@ def cmd_embed(args: argparse.Namespace, out: TextIO) -> int:
     if "ollama" not in mem.config.retrievers:
         raise UsageError('the ollama retriever is off: add "ollama" to [memory] retrievers '
                          "in .agents/config.toml")
-    from .ollama import embed_missing
+    from .embedcmd import embed_missing
 
     shown = [False]
 
@@ -344,9 +344,10 @@ def cmd_compact(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
+    from .folder import find_root
     from .scanfiles import scan_paths, scan_staged
     from .secrets import format_finding
-    from .store import Memory, find_root
+    from .store import Memory
 
     allow = None
     try:
@@ -394,7 +395,7 @@ def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     from .demo import run_demo
 
-    return run_demo(out)
+    return run_demo(main, out)
 
 
 def cmd_hook(args: argparse.Namespace, out: TextIO) -> int:

@@ -88,7 +88,7 @@ def test_a_part_round_trips_and_reads_only_the_postings_asked_for(mem: lean_memo
 
     mem.put_entry("quirks", "Docker builds are flaky on Windows", date="2026-01-02")
     mem.put_entry("quirks", "Retry the deploy lock after a timeout", date="2026-01-03")
-    from lean_memory.store import file_signature
+    from lean_memory.fsutil import file_signature
 
     path = mem.shard_path("quirks")
     sig = file_signature(path)

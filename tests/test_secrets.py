@@ -28,14 +28,8 @@ from hypothesis import strategies as st
 from lean_memory import secrets as S
 from lean_memory._secret_rules import GENERIC_KEYWORDS, REFERENCES, RULES
 from lean_memory.errors import LeanMemoryError, SecretFound
-from lean_memory.secrets import (
-    Allowlist,
-    Finding,
-    format_finding,
-    scan_paths,
-    scan_staged,
-    scan_text,
-)
+from lean_memory.scanfiles import scan_paths, scan_staged
+from lean_memory.secrets import Allowlist, Finding, format_finding, scan_text
 
 AN = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"

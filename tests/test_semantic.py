@@ -28,8 +28,9 @@ from hypothesis import strategies as st
 
 from lean_memory import Memory
 from lean_memory import format as fmt
+from lean_memory.embedcmd import embed_missing
 from lean_memory.fsutil import CACHE_PREFIX
-from lean_memory.ollama import OllamaError, base_url, embed_missing, vectors_path
+from lean_memory.ollama import OllamaError, base_url, vectors_path
 from lean_memory.search import find
 from lean_memory.vectors import MAGIC, Vectors
 
