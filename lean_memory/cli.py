@@ -399,10 +399,17 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_hook(args: argparse.Namespace, out: TextIO) -> int:
-    if args.event == "session-end":
-        from .learn import end_session
+    if args.event == "session-end":  # prints nothing, always exits 0: never blocks the agent
+        import contextlib
 
-        return end_session(args.root, sys.stdin)
+        with contextlib.suppress(Exception):
+            from .agents import _find_memory_root, _read_input
+            from .learn import end_session
+
+            payload = _read_input(sys.stdin)
+            cwd = payload.get("cwd") if isinstance(payload, dict) else None
+            end_session(payload, _find_memory_root(cwd, args.root))
+        return 0
     from .agents import run_hook
 
     return run_hook(args.event, args.root, sys.stdin, out)

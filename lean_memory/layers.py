@@ -147,7 +147,7 @@ class LayerHit:
 
 def _key(entry: Entry) -> str:
     from .dedup import main_text
-    from .store import normalize
+    from .summaries import normalize
 
     return normalize(main_text(entry.text))
 

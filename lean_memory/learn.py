@@ -260,7 +260,7 @@ def _inputs_signature(project: Memory) -> str:
     """What the proposals depend on, by file signatures: every asks file, this project's
     decisions, the project's and the global conventions."""
     from .digest import RULES_SHARD
-    from .store import file_signature
+    from .fsutil import file_signature
 
     files = [p for h in _homes() for k in (False, True) for p in _ask_files(h, k)]
     files.append(session_home(project.root) / "decisions.jsonl")
@@ -485,21 +485,16 @@ def hook_text(project: Memory, event: str, payload: dict[str, Any], prompt: str,
                                                budget)).lstrip("\n")
 
 
-def end_session(root: str | None, stdin: Any) -> int:
-    """``hook session-end``: distill the session that ended (its ``session_id``); prints
-    nothing, always exits 0 (a hook never blocks the agent)."""
-    with contextlib.suppress(Exception):
-        from .agents import _find_memory_root, _read_input
-        from .store import Memory
+def end_session(payload: Any, where: Path | None) -> None:
+    """``hook session-end``: distill the session that ended (``session_id`` of the hook's
+    ``payload``) in the project at ``where``. The caller fails open."""
+    from .store import Memory
 
-        payload = _read_input(stdin)
-        session = payload.get("session_id") if isinstance(payload, dict) else None
-        where = _find_memory_root(payload.get("cwd"), root) if session else None
-        if isinstance(session, str) and where is not None:
-            project = check_project(Memory(where))
-            if project.dir.is_dir() and project.config.capture_asks:
-                distill(project, ended=[session])
-    return 0
+    session = payload.get("session_id") if isinstance(payload, dict) else None
+    if isinstance(session, str) and session and where is not None:
+        project = check_project(Memory(where))
+        if project.dir.is_dir() and project.config.capture_asks:
+            distill(project, ended=[session])
 
 
 def context(project: Memory, prompt: str | None, budget: int,
