@@ -297,7 +297,8 @@ def global_blocks(project: Memory, prompt: str, budget: int,
         if lines:
             text = GLOBAL_RULES_HEAD + "\n".join(lines) + "\n"
             note = "; ".join(x for x in (
-                f"{len(rules)} rules, each cut to its cap when long",
+                f"{len(rules)} rule{'s' if len(rules) != 1 else ''}, each cut to its cap "
+                "when long",
                 count_note(withheld) if withheld else "") if x)
             blocks.append(Block("standing rules", GLOBAL, text, note))
             used = _tokens(text)
