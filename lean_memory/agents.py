@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from .digest import RULES_SHARD, digest
+from .digest import RULES_SHARD
 
 if TYPE_CHECKING:
     from .store import Memory
@@ -99,7 +99,10 @@ def hook_output(event: str, root: str | None, payload: Any,
         # in half the hook's time (else it is finished in the background for the next prompt).
         with time_limit(hook_timeout(os.environ.get("LEAN_MEMORY_HOOK_TIMEOUT", "")) / 2,
                         warm=True):
-            text = digest(mem, prompt, budget_tokens=budget_tokens)
+            # the layers' digest; the prompt kept as an ask (fail-open; ADR 0022, 0023)
+            from .learn import hook_text
+
+            text = hook_text(mem, name, payload, prompt, budget_tokens)
     finally:
         listeners.remove(logged)
     note = ""

@@ -32,9 +32,16 @@ class UsageError(LeanMemoryError):
 
 
 def _memory(args: argparse.Namespace) -> Memory:
+    """The memory a command acts on: the global store with ``--global`` (created by a
+    put), else the project's, which may never be the global store (ADR 0022)."""
+    from .layers import check_project, global_memory
     from .store import Memory
 
-    return Memory(args.root)
+    if getattr(args, "global_", False):
+        if args.root:
+            raise UsageError("give --global or --root, not both")
+        return global_memory(create=args.command == "put")
+    return check_project(Memory(args.root))
 
 
 def entry_json(entry: Entry) -> dict[str, Any]:
@@ -64,6 +71,12 @@ def _dump(data: Any, out: TextIO) -> None:
 def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
     mem = _memory(args)
     created = mem.init()
+    if args.global_:  # the person's own store: no git, no agent set-up
+        for path in created:
+            out.write(f"created {path}\n")
+        if not created:
+            out.write(f"global memory already initialised at {mem.dir}\n")
+        return 0
     for path in created:
         out.write(f"created {os.path.relpath(path, mem.root)}\n")
     if (mem.root / ".git").exists() and not args.no_git:
@@ -117,8 +130,14 @@ def cmd_put(args: argparse.Namespace, out: TextIO) -> int:
     else:
         text = args.text
     mem = _memory(args)
-    entry = mem.put_entry(args.shard, text, title=args.title, tags=args.tag or (),
-                          date=args.date, supersedes=args.supersedes, new=args.new)
+    tags, supersedes = args.tag or [], args.supersedes
+    if supersedes and not args.global_:
+        from .layers import OVERRIDES, overrides_global
+
+        if overrides_global(mem, supersedes):  # hidden in this project's views only
+            tags, supersedes = [*tags, OVERRIDES + supersedes], None
+    entry = mem.put_entry(args.shard, text, title=args.title, tags=tags,
+                          date=args.date, supersedes=supersedes, new=args.new)
     if args.json:
         _dump(entry_json(entry), out)
     elif entry.get("said_again") and not args.new:
@@ -134,27 +153,45 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
     if args.k < 1:
         raise UsageError("-k must be at least 1")
     archive = False if args.no_archive else None  # None: the config's search_archive
+    own = getattr(args, "global_", False)  # --global: that layer alone
     if args.digest is not None:
-        out.write(mem.digest(args.digest, include_archive=archive))
+        if own:
+            out.write(mem.digest(args.digest, include_archive=archive))
+        else:
+            from .layers import digest
+
+            out.write(digest(mem, args.digest, include_archive=archive))
         return 0
     from .withhold import live_entries, read_shown
 
     if args.query is not None:
-        from .search import find
+        from .layers import GLOBAL, PROJECT, LayerHit, find, render
 
-        found = find(mem, args.query, k=args.k, shards=(args.shard,) if args.shard else None,
-                     include_archive=True if args.archive else archive)
-        hits = found.hits
-        _note_withheld(found.withheld)
-        if found.notes:  # searched without a retriever: one line, BM25 answered
-            _say("note: " + "; ".join(found.notes))
-        if args.json:
-            _dump([{**entry_json(h.entry), "score": round(h.score, 6), "archived": h.archived}
-                   for h in hits], out)
+        shards = (args.shard,) if args.shard else None
+        scope = True if args.archive else archive
+        if own:
+            from .search import find as find_one
+
+            one = find_one(mem, args.query, k=args.k, shards=shards, include_archive=scope)
+            hits = [LayerHit(GLOBAL, h) for h in one.hits]
+            withheld, notes = one.withheld, one.notes
         else:
-            from .search import render_hits
+            session = []
+            if getattr(args, "session", None):
+                from .learn import ask_hits
 
-            out.write(render_hits(hits))
+                session = ask_hits(mem, args.session, args.query, args.k)
+            hits, withheld, notes = find(mem, args.query, k=args.k, shards=shards,
+                                         include_archive=scope, session=session)
+        _note_withheld(withheld)
+        if notes:  # searched without a retriever: one line, BM25 answered
+            _say("note: " + "; ".join(notes))
+        if args.json:
+            _dump([{**entry_json(h.hit.entry), "score": round(h.hit.score, 6),
+                    "archived": h.hit.archived, "layer": h.layer} for h in hits], out)
+        else:
+            out.write(render(hits) if hits and (own or any(h.layer != PROJECT for h in hits))
+                      else _plain(hits))
             if not hits:
                 _say("no entry matches the query")
         return 0
@@ -173,6 +210,13 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
         n = len(ids)
     _note_withheld(n)
     return 0
+
+
+def _plain(hits: Sequence[Any]) -> str:
+    """Hits of the project layer alone, rendered as before there were layers."""
+    from .search import render_hits
+
+    return render_hits([h.hit for h in hits])
 
 
 def _note_withheld(n: int) -> None:
@@ -226,6 +270,8 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
         _dump(status_json(mem), out)
         return 0
     st = mem.status()
+    if not getattr(args, "global_", False):
+        context_line = _context_line(mem)
     width = max(len("shard"), *(len(s.name) for s in st.shards))
     out.write(f"{'shard':<{width}}  {'entries':>7}  {'superseded':>10}  {'tokens':>7}\n")
     for s in st.shards:
@@ -234,6 +280,8 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
     due = "due" if st.compaction_due else "not due"
     out.write(f"total ~{st.total_tokens:,} of {st.token_budget:,} tokens ({pct}%); "
               f"compaction {due} (threshold {st.compact_threshold:,})\n")
+    if not getattr(args, "global_", False):
+        out.write(context_line)
     extra = _retrievers_json(mem)
     if extra["retrievers"] != ["bm25"]:
         out.write(f"retrievers: {', '.join(extra['retrievers'])}\n")
@@ -246,6 +294,20 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
                   f"{vectors['entries']} entries"
                   f"{f'; run `{PROG} embed` for the {todo} left' if todo else ''}\n")
     return 0
+
+
+def _context_line(mem: Memory) -> str:
+    """What rides at session start and before the last prompt, in tokens (`context`)."""
+    from .learn import context
+    from .tokens import estimate_tokens
+
+    try:
+        parts = context(mem, None, 1200)
+    except LeanMemoryError:
+        return ""
+    start, before = (sum(estimate_tokens(b.text) for b in blocks) for _, blocks in parts)
+    return (f"injected: ~{start:,} tokens at session start, ~{before:,} before the last "
+            f"prompt (see `{PROG} context`)\n")
 
 
 def cmd_embed(args: argparse.Namespace, out: TextIO) -> int:
@@ -337,6 +399,17 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_hook(args: argparse.Namespace, out: TextIO) -> int:
+    if args.event == "session-end":  # prints nothing, always exits 0: never blocks the agent
+        import contextlib
+
+        with contextlib.suppress(Exception):
+            from .agents import _find_memory_root, _read_input
+            from .learn import end_session
+
+            payload = _read_input(sys.stdin)
+            cwd = payload.get("cwd") if isinstance(payload, dict) else None
+            end_session(payload, _find_memory_root(cwd, args.root))
+        return 0
     from .agents import run_hook
 
     return run_hook(args.event, args.root, sys.stdin, out)
@@ -445,6 +518,99 @@ def cmd_forget(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_asks(args: argparse.Namespace, out: TextIO) -> int:
+    from .layers import session_home
+    from .learn import load_asks
+
+    mem = _memory(args)
+    found = load_asks(session_home(mem.root), session=args.session, archived=args.archived)
+    if args.json:
+        _dump([{"id": a.id, "session": a.session, "at": a.at, "text": a.text} for a in found],
+              out)
+        return 0
+    for a in found:
+        out.write(f"{a.at}  {a.session[:12]:<12}  {a.id}  {' '.join(a.text.split())[:100]}\n")
+    if not found:
+        out.write("no asks kept" + (" (capture_asks = false)" if not mem.config.capture_asks
+                                    else "") + "\n")
+    return 0
+
+
+def cmd_promote(args: argparse.Namespace, out: TextIO) -> int:
+    from .learn import decide, pick, proposals
+
+    mem = _memory(args)
+    if args.which is None:
+        if args.yes or args.no:
+            raise UsageError("promote --yes/--no needs a proposal's number")
+        found = proposals(mem)
+        if args.json:
+            _dump([{"number": i, "key": p.key, "rule": p.rule, "sessions": list(p.sessions),
+                    "projects": len(p.projects), "suggest_global": p.suggest_global,
+                    "evidence": [{"ask": e.ask, "session": e.session, "date": e.date,
+                                  "text": e.text} for e in p.evidence]}
+                   for i, p in enumerate(found, 1)], out)
+            return 0
+        for i, p in enumerate(found, 1):
+            where = " (asked in several projects: --global suggested)" if p.suggest_global \
+                else ""
+            out.write(f"{i}. {p.rule}  [{len(p.sessions)} sessions{where}]\n")
+            for e in p.evidence[:6]:
+                out.write(f"     {e.date} {e.session[:12]}: {e.text}\n")
+        out.write(f"{len(found)} proposal(s); `{PROG} promote N --yes` writes one, "
+                  f"`--no` dismisses it\n" if found else "no proposals\n")
+        return 0
+    p = pick(mem, args.which)
+    if not (args.yes or args.no):
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise UsageError("promote N needs --yes or --no (or a terminal to ask on)")
+        where = "global" if args.global_ else "project"
+        sys.stdout.write(f"write to the {where} conventions: {p.rule}\n[y/N] ")
+        sys.stdout.flush()
+        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+            out.write("nothing written\n")
+            return 0
+    out.write(decide(mem, p, not args.no, to_global=args.global_) + "\n")
+    return 0
+
+
+def cmd_distill(args: argparse.Namespace, out: TextIO) -> int:
+    from .learn import distill
+
+    done = distill(_memory(args), ended=args.session or (), everything=args.all)
+    for s in done:
+        out.write(f"distilled {s.session}: {len(s.asked)} asks, {len(s.decided)} decided, "
+                  f"{len(s.open)} open, {len(s.dead_ends)} dead ends ({s.id})\n")
+    if not done:
+        out.write("no quiet session to distill\n")
+    return 0
+
+
+def cmd_context(args: argparse.Namespace, out: TextIO) -> int:
+    from .learn import context
+    from .tokens import estimate_tokens
+
+    mem = _memory(args)
+    mem._require_init()
+    parts = context(mem, args.prompt, args.budget, args.session)
+    rows = [(when, b.layer, b.name, estimate_tokens(b.text), b.note)
+            for when, blocks in parts for b in blocks]
+    if args.json:
+        _dump([{"when": w, "layer": layer, "block": n, "tokens": t, "note": note}
+               for w, layer, n, t, note in sorted(rows, key=lambda r: (-r[3], r[0], r[2]))],
+              out)
+        return 0
+    for when, blocks in parts:
+        total = sum(estimate_tokens(b.text) for b in blocks)
+        out.write(f"{when}: ~{total:,} of {args.budget:,} tokens\n")
+        for b in sorted(blocks, key=lambda b: (-estimate_tokens(b.text), b.name)):
+            out.write(f"  ~{estimate_tokens(b.text):>5}  {b.layer:<8} {b.name}"
+                      f"{'  (' + b.note + ')' if b.note else ''}\n")
+        if not blocks:
+            out.write("  nothing\n")
+    return 0
+
+
 # -- parser -------------------------------------------------------------------
 
 
@@ -462,12 +628,21 @@ exit codes: 0 ok, 1 a secret was found or refused, 2 bad usage or input
 """
 
 
+def _global_flag(s: argparse.ArgumentParser) -> None:
+    s.add_argument("--global", dest="global_", action="store_true",
+                   help="act on your global memory (every project; see `status --global`)")
+
+
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     from .serve import App, make_server, url
 
     mem = _memory(args)
     mem.status()  # not initialised, a broken config: one line now, not on the page
-    app = App([("project", mem)])
+    from .layers import open_global
+
+    g = open_global()
+    app = App([("project", mem), *([("global", g)] if g is not None else [])],
+              proposals=_page_proposals(mem))
     server = make_server(app, args.port)
     out.write(f"lean-memory: serving {mem.dir} on 127.0.0.1 only; open\n  {url(app)}\n"
               "(the address carries this run's token; Ctrl-C stops)\n")
@@ -477,6 +652,24 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     finally:
         server.server_close()
     return 0
+
+
+def _page_proposals(mem: Memory) -> Any:
+    """The learning loop as the page reaches it: a yes clicked there (a person, with the
+    run's token) writes the rule to the project's conventions; `promote --global` on the
+    command line is the way to the global layer."""
+    from . import learn
+    from .serve import Proposal, Proposals
+
+    def pending() -> list[Proposal]:
+        return [Proposal(p.key, p.rule, tuple(f"{e.date} ({e.session[:12]}): {e.text}"
+                                              for e in p.evidence))
+                for p in learn.proposals(mem)]
+
+    def decide(key: str, yes: bool) -> str:
+        return learn.decide(mem, learn.pick(mem, key), yes)
+
+    return Proposals(pending, decide)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -506,6 +699,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(left as a change to commit; no commit is ever rewritten)")
     s.add_argument("--no-git", action="store_true",
                    help="do not set up the git merge driver in a git repository")
+    _global_flag(s)
     s.set_defaults(func=cmd_init)
 
     s = sub.add_parser("put", help="add an entry to a shard")
@@ -520,6 +714,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--new", action="store_true",
                    help="add a separate entry even when it repeats an existing one")
     s.add_argument("--json", action="store_true", help="print the stored entry as JSON")
+    _global_flag(s)
     s.set_defaults(func=cmd_put)
 
     s = sub.add_parser("get", help="print INDEX.md, a shard, or the entries matching a query")
@@ -527,6 +722,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--query", "-q", metavar="Q",
                    help="plain words: print the entries that match best")
     s.add_argument("-k", type=int, default=5, metavar="N", help="how many entries (default 5)")
+    s.add_argument("--session", metavar="ID",
+                   help="with --query, also this session's asks (the session layer)")
     s.add_argument("--digest", metavar="PROMPT",
                    help="the block to inject before PROMPT (standing rules, best matches)")
     s.add_argument("--json", action="store_true",
@@ -536,13 +733,16 @@ def build_parser() -> argparse.ArgumentParser:
                        help="print SHARD's archive (a query covers the archive by default)")
     where.add_argument("--no-archive", action="store_true",
                        help="leave the archive out of --query and --digest")
+    _global_flag(s)
     s.set_defaults(func=cmd_get)
 
     s = sub.add_parser("index", help="regenerate INDEX.md")
+    _global_flag(s)
     s.set_defaults(func=cmd_index)
 
     s = sub.add_parser("status", help="per-shard counts, tokens, budget")
     s.add_argument("--json", action="store_true", help="the status as JSON")
+    _global_flag(s)
     s.set_defaults(func=cmd_status)
 
     s = sub.add_parser("embed", help="compute the missing vectors of the ollama retriever")
@@ -554,6 +754,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("compact", help="fold the oldest entries when over budget")
     s.add_argument("--dry-run", action="store_true", help="say what would be folded; write nothing")
     s.add_argument("--json", action="store_true", help="the report as JSON")
+    _global_flag(s)
     s.set_defaults(func=cmd_compact)
 
     s = sub.add_parser("scan", help="check files (or the staged changes) for secrets; exit 1 "
@@ -571,29 +772,64 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_demo)
 
     s = sub.add_parser("hook", help="agent hook: read the event JSON on stdin, print context")
-    s.add_argument("event", choices=("session-start", "user-prompt-submit"),
+    s.add_argument("event", choices=("session-start", "user-prompt-submit", "session-end"),
                    help="the agent event whose hook JSON comes on stdin")
     s.set_defaults(func=cmd_hook)
 
     s = sub.add_parser("list", help="the live entries: id, date, tokens, title, marks")
     s.add_argument("shard", nargs="?", help="only this shard")
     s.add_argument("--json", action="store_true", help="a JSON list of entries")
+    _global_flag(s)
     s.set_defaults(func=cmd_list)
 
     s = sub.add_parser("show", help="one entry as Markdown")
     s.add_argument("id", help="the entry's id (see `list`)")
     s.add_argument("--json", action="store_true", help="the entry as JSON")
+    _global_flag(s)
     s.set_defaults(func=cmd_show)
 
     s = sub.add_parser("edit", help="edit one entry in $EDITOR (checked like a put)")
     s.add_argument("id", help="the entry's id (see `list`)")
+    _global_flag(s)
     s.set_defaults(func=cmd_edit)
 
     s = sub.add_parser("forget", help="move one entry to the archive (never destroyed)")
     s.add_argument("id", help="the entry's id (see `list`)")
     s.add_argument("--reason", required=True, help="one line: why it goes")
     s.add_argument("--date", metavar="YYYY-MM-DD", help="the date recorded (default today)")
+    _global_flag(s)
     s.set_defaults(func=cmd_forget)
+
+    s = sub.add_parser("asks", help="what the person asked, as the prompt hook kept it")
+    s.add_argument("--session", metavar="ID", help="only this session")
+    s.add_argument("--archived", action="store_true",
+                   help="the asks of distilled sessions (kept, never injected)")
+    s.add_argument("--json", action="store_true", help="a JSON list of asks")
+    s.set_defaults(func=cmd_asks)
+
+    s = sub.add_parser("promote", help="requests that came back in 3+ sessions, proposed as "
+                                       "rules; write one only with a yes")
+    s.add_argument("which", nargs="?", metavar="N", help="a proposal's number (or key)")
+    verdict = s.add_mutually_exclusive_group()
+    verdict.add_argument("--yes", action="store_true", help="write the rule to conventions")
+    verdict.add_argument("--no", action="store_true", help="dismiss it for good")
+    _global_flag(s)
+    s.add_argument("--json", action="store_true", help="the proposals as JSON")
+    s.set_defaults(func=cmd_promote)
+
+    s = sub.add_parser("distill", help="fold each quiet session into one summary entry")
+    s.add_argument("--session", metavar="ID", action="append",
+                   help="a session that ended (distilled now); repeat for several")
+    s.add_argument("--all", action="store_true", help="every session with asks, quiet or not")
+    s.set_defaults(func=cmd_distill)
+
+    s = sub.add_parser("context", help="every block lean_memory injects, with its token cost")
+    s.add_argument("prompt", nargs="?", help="the prompt (default: the last one kept)")
+    s.add_argument("--session", metavar="ID", help="the session whose asks to count")
+    s.add_argument("--budget", type=int, default=1200, metavar="T",
+                   help="the hook's token budget (default 1200)")
+    s.add_argument("--json", action="store_true", help="the blocks as JSON")
+    s.set_defaults(func=cmd_context)
 
     s = sub.add_parser("serve", help="a local page: what memory holds, what rides every prompt")
     s.add_argument("--port", type=int, default=8765, metavar="N",
@@ -623,19 +859,22 @@ class _Args:
 # attribute each sets), the options that may repeat (appended), and the defaults, all as
 # build_parser declares them; tests/test_cli_fast.py checks both agree.
 _FAST: dict[str, tuple[tuple[str, ...], dict[str, str], dict[str, str], dict[str, Any]]] = {
-    "get": (("shard",), {"--json": "json", "--archive": "archive", "--no-archive": "no_archive"},
-            {"--query": "query", "-q": "query", "-k": "k", "--digest": "digest"},
+    "get": (("shard",), {"--json": "json", "--archive": "archive", "--no-archive": "no_archive",
+                         "--global": "global_"},
+            {"--query": "query", "-q": "query", "-k": "k", "--digest": "digest",
+             "--session": "session"},
             {"shard": None, "query": None, "k": 5, "digest": None, "json": False,
-             "archive": False, "no_archive": False}),
-    "status": ((), {"--json": "json"}, {}, {"json": False}),
-    "put": (("shard", "text"), {"--new": "new", "--json": "json"},
+             "archive": False, "no_archive": False, "global_": False, "session": None}),
+    "status": ((), {"--json": "json", "--global": "global_"}, {},
+               {"json": False, "global_": False}),
+    "put": (("shard", "text"), {"--new": "new", "--json": "json", "--global": "global_"},
             {"--title": "title", "--tag": "tag", "--date": "date",
              "--supersedes": "supersedes"},
             {"text": None, "title": None, "tag": None, "date": None, "supersedes": None,
-             "new": False, "json": False}),
+             "new": False, "json": False, "global_": False}),
     "hook": (("event",), {}, {}, {}),
 }
-_HOOK_EVENTS = ("session-start", "user-prompt-submit")
+_HOOK_EVENTS = ("session-start", "user-prompt-submit", "session-end")
 
 
 def _fast_args(argv: Sequence[str]) -> Any:

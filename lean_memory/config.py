@@ -39,6 +39,8 @@ class Config:
     digest_index: bool = False  # the per-prompt digest repeats the shard overview (ADR 0018)
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
+    capture_asks: bool = True  # the prompt hook records asks in the session layer (ADR 0023)
+    distill_after: int = 7200  # seconds without a prompt before a session is distilled
     ollama_model: str = "nomic-embed-text"
     ollama_host: str = ""  # empty: $OLLAMA_HOST, else http://127.0.0.1:11434
     ollama_allow_remote: bool = False
@@ -64,6 +66,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "max_index_tokens": (100, 100_000),
     "bm25_k1": (0.0, 100.0),
     "bm25_b": (0.0, 1.0),
+    "distill_after": (60, 10_000_000),
 }
 
 

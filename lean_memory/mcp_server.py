@@ -240,22 +240,27 @@ class Server:
         return text
 
     def _tool_search(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        from .search import find, render_hits
+        from .search import render_hits
         from .withhold import count_note
 
         k = args.get("k", 5)
         if not 1 <= k <= MAX_K:
             raise _ArgumentError(f"argument 'k' must be between 1 and {MAX_K}")
-        found = find(self.open_memory(), args["query"], k=k,
-                     include_archive=args.get("archive"))
-        text = render_hits(found.hits) if found.hits else "No entry matches that query."
-        if found.withheld:
-            text += f"\n_({count_note(found.withheld)})_\n"
-        if found.notes:  # a retriever searched without: the client should know, as the CLI says
-            text += f"\n_(note: {redact_message('; '.join(found.notes))})_\n"
-        hits = [{**_entry(h.entry, text=True), "score": round(h.score, 4),
-                 **({"archived": True} if h.archived else {})} for h in found.hits]
-        return text, {"entries": hits, "withheld": found.withheld}
+        from .layers import PROJECT, find, render  # global + project, each labelled
+
+        found, withheld, notes = find(self.open_memory(), args["query"], k=k,
+                                      include_archive=args.get("archive"))
+        layered = any(h.layer != PROJECT for h in found)
+        text = ((render(found) if layered else render_hits([h.hit for h in found]))
+                if found else "No entry matches that query.")
+        if withheld:
+            text += f"\n_({count_note(withheld)})_\n"
+        if notes:  # a retriever searched without: the client should know, as the CLI says
+            text += f"\n_(note: {redact_message('; '.join(notes))})_\n"
+        hits = [{**_entry(h.hit.entry, text=True), "score": round(h.hit.score, 4),
+                 "layer": h.layer, **({"archived": True} if h.hit.archived else {})}
+                for h in found]
+        return text, {"entries": hits, "withheld": withheld}
 
     def _tool_list(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         from .folder import check_date
@@ -464,6 +469,8 @@ def run(root: str | None) -> int:
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # protocol messages only on the real stdout
     try:
-        return serve(lambda: Memory(root), sys.stdin.buffer, out)
+        from .layers import check_project
+
+        return serve(lambda: check_project(Memory(root)), sys.stdin.buffer, out)
     except (BrokenPipeError, KeyboardInterrupt):
         return 0

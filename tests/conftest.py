@@ -23,6 +23,15 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True)
+def _private_data(tmp_path_factory: pytest.TempPathFactory,
+                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test (and the CLI it starts) keeps the global and session layers in a temporary
+    folder: the prompt hook records asks, and no test may touch the real home."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data")))
+    monkeypatch.delenv("LEAN_MEMORY_GLOBAL", raising=False)
+
+
 @pytest.fixture
 def mem(tmp_path: Path) -> lean_memory.Memory:
     m = lean_memory.Memory(tmp_path)

@@ -116,8 +116,8 @@ def test_query_json_shape(root: Path) -> None:
     r = run_cli("get", "--query", "postgres ECONNREFUSED", "--json", cwd=root)
     [hit] = json.loads(r.stdout)
     assert set(hit) == {"id", "shard", "title", "date", "tags", "supersedes", "meta", "text",
-                        "score", "archived"}
-    assert hit["shard"] == "failures" and hit["score"] > 0
+                        "score", "archived", "layer"}
+    assert hit["shard"] == "failures" and hit["score"] > 0 and hit["layer"] == "project"
 
 
 def test_version_and_help(root: Path) -> None:

@@ -1,0 +1,355 @@
+"""The layers of memory: global (the person's, every project), project, session (ADR 0022).
+
+* **Where they live.** Only the environment and the platform decide: the global store is
+  ``$LEAN_MEMORY_GLOBAL``, else ``<data>/lean-memory/global`` where ``<data>`` is
+  ``$XDG_DATA_HOME``, else the platform's per-user data folder (``~/.local/share``,
+  ``~/Library/Application Support``, ``%APPDATA%``). Nothing a repository holds (its config,
+  caches, hooks, links) is ever read to find it. A session layer, per project, is
+  ``<data>/lean-memory/projects/<slug>-<hash of the project's real path>/``: personal, local,
+  never in a folder that is committed.
+* **One view over them.** :func:`find` and :func:`digest` see global and project together,
+  each hit labelled with its layer. The same text in two layers is shown once, from the
+  higher layer (global, then project, then session); an entry of the project that
+  supersedes a global one hides it in this project's views only (the global store is never
+  edited from a project). Standing rules ride from both layers, the global ones first.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ._hash import blake2b
+from .errors import LeanMemoryError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .format import Entry
+    from .search import Hit
+    from .store import Memory
+
+GLOBAL_ENV = "LEAN_MEMORY_GLOBAL"
+GLOBAL = "global"
+PROJECT = "project"
+SESSION = "session"
+LAYERS = (GLOBAL, PROJECT, SESSION)  # precedence: the first wins a said-twice
+GLOBAL_SHARE = 3  # the global block takes at most 1/3 of a digest's budget
+GLOBAL_RULES_HEAD = "\n## Your standing rules (global: every project, follow them)\n"
+GLOBAL_MATCH_HEAD = "\n## Your global memory matching this prompt\n"
+
+
+class LayerError(LeanMemoryError):
+    """A layer cannot be used as asked (e.g. a project folder that is the global store)."""
+
+
+# -- where the layers live ------------------------------------------------------------------
+
+
+def data_home() -> Path:
+    """The per-user data folder: ``$XDG_DATA_HOME`` (absolute), else the platform's."""
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg)
+    if sys.platform == "win32" and os.environ.get("APPDATA"):
+        return Path(os.environ["APPDATA"])
+    home = Path.home()
+    if sys.platform == "darwin":
+        return home / "Library" / "Application Support"
+    return home / ".local" / "share"
+
+
+def app_home() -> Path:
+    return data_home() / "lean-memory"
+
+
+def global_root() -> Path:
+    """The global store's root (its files are under ``<root>/.agents/memory``)."""
+    env = os.environ.get(GLOBAL_ENV, "")
+    if env:
+        path = Path(env).expanduser()
+        if not path.is_absolute():
+            raise LayerError(f"{GLOBAL_ENV} must be an absolute path")
+        return path
+    return app_home() / GLOBAL
+
+
+def _real(path: Path) -> str:
+    return os.path.normcase(os.path.realpath(path))
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def global_memory(*, create: bool = False) -> Memory:
+    """The global store; with ``create``, initialised first (``put --global``)."""
+    from .store import Memory
+
+    mem = Memory(global_root())
+    if create and not mem.dir.is_dir():
+        mem.init()
+    return mem
+
+
+def open_global() -> Memory | None:
+    """The global store when it exists, else None (no global layer to show)."""
+    try:
+        mem = global_memory()
+        return mem if mem.dir.is_dir() else None
+    except (LeanMemoryError, OSError, RuntimeError):
+        return None  # no home folder: no global layer
+
+
+def check_project(mem: Memory) -> Memory:
+    """``mem`` when it is a project's memory; refuses the global store reached as a project
+    (a repository's ``.agents`` linked to it, or run from inside it): a repository can
+    never write the global store by pointing at it."""
+    try:
+        g_dir, g_root = _real(global_memory().dir), _real(global_root())
+    except (LeanMemoryError, OSError, RuntimeError):
+        return mem
+    p_dir, p_root = _real(mem.dir), _real(mem.root)
+    if _inside(p_dir, g_dir) or _inside(g_dir, p_dir) or _inside(p_root, g_root) or \
+            p_root == g_root:
+        raise LayerError(f"{mem.root} leads to the global store; use --global to act on it")
+    return mem
+
+
+def project_key(root: Path) -> str:
+    """The session layer's folder name of a project: a readable slug and a hash of the
+    project's real path (two clones of one repository are two projects)."""
+    real = os.path.realpath(root)
+    slug = re.sub(r"[^a-z0-9]+", "-", os.path.basename(real).lower()).strip("-")[:40]
+    digest = blake2b(real.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
+    return f"{slug or 'root'}-{digest}"
+
+
+def session_home(root: Path) -> Path:
+    """Where this project's session layer lives (asks, summaries, decisions)."""
+    return app_home() / "projects" / project_key(root)
+
+
+# -- one search over the layers -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LayerHit:
+    """A hit and the layer it comes from."""
+
+    layer: str
+    hit: Hit
+
+
+def _key(entry: Entry) -> str:
+    from .dedup import main_text
+    from .summaries import normalize
+
+    return normalize(main_text(entry.text))
+
+
+OVERRIDES = "supersedes-global:"  # the tag of a project entry that corrects a global one
+
+
+def _project_supersedes(project: Memory) -> set[str]:
+    """Global ids the project's live entries supersede (hidden in this project's views).
+    Runs before every prompt: only a shard whose text names the tag is parsed."""
+    from . import format as fmt
+
+    out: set[str] = set()
+    try:
+        for name in project.shards:
+            text = project.read_text(project.shard_path(name))
+            if OVERRIDES in text:
+                out.update(t[len(OVERRIDES):] for e in fmt.parse(text, name).entries
+                           for t in e.tags if t.startswith(OVERRIDES))
+    except LeanMemoryError:
+        return out
+    return out
+
+
+def overrides_global(project: Memory, entry_id: str) -> bool:
+    """Whether ``entry_id`` names no entry of the project but one of the global store: a
+    project correcting a global entry records it as a tag (the global store is never edited
+    from a project)."""
+    from .manage import UnknownEntry, find_entry
+
+    try:
+        find_entry(project, entry_id)
+        return False
+    except UnknownEntry:
+        pass
+    g = open_global()
+    if g is None:
+        return False
+    try:
+        find_entry(g, entry_id)
+    except UnknownEntry:
+        return False
+    return True
+
+
+def _live_keys(mem: Memory) -> set[str]:
+    hidden = mem.superseded_ids()
+    return {_key(e) for e in mem.entries() if e.id not in hidden}
+
+
+def find(project: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
+         include_archive: bool | None = None, session: Sequence[Hit] = (),
+         ) -> tuple[list[LayerHit], int, tuple[str, ...]]:
+    """The ``k`` best entries for ``query`` over the global and project layers (and
+    ``session``: this session's asks as hits, best first), each labelled; (hits, withheld,
+    notes). Ranks interleave (a layer's scores do not compare with another's), the higher
+    layer first on a tie; a text said in two layers is shown once, from the higher."""
+    from .search import find as find_one
+
+    found = find_one(project, query, k=k, shards=shards, include_archive=include_archive)
+    g = open_global()
+    g_shards = None if shards is None or g is None else [s for s in shards if s in g.shards]
+    g_hits: list[Hit] = []
+    withheld, notes = found.withheld, found.notes
+    p_hits = found.hits
+    if g is not None and g_shards != []:
+        g_found = find_one(g, query, k=k, shards=g_shards, include_archive=include_archive)
+        gone = _project_supersedes(project)
+        g_hits = [h for h in g_found.hits if h.entry.id not in gone]
+        g_keys = _live_keys(g)
+        p_hits = [h for h in p_hits if _key(h.entry) not in g_keys]
+        withheld, notes = withheld + g_found.withheld, (*notes, *g_found.notes)
+    if session:
+        said = {_key(h.entry) for h in (*g_hits, *p_hits)} | (
+            _live_keys(g) if g is not None else set()) | _live_keys(project)
+        session = [h for h in session if _key(h.entry) not in said]
+    merged: list[tuple[int, int, LayerHit]] = []
+    for order, (layer, hits) in enumerate(((GLOBAL, g_hits), (PROJECT, p_hits),
+                                           (SESSION, session))):
+        merged.extend((rank, order, LayerHit(layer, h)) for rank, h in enumerate(hits))
+    merged.sort(key=lambda t: (t[0], t[1]))
+    return [t[2] for t in merged[:k]], withheld, notes
+
+
+def render(hits: Sequence[LayerHit]) -> str:
+    """:func:`lean_memory.search.render_hits`, each hit labelled with its layer."""
+    from .search import render_hits
+
+    parts = []
+    for lh in hits:
+        text = render_hits([lh.hit])
+        head, _, rest = text.partition("\n_")
+        parts.append(f"{head}\n_layer: {lh.layer} · {rest}")
+    return "\n".join(parts)
+
+
+# -- one digest over the layers -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Block:
+    """A named part of what a hook injects, for `context`: its layer, text and what was
+    left out of it."""
+
+    name: str
+    layer: str
+    text: str
+    note: str = ""
+
+
+def _global_rules(g: Memory, gone: set[str]) -> tuple[list[Entry], int]:
+    from .digest import RULES_SHARD
+    from .withhold import live_entries
+
+    if RULES_SHARD not in g.shards:
+        return [], 0
+    hidden = g.superseded_ids() | gone
+    live = [e for e in g.entries(RULES_SHARD) if e.id not in hidden]
+    kept, withheld = live_entries(g, live)
+    return kept, withheld
+
+
+def global_blocks(project: Memory, prompt: str, budget: int,
+                  include_archive: bool | None = None) -> list[Block]:
+    """The global layer's part of a digest in ``budget`` tokens: its standing rules (only
+    entries of its ``conventions`` ride uncapped by ranking), then its matches."""
+    from .digest import (
+        RULES_SHARD,
+        _fit_rules,
+        _Matches,
+        _pack_matches,
+        _placeholder,
+        _tokens,
+    )
+    from .withhold import count_note
+
+    g = open_global()
+    if g is None or budget <= 0:
+        return []
+    gone = _project_supersedes(project)
+    rules, withheld = _global_rules(g, gone)
+    blocks = []
+    used = 0
+    if rules:
+        room = budget * 2 // 3 if prompt.strip() else budget
+        lines = _fit_rules(rules, room - _tokens(GLOBAL_RULES_HEAD) - 1)
+        if lines:
+            text = GLOBAL_RULES_HEAD + "\n".join(lines) + "\n"
+            note = "; ".join(x for x in (
+                f"{len(rules)} rule{'s' if len(rules) != 1 else ''}, each cut to its cap "
+                "when long",
+                count_note(withheld) if withheld else "") if x)
+            blocks.append(Block("standing rules", GLOBAL, text, note))
+            used = _tokens(text)
+    from .bm25 import tokenize
+
+    others = [s for s in g.shards if s != RULES_SHARD]
+    if prompt.strip() and others and tokenize(prompt):
+        room = budget - used
+        found = _Matches(g, prompt[:4000], others, include_archive, room)
+        found.hits = [h for h in found.hits if h.entry.id not in gone
+                      and not _placeholder(h.entry)]
+        lines, rest, more = _pack_matches(found, room - _tokens(GLOBAL_MATCH_HEAD))
+        if lines:
+            text = GLOBAL_MATCH_HEAD + "\n".join(lines) + "\n"
+            blocks.append(Block("matches", GLOBAL, text,
+                                f"{rest}{'+' if more else ''} left out for the budget"
+                                if rest else ""))
+    return blocks
+
+
+def _drop_repeated(text: str, shown: str) -> str:
+    """``text`` without the list lines ``shown`` already holds (the same text twice is
+    shown once, from the higher layer)."""
+    seen = {ln for ln in shown.splitlines() if ln.startswith("- ")}
+    if not seen:
+        return text
+    kept = [ln for ln in text.splitlines(keepends=True) if ln.rstrip("\n") not in seen]
+    return "".join(kept)
+
+
+def digest_blocks(project: Memory, prompt: str, *, budget_tokens: int = 1200,
+                  include_archive: bool | None = None) -> list[Block]:
+    """The blocks of the digest over the layers: the global rules and matches in at most
+    1/:data:`GLOBAL_SHARE` of the budget, then the project's digest in what is left."""
+    from .digest import digest
+    from .tokens import estimate_tokens
+
+    head = global_blocks(project, prompt, max(budget_tokens, 0) // GLOBAL_SHARE,
+                         include_archive)
+    used = sum(estimate_tokens(b.text) for b in head)
+    text = digest(project, prompt, budget_tokens=budget_tokens - used,
+                  include_archive=include_archive)
+    text = _drop_repeated(text, "".join(b.text for b in head))
+    if head and text.strip():
+        text = "\n" + text.lstrip("\n")
+    return [*head, Block("digest", PROJECT, text)] if text.strip() else head
+
+
+def digest(project: Memory, prompt: str, *, budget_tokens: int = 1200,
+           include_archive: bool | None = None) -> str:
+    """The block to inject before ``prompt``, over the global and project layers."""
+    blocks = digest_blocks(project, prompt, budget_tokens=budget_tokens,
+                           include_archive=include_archive)
+    return "".join(b.text for b in blocks).lstrip("\n")

@@ -1,0 +1,516 @@
+"""The learning loop's storage and steps: asks kept per session, proposals said yes or no
+to, quiet sessions distilled, and what the hooks add at session start (ADR 0023).
+
+The matcher and the summaries are :mod:`lean_memory.asks` (pure); this module reads and
+writes the session layer (:func:`lean_memory.layers.session_home`)::
+
+    asks/<session>.jsonl          one JSON ask a line, append-only, 0600
+    asks/archive/<session>.jsonl  a distilled session's asks (searchable, never injected)
+    .agents/memory/sessions.md    one summary entry per distilled session
+    decisions.jsonl               proposals said yes or no to (never proposed again)
+    latest.json                   the last distilled session's "still open" lines
+
+Nothing here approves a proposal without a person: :func:`decide` is called by the CLI only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import asks as A
+from ._hash import blake2b
+from ._lazyre import lazy
+from .errors import LeanMemoryError
+from .layers import (
+    GLOBAL,
+    PROJECT,
+    SESSION,
+    Block,
+    app_home,
+    check_project,
+    digest_blocks,
+    global_memory,
+    open_global,
+    project_key,
+    session_home,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from .search import Hit
+    from .store import Memory
+
+ASKS_DIR = "asks"
+ARCHIVE_DIR = "archive"
+SESSIONS_SHARD = A.SUMMARY_SHARD
+MAX_FILE = A.MAX_ASKS_PER_SESSION * (A.MAX_ASK_BYTES + 1024)
+COMPACT_ASKS = 10  # asks a compacted session gets back at its start
+OPEN_LINES = 5  # "still open" lines of the last session at the next one's start
+EXTRAS_SHARE = 4  # the session-start extras take at most 1/4 of the budget
+MAX_EVIDENCE = 4000  # asks the matcher reads (the latest): ~1.5 s, within the hook's time
+_FILE_NAME = lazy(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+_TAG = "session-summary"
+
+
+class LearnError(LeanMemoryError):
+    """A learning-loop command cannot do what was asked."""
+
+
+def now_utc() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+# -- private files --------------------------------------------------------------------------
+
+
+def _private_dir(path: Path) -> None:
+    """``mkdir -p`` whose new folders only their owner may open (asks are personal)."""
+    missing = []
+    while not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    for folder in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=0o700)
+    for folder in (*missing, path):
+        if folder.is_symlink() or not folder.is_dir():
+            raise LearnError(f"{folder} is not a folder")
+
+
+def _read(path: Path) -> str:
+    """A session-layer file ('' when missing); never through a link."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return ""
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read(MAX_FILE).decode("utf-8", "replace")
+
+
+def _write(path: Path, text: str) -> None:
+    """Replace ``path`` atomically, readable by its owner only."""
+    _private_dir(path.parent)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0),
+                 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _append(path: Path, line: str) -> None:
+    _private_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0),
+                 0o600)
+    with os.fdopen(fd, "a", encoding="utf-8") as fh:
+        fh.write(line)
+
+
+# -- asks -----------------------------------------------------------------------------------
+
+
+def _file_name(session: str) -> str:
+    sid = A.clean_session_id(session)
+    if _FILE_NAME.fullmatch(sid):
+        return sid + ".jsonl"
+    return "h-" + blake2b(sid.encode(), digest_size=8).hexdigest() + ".jsonl"
+
+
+def _record(ask: A.Ask) -> str:
+    return json.dumps({"id": ask.id, "session": ask.session, "at": ask.at, "text": ask.text,
+                       "project": ask.project}, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def _parse(text: str) -> list[A.Ask]:
+    out = []
+    for line in text.splitlines():
+        with contextlib.suppress(ValueError, TypeError, KeyError):
+            d = json.loads(line)
+            if isinstance(d, dict) and all(isinstance(d.get(k), str)
+                                           for k in ("id", "session", "at", "text")):
+                out.append(A.Ask(d["id"], d["session"], d["at"], d["text"],
+                                 str(d.get("project", ""))))
+    return out
+
+
+def record(project: Memory, session: str, prompt: str, at: str | None = None) -> A.Ask | None:
+    """Keep ``prompt`` as an ask of ``session`` (scanned, bounded, deterministic id); None
+    when capture is off, the prompt is empty or the same ask is already kept. A session
+    holds at most :data:`asks.MAX_ASKS_PER_SESSION` asks: the latest."""
+    if not project.config.capture_asks:
+        return None
+    ask = A.make_ask(session, prompt, at or now_utc(), project=project_key(project.root))
+    if ask is None:
+        return None
+    path = session_home(project.root) / ASKS_DIR / _file_name(session)
+    have = _parse(_read(path))
+    if any(a.id == ask.id for a in have):
+        return None
+    if len(have) >= A.MAX_ASKS_PER_SESSION:
+        kept = A.bound_session([*have, ask])
+        _write(path, "".join(_record(a) for a in kept))
+    else:
+        _append(path, _record(ask))
+    return ask
+
+
+def _ask_files(home: Path, archived: bool) -> list[Path]:
+    folder = home / ASKS_DIR / (ARCHIVE_DIR if archived else "")
+    with contextlib.suppress(OSError):
+        return sorted(p for p in folder.iterdir() if p.suffix == ".jsonl" and p.is_file()
+                      and not p.is_symlink())
+    return []
+
+
+def load_asks(home: Path, *, session: str | None = None,
+              archived: bool | None = False) -> list[A.Ask]:
+    """The asks kept in ``home`` (live; with ``archived`` True the archived ones, None both),
+    in time order; of one session only with ``session``."""
+    kinds = (False, True) if archived is None else (archived,)
+    files = [p for k in kinds for p in _ask_files(home, k)
+             if session is None or p.name == _file_name(session)]
+    found = [a for p in files for a in _parse(_read(p))]
+    if session is not None:
+        sid = A.clean_session_id(session)
+        found = [a for a in found if a.session == sid]
+    return A._unique_asks(found)
+
+
+def _homes() -> list[Path]:
+    with contextlib.suppress(OSError):
+        return sorted(p for p in (app_home() / "projects").iterdir() if p.is_dir()
+                      and not p.is_symlink())
+    return []
+
+
+def all_asks() -> list[A.Ask]:
+    """The latest :data:`MAX_EVIDENCE` asks of every project of this person, live and
+    archived (the evidence proposals need: a rule asked in three projects is one rule)."""
+    return A._unique_asks(a for h in _homes() for a in load_asks(h, archived=None))[
+        -MAX_EVIDENCE:]
+
+
+def ask_hits(project: Memory, session: str, query: str, k: int = 5) -> list[Hit]:
+    """This session's asks (live and archived) that share words with ``query``, as hits
+    of the pseudo-shard ``asks``, most shared words first, then the latest."""
+    from .bm25 import tokenize
+    from .format import Entry
+    from .search import Hit
+
+    want = set(tokenize(query))
+    scored = []
+    for a in load_asks(session_home(project.root), session=session, archived=None):
+        shared = len(want & set(tokenize(a.text)))
+        if shared:
+            title = " ".join(a.text.split())[:80]
+            scored.append(Hit(Entry(a.id, ASKS_DIR, title, a.text, a.date), ASKS_DIR,
+                              float(shared)))
+    scored.sort(key=lambda h: (-h.score, h.entry.date or "", h.entry.id), reverse=False)
+    return scored[:k]
+
+
+# -- proposals ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Decision:
+    key: str
+    rule: str
+    verdict: str  # "yes" or "no"
+    to: str  # the layer written to ("" for a no)
+
+
+def decisions(project: Memory) -> list[Decision]:
+    out = []
+    for line in _read(session_home(project.root) / "decisions.jsonl").splitlines():
+        with contextlib.suppress(ValueError, TypeError, KeyError):
+            d = json.loads(line)
+            out.append(Decision(str(d["key"]), str(d["rule"]), str(d["verdict"]),
+                                str(d.get("to", ""))))
+    return out
+
+
+def _rules(mem: Memory | None) -> list[str]:
+    from .digest import RULES_SHARD
+
+    if mem is None or RULES_SHARD not in mem.shards or not mem.dir.is_dir():
+        return []
+    return [e.title + "\n" + e.text for e in mem.entries(RULES_SHARD)]
+
+
+def proposals(project: Memory) -> list[A.Proposal]:
+    """Requests that came back in three or more sessions, not yet written as a rule here
+    or globally, not said yes or no to: numbered 1.. in this order."""
+    done = decisions(project)
+    known = [*_rules(project), *_rules(open_global()), *(d.rule for d in done)]
+    keys = {d.key for d in done}
+    return [p for p in A.propose(all_asks(), known) if p.key not in keys]
+
+
+def _inputs_signature(project: Memory) -> str:
+    """What the proposals depend on, by file signatures: every asks file, this project's
+    decisions, the project's and the global conventions."""
+    from .digest import RULES_SHARD
+    from .fsutil import file_signature
+
+    files = [p for h in _homes() for k in (False, True) for p in _ask_files(h, k)]
+    files.append(session_home(project.root) / "decisions.jsonl")
+    for mem in (project, open_global()):
+        if mem is not None and RULES_SHARD in mem.shards:
+            files.append(mem.shard_path(RULES_SHARD))
+    sigs = "\n".join(f"{p}\0{file_signature(p)}" for p in files)
+    return blake2b(sigs.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def pending(project: Memory) -> int:
+    """How many proposals wait, remembered while nothing they depend on changed (the
+    matcher runs at most once per change, not at every session start)."""
+    path = session_home(project.root) / "pending.json"
+    key = _inputs_signature(project)
+    with contextlib.suppress(ValueError, TypeError):
+        cached = json.loads(_read(path) or "{}")
+        if isinstance(cached, dict) and cached.get("key") == key and \
+                isinstance(cached.get("count"), int):
+            return int(cached["count"])
+    count = len(proposals(project))
+    with contextlib.suppress(OSError, LeanMemoryError):
+        _write(path, json.dumps({"key": key, "count": count}) + "\n")
+    return count
+
+
+def pick(project: Memory, which: str) -> A.Proposal:
+    """Proposal ``which``: its number in :func:`proposals` or its key."""
+    found = proposals(project)
+    if which.isdecimal() and 1 <= int(which) <= len(found):
+        return found[int(which) - 1]
+    for p in found:
+        if p.key == which:
+            return p
+    raise LearnError(f"no proposal {which[:20]!r}: run `lean-memory promote` for the list")
+
+
+def decide(project: Memory, proposal: A.Proposal, yes: bool, *, to_global: bool = False,
+           date: str | None = None) -> str:
+    """Write a proposal's rule (a person said yes) or dismiss it for good; the line to
+    show. Only the CLI calls this, after a person's yes."""
+    from .digest import RULES_SHARD
+
+    where = ""
+    if yes:
+        target = global_memory(create=True) if to_global else project
+        entry = target.put_entry(RULES_SHARD, proposal.rule, tags=("promoted",), date=date)
+        where = GLOBAL if to_global else PROJECT
+        said = f"wrote {entry.id} to {where} {RULES_SHARD}: {entry.title}"
+    else:
+        said = f"dismissed {proposal.key}: it will not be proposed again"
+    _append(session_home(project.root) / "decisions.jsonl", json.dumps(
+        {"key": proposal.key, "rule": proposal.rule, "verdict": "yes" if yes else "no",
+         "to": where, "at": now_utc()}, ensure_ascii=False, sort_keys=True) + "\n")
+    return said
+
+
+# -- distill --------------------------------------------------------------------------------
+
+
+def session_store(project: Memory, *, create: bool = False) -> Memory | None:
+    """The session layer's own store (its ``sessions`` shard holds the summaries)."""
+    from .store import Memory
+
+    home = session_home(project.root)
+    mem = Memory(home)
+    if not mem.dir.is_dir():
+        if not create:
+            return None
+        _private_dir(home / ".agents")
+        config = home / ".agents" / "config.toml"
+        if not config.exists():
+            # a summary of a long session lists up to 20 lines a part: over a project's cap
+            _write(config, f'[memory]\nshards = ["{SESSIONS_SHARD}"]\n'
+                           'max_entry_tokens = 20000\ntoken_budget = 1000000\n')
+        mem.init()
+    return mem
+
+
+def _written(project: Memory, first: str, last: str) -> list[A.Written]:
+    """Entries of the project and global layers dated within a session's days (their
+    time of day is not kept: taken as after every ask of those days)."""
+    out = []
+    for mem in (project, open_global()):
+        if mem is None or not mem.dir.is_dir():
+            continue
+        for e in mem.entries():
+            if e.date and first <= e.date <= last:
+                out.append(A.Written(e.id, e.shard, e.title, e.text))
+    return out
+
+
+def distill(project: Memory, *, now: str | None = None, ended: Iterable[str] = (),
+            everything: bool = False) -> list[A.Summary]:
+    """Fold each quiet session (no prompt for ``distill_after``, or ended, or every one
+    with ``everything``) into one summary entry and archive its asks. Idempotent: a
+    distilled session has no live asks left, and its summary is written once."""
+    home = session_home(project.root)
+    live = load_asks(home)
+    if not live:
+        return []
+    ended = [A.clean_session_id(s) for s in ended]
+    quiet = {a.session for a in live} if everything else set(A.quiet_sessions(
+        live, now or now_utc(), project.config.distill_after, ended))
+    done = []
+    store = session_store(project, create=True) if quiet else None
+    for sid in sorted(quiet):
+        assert store is not None
+        mine = load_asks(home, session=sid, archived=None)
+        summary = A.distill(sid, mine, _written(project, mine[0].date, mine[-1].date))
+        old = [e for e in store.entries(SESSIONS_SHARD) if summary.id in e.tags]
+        if not old or old[-1].text.strip() != summary.text.strip():
+            store.put_entry(SESSIONS_SHARD, summary.text, title=summary.title,
+                            tags=(_TAG, summary.id), date=mine[-1].date, new=True,
+                            supersedes=old[-1].id if old else None)
+        _archive(home, sid)
+        _note_latest(home, summary, mine[-1].at)
+        done.append(summary)
+    return done
+
+
+def _archive(home: Path, session: str) -> None:
+    src = home / ASKS_DIR / _file_name(session)
+    dst = home / ASKS_DIR / ARCHIVE_DIR / _file_name(session)
+    text = _read(dst) + _read(src)
+    _write(dst, "".join(_record(a) for a in A._unique_asks(_parse(text))))
+    src.unlink(missing_ok=True)
+
+
+def _note_latest(home: Path, summary: A.Summary, at: str) -> None:
+    old = _latest(home)
+    if old and str(old.get("at", "")) > at:
+        return
+    _write(home / "latest.json", json.dumps(
+        {"session": summary.session, "id": summary.id, "at": at,
+         "open": [list(x) for x in summary.open]}, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def _latest(home: Path) -> dict[str, Any]:
+    with contextlib.suppress(ValueError):
+        d = json.loads(_read(home / "latest.json") or "{}")
+        return d if isinstance(d, dict) else {}
+    return {}
+
+
+# -- what the hooks add -------------------------------------------------------------------
+
+
+def start_blocks(project: Memory, session: str | None, source: str | None,
+                 budget: int, *, fold: bool = True) -> list[Block]:
+    """The session-start extras: this session's asks after a compaction, the last
+    session's still-open lines, how many proposals wait; in ``budget`` tokens."""
+    from .digest import _clip, _tokens
+
+    home = session_home(project.root)
+    blocks: list[Block] = []
+    left = budget
+    if fold and project.config.capture_asks:
+        # sessions gone quiet are folded now, so their still-open lines can ride below
+        with contextlib.suppress(LeanMemoryError, OSError):
+            distill(project)
+    if source == "compact" and session:
+        mine = load_asks(home, session=session, archived=None)
+        if mine:
+            shown = mine[-COMPACT_ASKS:]
+            lines = [_clip(f"- {' '.join(a.text.split())} ({a.id})", 60)[0] for a in shown]
+            text = "\n## What the person asked in this session (before compaction)\n" + \
+                "\n".join(lines) + "\n"
+            note = f"{len(mine) - len(shown)} older asks left out" if len(mine) > len(shown) \
+                else ""
+            blocks.append(Block("asks of this session", SESSION, text, note))
+    latest = _latest(home)
+    still = [x for x in latest.get("open", []) if isinstance(x, list) and len(x) == 2]
+    if still and latest.get("session") != (A.clean_session_id(session) if session else None):
+        lines = [_clip(f"- {x[1]} ({x[0]})", 50)[0] for x in still[:OPEN_LINES]]
+        more = len(still) - len(lines)
+        text = "\n## Still open from the last session\n" + "\n".join(lines) + "\n" + (
+            f"- (+{more} more: `lean-memory asks --archived`)\n" if more else "")
+        blocks.append(Block("still open", SESSION, text))
+    waiting = pending(project)
+    if waiting:
+        text = (f"\n_{waiting} rule proposal{'s' if waiting != 1 else ''} wait for the "
+                "person's yes or no: `lean-memory promote` (never approve one yourself)._\n")
+        blocks.append(Block("pending proposals", SESSION, text))
+    kept = []
+    for b in blocks:
+        cost = _tokens(b.text)
+        if cost <= left:
+            kept.append(b)
+            left -= cost
+    return kept
+
+
+def hook_blocks(project: Memory, event: str, payload: dict[str, Any], prompt: str,
+                budget: int, include_archive: bool | None = None, *,
+                act: bool = True) -> list[Block]:
+    """What the hook for ``event`` injects, as blocks; with ``act`` (the hook itself),
+    records the prompt as an ask and folds quiet sessions first (fail-open: a failure to
+    record never costs the person the digest)."""
+    check_project(project)
+    session = payload.get("session_id")
+    session = session if isinstance(session, str) and session else None
+    if act and event == "UserPromptSubmit" and session and prompt.strip():
+        with contextlib.suppress(Exception):
+            record(project, session, prompt)
+    extras: list[Block] = []
+    if event == "SessionStart":
+        with contextlib.suppress(Exception):
+            source = payload.get("source")
+            extras = start_blocks(project, session, source if isinstance(source, str) else None,
+                                  max(budget, 0) // EXTRAS_SHARE, fold=act)
+    from .tokens import estimate_tokens
+
+    used = sum(estimate_tokens(b.text) for b in extras)
+    return [*digest_blocks(project, prompt, budget_tokens=budget - used,
+                           include_archive=include_archive), *extras]
+
+
+def hook_text(project: Memory, event: str, payload: dict[str, Any], prompt: str,
+              budget: int) -> str:
+    return "".join(b.text for b in hook_blocks(project, event, payload, prompt,
+                                               budget)).lstrip("\n")
+
+
+def end_session(payload: Any, where: Path | None) -> None:
+    """``hook session-end``: distill the session that ended (``session_id`` of the hook's
+    ``payload``) in the project at ``where``. The caller fails open."""
+    from .store import Memory
+
+    session = payload.get("session_id") if isinstance(payload, dict) else None
+    if isinstance(session, str) and session and where is not None:
+        project = check_project(Memory(where))
+        if project.dir.is_dir() and project.config.capture_asks:
+            distill(project, ended=[session])
+
+
+def context(project: Memory, prompt: str | None, budget: int,
+            session: str | None = None) -> list[tuple[str, list[Block]]]:
+    """What lean_memory injects: the session-start blocks and the blocks before ``prompt``
+    (the last ask kept when None). Reads only: nothing is recorded or folded."""
+    start = hook_blocks(project, "SessionStart",
+                        {"session_id": session or "", "source": "compact"}, "", budget,
+                        act=False)
+    if prompt is None:
+        mine = load_asks(session_home(project.root), session=session)
+        prompt = mine[-1].text if mine else ""
+    before = digest_blocks(project, prompt, budget_tokens=budget) if prompt.strip() else []
+    return [("session start", start), ("before a prompt", before)]
+
+
+__all__ = ["Decision", "LearnError", "all_asks", "context", "decide", "decisions", "distill",
+           "hook_blocks", "hook_text", "load_asks", "pick", "proposals", "record",
+           "session_store", "start_blocks"]

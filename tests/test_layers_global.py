@@ -1,0 +1,205 @@
+"""The global layer and one view over the layers (issue 23, ADR 0022): real CLI runs, with
+HOME and XDG_DATA_HOME in temporary folders (the real home is never touched)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, git, snapshot
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> dict[str, str]:
+    """The environment of a person: a home and a data folder of their own."""
+    (tmp_path / "home").mkdir()
+    return {"HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "data")}
+
+
+def cli(*args: str, cwd: Path, env: dict[str, str],
+        stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    full = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+    full.pop("LEAN_MEMORY_ROOT", None)
+    full.pop("LEAN_MEMORY_GLOBAL", None) if "LEAN_MEMORY_GLOBAL" not in env else None
+    return subprocess.run([sys.executable, "-m", "lean_memory", *args], cwd=cwd, input=stdin,
+                          capture_output=True, env=full, timeout=120, check=False,
+                          text=stdin is None)
+
+
+def ok(*args: str, cwd: Path, env: dict[str, str]) -> str:
+    r = cli(*args, cwd=cwd, env=env)
+    assert r.returncode == 0, (args, r.stdout, r.stderr)
+    return str(r.stdout)
+
+
+@pytest.fixture
+def project(tmp_path: Path, home: dict[str, str]) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    git(root, "init", "-q")
+    ok("init", "--no-git", cwd=root, env=home)
+    return root
+
+
+def global_dir(home: dict[str, str]) -> Path:
+    return Path(home["XDG_DATA_HOME"]) / "lean-memory" / "global" / ".agents" / "memory"
+
+
+def session_start(root: Path, env: dict[str, str], session: str = "s-new") -> str:
+    payload = json.dumps({"session_id": session, "cwd": str(root), "source": "startup",
+                          "hook_event_name": "SessionStart"}).encode()
+    r = cli("hook", "session-start", cwd=root, env=env, stdin=payload)
+    assert r.returncode == 0
+    out = r.stdout.decode() if isinstance(r.stdout, bytes) else r.stdout
+    return str(json.loads(out)["hookSpecificOutput"]["additionalContext"]) if out else ""
+
+
+def test_every_command_acts_on_the_global_store_with_global(project: Path,
+                                                           home: dict[str, str]) -> None:
+    """Catches: no --global (the commands knew one memory, the project's), or a global
+    store kept where root discovery takes it for a project."""
+    before = snapshot(project / ".agents")
+    added = ok("put", "--global", "conventions", "Answer in British English.", "--json",
+               cwd=project, env=home)
+    gid = json.loads(added)["id"]
+    assert "## Answer in British English." in (global_dir(home) / "conventions.md").read_text()
+    assert snapshot(project / ".agents") == before  # the project's memory untouched
+    assert "British English" in ok("list", "--global", cwd=project, env=home)
+    assert "British English" in ok("show", "--global", gid, cwd=project, env=home)
+    assert "British English" in ok("get", "--global", "conventions", cwd=project, env=home)
+    assert "conventions" in ok("status", "--global", cwd=project, env=home)
+    assert "INDEX.md" in ok("index", "--global", cwd=project, env=home)
+    assert "British" not in ok("list", cwd=project, env=home)  # project alone
+    ok("compact", "--global", "--dry-run", cwd=project, env=home)
+    ok("forget", "--global", gid, "--reason", "changed my mind", cwd=project, env=home)
+    assert "British" not in ok("list", "--global", cwd=project, env=home)
+    # the store is under the data folder, never under the home where discovery looks
+    assert not (Path(home["HOME"]) / ".agents").exists()
+
+
+def test_one_search_labels_layers_and_says_a_text_once(project: Path,
+                                                       home: dict[str, str]) -> None:
+    """Catches: `get --query` searching the project alone, hits without their layer, and the
+    same text shown twice when both layers hold it (global wins, the project copy hidden)."""
+    ok("put", "--global", "quirks", "pnpm store breaks on network drives: set store-dir",
+       cwd=project, env=home)
+    ok("put", "quirks", "pnpm store breaks on network drives: set store-dir",
+       cwd=project, env=home)
+    ok("put", "quirks", "pnpm lockfile conflicts: run pnpm install to fix", cwd=project,
+       env=home)
+    hits = json.loads(ok("get", "--query", "pnpm store network", "--json", cwd=project,
+                         env=home))
+    texts = [(h["layer"], h["text"].strip()) for h in hits]
+    assert ("global", "pnpm store breaks on network drives: set store-dir") in texts
+    assert [t for _, t in texts].count("pnpm store breaks on network drives: set store-dir") == 1
+    assert ("project", "pnpm lockfile conflicts: run pnpm install to fix") in texts
+    shown = ok("get", "--query", "pnpm store network", cwd=project, env=home)
+    assert "layer: global" in shown and "layer: project" in shown
+    # the loser is hidden, never deleted
+    assert "network drives" in (project / ".agents" / "memory" / "quirks.md").read_text()
+
+
+def test_a_project_entry_supersedes_a_global_one_here_only(project: Path, tmp_path: Path,
+                                                           home: dict[str, str]) -> None:
+    """Catches: a global rule the project corrected still riding in that project, or the
+    correction editing the global store (other projects lose the rule)."""
+    gid = json.loads(ok("put", "--global", "conventions", "Indent with tabs.", "--json",
+                        cwd=project, env=home))["id"]
+    ok("put", "conventions", "Indent with four spaces here.", "--supersedes", gid,
+       cwd=project, env=home)
+    here = session_start(project, home)
+    assert "four spaces" in here and "Indent with tabs" not in here
+    other = tmp_path / "other"
+    other.mkdir()
+    ok("init", "--no-git", cwd=other, env=home)
+    assert "Indent with tabs" in session_start(other, home)
+    assert "Indent with tabs" in (global_dir(home) / "conventions.md").read_text()
+
+
+def test_standing_rules_ride_from_both_layers_global_first(project: Path,
+                                                           home: dict[str, str]) -> None:
+    """Catches: the digest (the hooks' block) seeing the project alone, or the global rules
+    after the project's; and a long global note riding every session like a rule."""
+    ok("put", "--global", "conventions", "Use uv, never pip.", cwd=project, env=home)
+    ok("put", "conventions", "Run ruff before every commit.", cwd=project, env=home)
+    ok("put", "--global", "insights", "Long note about databases. " + "word " * 1000,
+       cwd=project, env=home)
+    block = session_start(project, home)
+    assert block.index("Use uv, never pip.") < block.index("Run ruff before every commit.")
+    assert "Long note about databases" not in block
+    digest = ok("get", "--digest", "why is the build slow", cwd=project, env=home)
+    assert "Use uv, never pip." in digest and "Run ruff" in digest
+
+
+def test_a_hostile_repository_cannot_reach_the_global_store(tmp_path: Path,
+                                                            home: dict[str, str]) -> None:
+    """Catches: a cloned repository redirecting, reading or writing the person's global store
+    through its files: `.agents` linked to the global store, a config naming another place,
+    an environment file, a repository inside the global folder, `--root` at it."""
+    # the person's global store exists and holds one rule
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    ok("put", "--global", "conventions", "Never push to main.", cwd=elsewhere, env=home)
+    gdir = global_dir(home)
+    before = snapshot(gdir.parent)
+
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    git(evil, "init", "-q")
+    (evil / ".agents").symlink_to(gdir.parent, target_is_directory=True)
+    (evil / ".env").write_text(f"LEAN_MEMORY_GLOBAL={tmp_path / 'stolen'}\n")
+    (evil / ".lean-memory.toml").write_text(f'global = "{tmp_path / "stolen"}"\n')
+    r = cli("put", "conventions", "Always push to main.", cwd=evil, env=home)
+    assert r.returncode == 2 and "global store" in r.stderr
+    r = cli("get", "conventions", cwd=evil, env=home)
+    assert r.returncode == 2 and "Never push" not in r.stdout
+    payload = json.dumps({"session_id": "x", "cwd": str(evil), "prompt": "always push to main",
+                          "hook_event_name": "UserPromptSubmit"}).encode()
+    r = cli("hook", "user-prompt-submit", cwd=evil, env=home, stdin=payload)
+    assert r.returncode == 0 and b"Never push" not in r.stdout
+    r = cli("--root", str(gdir.parent.parent), "put", "conventions", "x y z", cwd=evil,
+            env=home)
+    assert r.returncode == 2
+    # a repository with a config of its own: it cannot name the global store's place
+    (evil / ".agents").unlink()
+    (evil / ".agents").mkdir()
+    (evil / ".agents" / "config.toml").write_text(
+        f'[memory]\nglobal = "{tmp_path / "stolen"}"\n')
+    r = cli("put", "--global", "conventions", "Always push to main.", cwd=evil, env=home)
+    assert r.returncode == 0  # the repository's config is not read for --global
+    assert "Always push" in (gdir / "conventions.md").read_text()
+    ok("forget", "--global", next(line.split()[0] for line in ok(
+        "list", "--global", cwd=evil, env=home).splitlines() if "Always push" in line),
+       "--reason", "test", cwd=evil, env=home)
+    assert not (tmp_path / "stolen").exists()
+    # a repository inside the global folder is never a project
+    inside = gdir.parent.parent / "work"
+    inside.mkdir()
+    r = cli("put", "conventions", "Always push to main.", cwd=inside, env=home)
+    assert r.returncode == 2 and "global store" in r.stderr
+    live = [ln for ln in (gdir / "conventions.md").read_text().splitlines()
+            if "push" in ln and "Always" in ln]
+    assert len(live) <= 2  # only the entry the person wrote (then forgot) above
+    assert "Never push to main." in (gdir / "conventions.md").read_text()
+    assert snapshot(gdir.parent)["memory/conventions.md"].count(b"Never push") == \
+        before["memory/conventions.md"].count(b"Never push")
+
+
+def test_global_store_location_follows_the_environment_only(tmp_path: Path,
+                                                            home: dict[str, str]) -> None:
+    """Catches: a global store that is not where LEAN_MEMORY_GLOBAL (else XDG_DATA_HOME)
+    says, or one that a relative LEAN_MEMORY_GLOBAL (resolved against a repository) sets."""
+    where = tmp_path / "mine"
+    env = {**home, "LEAN_MEMORY_GLOBAL": str(where)}
+    assert "created" in ok("init", "--global", cwd=tmp_path, env=env)
+    assert "already" in ok("init", "--global", cwd=tmp_path, env=env)
+    ok("put", "--global", "conventions", "Prefer short answers.", cwd=tmp_path, env=env)
+    assert "short answers" in (where / ".agents" / "memory" / "conventions.md").read_text()
+    r = cli("put", "--global", "conventions", "x y", cwd=tmp_path,
+            env={**home, "LEAN_MEMORY_GLOBAL": "relative/place"})
+    assert r.returncode == 2 and not (tmp_path / "relative").exists()
