@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from lean_memory import Memory, compaction
-from lean_memory.fsutil import sealed, unsealed
 from lean_memory.folder import COMPACTION_JOURNAL
+from lean_memory.fsutil import sealed, unsealed
 
 from .conftest import run_cli, snapshot
 from .test_compaction import _over_budget
