@@ -638,11 +638,14 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
 
     mem = _memory(args)
     mem.status()  # not initialised, a broken config: one line now, not on the page
-    from .layers import open_global
+    if args.global_:  # your own memory alone; a yes on a proposal is a project's affair
+        app = App([("global", mem)])
+    else:
+        from .layers import open_global
 
-    g = open_global()
-    app = App([("project", mem), *([("global", g)] if g is not None else [])],
-              proposals=_page_proposals(mem))
+        g = open_global()
+        app = App([("project", mem), *([("global", g)] if g is not None else [])],
+                  proposals=_page_proposals(mem))
     server = make_server(app, args.port)
     out.write(f"lean-memory: serving {mem.dir} on 127.0.0.1 only; open\n  {url(app)}\n"
               "(the address carries this run's token; Ctrl-C stops)\n")
@@ -834,6 +837,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="a local page: what memory holds, what rides every prompt")
     s.add_argument("--port", type=int, default=8765, metavar="N",
                    help="the port on 127.0.0.1 (default 8765; 0 for any free one)")
+    _global_flag(s)
     s.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("mcp", help="serve the memory over the Model Context Protocol (stdio)")

@@ -608,3 +608,38 @@ def test_browser_refused_without_token_or_with_foreign_host(
     assert "foreign Host" in _text(browser)
     browser.get(f"http://evil.test:{app.port}/shard/project/conventions")
     assert "Lint before" not in _text(browser)
+
+
+def test_cli_serve_global_shows_your_own_memory_alone(tmp_path: Path) -> None:
+    """Catches `serve --global` missing (issue 26) or serving the project instead: the page
+    lists the global store's entry and no project's."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LEAN_MEMORY_GLOBAL": str(tmp_path / "g")}
+    put = subprocess.run([sys.executable, "-m", "lean_memory", "put", "--global", "seed",
+                          "I use uv, never pip", "--title", "uv not pip"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
+    assert put.returncode == 0, put.stderr
+    proc = subprocess.Popen([sys.executable, "-m", "lean_memory", "serve", "--global",
+                             "--port", "0"], cwd=tmp_path, stdout=subprocess.PIPE, text=True,
+                            env=env)
+    try:
+        assert proc.stdout is not None
+        line = ""
+        while "http://" not in line:
+            line = proc.stdout.readline()
+            assert line, "serve --global exited without printing an address"
+        address = line.strip()
+        port = int(address.split(":")[2].split("/")[0])
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", address.split(str(port), 1)[1])
+        r = conn.getresponse()
+        cookie = r.getheader("Set-Cookie", "").split(";")[0]
+        r.read()
+        conn.request("GET", "/shard/global/seed", headers={"Cookie": cookie})
+        page = conn.getresponse().read().decode()
+        assert "uv not pip" in page
+        conn.request("GET", "/", headers={"Cookie": cookie})
+        overview = conn.getresponse().read().decode()
+        assert "global" in overview and "project memory" not in overview
+    finally:
+        proc.terminate()
+        proc.wait(10)
