@@ -87,6 +87,9 @@ class Found:
     withheld: int = 0
     notes: tuple[str, ...] = ()  # retrievers searched without, and why (one line each)
     ready: bool = True
+    # The memory's size and each query term's document frequency (the digest's gate).
+    n_docs: int = 0
+    df: tuple[tuple[str, int], ...] = ()
 
 
 # -- the corpus and its cache -------------------------------------------------------------
@@ -734,9 +737,11 @@ def _found(corpus: Corpus, fused: Sequence[tuple[int, float]], k: int, query: st
     for n, score in fused[:k]:
         shard, archived = corpus.where(n)
         hits.append(Hit(corpus.entry(n), shard, score, archived))
+    index = corpus.index
     return Found(hits, _withheld_matches(corpus, query, k, allowed, names, include_archive,
                                          [n for n, _ in fused[:k]]),
-                 tuple(dict.fromkeys(notes)))
+                 tuple(dict.fromkeys(notes)), n_docs=len(index),
+                 df=tuple((t, index.df(t)) for t in dict.fromkeys(tokenize(query))))
 
 
 class _LiveFirst:
