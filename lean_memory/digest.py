@@ -224,7 +224,9 @@ def _fit_rules(rules: Sequence[Entry], room: int) -> list[str]:
         more = f"- (+{n - i - 1} more rules: `python -m lean_memory get {RULES_SHARD}`)"
         need = _tokens(line) + 1 + (_tokens(more) + 1 if i < n - 1 else 0)
         if used + need > room:
-            lines.append(f"- ({n - i} more rules: `python -m lean_memory get {RULES_SHARD}`)")
+            count = f"- ({n - i} more rules: `python -m lean_memory get {RULES_SHARD}`)"
+            if used + _tokens(count) + 1 <= room:  # else it would eat the matches' share
+                lines.append(count)
             break
         lines.append(line)
         used += _tokens(line) + 1
@@ -242,7 +244,6 @@ UNKNOWN_PLAIN = 0.15  # a plain word ("describe", "according"): says little eith
 GATE_TOP = 10  # the best coverage among this many hits opens the gate
 GATE_KEEP = 12  # once open, the first this many hits stay ...
 GATE_RATIO = 0.4  # ... and later ones while their score is at least this share of the best
-GATE_MAX = 40  # and never more hits than this
 _CALENDAR = frozenset((
     "january", "february", "march", "april", "may", "june", "july", "august", "september",
     "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
@@ -303,22 +304,26 @@ def _coverage(hit: Hit, weights: dict[str, float], mass: float) -> float:
     return sum(w for t, w in weights.items() if t in held) / mass
 
 
-def gate(hits: Sequence[Hit], prompt: str, n_docs: int, df: Sequence[tuple[str, int]],
-         min_coverage: float) -> list[Hit]:
-    """The hits worth injecting: none when the best of the first GATE_TOP covers less than
-    ``min_coverage`` of the query's weight (memory has nothing to say about the prompt);
-    else the first GATE_KEEP, then those scoring at least GATE_RATIO of the best, at most
-    GATE_MAX. ``min_coverage`` 0 turns the gate off. Deterministic: a function of the
-    hits, the prompt and the memory's term counts."""
-    if min_coverage <= 0 or not hits:
-        return list(hits)
+def opens(hits: Sequence[Hit], prompt: str, n_docs: int, df: Sequence[tuple[str, int]],
+          min_coverage: float) -> bool:
+    """Whether memory has something to say about ``prompt``: one of its GATE_TOP best hits
+    holds at least ``min_coverage`` of the query's weight. Deterministic: a function of
+    the hits, the prompt and the memory's term counts."""
+    if not hits:
+        return False
     weights = _term_weights(prompt, n_docs, df)
     mass = sum(weights.values())
-    if mass <= 0 or max(_coverage(h, weights, mass) for h in hits[:GATE_TOP]) < min_coverage:
-        return []
-    best = hits[0].score
-    return [h for i, h in enumerate(hits[:GATE_MAX])
-            if i < GATE_KEEP or (best > 0 and h.score >= GATE_RATIO * best)]
+    return mass > 0 and max(_coverage(h, weights, mass) for h in hits[:GATE_TOP]) >= min_coverage
+
+
+def trimmed(hits: list[Hit]) -> tuple[list[Hit], bool]:
+    """``hits`` up to the first one, after the first GATE_KEEP, that scores under GATE_RATIO
+    of the best (the long tail of weak word matches); whether any was cut."""
+    best = hits[0].score if hits else 0.0
+    for i in range(GATE_KEEP, len(hits)):
+        if not (best > 0 and hits[i].score >= GATE_RATIO * best):
+            return hits[:i], True
+    return hits, False
 
 
 # -- the matches ------------------------------------------------------------------------
@@ -337,10 +342,8 @@ class _Matches:
         self.withheld = 0
         self.complete = False  # every match is in ``hits``
         self.min_coverage = mem.config.digest_min_coverage
-        if self.min_coverage > 0:  # the gate keeps GATE_MAX hits at most: fetch them at once
-            self._fetch(GATE_MAX)
-        else:
-            self._fetch(min(max(room // LINE_GUESS, MIN_FETCH), MAX_FETCH))
+        self.open: bool | None = None  # the gate's decision, made on the first batch
+        self._fetch(min(max(room // LINE_GUESS, MIN_FETCH, GATE_TOP), MAX_FETCH))
 
     def _fetch(self, k: int) -> None:
         from .search import find
@@ -352,8 +355,11 @@ class _Matches:
         self.withheld = found.withheld
         self.complete = len(found.hits) < k or k >= MAX_FETCH
         if self.min_coverage > 0:
-            self.hits = gate(self.hits, self.query, found.n_docs, found.df, self.min_coverage)
-            self.complete = True
+            if self.open is None:
+                self.open = opens(self.hits, self.query, found.n_docs, found.df,
+                                  self.min_coverage)
+            self.hits, cut = trimmed(self.hits) if self.open else ([], True)
+            self.complete = self.complete or cut
 
     def get(self, i: int) -> Hit | None:
         """The ``i``-th best match, fetching more when needed; None past the last."""
