@@ -17,6 +17,7 @@ from lean_memory.manage import archive_entries, forget
 from lean_memory.memory_tool import MemoryToolHandler
 
 from .conftest import ROOT, run_cli, snapshot
+from .test_semantic import configure, fake, fill_memory  # noqa: F401  (fake: a fixture)
 
 RULE = "Run the tests with pytest before every commit."
 TOPIC_A = [
@@ -203,3 +204,21 @@ def test_every_whole_shard_read_marks_a_superseded_entry_without_changing_the_fi
         "## Deploy with make deploy-k8s") + 1
     assert f"{line:6}\t## Deploy with make deploy-k8s {mark}" in view.splitlines()
     assert snapshot(mem.dir) == before  # only what is shown changes
+
+
+# -- the semantic extra ------------------------------------------------------------------
+
+def test_the_paraphrase_rescue_injects_no_neighbours_for_a_prompt_memory_is_not_about(
+        mem: lean_memory.Memory, fake: Any) -> None:  # noqa: F811
+    """With an embedder configured, a prompt BM25 finds nothing for was filled with the
+    embedder's nearest neighbours, however far: the digest injected them for any prompt.
+    Neighbours that share no word with the prompt never open the gate."""
+    from lean_memory.ollama import embed_missing
+
+    m = configure(mem, fake[1])
+    fill_memory(m)
+    assert embed_missing(m) == (4, 4)
+    prompt = "Caroline adopted a puppy in Sweden"
+    assert m.search(prompt, k=5)  # the rescue still fills a search ...
+    assert matches(m.digest(prompt)) == []  # ... never the digest
+    assert any("postgres" in ln for ln in matches(m.digest("why is postgres slow at night?")))
