@@ -25,7 +25,7 @@ The gate (ADR 0021), with ``--gate`` (``--coverage 0,0.25``: the values of
 ``digest_min_coverage`` compared, 0 being the ungated digest): besides the answerable
 prompts above, each memory is asked prompts it has nothing to say about ("unanswerable"):
 LoCoMo conversation i's memory the questions of conversation i+1, Cranfield's memory every
-LoCoMo question. Per budget: evidence recall, mean and median tokens on answerable prompts;
+LoCoMo question (every n-th with ``--stride n``). Per budget: evidence recall, mean and median tokens on answerable prompts;
 mean tokens and the share of empty digests on unanswerable ones. LoCoMo is also reported by
 half (even conversations: where the gate's constants were tuned; odd: held out).
 """
@@ -202,7 +202,7 @@ class Tally:
 
 
 def gate_run(budgets: list[int], coverages: list[float], work: Path, limit: int | None,
-             sets: list[str]) -> None:
+             sets: list[str], stride: int = 1) -> None:
     """The answerable / unanswerable table (see the module's docstring)."""
     locomo = load("locomo")
     cells: dict[tuple[str, float, int], Tally] = {}
@@ -216,7 +216,7 @@ def gate_run(budgets: list[int], coverages: list[float], work: Path, limit: int 
                           locomo[(i + 1) % len(locomo)].queries[:limit]))
     if "cranfield" in sets:
         cran = load("cranfield")[0]
-        asked = [q for c in locomo for q in c.queries[:limit]]
+        asked = [q for c in locomo for q in c.queries[:limit]][::stride]
         plans.append(("cranfield", cran.docs, cran.queries[:limit], asked))
     for group, docs, answerable, unanswerable in plans:
         by_id = {d["id"]: norm(d["text"]) for d in docs}
@@ -258,12 +258,14 @@ def main() -> None:
                     help="the answerable / unanswerable table instead (ADR 0021)")
     ap.add_argument("--coverage", default="0,0.25",
                     help="digest_min_coverage values the gate table compares")
+    ap.add_argument("--stride", type=int, default=1,
+                    help="ask Cranfield's memory every n-th LoCoMo question (default all)")
     args = ap.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
     with tempfile.TemporaryDirectory(prefix="lean-digest-") as tmp:
         if args.gate:
             gate_run(budgets, [float(c) for c in args.coverage.split(",")],
-                     Path(tmp) / "memory", args.limit, args.sets.split(","))
+                     Path(tmp) / "memory", args.limit, args.sets.split(","), args.stride)
             return
         for name in args.sets.split(","):
             run(name, budgets, args.limit, Path(tmp) / "memory")
