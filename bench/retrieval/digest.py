@@ -25,8 +25,9 @@ The gate (ADR 0021), with ``--gate`` (``--coverage 0,0.25``: the values of
 ``digest_min_coverage`` compared, 0 being the ungated digest): besides the answerable
 prompts above, each memory is asked prompts it has nothing to say about ("unanswerable"):
 LoCoMo conversation i's memory the questions of conversation i+1, Cranfield's memory every
-LoCoMo question (every n-th with ``--stride n``). Per budget: evidence recall, mean and median tokens on answerable prompts;
-mean tokens and the share of empty digests on unanswerable ones. LoCoMo is also reported by
+LoCoMo question (every n-th with ``--stride n``). Per budget: evidence recall, mean and
+median tokens on answerable prompts; mean tokens and the share of empty digests on
+unanswerable ones. LoCoMo is also reported by
 half (even conversations: where the gate's constants were tuned; odd: held out).
 """
 
