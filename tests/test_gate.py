@@ -222,3 +222,15 @@ def test_the_paraphrase_rescue_injects_no_neighbours_for_a_prompt_memory_is_not_
     assert m.search(prompt, k=5)  # the rescue still fills a search ...
     assert matches(m.digest(prompt)) == []  # ... never the digest
     assert any("postgres" in ln for ln in matches(m.digest("why is postgres slow at night?")))
+
+
+def test_get_shard_as_json_names_what_superseded_an_entry(tmp_path: Path) -> None:
+    """``get quirks --json`` listed a superseded entry like a current one."""
+    mem = lean_memory.Memory(tmp_path)
+    mem.init()
+    old = mem.put_entry("quirks", "Deploy with make deploy-k8s", date="2026-11-01")
+    new = mem.put_entry("corrections", "Deploy with make deploy-k9s", supersedes=old.id,
+                        date="2026-11-20")
+    r = run_cli("get", "quirks", "--json", cwd=tmp_path)
+    [shown] = json.loads(r.stdout)
+    assert shown["superseded_by"] == {"id": new.id, "date": "2026-11-20"}
