@@ -2,12 +2,18 @@
 
 Names are loaded on first use, so ``import lean_memory`` costs almost nothing and a
 hook that only needs the scanner never pays for the store.
+
+This file and ``__main__.py`` must run on old Pythons (3.8 at least): ``python -m
+lean_memory`` from a clone reaches them first, and they say which Python is needed.
 """
+
+from __future__ import annotations
 
 # Not typing.TYPE_CHECKING: importing typing would cost more than all of this module.
 TYPE_CHECKING = False
 
 __version__ = "0.2.0"
+MIN_PYTHON = (3, 11)
 
 __all__ = [
     "BM25",
@@ -76,7 +82,20 @@ if TYPE_CHECKING:
     from .tokens import estimate_tokens
 
 
-def __getattr__(name: str) -> "Any":
+def _require_python(version: tuple[int, ...] | None = None) -> None:
+    """Exit 2 with one line when this Python is older than ``MIN_PYTHON``: the modules
+    behind the commands use newer syntax and modules, and would fail one by one."""
+    import sys
+
+    have = tuple(sys.version_info[:2] if version is None else version[:2])
+    if have < MIN_PYTHON:
+        need = ".".join(map(str, MIN_PYTHON))
+        sys.stderr.write(f"lean_memory needs Python >= {need} (this is "
+                         f"{'.'.join(map(str, have))}: {sys.executable})\n")
+        raise SystemExit(2)
+
+
+def __getattr__(name: str) -> Any:
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'lean_memory' has no attribute {name!r}")

@@ -8,6 +8,10 @@ or is the ``lean-memory`` script, whose own folder comes first instead (ADR 0012
 
 import sys
 
-from .cli import main
+from . import _require_python
+
+_require_python()  # before anything a Python older than 3.11 cannot import
+
+from .cli import main  # noqa: E402
 
 sys.exit(main())

@@ -230,7 +230,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "slack-token",
         ("xox", "xapp-"),
-        r"(?<![A-Za-z0-9_\-./])(?P<s>(?P<p>xox[abposer]-|xoxe\.xox[bp]-|xoxe-|xapp-)"
+        r"(?<![A-Za-z0-9_\-.])(?P<s>(?P<p>xox[abposer]-|xoxe\.xox[bp]-|xoxe-|xapp-)"
         r"[A-Za-z0-9\-]{20,250})",
     ),
     Rule(
@@ -273,8 +273,8 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "stripe-restricted-key",
-        ("rk_live_", "rk_test_"),
-        rf"{_START}(?P<s>(?P<p>rk_(?:live|test)_)[A-Za-z0-9]{{16,247}}){_END}",
+        ("rk_live_", "rk_test_", "rk_prod_"),
+        rf"{_START}(?P<s>(?P<p>rk_(?:live|test|prod)_)[A-Za-z0-9]{{16,247}}){_END}",
     ),
     Rule(
         "stripe-webhook-secret",
@@ -461,8 +461,78 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "flyio-token",
-        ("fo1_", "fm2_"),
-        rf"(?<![A-Za-z0-9_\-+/])(?P<s>(?P<p>fo1_|fm2_)[{_URLSAFE}+/=]{{40,1000}})",
+        ("fo1_", "fm1a_", "fm1r_", "fm2_"),
+        rf"(?<![A-Za-z0-9_\-+/])(?P<s>(?P<p>fo1_|fm1[ar]_|fm2_)[{_URLSAFE}+/=]{{40,1000}})",
+    ),
+    # EasyPost (production EZAK, test EZTK), Sourcegraph (sgp_), 42 intra (s-s4t2…),
+    # Dynatrace (dt0c01.), Airtable personal access tokens, Alibaba Cloud access key ids
+    # (LTAI), Adobe client secrets (p8e-), OpenShift user tokens (sha256~), 1Password account
+    # secret keys (A3-), Heroku v2 keys (HRKU-AA), Facebook page tokens (EAA…).
+    Rule(
+        "easypost-api-key",
+        ("EZAK", "EZTK"),
+        r"(?<![A-Za-z0-9])(?P<s>(?P<p>EZ[AT]K)[A-Za-z0-9]{54})(?![A-Za-z0-9])",
+    ),
+    Rule(
+        "sourcegraph-token",
+        ("sgp_",),
+        r"(?<![A-Za-z0-9_])(?P<s>(?P<p>sgp_)(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40})"
+        r"(?![A-Za-z0-9_])",
+    ),
+    Rule(
+        "intra42-client-secret",
+        ("s-s4t2",),
+        r"(?<![A-Za-z0-9\-])(?P<s>(?P<p>s-s4t2(?:ud|af)-)[a-f0-9]{64})(?![A-Za-z0-9])",
+    ),
+    Rule(
+        "dynatrace-token",
+        ("dt0c01.",),
+        r"(?<![A-Za-z0-9])(?P<s>(?P<p>dt0c01\.)[A-Za-z0-9]{24}\.[A-Za-z0-9]{64})(?![A-Za-z0-9])",
+    ),
+    Rule(
+        "airtable-token",
+        ("pat",),
+        r"(?<![A-Za-z0-9_])(?P<s>(?P<p>pat)[A-Za-z0-9]{14}\.[a-f0-9]{64})(?![A-Za-z0-9])",
+        scope="runs",  # "pat" starts many words: the regex runs over the token runs alone
+    ),
+    Rule(
+        "alibaba-access-key-id",
+        ("LTAI",),
+        r"(?<![A-Za-z0-9])(?P<s>(?P<p>LTAI)[A-Za-z0-9]{20})(?![A-Za-z0-9])",
+    ),
+    Rule(
+        "adobe-client-secret",
+        ("p8e-",),
+        r"(?<![A-Za-z0-9\-])(?P<s>(?P<p>p8e-)[A-Za-z0-9]{32})(?![A-Za-z0-9])",
+    ),
+    Rule(
+        "openshift-token",
+        ("sha256~",),
+        r"(?<![A-Za-z0-9_\-])(?P<s>(?P<p>sha256~)[A-Za-z0-9_\-]{43})(?![A-Za-z0-9_\-])",
+    ),
+    Rule(
+        "1password-secret-key",
+        ("A3-",),
+        r"(?<![A-Za-z0-9\-])(?P<s>(?P<p>A3-)[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})"
+        r"(?:-[A-Z0-9]{5}){3})(?![A-Za-z0-9])",
+    ),
+    Rule(
+        "heroku-api-key",
+        ("HRKU-AA",),
+        r"(?<![A-Za-z0-9\-])(?P<s>(?P<p>HRKU-)AA[A-Za-z0-9_\-]{58})(?![A-Za-z0-9_\-])",
+    ),
+    Rule(
+        "facebook-access-token",
+        ("EAA",),
+        r"(?<![A-Za-z0-9])(?P<s>(?P<p>EAA)[MC][A-Za-z0-9]{100,400})(?![A-Za-z0-9])",
+    ),
+    # Microsoft Teams incoming webhooks: the URL is the credential.
+    Rule(
+        "teams-webhook",
+        ("/webhookb2/",),
+        r"(?P<p>\.webhook\.office\.com/webhookb2/)(?P<s>[A-Za-z0-9@\-]{36,200}/IncomingWebhook"
+        r"/[A-Za-z0-9]{32}/[A-Za-z0-9\-]{20,80})",
+        "fixed",
     ),
     # --- structural: JWTs, URLs with passwords, HTTP auth, CLI flags ----------------------
     # RFC 7519 compact form: two base64url JSON parts starting with '{"' -> "eyJ", signature.
@@ -503,7 +573,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "curl-basic-auth",
         ("-u", "--user"),
-        r"(?:^|\s)(?P<p>-u|--user)(?:\s{1,3}|=)?[\"']?(?P<u>[^\s\"':]{1,100}):"
+        r"(?:^|\s)(?P<p>-u|--user)(?:\s{1,3}|=)?[\"']?(?P<u>[^\s\"':]{0,100}):[\"']?"
         r"(?P<s>[^\s\"']{1,200})",
         "url",
         scope="keyed",
@@ -513,7 +583,7 @@ RULES: tuple[Rule, ...] = (
         "cli-password",
         ("mysql", "mariadb"),
         r"(?P<p>(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?\s-p)"
-        r"(?P<s>[^\s\"'\-][^\s\"']{2,100})",
+        r"[\"']?(?P<s>[^\s\"'\-][^\s\"']{2,100})",
         "password",
         scope="keyed",
     ),
@@ -580,8 +650,8 @@ RULES: tuple[Rule, ...] = (
     # `TwilioRestClient("AC…", "…")`: the class name says what the string is.
     Rule(
         "client-constructor-key",
-        tuple(f"{n}({q}" for n in ("Client", "API", "Api", "SDK", "Sdk") for q in "\"'"),
-        r"(?P<p>[A-Z][A-Za-z0-9_]{0,40}(?:Client|API|Api|SDK|Sdk))\(\s{0,3}"
+        ("client(", "api(", "sdk("),
+        r"(?P<p>(?<![A-Za-z0-9_])(?:[A-Z][A-Za-z0-9_]{0,40})?(?:Client|API|Api|SDK|Sdk))\(\s{0,3}"
         r"(?:[\"'][^\"'\n]{1,100}[\"']\s{0,3},\s{0,3})?[\"'](?P<s>[^\"'\s]{20,300})[\"']",
         "client_key",
         scope="keyed",
@@ -597,10 +667,25 @@ RULES: tuple[Rule, ...] = (
         "aws_secret",
         ci=True,
     ),
-    # Credentials stated in a sentence: "Login: admin / P4ss…", "creds are deploy:P4ss…".
+    # Credentials by position: a user and a password as the two strings a login call or an
+    # auth object takes, `smtp.login("ops@acme.io", "…")`, `HTTPBasicAuth("u", "…")`,
+    # `auth=("u", "…")`, `NetworkCredential("u", "…")`; `connect("host", "user", "…")`.
+    Rule(
+        "positional-credential",
+        ("login(", "auth", "credential", "connect("),
+        # Each branch starts with a literal: the regex runs on every line with `connect(`.
+        r"(?P<p>\.login\(|Auth\(|Credentials?\(|(?<![A-Za-z0-9_])auth[ \t]{0,3}=[ \t]{0,3}\("
+        r"|(?<![A-Za-z0-9_])connect\([ \t]{0,3}[\"'][^\"'\n]{1,100}[\"'][ \t]{0,3},)"
+        r"[ \t]{0,3}[\"'](?P<u>[^\"'\n]{1,100})[\"'][ \t]{0,3},[ \t]{0,3}"
+        r"[\"'](?P<s>[^\"'\n]{3,200})[\"'][ \t]{0,3}[,)]",
+        "login_call",
+        scope="keyed",
+    ),
+    # Credentials stated in a sentence: "Login: admin / P4ss…", "creds are deploy:P4ss…",
+    # "Login for the vendor portal: ops@acme.io / …".
     Rule(
         "credential-in-prose",
-        ("login:", "login is", "credential", "creds", "user:", "username:", "user is"),
+        ("login", "credential", "creds", "user:", "username:", "user is"),
         r"(?<![a-z0-9_/.@\-])(?P<p>(?:login|credentials?|creds|user(?:name)?)"
         r"(?:[ \t][^\n:=]{0,40}?)?(?:[ \t]{0,3}(?::[ \t]|=)|[ \t](?:is|are)[ \t]))[ \t]{0,3}"
         r"[\"'`]?(?P<u>[a-z0-9_.@+\-]{1,64})"
@@ -633,12 +718,10 @@ RULES: tuple[Rule, ...] = (
 # measured far faster than one alternation). Keyword -> rule id of what it guards.
 # Each key is a regex over lower-cased text that starts with a literal (its prefilter).
 _KEY = r"[_.\-]?key"
+# Names that share a literal start share one regex: each literal costs a pass over the text.
 GENERIC_KEYWORDS: dict[str, str] = {
-    "password": "generic-password",
-    "passwd": "generic-password",
-    "passphrase": "generic-password",
-    "pwd": "generic-password",
-    "pass": "generic-password",
+    "pass" + r"(?:word|wd|phrase)?": "generic-password",
+    "pw" + r"(?:d)?": "generic-password",
     "secret": "generic-secret",
     "token": "generic-token",
     "api" + r"(?:[_.\- ]?key)": "generic-api-key",
@@ -656,10 +739,12 @@ GENERIC_KEYWORDS: dict[str, str] = {
     "admin" + _KEY: "generic-api-key",
     "license" + _KEY: "generic-api-key",
     "primary" + _KEY: "generic-api-key",
-    "credential": "generic-secret",
+    "cred" + r"(?:ential|s)": "generic-secret",
     # Names people use: AZURE_OPENAI_KEY, AZURE_DEVOPS_PAT (personal access token).
     "openai" + _KEY: "generic-api-key",
     "_pat": "generic-api-key",
+    # A bare `key` (`Using Key=…`, `X-Acme-Key: …`): only a value random beyond doubt counts.
+    "key" + r"(?=[a-z0-9_.\-]{0,30}[\"'`\]]?[=:])": "generic-api-key",
 }
 
 # One line per rule id: where the token shape is documented (users read this when allowlisting).
@@ -738,7 +823,19 @@ REFERENCES: dict[str, str] = {
     "planetscale-token": "PlanetScale: pscale_tkn_, pscale_pw_, pscale_oauth_",
     "pulumi-token": "Pulumi access tokens: pul- + 40 hex",
     "mapbox-secret-token": "Mapbox secret tokens: sk.eyJ (pk.eyJ is public)",
-    "flyio-token": "Fly.io tokens: fo1_, fm2_",
+    "flyio-token": "Fly.io tokens: fo1_, fm1a_, fm1r_, fm2_",
+    "easypost-api-key": "EasyPost API keys: EZAK (production), EZTK (test) + 54",
+    "sourcegraph-token": "Sourcegraph access tokens: sgp_[<16 hex>_|local_]<40 hex>",
+    "intra42-client-secret": "42 intra client secrets: s-s4t2ud- / s-s4t2af- + 64 hex",
+    "dynatrace-token": "Dynatrace API tokens: dt0c01.<24>.<64>",
+    "airtable-token": "Airtable personal access tokens: pat<14>.<64 hex>",
+    "alibaba-access-key-id": "Alibaba Cloud AccessKey ids: LTAI + 20",
+    "adobe-client-secret": "Adobe client secrets: p8e- + 32",
+    "openshift-token": "OpenShift user tokens: sha256~ + 43",
+    "1password-secret-key": "1Password account secret keys: A3-XXXXXX-…",
+    "heroku-api-key": "Heroku API keys v2: HRKU-AA + 58",
+    "facebook-access-token": "Facebook/Meta access tokens: EAAM / EAAC + 100+",
+    "teams-webhook": "Microsoft Teams incoming webhooks: …webhook.office.com/webhookb2/…",
     "jwt": "RFC 7519 compact JWS: eyJ….eyJ….signature (also base64-wrapped: ZXlK…)",
     "url-password": "RFC 3986 userinfo: scheme://user:password@host",
     "http-auth-header": "RFC 7617 Basic, RFC 6750 Bearer Authorization headers",
@@ -747,6 +844,7 @@ REFERENCES: dict[str, str] = {
     "generic-secret": "secret / client_secret / private_key / signing_key … = value",
     "pgpass-password": "PostgreSQL .pgpass: host:port:database:user:password",
     "client-constructor-key": 'a key passed positionally to an SDK client: FooClient("…")',
+    "positional-credential": 'a user and password passed by position: .login("u", "…")',
     "credential-in-prose": "a login and its password in a sentence: 'Login: admin / …'",
     "recovery-key": "Vault unseal keys, recovery keys and codes: 'Unseal Key 1: …'",
     "docker-auth": "Docker config.json auths.<registry>.auth = base64(user:password)",

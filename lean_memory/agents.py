@@ -7,7 +7,8 @@
   ``{"hookSpecificOutput": {"hookEventName": …, "additionalContext": …}}``. It never blocks
   the agent: any error, bad input or slow disk means exit 0 and no output (logged to
   ``.agents/memory/.cache/hook.log`` when there is a memory to log into).
-* :func:`setup_agent` writes the hook configuration and a short instructions section.
+* :func:`setup_agent` writes the hook configuration (merged into an existing file) and a
+  short instructions section in AGENTS.md, which CLAUDE.md imports (``@AGENTS.md``).
 
 See ADR 0006 for the formats relied on and why.
 """
@@ -49,7 +50,7 @@ def _find_memory_root(cwd: object, root: str | None) -> Path | None:
                     return folder
     if root:
         return Path(root)
-    from .store import find_root
+    from .folder import find_root
 
     return find_root()
 
@@ -204,42 +205,57 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
 
 # -- agent setup ----------------------------------------------------------------------
 
+# The one command every text written for the agent or the team names (AGENTS.md, INDEX.md,
+# the digest): `python -m lean_memory` fails under pipx, `uv tool` or a venv that is not
+# active, and a machine's absolute path is wrong on every other machine.
+CLI = "lean-memory"
+# How a teammate without lean_memory gets it (a true line today: the project is not on the
+# package index yet; on publication this becomes `pipx install lean-memory-md`).
+INSTALL = "pipx install <a lean_memory checkout or wheel>"
+NOT_INSTALLED = (f"lean_memory: {CLI} is not on PATH, so the project memory is off here; "
+                 f"install it ({INSTALL}), then run {CLI} init")
+IMPORT_LINE = "@AGENTS.md"  # Claude Code's memory import: CLAUDE.md reads AGENTS.md's section
 
-def cli_command() -> str:
-    """How to run lean_memory as it is installed here: the ``lean-memory`` script when the
-    one on PATH is this installation's, else that script's absolute path, else this
-    interpreter with ``-m`` (pipx, ``uv tool`` and venvs that are not active all work)."""
+
+def on_path() -> bool:
+    """Whether a ``lean-memory`` is on PATH (what AGENTS.md and Codex's hooks run)."""
     import shutil
 
-    bindir = Path(sys.executable).parent
-    for name in ("lean-memory.exe", "lean-memory") if os.name == "nt" else ("lean-memory",):
-        script = bindir / name
-        if script.is_file():
-            found = shutil.which("lean-memory")
-            if found is not None and Path(found).resolve() == script.resolve():
-                return "lean-memory"
-            return _quoted(script.as_posix())
-    return f"{_quoted(Path(sys.executable).as_posix())} {SAFE_M}"
-
-
-def _quoted(word: str) -> str:
-    return f'"{word}"' if any(ch in word for ch in " \t'\"$`&;|<>()") else word
+    return shutil.which(CLI) is not None
 
 
 def hook_command(event: str, *, portable: bool = False) -> str:
-    """The shell command an agent runs for ``event``: this machine's interpreter, or, for
-    a file the team shares (``portable``), the ``lean-memory`` script found on PATH."""
-    if portable:
-        return f"lean-memory hook {event}"
-    py = Path(sys.executable).as_posix()
-    return f'"{py}" {SAFE_M} hook {event}'
+    """The shell command an agent runs for ``event``: this machine's interpreter (for a
+    personal file), or, for a file the team shares (``portable``), ``lean-memory`` from
+    PATH, failing open where it is missing: nothing for the agent, one line for the person
+    (at session start a ``systemMessage``, which both agents show and neither gives the
+    model), exit 0 either way (Codex blocks the prompt on exit 2 and flags any other code).
+    Under ``sh -c '…'`` because the agent runs it with the user's shell (Codex:
+    ``$SHELL -lc``), which may be fish; the rest of stdin is read so the agent's write
+    never meets a closed pipe."""
+    if not portable:
+        py = Path(sys.executable).as_posix()
+        return f'"{py}" {SAFE_M} hook {event}'
+    if event == "session-start":
+        say = f'echo "{{\\"systemMessage\\": \\"{NOT_INSTALLED}\\"}}"'
+    else:
+        say = f'echo "{NOT_INSTALLED}" >&2'
+    return (f"sh -c 'command -v {CLI} >/dev/null 2>&1 && exec {CLI} hook {event}; "
+            f"cat >/dev/null; {say}'")
 
 
 def _safe_commands(text: str) -> str:
-    """Hook settings with every ``-m lean_memory hook`` command of ours started with -P
-    (older versions wrote them without); everything else byte for byte."""
+    """Hook settings with our commands that older versions wrote made current, everything
+    else byte for byte: ``-m lean_memory hook`` started with -P, and Codex's bare
+    ``lean-memory hook EVENT`` (exit 127 where lean-memory is not on PATH) wrapped."""
+    import json
+
     unsafe = " -m lean_memory hook "
-    return text.replace(f" {SAFE_M} hook ", unsafe).replace(unsafe, f" {SAFE_M} hook ")
+    text = text.replace(f" {SAFE_M} hook ", unsafe).replace(unsafe, f" {SAFE_M} hook ")
+    for event in EVENTS:
+        text = text.replace(f'"{CLI} hook {event}"',
+                            json.dumps(hook_command(event, portable=True)))
+    return text
 
 
 def hook_config(agent: str) -> dict[str, Any]:
@@ -258,27 +274,38 @@ def hook_config(agent: str) -> dict[str, Any]:
                       "UserPromptSubmit": [{"hooks": [prompt]}]}}
 
 
-def _has_our_hooks(settings: Any) -> bool:
-    hooks = settings.get("hooks") if isinstance(settings, dict) else None
+def _has_our_hook(groups: list[Any], event: str) -> bool:
+    needle = next(k for k, v in EVENTS.items() if v == event)
+    for group in groups:
+        for h in (group.get("hooks") or []) if isinstance(group, dict) else []:
+            cmd = h.get("command", "") if isinstance(h, dict) else ""
+            if isinstance(cmd, str) and f"hook {needle}" in cmd and "lean" in cmd:
+                return True
+    return False
+
+
+def _merge_hooks(settings: Any, agent: str) -> dict[str, Any] | None:
+    """``settings`` (parsed JSON) with our hook groups added to the events that lack one of
+    ours, every other key and hook kept in its order; None when the shape is not the one
+    both agents define (an object whose ``hooks`` maps event names to lists)."""
+    if not isinstance(settings, dict):
+        return None
+    hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
-        return False
-
-    def ours(event: str, needle: str) -> bool:
-        for group in hooks.get(event) or []:
-            for h in (group.get("hooks") or []) if isinstance(group, dict) else []:
-                cmd = h.get("command", "") if isinstance(h, dict) else ""
-                if isinstance(cmd, str) and needle in cmd and "lean" in cmd:
-                    return True
-        return False
-
-    return ours("SessionStart", "hook session-start") and \
-        ours("UserPromptSubmit", "hook user-prompt-submit")
+        return None
+    for event, groups in hook_config(agent)["hooks"].items():
+        have = hooks.get(event, [])
+        if not isinstance(have, list):
+            return None
+        if not _has_our_hook(have, event):
+            hooks[event] = [*have, *groups]
+    return {**settings, "hooks": hooks}
 
 
 def instructions(mem: Memory) -> str:
-    """The AGENTS.md / CLAUDE.md section telling an agent how to use the memory, with the
-    command that runs lean_memory as it is installed on this machine."""
-    cmd = cli_command()
+    """The AGENTS.md section telling an agent how to use the memory; it names only
+    ``lean-memory`` (the file is shared: no path of this machine)."""
+    cmd = CLI
     shards = ", ".join(f"`{s}`" for s in mem.shards)
     rules = (f"\n- `{RULES_SHARD}` holds standing rules, shown with every prompt: keep them "
              "few, short and real rules." if RULES_SHARD in mem.shards else "")
@@ -300,8 +327,23 @@ Write down what a future session must know, one fact per entry, in the shard it 
   `{cmd} put corrections "What is right instead" --supersedes <id>`
   (the old entry is hidden, never deleted; do not edit memory files by hand for this).{rules}
 - Absolute dates only; never store secrets (a write containing a credential is refused).
+
+If `{cmd}` is not found, it is not installed on this machine: ask the person to install it
+(`{INSTALL}`).
 {SECTION_END}
 """
+
+
+def _import_section(current: str) -> str:
+    """Our CLAUDE.md block: the import of AGENTS.md, or nothing when the hand-written text
+    around our block imports it already (one import, not two)."""
+    import re
+
+    begin, end = current.find(SECTION_BEGIN), current.find(SECTION_END)
+    outside = current[:begin] + current[end:] if begin != -1 and end > begin else current
+    if re.search(r"(?<![\w`/])@(\./)?AGENTS\.md(?!\.?\w)", outside):
+        return ""
+    return f"{SECTION_BEGIN}\n{IMPORT_LINE}\n{SECTION_END}\n"
 
 
 def _ensure_ignored(top: Path, path: Path) -> str | None:
@@ -326,25 +368,56 @@ def _ensure_ignored(top: Path, path: Path) -> str | None:
     return f"{rel}: ignores {path.name} (it names this machine's interpreter)"
 
 
-def _write_section(top: Path, path: Path, section: str) -> str:
+def _write_section(top: Path, path: Path, section: str, what: str, *,
+                   create: bool = True) -> str | None:
+    """Our marked block in ``path`` replaced by ``section`` (removed when it is ''), hand
+    text around it kept byte for byte; with no block, ``section`` is appended when
+    ``create``. The line to print, or None (nothing done, or nothing worth saying)."""
     from .fsutil import atomic_write, read_text
 
     current = read_text(path, top)
     begin, end = current.find(SECTION_BEGIN), current.find(SECTION_END)
-    if begin != -1 and end > begin:
+    had = begin != -1 and end > begin
+    if had:
         stop = end + len(SECTION_END)
         if current[stop:stop + 1] == "\n":
             stop += 1
         new = current[:begin] + section + current[stop:]
+    elif not section or not create:
+        return None
     else:
         sep = "" if not current else ("\n" if current.endswith("\n") else "\n\n")
         if current.endswith("\n") and not current.endswith("\n\n"):
             sep = "\n"
         new = current + sep + section
     if new == current:
-        return f"{path.name}: memory instructions already present"
+        return f"{path.name}: {what} already present" if create else None
     atomic_write(path, new, root=top)
-    return f"{path.name}: {'updated' if current else 'wrote'} the memory instructions section"
+    done = "removed" if not section else "updated" if had else "added" if current else "wrote"
+    return f"{path.name}: {done} {what}"
+
+
+def _write_docs(mem: Memory, top: Path, *, claude: bool, create: bool) -> list[str]:
+    """AGENTS.md's section (written when ``create``, else refreshed where it is) and, for
+    Claude Code, CLAUDE.md's import of it; a CLAUDE.md holding an older version's full
+    section is migrated either way (its block becomes the import, the section moves to
+    AGENTS.md). Lines to print."""
+    from .fsutil import check_target, read_text
+
+    agents_md, claude_md = top / "AGENTS.md", top / "CLAUDE.md"
+    for path in (agents_md, claude_md):
+        check_target(path, top)  # refused before anything is written
+    current = read_text(claude_md, top)
+    begin, end = current.find(SECTION_BEGIN), current.find(SECTION_END)
+    wanted = _import_section(current)
+    old = begin != -1 and end > begin and current[begin:end + len(SECTION_END)] \
+        != wanted.rstrip("\n")
+    lines = [_write_section(top, agents_md, instructions(mem),
+                            "the memory instructions section", create=create or old)]
+    if claude or old:
+        lines.append(_write_section(top, claude_md, wanted, f"the import of {IMPORT_LINE}",
+                                    create=create))
+    return [ln for ln in lines if ln is not None]
 
 
 # The hook settings each agent reads: (file below the project, the agent's name).
@@ -354,7 +427,7 @@ SETTINGS = {"claude": (".claude/settings.local.json", "Claude Code"),
 
 def _refresh(top: Path, rel: str, notes: str) -> tuple[str, str | None]:
     """The hook settings ``rel`` (read without following a link, '' when missing) with our
-    commands made safe, rewritten if they were not; and the line saying so, if they were."""
+    commands made current, rewritten if they were not; and the line saying so, if so."""
     from .fsutil import MAX_CONFIG_BYTES, atomic_write, read_text
 
     text = read_text(top / rel, top, MAX_CONFIG_BYTES)
@@ -362,14 +435,19 @@ def _refresh(top: Path, rel: str, notes: str) -> tuple[str, str | None]:
     if fresh == text:
         return text, None
     atomic_write(top / rel, fresh, root=top)
-    return fresh, f"{rel}: {notes} hook commands refreshed (started with -P)"
+    return fresh, f"{rel}: {notes} hook commands refreshed"
 
 
 def refresh_hooks(root: Path) -> list[str]:
-    """Rewrite the hook commands of ours that older versions wrote unsafe (``-m`` without
-    ``-P``) in the agents' settings; lines to print. A settings file that is a link, a
-    special file or not UTF-8 is left alone: `init --agent` reports it."""
+    """What plain ``init`` brings up to date in what older versions wrote; lines to print:
+    our hook commands in the agents' settings (``-m`` without ``-P``; Codex's bare
+    ``lean-memory``), our AGENTS.md section where there is one, and a CLAUDE.md holding
+    the old full section (now AGENTS.md's, imported). A file that is a link, a special
+    file or not UTF-8 is left alone: `init --agent` reports it."""
+    import contextlib
+
     from .errors import LeanMemoryError
+    from .store import Memory
 
     top = root.resolve()
     lines = []
@@ -380,46 +458,65 @@ def refresh_hooks(root: Path) -> list[str]:
             continue
         if line is not None:
             lines.append(line)
+    with contextlib.suppress(OSError, LeanMemoryError):
+        lines.extend(_write_docs(Memory(top), top, claude=False, create=False))
     return lines
+
+
+def _merge_settings(top: Path, agent: str) -> str:
+    """Our hooks in the agent's settings file: written when missing, merged into an existing
+    one (every key kept, ours added once), atomically. Raises (the file untouched) when it
+    is not a JSON object of the agents' shape: rewriting it would lose what it holds."""
+    import json
+
+    from .errors import LeanMemoryError
+    from .fsutil import atomic_write, ensure_dir
+
+    rel, notes = SETTINGS[agent]
+    settings = top / rel
+    text, refreshed = _refresh(top, rel, notes)
+    if not text:
+        ensure_dir(settings.parent, top)
+        atomic_write(settings, json.dumps(hook_config(agent), indent=2) + "\n", root=top)
+        return f"wrote {rel}: {notes} hooks SessionStart and UserPromptSubmit"
+    try:
+        current = json.loads(text)
+    except ValueError as exc:
+        raise LeanMemoryError(
+            f"{rel} is not valid JSON (line {getattr(exc, 'lineno', '?')}): left as it is; "
+            f"fix it, then run `{CLI} init --agent {agent}` again") from None
+    merged = _merge_hooks(json.loads(text), agent)  # a second parse: a copy to change
+    if merged is None:
+        raise LeanMemoryError(
+            f"{rel}: its \"hooks\" is not an object of event lists: left as it is; fix it, "
+            f"then run `{CLI} init --agent {agent}` again")
+    if merged == current:
+        return refreshed or f"{rel}: {notes} hooks already configured"
+    atomic_write(settings, json.dumps(merged, indent=2, ensure_ascii=False) + "\n", root=top)
+    return f"{rel}: added {notes} hooks SessionStart and UserPromptSubmit (other settings kept)"
 
 
 def setup_agent(mem: Memory, agent: str) -> list[str]:
     """Configure ``agent`` (``claude`` or ``codex``) for this memory; lines to print.
 
     Every file edited here is in the work tree outside ``.agents/``, and as untrusted as
-    the memory: none is read or written through a link, none read unbounded (ADR 0012)."""
-    import json
-
+    the memory: none is read or written through a link, none read unbounded (ADR 0012).
+    The team shares AGENTS.md (and CLAUDE.md importing it) and ``.codex/hooks.json``: they
+    name ``lean-memory`` only; this machine's interpreter is named in Claude Code's personal
+    ``settings.local.json`` alone."""
     from .errors import LeanMemoryError
-    from .fsutil import atomic_write, check_target, ensure_dir
+    from .fsutil import check_target
 
     if agent not in ("claude", "codex"):
         raise LeanMemoryError(f"unknown agent {agent!r}: expected claude or codex")
-    # Claude Code's settings.local.json is personal, as its command names this machine's
-    # interpreter (Claude Code keeps that file out of git); the team shares CLAUDE.md.
     top = mem.root.resolve()
-    rel, notes = SETTINGS[agent]
-    settings = top / rel
-    doc = top / ("CLAUDE.md" if agent == "claude" else "AGENTS.md")
-    for path in (settings, settings.parent / ".gitignore", doc):
+    settings = top / SETTINGS[agent][0]
+    for path in (settings, settings.parent / ".gitignore", top / "AGENTS.md",
+                 top / "CLAUDE.md"):
         check_target(path, top)  # refused before anything is written
-    snippet = json.dumps(hook_config(agent), indent=2)
-    lines: list[str] = []
-    text, refreshed = _refresh(top, rel, notes)
-    if text:
-        try:
-            current = json.loads(text)
-        except ValueError:
-            current = None
-        if current is not None and _has_our_hooks(current):
-            lines.append(refreshed or f"{rel}: {notes} hooks already configured")
-        else:
-            lines.append(f"{rel} exists; merge these hooks into it by hand:")
-            lines.extend(snippet.splitlines())
-    else:
-        ensure_dir(settings.parent, top)
-        atomic_write(settings, snippet + "\n", root=top)
-        lines.append(f"wrote {rel}: {notes} hooks SessionStart and UserPromptSubmit")
+    # the settings first: when they cannot be merged, nothing else is written
+    lines = [_merge_settings(top, agent)]
+    lines += _write_docs(mem, top, claude=agent == "claude", create=True)
     if agent == "claude":
         ignored = _ensure_ignored(top, settings)
         if ignored is not None:
@@ -427,8 +524,9 @@ def setup_agent(mem: Memory, agent: str) -> list[str]:
     else:
         lines.append("Codex: trust the two new hooks once in Codex's /hooks (until then Codex "
                      "skips them); project .codex/ files load only in a trusted project")
-        if cli_command() != "lean-memory":
-            lines.append("Codex: the hooks run `lean-memory` from PATH, which is not there "
-                         "yet: `pipx install lean-memory-md` (each teammate too)")
-    lines.append(_write_section(top, doc, instructions(mem)))
+    if not on_path():
+        lines.append(f"note: {CLI} is not on PATH here, and AGENTS.md"
+                     f"{' and the Codex hooks' if agent == 'codex' else ''} use it: "
+                     f"{INSTALL} (each teammate too), or put "
+                     f"{Path(sys.executable).parent} on PATH")
     return lines

@@ -218,7 +218,7 @@ def _retrievers_json(mem: Memory) -> dict[str, Any]:
     out: dict[str, Any] = {"retrievers": [quoted(n) for n in names],
                            "unknown_retrievers": [quoted(n) for n in unknown(names)]}
     if "ollama" in names:
-        from .ollama import describe
+        from .embedcmd import describe
 
         out["vectors"] = describe(mem)
     return out
@@ -257,7 +257,7 @@ def cmd_embed(args: argparse.Namespace, out: TextIO) -> int:
     if "ollama" not in mem.config.retrievers:
         raise UsageError('the ollama retriever is off: add "ollama" to [memory] retrievers '
                          "in .agents/config.toml")
-    from .ollama import embed_missing
+    from .embedcmd import embed_missing
 
     shown = [False]
 
@@ -286,9 +286,10 @@ def cmd_compact(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
+    from .folder import find_root
     from .scanfiles import scan_paths, scan_staged
     from .secrets import format_finding
-    from .store import Memory, find_root
+    from .store import Memory
 
     allow = None
     try:
@@ -336,7 +337,7 @@ def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     from .demo import run_demo
 
-    return run_demo(out)
+    return run_demo(main, out)
 
 
 def cmd_hook(args: argparse.Namespace, out: TextIO) -> int:
@@ -419,12 +420,17 @@ def cmd_edit(args: argparse.Namespace, out: TextIO) -> int:
         try:
             code = subprocess.run([*shlex.split(editor), name], check=False).returncode
         except OSError as exc:
-            raise UsageError(f"cannot start the editor {editor!r}: {exc.strerror}; set "
-                             "$EDITOR") from None
+            from .secrets import redact_path
+
+            raise UsageError(f"cannot start the editor {redact_path(editor)!r}: "
+                             f"{exc.strerror}; set $EDITOR") from None
         if code != 0:
             raise UsageError(f"the editor exited with {code}; nothing was written")
-        with open(name, encoding="utf-8", newline="") as fh:
-            edited = fh.read()
+        try:
+            with open(name, encoding="utf-8", newline="") as fh:
+                edited = fh.read()
+        except UnicodeDecodeError:  # not an internal error: the editor saved another encoding
+            raise UsageError("the edited entry is not UTF-8; nothing was written") from None
     finally:
         os.unlink(name)
     if edited == entry.raw:
@@ -458,6 +464,23 @@ examples:
 shards (the default; config.toml may set others): {shards}
 exit codes: 0 ok, 1 a secret was found or refused, 2 bad usage or input
 """
+
+
+def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
+    from .serve import App, make_server, url
+
+    mem = _memory(args)
+    mem.status()  # not initialised, a broken config: one line now, not on the page
+    app = App([("project", mem)])
+    server = make_server(app, args.port)
+    out.write(f"lean-memory: serving {mem.dir} on 127.0.0.1 only; open\n  {url(app)}\n"
+              "(the address carries this run's token; Ctrl-C stops)\n")
+    out.flush()
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -576,6 +599,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--date", metavar="YYYY-MM-DD", help="the date recorded (default today)")
     s.set_defaults(func=cmd_forget)
 
+    s = sub.add_parser("serve", help="a local page: what memory holds, what rides every prompt")
+    s.add_argument("--port", type=int, default=8765, metavar="N",
+                   help="the port on 127.0.0.1 (default 8765; 0 for any free one)")
+    s.set_defaults(func=cmd_serve)
+
     s = sub.add_parser("mcp", help="serve the memory over the Model Context Protocol (stdio)")
     s.set_defaults(func=cmd_mcp)
 
@@ -684,6 +712,9 @@ def _say_error(message: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    from . import _require_python
+
+    _require_python()  # the console script installed on a Python too old
     out = out or sys.stdout
     try:
         args = _fast_args(sys.argv[1:] if argv is None else argv) or build_parser().parse_args(argv)
@@ -708,8 +739,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as exc:
+        from .secrets import redact_path  # a path may hold `deploy-ghp_…`, which redact misses
+
         _say_error(f"{exc.strerror or type(exc).__name__}"
-                   f"{': ' + str(exc.filename) if exc.filename else ''}")
+                   f"{': ' + redact_path(str(exc.filename)) if exc.filename else ''}")
         return 2
     except Exception as exc:
         if os.environ.get("LEAN_MEMORY_DEBUG"):

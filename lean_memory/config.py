@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .fsutil import MAX_CONFIG_BYTES, UnsafePath, load_cache, read_bounded, write_cache
+from .fsutil import MAX_CONFIG_BYTES, UnsafePath, dump_record, load_record, read_bounded
 
 DEFAULT_SHARDS = ("seed", "failures", "corrections", "insights", "conventions", "quirks")
 SHARD_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
@@ -197,19 +196,51 @@ def load_config(path: Path, cache: Path | None = None) -> Config:
     except RecursionError:
         raise ConfigError(f"config: {path.name} nests tables or arrays too deeply") from None
     config = parse_config(data)
-    if cache is not None:
-        import marshal
-
-        with contextlib.suppress(ValueError):  # a TOML date or time: not cached
-            write_cache(cache, marshal.dumps([raw, data]))
+    if cache is not None:  # a TOML date or time cannot be marshalled: then not cached
+        dump_record(cache, raw, (data,))
     return config
 
 
 def _cached_toml(raw: bytes, cache: Path | None) -> dict[str, Any] | None:
     if cache is None:
         return None
-    cached = load_cache(cache)
-    if isinstance(cached, list) and len(cached) == 2 and cached[0] == raw:
-        found: dict[str, Any] = cached[1]
-        return found if isinstance(found, dict) else None
+    cached = load_record(cache, raw, 1)  # keyed by the config file's bytes
+    if cached is not None and isinstance(cached[0], dict):
+        found: dict[str, Any] = cached[0]
+        return found
     return None
+
+
+_MEMORY_TABLE = re.compile(r"^[ \t]*\[[ \t]*memory[ \t]*\][ \t]*(?:#.*)?$", re.M)
+_NEXT_TABLE = re.compile(r"^[ \t]*\[", re.M)
+_SHARDS_KEY = re.compile(r"^[ \t]*shards[ \t]*=[ \t]*\[[^\]]*\]", re.M)
+
+
+def with_shards(text: str, shards: tuple[str, ...]) -> str:
+    """The text of a config.toml with ``[memory] shards`` set to ``shards`` and every other
+    byte kept (comments, order, other keys): a person's file is edited, not rewritten.
+    Raises ConfigError when the result would not read back as exactly that change."""
+    import tomllib
+
+    line = "shards = [" + ", ".join(f'"{s}"' for s in shards) + "]"
+    head = _MEMORY_TABLE.search(text)
+    if head is None:
+        sep = "" if not text else "\n" if text.endswith("\n") else "\n\n"
+        new = f"{text}{sep}[memory]\n{line}\n"
+    else:
+        after = _NEXT_TABLE.search(text, head.end())
+        key = _SHARDS_KEY.search(text, head.end(), after.start() if after else len(text))
+        new = (text[:head.end()] + "\n" + line + text[head.end():] if key is None
+               else text[:key.start()] + line + text[key.end():])
+    try:  # the new file must say exactly what the old one did, but for the shards
+        old_data, new_data = tomllib.loads(text), tomllib.loads(new)
+        got = new_data.setdefault("memory", {}).pop("shards", None)
+        old_data.setdefault("memory", {}).pop("shards", None)
+        ok = got == list(shards) and old_data == new_data
+        parse_config(tomllib.loads(new))
+    except (tomllib.TOMLDecodeError, ConfigError, AttributeError):
+        ok = False
+    if not ok:
+        raise ConfigError("cannot update the shard list of .agents/config.toml safely; set "
+                          f"[memory] {line} there by hand")
+    return new

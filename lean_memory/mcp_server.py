@@ -16,6 +16,11 @@ Why it looks like this:
 * Nothing but protocol messages reaches stdout: ``sys.stdout`` is pointed at stderr while
   serving, so a stray print (a plugin's, say) cannot corrupt the stream.
 * A line is read with a bound, so a 10 MB message costs a bounded buffer and an error.
+* Ten tools: read (index, shard, search, list, show, status) and keep memory correct (put,
+  correct, edit, forget). A result carries the text and, for clients that parse, the same
+  facts as ``structuredContent``; every entry that goes out is masked first, as on every
+  read path (ADR 0011). The whole tool list with the instructions stays under 1,200
+  tokens, since clients resend it with every turn (tests/test_mcp_tools.py measures it).
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
-from .errors import LeanMemoryError, redact_message
+from .errors import InvalidEntry, LeanMemoryError, redact_message
 
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
 MAX_LINE = 4 * 1024 * 1024  # bytes; an entry is at most 1 MB, so a real message fits
@@ -42,84 +47,60 @@ INDEX_URI = "lean-memory://index"
 SHARD_URI = "lean-memory://shard/"
 
 INSTRUCTIONS = (
-    "Durable project memory for coding agents (lean_memory). Read memory_index first: one line "
-    "per shard. Use memory_search with the user's words before answering questions about this "
-    "project; memory_get_shard for a whole shard. Record what a future session must know with "
-    "memory_put, one fact per entry, in the shard it belongs to; correct a wrong entry with "
-    "memory_put(shard='corrections', supersedes=<id>). Never store secrets: a write holding a "
-    "credential is refused."
+    "Durable project memory. Read memory_index first; memory_search with the user's words "
+    "before answering about this project. Record what a future session must know with "
+    "memory_put, one fact per entry; fix a wrong entry with memory_correct, drop a stale one "
+    "with memory_forget. Never store secrets (refused)."
 )
 
-_TEXT = {"type": "string"}
+_S = {"type": "string"}
+_TAGS = {"type": "array", "items": _S}
+# Output schemas name the fields a client can rely on; replies carry a few more (date,
+# tags, text), which the schema allows. Kept this small because every client sends the
+# whole tool list with every turn (bench/clients: <= 1,200 tokens with the instructions).
+_ENTRY = {"type": "object", "properties": {"id": _S, "shard": _S}}
+_LIST = {"type": "object", "properties": {"entries": {"type": "array"}}}
+# The MCP defaults are readOnly false, destructive true, idempotent false, openWorld true:
+# only what differs is said.
+_READ = {"readOnlyHint": True, "openWorldHint": False}
+_ADD = {"destructiveHint": False, "openWorldHint": False}  # a repeat is counted: not idempotent
+_CHANGE = {"idempotentHint": True, "openWorldHint": False}
+
+
+def _tool(name: str, description: str, props: dict[str, Any], required: tuple[str, ...],
+          annotations: dict[str, bool], output: dict[str, Any] | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": props}
+    if required:
+        schema["required"] = list(required)
+    tool = {"name": name, "description": description, "inputSchema": schema,
+            "annotations": annotations}
+    if output is not None:
+        tool["outputSchema"] = output
+    return tool
+
+
 TOOLS: list[dict[str, Any]] = [
-    {
-        "name": "memory_index",
-        "title": "Memory index",
-        "description": "Read INDEX.md: each shard with its description, entry count and "
-                       "token estimate. Cheap; read it first.",
-        "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
-    {
-        "name": "memory_get_shard",
-        "title": "Read a shard",
-        "description": "Read one whole shard (e.g. 'conventions', 'failures') as Markdown.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {"shard": {**_TEXT, "description": "the shard name"}},
-            "required": ["shard"],
-            "additionalProperties": False,
-        },
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
-    {
-        "name": "memory_search",
-        "title": "Search memory",
-        "description": "Find the entries that best match a plain-text query (BM25, fused "
-                       "with the configured retrievers), with their shard, id and date.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "query": {**_TEXT, "description": "plain words, e.g. the user's question"},
-                "k": {"type": "integer", "minimum": 1, "maximum": MAX_K, "default": 5,
-                      "description": "how many entries"},
-                "archive": {"type": "boolean",
-                            "description": "also search entries compaction archived "
-                                           "(default: the config's search_archive, true)"},
-            },
-            "required": ["query"],
-            "additionalProperties": False,
-        },
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
-    {
-        "name": "memory_put",
-        "title": "Remember",
-        "description": "Add one entry (one fact) to a shard. Refused, with nothing written, "
-                       "when it holds a credential. Use supersedes=<id> to correct an entry.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "shard": {**_TEXT, "description": "e.g. failures, insights, quirks"},
-                "text": {**_TEXT, "description": "the entry, Markdown"},
-                "title": {**_TEXT, "description": "short title (default: the first line)"},
-                "tags": {"type": "array", "items": _TEXT},
-                "supersedes": {**_TEXT, "description": "id of the entry this one corrects"},
-            },
-            "required": ["shard", "text"],
-            "additionalProperties": False,
-        },
-        "annotations": {"readOnlyHint": False, "destructiveHint": False,
-                        "idempotentHint": True, "openWorldHint": False},
-    },
-    {
-        "name": "memory_status",
-        "title": "Memory status",
-        "description": "Per-shard entry counts and tokens, the total against the budget, and "
-                       "whether compaction is due.",
-        "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
-        "annotations": {"readOnlyHint": True, "openWorldHint": False},
-    },
+    _tool("memory_index", "INDEX.md: each shard, its entries and tokens. Read it first.",
+          {}, (), _READ),
+    _tool("memory_get_shard", "A whole shard as Markdown.", {"shard": _S}, ("shard",), _READ),
+    _tool("memory_search", "Entries that best match a plain-text query.",
+          {"query": _S, "k": {"type": "integer"}, "archive": {"type": "boolean"}},
+          ("query",), _READ, _LIST),
+    _tool("memory_list", "Live entries (id, date, title) by shard, tag, since/until "
+          "YYYY-MM-DD.", {"shard": _S, "tag": _S, "since": _S, "until": _S}, (), _READ, _LIST),
+    _tool("memory_show", "One entry by id.", {"id": _S}, ("id",), _READ, _ENTRY),
+    _tool("memory_put", "Add one entry (one fact) to a shard; refused if it holds a credential.",
+          {"shard": _S, "text": _S, "title": _S, "tags": _TAGS}, ("shard", "text"), _ADD,
+          _ENTRY),
+    _tool("memory_correct", "Store the right version of a wrong entry, hiding it "
+          "(default shard: corrections).", {"id": _S, "text": _S, "title": _S, "shard": _S},
+          ("id", "text"), {**_ADD, "idempotentHint": True}, _ENTRY),
+    _tool("memory_edit", "Rewrite an entry's text (and title), same id.",
+          {"id": _S, "text": _S, "title": _S}, ("id", "text"), _CHANGE, _ENTRY),
+    _tool("memory_forget", "Move a stale entry to the archive, saying why.",
+          {"id": _S, "reason": _S}, ("id", "reason"), _CHANGE, _ENTRY),
+    _tool("memory_status", "Tokens per shard and total vs budget; is compaction due?",
+          {}, (), _READ),
 ]
 
 
@@ -241,10 +222,14 @@ class Server:
             if not isinstance(args, dict):
                 raise _ArgumentError("arguments must be an object")
             _check_args(tool, args)
-            text = getattr(self, "_tool_" + tool["name"].removeprefix("memory_"))(args)
+            reply = getattr(self, "_tool_" + tool["name"].removeprefix("memory_"))(args)
         except LeanMemoryError as exc:
             return {"content": [{"type": "text", "text": _error_text(exc)}], "isError": True}
-        return {"content": [{"type": "text", "text": text}], "isError": False}
+        text, data = reply if isinstance(reply, tuple) else (reply, None)
+        result: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": False}
+        if data is not None:  # the same facts as the text, for clients that parse
+            result["structuredContent"] = data
+        return result
 
     def _tool_index(self, args: dict[str, Any]) -> str:
         text: str = self.open_memory().get_memory()
@@ -254,34 +239,111 @@ class Server:
         text: str = self.open_memory().get_memory(args["shard"])
         return text
 
-    def _tool_search(self, args: dict[str, Any]) -> str:
+    def _tool_search(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         from .search import find, render_hits
         from .withhold import count_note
 
-        found = find(self.open_memory(), args["query"], k=args.get("k", 5),
+        k = args.get("k", 5)
+        if not 1 <= k <= MAX_K:
+            raise _ArgumentError(f"argument 'k' must be between 1 and {MAX_K}")
+        found = find(self.open_memory(), args["query"], k=k,
                      include_archive=args.get("archive"))
         text = render_hits(found.hits) if found.hits else "No entry matches that query."
         if found.withheld:
             text += f"\n_({count_note(found.withheld)})_\n"
         if found.notes:  # a retriever searched without: the client should know, as the CLI says
             text += f"\n_(note: {redact_message('; '.join(found.notes))})_\n"
-        return text
+        hits = [{**_entry(h.entry, text=True), "score": round(h.score, 4),
+                 **({"archived": True} if h.archived else {})} for h in found.hits]
+        return text, {"entries": hits, "withheld": found.withheld}
 
-    def _tool_put(self, args: dict[str, Any]) -> str:
+    def _tool_list(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        from .folder import check_date
+        from .manage import list_entries
+        from .withhold import count_note, masked
+
         mem = self.open_memory()
-        entry = mem.put_entry(args["shard"], args["text"], title=args.get("title"),
-                              tags=tuple(args.get("tags", ())),
-                              supersedes=args.get("supersedes"))
+        since, until = (check_date(args[k]) if k in args else None for k in ("since", "until"))
+        tag = args.get("tag", "").casefold()
+        rows = [r for r in list_entries(mem, args.get("shard"))
+                if (not tag or tag in (t.casefold() for t in r.entry.tags))
+                and (since is None or (r.entry.date or "") >= since)
+                and (until is None or (r.entry.date or "9") <= until)]
+        shown, withheld = masked(mem, [r.entry for r in rows])
+        lines = [f"{e.id}  {e.date or '----------'}  {e.shard}  {e.title}"
+                 + ("  [superseded]" if r.superseded else "") for r, e in zip(rows, shown,
+                                                                           strict=True)]
+        if withheld:
+            lines.append(f"({count_note(withheld)})")
+        data = [{**_entry(e), "tokens": r.tokens, **({"superseded": True} if r.superseded
+                                                     else {})}
+                for r, e in zip(rows, shown, strict=True)]
+        return "\n".join(lines) or "No entry matches.", {"entries": data}
+
+    def _tool_show(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        from .manage import find_entry
+        from .withhold import masked
+
+        mem = self.open_memory()
+        [entry], _withheld = masked(mem, [find_entry(mem, args["id"])])
+        return entry.raw, _entry(entry, text=True)
+
+    def _tool_put(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        entry = self.open_memory().put_entry(args["shard"], args["text"],
+                                             title=args.get("title"),
+                                             tags=tuple(args.get("tags", ())))
         said = entry.get("said_again")
         how = f"said again ({said} times)" if said else "stored"
-        return f"{how}: {entry.shard} {entry.id} ({entry.date}) {entry.title}"
+        return f"{how}: {entry.shard} {entry.id} ({entry.date}) {entry.title}", _entry(entry)
 
-    def _tool_status(self, args: dict[str, Any]) -> str:
+    def _tool_correct(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        from .manage import find_entry
+
+        mem = self.open_memory()
+        wrong = find_entry(mem, args["id"])
+        shard = args.get("shard") or ("corrections" if "corrections" in mem.shards
+                                      else wrong.shard)
+        entry = mem.put_entry(shard, args["text"], title=args.get("title"),
+                              supersedes=wrong.id)
+        data = _entry(entry)
+        return (f"stored: {entry.shard} {data['id']} ({entry.date}) {entry.title}; it "
+                f"supersedes {data['supersedes']}"), data
+
+    def _tool_edit(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        from dataclasses import replace
+
+        from . import format as fmt
+        from .manage import find_entry, replace_entry
+
+        mem = self.open_memory()
+        old = find_entry(mem, args["id"])
+        title = " ".join(args.get("title", old.title).split())
+        if not title or not args["text"].strip():
+            raise InvalidEntry("title and text must not be empty (to drop an entry: "
+                               "memory_forget)")
+        new = fmt.with_raw(replace(old, title=title, text=args["text"]))
+        entry = replace_entry(mem, old.id, new.raw, expected_raw=old.raw)
+        return f"edited: {entry.shard} {entry.id} {entry.title}", _entry(entry)
+
+    def _tool_forget(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        from .manage import forget
+        from .withhold import masked
+
+        mem = self.open_memory()
+        [entry], _withheld = masked(mem, [forget(mem, args["id"], reason=args["reason"])])
+        return (f"forgotten: {entry.id} moved to archive/{entry.shard}.md ({entry.title})",
+                _entry(entry))
+
+    def _tool_status(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         st = self.open_memory().status()
         lines = [f"{s.name}: {s.entries} entries, ~{s.tokens} tokens" for s in st.shards]
         lines.append(f"total ~{st.total_tokens} of {st.token_budget} tokens; compaction "
                      f"{'due' if st.compaction_due else 'not due'}")
-        return "\n".join(lines)
+        data = {"shards": [{"name": s.name, "entries": s.entries, "tokens": s.tokens}
+                           for s in st.shards],
+                "total_tokens": st.total_tokens, "token_budget": st.token_budget,
+                "compaction_due": st.compaction_due}
+        return "\n".join(lines), data
 
     # -- resources -------------------------------------------------------------------
 
@@ -313,6 +375,23 @@ class Server:
         except LeanMemoryError as exc:
             raise _RpcError(INTERNAL_ERROR, _error_text(exc)) from None
         return {"contents": [{"uri": uri, "mimeType": "text/markdown", "text": text}]}
+
+
+def _entry(entry: Any, *, text: bool = False) -> dict[str, Any]:
+    """An entry as structured content (already masked by the caller when it is read; ids
+    are quoted: a hand-written id is whatever the file says)."""
+    from .errors import quoted
+
+    out = {"id": quoted(entry.id), "shard": entry.shard, "title": entry.title}
+    if entry.date:
+        out["date"] = entry.date
+    if entry.tags:
+        out["tags"] = list(entry.tags)
+    if entry.supersedes:
+        out["supersedes"] = quoted(entry.supersedes)
+    if text:
+        out["text"] = entry.text
+    return out
 
 
 def _error_text(exc: LeanMemoryError) -> str:

@@ -8,8 +8,12 @@ scanned and lean:
 * ``create``, ``str_replace`` and ``insert`` write only shards, under the writers' lock, and
   only when every entry they add or change passes the same checks as a put: no credential,
   no entry over ``max_entry_tokens``. INDEX.md (generated) and the archive are read-only.
-* ``delete`` never destroys: the shard's entries move to the archive and the shard keeps its
-  preamble. ``rename`` never overwrites.
+* ``create`` of a new ``/memories/<name>.md`` makes a new shard (the name checked, the shard
+  added to ``[memory] shards`` in config.toml, INDEX.md regenerated): the model's first move
+  succeeds. ``create`` over a shard replaces its text; the entries it drops go to the archive.
+* ``delete`` never destroys: the shard's entries move to the archive; a default shard keeps
+  its preamble, a shard made since (by a person or a model) is removed from the folder and
+  the config. ``rename`` never overwrites; the shard's archive moves with it.
 * Paths are checked before anything is touched: the ``/memories`` prefix, no ``..`` in any
   spelling (``..\\``, ``%2e%2e%2f``), no absolute or empty segments, no symlinks.
 
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
@@ -36,6 +41,7 @@ LINE_WIDTH = 6
 MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_PATH = 1024  # characters; no shard or archive path comes near it
 MAX_LINES_LISTED = 10  # occurrences named in a str_replace refusal
+MAX_SHARDS = 30  # a model that makes a file per topic is told to reuse one past this
 
 
 class MemoryToolError(LeanMemoryError):
@@ -91,19 +97,35 @@ class MemoryToolHandler:
             raise MemoryToolError(f"{quoted(path)}: hidden files are not part of memory")
         return parts
 
-    def _shard_of(self, parts: tuple[str, ...], path: str, verb: str) -> str:
-        """The shard that ``parts`` names, for a command that writes it."""
+    def _shard_of(self, parts: tuple[str, ...], path: str, verb: str, *,
+                  new: bool = False) -> str:
+        """The shard that ``parts`` names, for a command that writes it; with ``new``, a
+        name that is not a shard yet but could be one."""
+        if not parts:
+            raise MemoryToolError(f"cannot {verb} the /memories directory itself; name a file "
+                                  f"such as {PREFIX}/{self.mem.shards[0]}.md")
         if parts == ("INDEX.md",):
             raise MemoryToolError("INDEX.md is generated from the shards; write a shard "
                                   "instead and the index follows")
-        if parts and parts[0] == "archive":
+        if parts[0] == "archive":
             raise MemoryToolError("the archive is read-only: it keeps originals")
-        name = parts[0][:-3] if len(parts) == 1 and parts[0].endswith(".md") else None
-        if name is None or name not in self.mem.shards:
+        stem = parts[-1].removesuffix(".md")
+        if len(parts) == 1 and parts[0].endswith(".md") and stem in self.mem.shards:
+            return stem
+        from .config import RESERVED, SHARD_NAME
+
+        suggestion = _shard_name("-".join((*parts[:-1], os.path.splitext(parts[-1])[0])))
+        if not new:
             shards = ", ".join(f"{PREFIX}/{s}.md" for s in self.mem.shards)
-            raise MemoryToolError(f"cannot {verb} {quoted(path)}: memory is kept in the shards "
-                                  f"({shards}); add an entry to one of them")
-        return name
+            raise MemoryToolError(f"The path {quoted(path)} does not exist; the memory files "
+                                  f"are {shards} (or create {PREFIX}/{suggestion}.md)")
+        if (len(parts) != 1 or not parts[0].endswith(".md") or stem in RESERVED
+                or not SHARD_NAME.fullmatch(stem)):
+            raise MemoryToolError(
+                f"cannot {verb} {quoted(path)}: memory files are Markdown files directly in "
+                f"/memories named with lowercase letters, digits, '-' and '_' (at most 40); "
+                f"use {PREFIX}/{suggestion}.md")
+        return stem
 
     # -- commands --------------------------------------------------------------------
 
@@ -118,6 +140,7 @@ class MemoryToolHandler:
         if handler is None:
             raise MemoryToolError(f"unknown command {quoted(repr(name), 40)}")
         self.mem._require_init()
+        self._reload()
         try:
             return handler(command)
         except OSError as exc:  # one clear line, not the OS's (it quotes the full path)
@@ -188,16 +211,25 @@ class MemoryToolHandler:
         return shown_path(self.mem, path)
 
     def create(self, command: dict[str, Any]) -> str:
+        """A new shard, or a shard's text replaced (the entries it drops archived)."""
         path, text = command.get("path"), command.get("file_text")
         if not isinstance(text, str):
             raise MemoryToolError("file_text must be a string")
-        shard = self._shard_of(self._parts(path), str(path), "create")
+        shard = self._shard_of(self._parts(path), str(path), "create", new=True)
         with self.mem.lock():
-            target = self.mem.shard_path(shard)
-            if target.exists():
-                raise MemoryToolError(f"File {quoted(str(path))} already exists")
-            self._write(shard, "", text)
-        return f"File created successfully at: {quoted(str(path))}"
+            self._reload()
+            before = self.mem.read_text(self.mem.dir / f"{shard}.md")
+            made = shard not in self.mem.shards
+            if made and len(self.mem.shards) >= MAX_SHARDS:
+                raise MemoryToolError(
+                    f"memory has {len(self.mem.shards)} files already; add this as entries "
+                    f"(`## Title` sections) to the closest of them: {self._names()}")
+            self._write(shard, before, text, made=made)
+        verb = "created" if not before else "replaced (its removed entries are archived)"
+        note = "" if "\n## " in "\n" + text else (
+            "; note: it has no `## Title` entry, and only entries are searched and recalled: "
+            "put each fact under its own `## ` heading")
+        return f"File {verb} successfully at: {quoted(str(path))}{note}"
 
     def str_replace(self, command: dict[str, Any]) -> str:
         path, old, new = command.get("path"), command.get("old_str"), command.get("new_str")
@@ -270,34 +302,92 @@ class MemoryToolHandler:
 
     def delete(self, command: dict[str, Any]) -> str:
         path = command.get("path")
-        parts = self._parts(path)
-        if not parts:
-            raise MemoryToolError("Cannot delete the /memories directory itself")
-        shard = self._shard_of(parts, str(path), "delete")
+        shard = self._shard_of(self._parts(path), str(path), "delete")
         from . import format as fmt
-        from .manage import archive_entries
+        from .config import DEFAULT_SHARDS
 
         with self.mem.lock():
+            self._reload()
             parsed = fmt.parse(self._current(shard, str(path)), shard)
-            archive_entries(self.mem, parsed, parsed.entries)
+            removed = shard not in DEFAULT_SHARDS and len(self.mem.shards) > 1
+            self._archive(parsed, parsed.entries, "" if removed else parsed.preamble)
+            if removed:  # a made shard, now empty: gone from the folder and the config
+                self._set_shards(tuple(s for s in self.mem.shards if s != shard))
+                os.unlink(self.mem.dir / f"{shard}.md")
+                self.mem.write_index({})
         moved = len(parsed.entries)
-        return (f"Successfully deleted {quoted(str(path))}: its {moved} "
-                f"entr{'y' if moved == 1 else 'ies'} moved to the archive (nothing is destroyed)")
+        where = f"{PREFIX}/archive/{shard}.md"
+        kept = "" if removed else " (the file keeps its heading)"
+        return (f"Successfully deleted {quoted(str(path))}{kept}: its {moved} "
+                f"entr{'y' if moved == 1 else 'ies'} moved to {where} (nothing is destroyed)")
 
     def rename(self, command: dict[str, Any]) -> str:
         old, new = command.get("old_path"), command.get("new_path")
         src = self._shard_of(self._parts(old), str(old), "rename")
-        dst = self._shard_of(self._parts(new), str(new), "rename to")
+        dst = self._shard_of(self._parts(new), str(new), "rename to", new=True)
         from .fsutil import atomic_write
 
         with self.mem.lock():
+            self._reload()
             current = self._current(src, str(old))
-            if self.mem.shard_path(dst).exists():
+            target = self.mem.dir / f"{dst}.md"
+            if os.path.lexists(target):
                 raise MemoryToolError(f"The destination {quoted(str(new))} already exists")
-            atomic_write(self.mem.shard_path(dst), current)
-            os.unlink(self.mem.shard_path(src))
+            archive = self.mem.shard_path(src, archive=True)
+            moved = self.mem.archive_dir / f"{dst}.md"
+            has_archive = os.path.lexists(archive)
+            if has_archive and os.path.lexists(moved):
+                raise MemoryToolError(f"{PREFIX}/archive/{dst}.md already exists (entries "
+                                      f"of an earlier {dst}); choose another name")
+            # copies first, the config, then the originals go: a crash leaves a copy too many
+            atomic_write(target, current, root=self.mem.agents_dir)
+            if has_archive:
+                atomic_write(moved, self.mem.read_text(archive), root=self.mem.agents_dir)
+            self._set_shards(tuple(dst if s == src else s for s in self.mem.shards
+                                   if s != dst))
+            if has_archive:
+                os.unlink(archive)
+            os.unlink(self.mem.dir / f"{src}.md")
             self.mem.write_index({})
         return f"Successfully renamed {quoted(str(old))} to {quoted(str(new))}"
+
+    def _archive(self, shard: Shard, gone: Sequence[Entry], preamble: str) -> None:
+        """Move ``gone`` to the archive, and the shard's preamble too (as an entry) when
+        the model wrote prose there that ``preamble`` replaces: nothing is lost."""
+        from . import format as fmt
+        from .manage import archive_entries
+
+        old = shard.preamble
+        prose = [line for line in old.splitlines() if line.strip() and not line.startswith("#")]
+        if old != preamble and prose and old != self.mem._preamble(shard.name):
+            from .folder import today
+
+            taken = {e.id for e in (*shard.entries, *self.mem.entries(shard.name, archive=True))}
+            day = today()
+            title = f"Text above the entries of {shard.name}.md, replaced {day}"
+            gone = [*gone, fmt.with_raw(fmt.Entry(
+                id=fmt.new_id(shard.name, title, old, day, taken), shard=shard.name,
+                title=title, text=old.strip("\n") + "\n", date=day))]
+        if gone:
+            archive_entries(self.mem, shard, gone)
+
+    def _names(self) -> str:
+        return ", ".join(f"{PREFIX}/{s}.md" for s in self.mem.shards)
+
+    def _set_shards(self, shards: tuple[str, ...]) -> None:
+        """Write ``[memory] shards`` into config.toml (edited in place) and reload it."""
+        from .config import with_shards
+        from .fsutil import atomic_write
+
+        path = self.mem.agents_dir / "config.toml"
+        atomic_write(path, with_shards(self.mem.read_text(path), shards),
+                     root=self.mem.agents_dir)
+        self._reload()
+
+    def _reload(self) -> None:
+        """Read config.toml anew (a cached property): another process, or this command,
+        may have added or removed a shard; a list read before the lock would undo that."""
+        self.mem.__dict__.pop("config", None)
 
     # -- writing -----------------------------------------------------------------------
 
@@ -309,8 +399,10 @@ class MemoryToolHandler:
         text: str = self.mem.read_text(target)
         return text
 
-    def _write(self, shard: str, before: str, after: str) -> None:
-        """Check what ``after`` adds or changes against ``before``, then write it."""
+    def _write(self, shard: str, before: str, after: str, *, made: bool = False) -> None:
+        """Check what ``after`` adds or changes against ``before``, then write it; entries
+        of ``before`` that ``after`` drops go to the archive first. ``made``: a new shard,
+        added to the config (and taken out again when INDEX.md cannot hold it)."""
         from . import format as fmt
         from .fsutil import atomic_write
 
@@ -322,7 +414,19 @@ class MemoryToolHandler:
         parsed = fmt.parse(after, shard)
         self._check(shard, parsed, [e for e in parsed.entries if e.raw not in old],
                     before_preamble=previous.preamble)
-        atomic_write(self.mem.shard_path(shard), after)
+        if made:
+            shards = self.mem.shards
+            self._set_shards((*shards, shard))
+            try:
+                self.mem.write_index({shard: parsed})  # raises when INDEX.md cannot hold it
+            except LeanMemoryError as exc:
+                self._set_shards(shards)
+                raise MemoryToolError(f"{exc}; add these entries to one of {self._names()} "
+                                      "instead") from None
+        kept = {e.id for e in parsed.entries}
+        self._archive(previous, [e for e in previous.entries if e.id not in kept],
+                      parsed.preamble)
+        atomic_write(self.mem.dir / f"{shard}.md", after, root=self.mem.agents_dir)
         self.mem.write_index({shard: parsed})
 
     def _check(self, shard: str, parsed: Shard, changed: list[Entry], *,
@@ -345,6 +449,18 @@ class MemoryToolHandler:
             if size > limit:
                 raise MemoryToolError(f"{what} is ~{size:,} tokens, over max_entry_tokens="
                                       f"{limit:,}; split it into several entries")
+
+
+def _shard_name(name: str) -> str:
+    """The nearest valid shard name to ``name`` (for a refusal's suggestion)."""
+    from .config import RESERVED
+
+    out = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "-"
+                  for c in name.lower()).strip("-_")
+    out = "-".join(p for p in out.split("-") if p)[:40].rstrip("-_")
+    if not out or not out[0].isalpha():
+        out = ("notes-" + out)[:40].rstrip("-_")
+    return out + "-notes" if out in RESERVED else out
 
 
 def _occurrences(text: str, old: str) -> str:

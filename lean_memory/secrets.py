@@ -113,7 +113,8 @@ _WEAK_WORDS = frozenset({
     "development", "local", "localhost", "required", "optional", "mypassword", "mysecret",
     "mytoken", "secretpassword", "supersecret", "abc", "abcdef", "xyz", "todo", "tbd", "na",
     "unknown", "unset", "dbpassword", "pw", "hunter", "your", "yourpassword", "insecure",
-    "django", "blah", "asdf", "qwer", "abcd",
+    "django", "blah", "asdf", "qwer", "abcd", "prompt", "stdin", "interactive", "keyring",
+    "generate", "generated", "random", "ask",
 })
 # fmt: on
 _LEET = str.maketrans({"@": "a", "0": "o", "1": "i", "3": "e", "$": "s", "5": "s", "4": "a"})
@@ -188,7 +189,7 @@ class _Regexes:
             r"\$\{[^}]*\}?|\{\{.*\}\}|\{%.*%\}|\$\([^)]*\)?|<%=?.*%>|#\{[^}]*\}|%\([A-Za-z_]\w*\)s"
             r"|(?<![A-Za-z0-9])%[A-Za-z_][A-Za-z0-9_]*%(?![A-Za-z0-9])|^@[A-Za-z_][A-Za-z0-9_]*@$"
             r"|^\$[A-Za-z_][A-Za-z0-9_]*$"
-            r"|^__[A-Za-z0-9_]+__$|\{[A-Za-z_][\w.]*[}(\[!:]|^%s$|^\{\}$|^\?$"
+            r"|^__[A-Za-z0-9_]+__$|\{[A-Za-z_][\w.]*[}(\[!:]|^%s$|\{\}|^\?$"
         )
         specs["method_call_re"] = r"[\w\])}]\.[A-Za-z_]\w*\("
         specs["call_start_re"] = r"[A-Za-z_][\w.:\->]*[(\[]"
@@ -344,15 +345,39 @@ def is_public_material(value: str) -> bool:
 def is_identifier(value: str) -> bool:
     """A variable, attribute or constant name rather than a literal secret."""
     if _rx().path_ident_re.fullmatch(value):
-        return True
+        # ... unless a part is random: Vault's legacy `s.<24 random>` tokens.
+        return not any(map(_random_part, re.split(r"[.:\->]+", value)))
     if _rx().camel_re.fullmatch(value) or (
         _rx().camel_digit_re.fullmatch(value) and not value[-1].isdigit()
     ):
         return True
     if _rx().ident_re.fullmatch(value) is None:
         return False
+    if _random_lower(value):
+        return False
     # Names carry few digits; a digit-dense lowercase string is a random value.
     return sum(c.isdigit() for c in value) < 3 or _entropy(value) < 3.0
+
+
+def _random_part(part: str) -> bool:
+    return (
+        len(part) >= 16
+        and any(c.isdigit() for c in part)
+        and not part.islower()
+        and not part.isupper()
+        and _entropy(part) >= 3.5
+    )
+
+
+def _random_lower(value: str) -> bool:
+    """Lower-case letters and digits no name is made of: a digit between letters and a run of
+    four consonants ("clrvsr0oztx3sfc"); names put digits in known places (utf8mb4,
+    x509certificate) and read as words."""
+    if len(value) < 15 or not value.isalnum() or not value.islower():
+        return False
+    if not re.search(r"[a-z][0-9]+[a-z]", value):
+        return False
+    return re.search(r"[bcdfghjklmnpqrstvwxz]{4}", value) is not None
 
 
 _SEQUENCES = "abcdefghijklmnopqrstuvwxyz 0123456789 1234567890 qwertyuiop asdfghjkl zxcvbnm"
@@ -406,8 +431,12 @@ def _shortest_value(kind: str) -> int:
     return {"password": 6, "secret": 8}.get(kind, 12)
 
 
-def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
-    """Judge a value assigned to a secret-looking name."""
+def _looks_secret(value: str, kind: str, *, quoted: bool, literal: bool = False) -> bool:
+    """Judge a value assigned to a secret-looking name.
+
+    ``literal``: the context says the value is typed in, not named (a command-line flag, a
+    shell variable before a command): a word is then a password too, unless it is weak.
+    """
     min_len = _shortest_value(kind)
     # Quoted, a value may be long (Entra refresh tokens run past 1,000 characters).
     if len(value) < min_len or len(value) > (4000 if quoted else 300):
@@ -445,6 +474,9 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
         # Heroku, HubSpot, Snyk … keys are UUIDs; the name (not `*_id`, not `request_token`)
         # decides, and the callers have judged it already.
         return True
+    if value.isdigit() and 24 <= len(value) <= 40:
+        # No count, timestamp or id runs this long: a random number (Discord client secret).
+        return _vendor_ok(value, "")
     low = value.lower()
     if (
         _rx().number_re.fullmatch(value)
@@ -458,7 +490,13 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
         or re.fullmatch(r"[\w\-./]+\.(?:txt|json|ya?ml|pem|key|env|ini|cfg|conf|toml|crt|p12)", low)
     ):
         return False
-    if is_identifier(value) and (not quoted or not any(c.isdigit() for c in value)):
+    if literal and kind == "password":
+        return len(value) >= 8 or not value.isalpha()
+    if (
+        is_identifier(value)
+        and (not quoted or not any(c.isdigit() for c in value))
+        and not (kind == "password" and _wordlike_password(value))
+    ):
         return False
     if value.isalpha():
         # Plain words are prose or names; only long random-looking letters count.
@@ -467,6 +505,18 @@ def _looks_secret(value: str, kind: str, *, quoted: bool) -> bool:
         return len(value) >= 8 and _entropy(value) >= 2.8
     has_letter = any(c.isalpha() for c in value)
     return has_letter and _classes(value) >= 2 and (len(value) < 16 or _entropy(value) >= 2.8)
+
+
+def _wordlike_password(value: str) -> bool:
+    """Words run together with a digit ("sunflower42", "correcthorse7battery"): typed, not a
+    name. Names join their words with `_`, and a word with a digit or two ("utf8", "md5sum",
+    "base64") is short."""
+    return (
+        len(value) >= 8
+        and value.isalnum()
+        and any(c.isdigit() for c in value)
+        and sum(c.isalpha() for c in value) >= 4
+    )
 
 
 def _is_path(value: str) -> bool:
@@ -579,11 +629,29 @@ def _check_sas(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
 def _check_url(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
     user = m.group("u") or ""
     host = text[m.end() - 1 : m.end() + 40].lower()
-    if host.startswith(("example.", "host", "server")) or ".example" in host.split("/")[0]:
-        return False  # RFC 2606 documentation hosts
+    if "%" in value:
+        from urllib.parse import unquote
+
+        value = unquote(value)  # userinfo is percent-encoded: `P%40SSWORD` is `P@SSWORD`
+    if (host.startswith(("example.", "host", "server")) or ".example" in host.split("/")[0]) and (
+        len(value) < 8 or not any(c.isdigit() for c in value)
+    ):
+        return False  # RFC 2606 documentation hosts: "user:secret@example.com"
+    return _literal_password(value, user)
+
+
+def _literal_password(value: str, user: str) -> bool:
+    """A password its place states (URL userinfo, `curl -u`, a login call's second string):
+    a credential whatever its entropy, unless a placeholder, a variable or the user again."""
     if value == user or len(value) < 3 or (value.isdigit() and len(value) <= 5):
         return False
     return not (_rejected_common(value) or value.startswith("$"))
+
+
+def _check_login_call(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
+    # Code passes a word as a password in tests ("testpw", "doesnotexist"): a typed one
+    # has a digit, a capital or a symbol.
+    return not value.isalpha() and _literal_password(value, m.group("u") or "")
 
 
 def _check_header(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
@@ -639,7 +707,13 @@ def _check_pgpass(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
 
 
 def _check_client_key(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
-    return _looks_secret(value, "api", quoted=True) and _entropy(value) >= 3.0
+    if _entropy(value) < 3.0:
+        return False
+    if value.startswith("AC") and len(value) == 34:
+        return False  # a Twilio account SID: an account's public id
+    if _rx().hex_re.fullmatch(value):
+        return _vendor_ok(value, "")  # a Twilio auth token beside its SID, not a digest
+    return _looks_secret(value, "api", quoted=True)
 
 
 def _check_prose_login(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
@@ -671,6 +745,7 @@ _VALIDATORS: dict[str, _Validator] = {
     "prose_login": _check_prose_login,
     "recovery": _check_recovery,
     "password": _check_password,
+    "login_call": _check_login_call,
 }
 
 
@@ -734,7 +809,18 @@ _TOKEN_NON_SECRET = frozenset({
     "bos", "pad", "unk", "sep", "cls", "mask", "special", "start", "end", "stop", "lexer",
     "parse", "parser", "ast", "syntax", "type", "kind", "bucket", "reasoning",
     "cached", "cache", "image", "audio", "text", "word", "char", "count", "verification",
-    "lookahead", "current", "last", "first", "prev", "previous", "peek",
+    "lookahead", "current", "last", "first", "prev", "previous", "peek", "sequence",
+})
+# fmt: on
+# A bare `key` after these names a key of a table or an order, not a secret.
+# fmt: off
+_KEY_NON_SECRET = frozenset({
+    "sort", "cache", "idempotency", "partition", "row", "lookup", "map", "object", "s3",
+    "dict", "hash", "primary", "foreign", "public", "pub", "group", "routing", "shard",
+    "unique", "composite", "index", "table", "column", "hot", "short", "i18n", "translation",
+    "message", "label", "dedup", "join", "field", "name", "entry", "registry", "react", "list",
+    "item", "node", "cursor", "next", "last", "start", "end", "range", "dedupe", "bucket",
+    "ssh", "gpg", "pgp", "host", "known", "signing_public", "verify", "verification",
 })
 # fmt: on
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
@@ -784,8 +870,9 @@ def _judge_generic(
         r"(?i)\b(?:set|change|update|rotate)\b[^\n]{0,40}$", text[max(0, b - 60) : b]
     ):
         return None  # "set X to VALUE", not "compare the token to …"
-    if kw in ("pass", "pwd", "_pat") and (
-        (b < kstart and text[kstart - 1].isalpha() and kw != "_pat")
+    if kw in ("pass", "pwd", "pw", "_pat") and (
+        (b < kstart and text[kstart - 1].isalpha() and kw != "_pat"
+         and not (kw == "pwd" and text[b:kend].isupper()))  # ACRPWD, DB_PWD
         or m.group("rest")
         or after.isalpha()
     ):
@@ -808,6 +895,15 @@ def _judge_generic(
     if not words or words[-1] in _NON_SECRET_LAST or _NON_SECRET_ANY.intersection(words):
         return None
     kind = _kind_of(rule_id)
+    if kw == "key" and (
+        not (words == ["key"] or (words[0] == "x" and words[-1] == "key"))
+        or _KEY_NON_SECRET.intersection(words)
+        or sep[:1] in " \t,"
+    ):
+        # A bare `key`, or an `X-…-Key` header, written as logs, queries and headers write
+        # it, with nothing before its `=` or `:` (`Using Key=…`, `?key=…`, `X-Acme-Key: …`):
+        # `key = …` is code, and result_key, sort_key, Sec-WebSocket-Key name other things.
+        return None
     if kind == "token" and _TOKEN_NON_SECRET.intersection(words[:-1]):
         return None
     if kind == "token" and not _token_name(words):
@@ -835,13 +931,40 @@ def _judge_generic(
         and text[m.start("v") - 1 : m.start("v")] in "fr"
     ):
         return None
-    if not _looks_secret(value, kind, quoted=quoted):
+    literal = kind == "password" and (key.startswith("-") or _shell_assignment(text, b, key, sep))
+    if not _looks_secret(value, kind, quoted=quoted, literal=literal):
+        return None
+    if kw == "key" and not _random_key(value):
         return None
     if kw == "_pat" and not (len(value) >= 20 and _classes(value) >= 2 and _entropy(value) >= 3.5):
         return None  # `*_PAT` is also a pattern: a personal access token is long and random
     if bare and not (_strong(value, kind) or _netrc_field(text, b)):
         return None  # "password reset", "token budget": a bare space needs a random value
     return _shown_key(key, text[kstart : m.end("rest")]), value, vstart, vend
+
+
+def _shell_assignment(text: str, key_start: int, key: str, sep: str) -> bool:
+    """`PGPASSWORD=… psql`, `export DB_PASS=…`, `docker run -e PW=…`: a shell variable, whose
+    unquoted value is a literal (in code, `PASSWORD = name` may be a name)."""
+    if sep != "=" or not key.isupper():
+        return False
+    before = text[text.rfind("\n", 0, key_start) + 1 : key_start].rstrip()
+    return not before or before.endswith(("export", "set", "ENV", "env", "-e", "--env", ";", "&&"))
+
+
+def _random_key(value: str) -> bool:
+    """A value under a bare `key` name: random beyond doubt (keys also name dictionary
+    entries, columns and sort orders, whose values are words, paths and digests)."""
+    return (
+        len(value) >= 20
+        and any(c.isdigit() for c in value)
+        and not value.islower()
+        and not value.isupper()
+        and _entropy(value) >= 3.5
+        and not is_hash(value)
+        and not any(c in value for c in ".:\\ ")
+        and _vendor_ok(value, "")
+    )
 
 
 def _token_name(words: list[str]) -> bool:
@@ -851,8 +974,7 @@ def _token_name(words: list[str]) -> bool:
         return last >= 0
     after = words[last + 1 :]
     return len(after) <= 2 and not any(
-        w in _NON_SECRET_LAST or w in _TOKEN_NON_SECRET or w.isdigit() or w == "auth"
-        for w in after
+        w in _NON_SECRET_LAST or w in _TOKEN_NON_SECRET or w == "auth" for w in after
     )
 
 
@@ -948,13 +1070,17 @@ class _Compiled:
     def __init__(self) -> None:
         from ._secret_rules import GENERIC_KEYWORDS, RULES
 
+        # Each rule's keywords split once into those looked for in the lower-cased text and
+        # the rest, so the test of a rule is two `any(map(…))` (no generator per rule).
         self.rules = [
-            (r.id, r.keywords, _Lazy(r.pattern), _VALIDATORS[r.check], r.ci, r.scope)
+            (r.id, r.keywords, _Lazy(r.pattern), _VALIDATORS[r.check], r.ci, r.scope,
+             tuple(k for k in r.keywords if k.islower()),
+             tuple(k for k in r.keywords if not k.islower()))
             for r in RULES
         ]
         self.generic = [
             (_literal_prefix(kw), rid, _Lazy(_generic_pattern(kw)),
-             _shortest_value(_kind_of(rid)))
+             20 if kw.startswith("key") else _shortest_value(_kind_of(rid)))
             for kw, rid in GENERIC_KEYWORDS.items()
         ]
 
@@ -973,6 +1099,11 @@ class _Lazy:
         if self._compiled is None:
             self._compiled = re.compile(self.pattern)
         return self._compiled.finditer(text, pos, endpos)
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern)
+        return self._compiled.search(text, pos)
 
 
 def _literal_prefix(pattern: str) -> str:
@@ -1040,14 +1171,15 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
     if len(lower) != len(text):  # a character whose lower case is longer: keep offsets aligned
         lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     runs: _Runs | None = None
-    for rule_id, keywords, regex, validator, ci, scope in comp.rules:
+    for rule_id, keywords, regex, validator, ci, scope, low_kws, cased_kws in comp.rules:
         hay = lower if ci else text
         if scope in ("token", "runs"):
             # Vendor prefixes sit inside long runs of token characters; ordinary text has few
             # such runs, so looking for the many prefixes there is several times cheaper.
             if runs is None:
                 runs = _Runs(text)
-            if not any(k in (runs.lower if k.islower() else runs.joined) for k in keywords):
+            if not (any(map(runs.lower.__contains__, low_kws))
+                    or any(map(runs.joined.__contains__, cased_kws))):
                 continue
             if scope == "runs":
                 for m in regex.finditer(runs.joined):
@@ -1060,7 +1192,8 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
                         yield rule_id, start, end, value, _preview(m.group("p")), start
                 continue
         if scope == "text":
-            if not any(k in (lower if k.islower() else text) for k in keywords):
+            if not (any(map(lower.__contains__, low_kws))
+                    or any(map(text.__contains__, cased_kws))):
                 continue
             spans: Iterable[tuple[int, int]] = ((0, len(text)),)
         else:
@@ -1082,14 +1215,19 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
     for kw, rule_id, regex, shortest in comp.generic:
         if kw not in lower:
             continue
-        for m in regex.finditer(lower):
-            vstart, vend = m.span("v")
+        pos = 0
+        while (gm := regex.search(lower, pos)) is not None:
+            vstart, vend = gm.span("v")
+            # The next match may be this one's value: `-passout pass:…`.
+            pos = vstart if lower.startswith(kw, vstart) else gm.end()
             # Most matches are prose with a short word after the keyword: told at once.
-            if vend - vstart < shortest or _hopeless(m, text, vstart, vend):
+            if vend - vstart < shortest or _hopeless(gm, text, vstart, vend):
                 continue
             if claims.overlaps(vstart, vend):
                 continue
-            judged = _judge_generic(kw, rule_id, _Shifted(m, text), text)
+            judged = _judge_generic(
+                lower[gm.start("kw") : gm.end("kw")], rule_id, _Shifted(gm, text), text
+            )
             if judged is not None:
                 key, value, start, end = judged
                 yield rule_id, start, end, value, _preview(key + "="), start
@@ -1146,20 +1284,20 @@ class _Runs:
     """The maximal runs of token characters (16+ long) of a text, joined by newlines."""
 
     def __init__(self, text: str) -> None:
-        spans = _run_spans(text)
-        self.joined = "\n".join(text[a:b] for a, b in spans)
+        self._spans = _run_spans(text)
+        self.joined = "\n".join([text[a:b] for a, b in self._spans])
         self.lower = self.joined.lower()
-        self._starts: list[int] = []  # where each run starts in `joined`
-        self._text_starts: list[int] = []
-        pos = 0
-        for a, b in spans:
-            self._starts.append(pos)
-            self._text_starts.append(a)
-            pos += b - a + 1
+        self._starts: list[int] = []  # where each run starts in `joined`: on first use, as
+        # most texts have no keyword in their runs
 
     def to_text(self, pos: int) -> int:
+        if not self._starts:
+            starts, at = self._starts, 0
+            for a, b in self._spans:
+                starts.append(at)
+                at += b - a + 1
         i = bisect_right(self._starts, pos) - 1
-        return self._text_starts[i] + pos - self._starts[i]
+        return self._spans[i][0] + pos - self._starts[i]
 
 
 def _windows(
@@ -1364,16 +1502,27 @@ def redact(text: str) -> str:
 
 
 _PATH_JOINS = re.compile(r"[-/\\]")
+_PATH_PARTS = re.compile(r"[^/\\]+")
+_WORD_JOINS = re.compile(r"[-._ ]")
 
 
 def redact_path(path: str) -> str:
-    """``path`` redacted as :func:`redact` does, where a hyphen or a folder separator also
-    ends a credential: a cloned repository may hold ``deploy-ghp_….txt``."""
+    """``path`` redacted as :func:`redact` does, where a folder separator, or a hyphen, dot
+    or underscore before it, also bounds a credential: a cloned repository may hold
+    ``deploy-ghp_….txt``, ``deploy-xoxb-….txt`` or ``notes/glpat-…``."""
     if not isinstance(path, str) or not path:
         return path
-    view = _PATH_JOINS.sub(" ", path)  # the same length, so its spans are the path's
-    spans = sorted(_spans(view))
-    return redact(_replace(path, spans) if spans else path)
+    # The same length, so its spans are the path's: hyphens end a token (`ghp_…-x`) ...
+    spans = list(_spans(_PATH_JOINS.sub(" ", path)))
+    # ... and each name read from every word start finds hyphenated tokens (`xoxb-1-2-…`)
+    # whose rules want no word character before them (`deploy-xoxb-…`).
+    for part in _PATH_PARTS.finditer(path):
+        starts = [0, *(j.end() for j in _WORD_JOINS.finditer(part.group()))][:64]
+        for start in starts:
+            offset = part.start() + start
+            found = _spans(path[offset : part.end()])
+            spans.extend((offset + a, offset + b, p) for a, b, p in found)
+    return redact(_replace(path, sorted(spans)) if spans else path)
 
 
 def _replace(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
@@ -1392,11 +1541,3 @@ def _replace(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
     out.append(text[last:])
     return "".join(out)
 
-
-def __getattr__(name: str) -> Any:
-    # The file scanner moved to lean_memory.scanfiles; these names stay importable from here.
-    if name in ("scan_paths", "scan_staged", "ScanResult"):
-        from . import scanfiles
-
-        return getattr(scanfiles, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

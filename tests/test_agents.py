@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -355,8 +356,9 @@ def test_setup_claude_writes_settings_and_claude_md(memory: lean_memory.Memory) 
     command = hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
     assert hooks["UserPromptSubmit"][0]["hooks"][0]["type"] == "command"
     doc = (memory.root / "CLAUDE.md").read_text(encoding="utf-8")
-    assert doc.startswith("# Project\n\nBe nice.\n\n<!-- lean-memory:begin -->")
-    assert "--supersedes" in doc and "get --query" in doc and "put failures" in doc
+    assert doc.startswith("# Project\n\nBe nice.\n\n<!-- lean-memory:begin -->\n@AGENTS.md\n")
+    shared = (memory.root / "AGENTS.md").read_text(encoding="utf-8")
+    assert "--supersedes" in shared and "get --query" in shared and "put failures" in shared
     assert any("wrote .claude/settings.local.json" in ln for ln in lines)
     # the configured command really answers the agent
     out = run_configured(command, claude_prompt(memory.root, "windows CI"), memory.root)
@@ -371,16 +373,15 @@ def test_setup_claude_writes_settings_and_claude_md(memory: lean_memory.Memory) 
     assert (memory.root / "CLAUDE.md").read_text(encoding="utf-8") == doc
 
 
-def test_setup_prints_when_settings_need_merging(memory: lean_memory.Memory) -> None:
+def test_setup_merges_existing_settings(memory: lean_memory.Memory) -> None:
     path = memory.root / ".claude" / "settings.local.json"
     path.parent.mkdir()
     path.write_text('{"permissions": {"allow": ["Bash(ls)"]}}\n', encoding="utf-8")
     lines = agents.setup_agent(memory, "claude")
-    assert path.read_text(encoding="utf-8") == '{"permissions": {"allow": ["Bash(ls)"]}}\n'
-    assert any("merge these hooks" in ln for ln in lines)
-    snippet = json.loads("\n".join(lines[lines.index(next(ln for ln in lines if "merge" in ln))
-                                         + 1:-1]))
-    assert "UserPromptSubmit" in snippet["hooks"]
+    settings = json.loads(path.read_text(encoding="utf-8"))
+    assert settings["permissions"] == {"allow": ["Bash(ls)"]}
+    assert "UserPromptSubmit" in settings["hooks"]
+    assert any("other settings kept" in ln for ln in lines)
 
 
 def test_setup_codex_writes_hooks_json_and_agents_md(memory: lean_memory.Memory) -> None:
@@ -390,11 +391,22 @@ def test_setup_codex_writes_hooks_json_and_agents_md(memory: lean_memory.Memory)
     assert group["matcher"] == "startup|resume|clear|compact"
     command = config["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
     # the team shares .codex/hooks.json: no path of this machine in it
-    assert command == "lean-memory hook user-prompt-submit"
-    out = run_configured(command, codex_prompt(memory.root, "pytest-xdist print"), memory.root)
-    assert FACTS["quirks"] in check_output(out, "UserPromptSubmit")
+    assert command == agents.hook_command("user-prompt-submit", portable=True)
+    assert "exec lean-memory hook user-prompt-submit" in command
     assert "lean-memory:begin" in (memory.root / "AGENTS.md").read_text(encoding="utf-8")
     assert any("/hooks" in ln and "trust" in ln for ln in lines)
+
+
+@pytest.mark.skipif(shutil.which("lean-memory") is None,
+                    reason="the lean-memory console script is not on PATH (pip install -e .)")
+def test_the_codex_hook_command_answers_through_the_console_script(
+        memory: lean_memory.Memory) -> None:
+    """The command .codex/hooks.json holds is the bare console script: run as configured."""
+    agents.setup_agent(memory, "codex")
+    config = json.loads((memory.root / ".codex" / "hooks.json").read_text())
+    command = config["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    out = run_configured(command, codex_prompt(memory.root, "pytest-xdist print"), memory.root)
+    assert FACTS["quirks"] in check_output(out, "UserPromptSubmit")
 
 
 def test_instructions_section_is_replaced_not_duplicated(memory: lean_memory.Memory) -> None:

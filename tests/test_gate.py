@@ -213,7 +213,7 @@ def test_the_paraphrase_rescue_injects_no_neighbours_for_a_prompt_memory_is_not_
     """With an embedder configured, a prompt BM25 finds nothing for was filled with the
     embedder's nearest neighbours, however far: the digest injected them for any prompt.
     Neighbours that share no word with the prompt never open the gate."""
-    from lean_memory.ollama import embed_missing
+    from lean_memory.embedcmd import embed_missing
 
     m = configure(mem, fake[1])
     fill_memory(m)

@@ -154,9 +154,10 @@ def test_claude_hooks_and_instructions_run_no_code_from_the_clone(
         assert r.returncode == 0 and r.stderr == "", r.stderr
         assert not UNSAFE.search(command), command
         assert "hookSpecificOutput" in r.stdout  # the real hook answered
-    doc = (clone.root / "CLAUDE.md").read_text()
+    assert "@AGENTS.md" in (clone.root / "CLAUDE.md").read_text()  # the section, imported
+    doc = (clone.root / "AGENTS.md").read_text()
     cmd = re.search(r"Run lean_memory as `([^`]+)`", doc)
-    assert cmd is not None
+    assert cmd is not None and cmd[1] == "lean-memory"  # the console script: its folder first
     r = shell(f"{cmd[1]} get --query staging", clone.root)
     assert clone.ran() == ""
     assert r.returncode == 0 and FACT in r.stdout, r.stderr

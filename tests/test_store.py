@@ -210,7 +210,7 @@ def test_index_is_deterministic_small_and_regenerated(mem: Memory) -> None:
     assert lean_memory.estimate_tokens(text) < 400
     for shard in mem.shards:
         assert f"**{shard}** (5 entries" in text
-    assert "python -m lean_memory get <shard>" in text and "--query" in text
+    assert "`lean-memory get <shard>`" in text and "--query" in text
     copy = Memory(mem.root)
     mem.index_path.unlink()
     assert copy.index() == text

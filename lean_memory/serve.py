@@ -1,0 +1,651 @@
+"""``lean-memory serve``: a local page showing what memory holds and what rides every prompt.
+
+Pages: the overview (each layer's shards, entry counts, token cost against the budget,
+whether compaction is due, pending proposals), a shard (its entries rendered; its archive a
+link away), an entry, search (the ranking of ``get --query``, and the block the prompt hook
+would inject for the words typed), the context sheet (the session-start block and a
+per-prompt digest, section by section with their token cost, largest first) and the rule
+proposals with yes/no buttons.
+
+It is a server on someone's machine, and a cloned repository's shards are hostile input:
+
+* it binds 127.0.0.1 only, and answers only requests that carry the per-run token (in the
+  printed address, then an HttpOnly SameSite=Strict cookie) and whose ``Host`` is
+  ``127.0.0.1:PORT`` or ``localhost:PORT`` (a rebound DNS name is refused);
+* the only write is a POST to a proposal, carrying the token in its form and an ``Origin``
+  of this server; no CORS header is ever sent;
+* every byte of memory is escaped (:mod:`lean_memory.html`), and every response sends a
+  strict Content-Security-Policy (no script at all; the stylesheet is served from here);
+* entries that hold a credential are withheld exactly as ``list``/``show`` withhold them
+  (:func:`lean_memory.withhold.masked`); search and digests withhold on their own.
+
+Reads go through the public :class:`~lean_memory.Memory` API only, so concurrent puts are
+seen whole or not at all (the store's atomic writes).
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, quote, urlsplit
+
+from .errors import LeanMemoryError
+from .html import escape as esc
+from .html import render
+
+if TYPE_CHECKING:
+    from .format import Entry
+    from .store import Memory
+
+HOST = "127.0.0.1"
+MAX_BODY = 4096  # a yes/no form is a few dozen bytes
+MAX_TARGET = 4096  # request target (path and query)
+PAGE_SIZE = 100  # entries per shard page
+SEARCH_K = 10
+TIMEOUT_S = 10.0  # a silent client frees its thread after this long
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A rule the learning loop proposes, with what it rests on."""
+
+    id: str
+    rule: str  # Markdown
+    evidence: tuple[str, ...] = ()  # Markdown, one item each
+    layer: str = "project"
+
+
+@dataclass
+class Proposals:
+    """How the page reaches the learning loop: ``pending()`` lists the proposals,
+    ``decide(id, yes)`` records a person's answer and returns one line saying what it did.
+    Without one, the page says there is no learning loop yet."""
+
+    pending: Callable[[], Sequence[Proposal]]
+    decide: Callable[[str, bool], str]
+
+
+@dataclass
+class App:
+    """What the handler serves: named memory layers (the project's first), the token, the
+    proposals hook, the digest budget of the prompt hook."""
+
+    layers: Sequence[tuple[str, Memory]]
+    token: str = field(default_factory=lambda: secrets.token_urlsafe(32), repr=False)
+    proposals: Proposals | None = None
+    budget_tokens: int = field(default_factory=lambda: _hook_budget())
+    port: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # Parsed shard files by (layer, shard, archive), with the file's signature taken before
+    # the read: a page reparses only what changed (atomic writes give a new signature).
+    _parsed: dict[tuple[str, str, bool], tuple[tuple[int, int, int], list[Entry]]] = field(
+        default_factory=dict, init=False, repr=False)
+    _by_id: dict[str, tuple[Any, dict[str, tuple[Entry, bool]], dict[str, str]]] = field(
+        default_factory=dict, init=False, repr=False)
+
+    def layer(self, name: str) -> Memory | None:
+        return next((m for n, m in self.layers if n == name), None)
+
+    def entries(self, layer: str, shard: str, *, archive: bool = False) -> list[Entry]:
+        """``mem.entries(shard, archive=archive)`` of ``layer``, parsed once per version."""
+        mem = self.layer(layer)
+        assert mem is not None
+        sig = _signature(mem.shard_path(shard, archive=archive))
+        key = (layer, shard, archive)
+        known = self._parsed.get(key)
+        if known is None or known[0] != sig:
+            known = (sig, mem.entries(shard, archive=archive))
+            self._parsed[key] = known
+        return known[1]
+
+    def lookup(self, layer: str) -> tuple[dict[str, tuple[Entry, bool]], dict[str, str]]:
+        """Every entry of ``layer`` by id (with whether it is archived, live ones first), and
+        superseded id -> the id of the entry that corrected it (the newest)."""
+        mem = self.layer(layer)
+        assert mem is not None
+        parts = [(name, archive, self.entries(layer, name, archive=archive))
+                 for archive in (True, False) for name in mem.shards]
+        key = [self._parsed[(layer, name, archive)][0] for name, archive, _ in parts]
+        known = self._by_id.get(layer)
+        if known is None or known[0] != key:
+            ids = {e.id: (e, archive) for _, archive, es in parts for e in es}
+            live = [e for _, archive, es in parts if not archive for e in es]
+            hidden = mem.superseded_ids(live)
+            fixes: dict[str, str] = {}
+            for e in sorted(live, key=lambda e: e.date or ""):
+                if e.supersedes and e.supersedes in hidden:
+                    fixes[e.supersedes] = e.id
+            known = (key, ids, fixes)
+            self._by_id[layer] = known
+        return known[1], known[2]
+
+
+def _hook_budget() -> int:
+    """The prompt hook's digest budget (``LEAN_MEMORY_DIGEST_TOKENS``, as the hook reads it)."""
+    env = os.environ.get("LEAN_MEMORY_DIGEST_TOKENS", "")
+    return int(env) if env.isdigit() else 1200
+
+
+def _signature(path: Any) -> tuple[int, int, int]:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return (0, 0, 0)
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+class PortInUse(LeanMemoryError):
+    """The port is taken."""
+
+
+# -- pages ------------------------------------------------------------------------------
+
+STYLE = """
+body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;max-width:60rem;padding:1rem 1.5rem;
+color:#1d1d1f;background:#fbfbfa}
+nav{display:flex;gap:1.2rem;border-bottom:1px solid #ddd;padding-bottom:.5rem;margin-bottom:1rem}
+nav a{font-weight:600}
+a{color:#0b5cad;text-decoration:none}a:hover{text-decoration:underline}
+h1{font-size:1.5rem;margin:.2rem 0 .8rem}h2{font-size:1.2rem;margin:1.4rem 0 .5rem}
+h3{font-size:1.05rem;margin:0 0 .2rem}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .6rem;
+border-bottom:1px solid #e4e4e4;vertical-align:top}th{font-weight:600;color:#555}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+meter{width:14rem;height:1rem}
+.muted{color:#666;font-size:.9em}.due{color:#a4420e;font-weight:600}.ok{color:#2b6b2b}
+article{background:#fff;border:1px solid #e2e2e2;border-radius:6px;padding:.7rem 1rem;
+margin:.8rem 0}
+article.superseded{opacity:.7;border-style:dashed}
+.tag{display:inline-block;background:#eef2f7;border-radius:3px;padding:0 .35rem;margin-right:.2rem}
+.mark{display:inline-block;background:#fdecc8;border-radius:3px;padding:0 .35rem;
+font-size:.85em}
+pre{background:#f4f4f2;padding:.6rem .8rem;overflow-x:auto;white-space:pre-wrap;
+word-break:break-word}code{font-family:ui-monospace,monospace;font-size:.92em}
+blockquote{border-left:3px solid #ccc;margin:.4rem 0;padding-left:.8rem;color:#444}
+form.inline{display:inline}input[type=search]{width:28rem;max-width:100%;padding:.3rem}
+button{padding:.25rem .9rem;margin-right:.4rem}
+details summary{cursor:pointer;color:#555}
+""".strip()
+
+
+def _page(app: App, title: str, body: str) -> str:
+    nav = "".join(f'<a href="{href}">{label}</a>' for href, label in (
+        ("/", "Overview"), ("/search", "Search"), ("/context", "Context"),
+        ("/proposals", "Proposals")))
+    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{esc(title)} · lean-memory</title>"
+            '<meta name="viewport" content="width=device-width,initial-scale=1">'
+            '<link rel="stylesheet" href="/style.css"></head><body>'
+            f"<nav>{nav}</nav><main><h1>{esc(title)}</h1>\n{body}\n</main></body></html>\n")
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
+
+
+def _tokens(text: str) -> int:
+    from .tokens import estimate_tokens
+
+    return estimate_tokens(text)
+
+
+def _href(*parts: str, **query: str) -> str:
+    path = "/" + "/".join(quote(p, safe="") for p in parts)
+    if query:
+        path += "?" + "&".join(f"{k}={quote(v, safe='')}" for k, v in query.items())
+    return esc(path)
+
+
+def page_overview(app: App) -> str:
+    out = []
+    for name, mem in app.layers:
+        st = mem.status()
+        budget = max(st.token_budget, 1)
+        rows = "".join(
+            f"<tr><td><a href=\"{_href('shard', name, s.name)}\">{esc(s.name)}</a>"
+            f"<div class=\"muted\">{esc(s.description)}</div></td>"
+            f"<td class=\"num\">{s.entries:,}</td><td class=\"num\">{s.superseded:,}</td>"
+            f"<td class=\"num\">{s.tokens:,}</td>"
+            f"<td><meter min=\"0\" max=\"{budget}\" value=\"{min(s.tokens, budget)}\" "
+            f"title=\"{s.tokens:,} of {budget:,} tokens\"></meter></td></tr>"
+            for s in st.shards)
+        due = ('<span class="due">compaction is due</span> (run <code>lean-memory compact'
+               '</code>)' if st.compaction_due else '<span class="ok">no compaction due</span>')
+        out.append(
+            f"<h2>{esc(name)} memory</h2><p class=\"muted\">{esc(str(mem.dir))}</p>"
+            f"<p>{st.entries:,} live entries, ~{st.total_tokens:,} tokens of a "
+            f"{st.token_budget:,}-token budget "
+            f"<meter min=\"0\" max=\"{budget}\" high=\"{st.compact_threshold}\" "
+            f"value=\"{min(st.total_tokens, budget)}\"></meter>; compaction at "
+            f"{st.compact_threshold:,}: {due}.</p>"
+            "<table><thead><tr><th>Shard</th><th class=\"num\">Entries</th>"
+            "<th class=\"num\">Superseded</th><th class=\"num\">Tokens</th>"
+            f"<th>Share of the budget</th></tr></thead><tbody>{rows}</tbody></table>")
+    out.append("<h2>Rule proposals</h2>" + _proposals_summary(app))
+    return _page(app, "What memory holds", "\n".join(out))
+
+
+def _proposals_summary(app: App) -> str:
+    if app.proposals is None:
+        return '<p class="muted">No learning loop yet: nothing proposes rules.</p>'
+    n = len(app.proposals.pending())
+    return (f"<p><a href=\"/proposals\">{n} pending proposal{'s' if n != 1 else ''}</a></p>"
+            if n else "<p class=\"muted\">No pending proposals.</p>")
+
+
+def _corrector(mem: Memory, found: tuple[dict[str, tuple[Entry, bool]], dict[str, str]],
+               entry_id: str) -> str | None:
+    """The id of the entry that corrected ``entry_id`` (``found``: ``App.lookup``), unless
+    that one is withheld."""
+    ids, fixes = found
+    fix = fixes.get(entry_id)
+    if fix is None:
+        return None
+    [shown] = _shown(mem, [ids[fix][0]])
+    return fix if shown.id == fix else None
+
+
+def _shown(mem: Memory, entries: Sequence[Entry]) -> list[Entry]:
+    from .withhold import masked
+
+    return masked(mem, entries)[0]
+
+
+def _article(layer: str, e: Entry, *, superseded_by: str | None, superseded: bool,
+             archived: bool = False, link: bool = True) -> str:
+    from .dedup import main_text, said_again_part
+    from .withhold import TITLE_WITHHELD
+
+    withheld = e.title == TITLE_WITHHELD and not e.meta
+    facts = [f"<code>{esc(e.id)}</code>", esc(e.shard)]
+    if e.date:
+        facts.append(esc(e.date))
+    facts.extend(f"{esc(k)}: {esc(v)}" for k, v in e.meta  # forgotten, reason, compacted...
+                 if k not in ("said_again", "last_said"))
+    tags = "".join(f'<span class="tag">{esc(t)}</span>' for t in e.tags)
+    marks = []
+    if archived:
+        marks.append('<span class="mark">archived</span>')
+    if superseded:
+        to = (f" by <a href=\"{_href('entry', layer, superseded_by)}\">"
+              f"<code>{esc(superseded_by)}</code></a>" if superseded_by else "")
+        marks.append(f'<span class="mark">superseded{to}</span>')
+    if e.supersedes:
+        marks.append(f"corrects <a href=\"{_href('entry', layer, e.supersedes)}\">"
+                     f"<code>{esc(e.supersedes)}</code></a>")
+    if withheld:
+        body = f"<p class=\"muted\">{esc(e.text)}</p>"
+    else:
+        body = render(main_text(e.text))
+        again = said_again_part(e.text)
+        if again:
+            count = e.get("said_again") or ""
+            times = _count(int(count), "time", "times") if count.isdecimal() else "more"
+            body += (f"<details><summary>said again ({esc(times)})</summary>"
+                     f"{render(again)}</details>")
+    title = esc(e.title)
+    if link and not withheld:
+        title = f"<a href=\"{_href('entry', layer, e.id)}\">{title}</a>"
+    cls = ' class="superseded"' if superseded else ""
+    return (f"<article{cls}><h3>{title}</h3><div class=\"muted\">{' · '.join(facts)} "
+            f"{tags} {' '.join(marks)}</div>{body}</article>")
+
+
+def page_shard(app: App, layer: str, shard: str, *, archive: bool, page: int) -> str | None:
+    mem = app.layer(layer)
+    if mem is None or shard not in mem.shards:
+        return None
+    entries = app.entries(layer, shard, archive=archive)
+    last = max(0, (len(entries) - 1) // PAGE_SIZE)
+    page = min(max(page, 0), last)
+    shown = _shown(mem, entries[page * PAGE_SIZE:(page + 1) * PAGE_SIZE])
+    found = app.lookup(layer)
+    arts = "".join(_article(layer, e, superseded=not archive and e.id in found[1],
+                            superseded_by=None if archive else _corrector(mem, found, e.id),
+                            archived=archive) for e in shown)
+    other = (f"<a href=\"{_href('shard', layer, shard)}\">the live entries</a>" if archive else
+             f"<a href=\"{_href('shard', layer, shard, archive='1')}\">its archive</a>")
+    pager = ""
+    if last:
+        q = {"archive": "1"} if archive else {}
+        links = [f"<a href=\"{_href('shard', layer, shard, **q, page=str(p))}\">{p + 1}</a>"
+                 if p != page else f"<strong>{p + 1}</strong>" for p in range(last + 1)]
+        pager = "<p>Page " + " ".join(links) + "</p>"
+    what = "archive" if archive else "shard"
+    n = _count(len(entries), "entry", "entries")
+    body = (f"<p>{n} ({esc(layer)} memory). See {other}.</p>{pager}"
+            f"{arts or '<p class=muted>No entries.</p>'}{pager}")
+    return _page(app, f"{shard} {what}", body)
+
+
+def page_entry(app: App, layer: str, entry_id: str) -> str | None:
+    mem = app.layer(layer)
+    if mem is None:
+        return None
+    known = app.lookup(layer)
+    found = known[0].get(entry_id)
+    if found is None:
+        return None
+    [e] = _shown(mem, [found[0]])
+    superseded = not found[1] and entry_id in known[1]
+    art = _article(layer, e, superseded=superseded,
+                   superseded_by=_corrector(mem, known, entry_id) if superseded else None,
+                   archived=found[1], link=False)
+    back = f"<p>In <a href=\"{_href('shard', layer, e.shard)}\">{esc(e.shard)}</a>.</p>"
+    return _page(app, "Entry", art + back)
+
+
+def _hook_block(app: App, prompt: str) -> str:
+    mem = app.layers[0][1]
+    return mem.digest(prompt, budget_tokens=app.budget_tokens)
+
+
+def page_search(app: App, query: str) -> str:
+    form = ('<form method="get" action="/search"><input type="search" name="q" '
+            f'value="{esc(query)}" placeholder="words, or a prompt" autofocus> '
+            '<button type="submit">Search</button></form>')
+    if not query.strip():
+        return _page(app, "Search", form)
+    from .errors import QueryError
+
+    layer, mem = app.layers[0]
+    try:
+        hits = mem.search(query, k=SEARCH_K)
+    except QueryError as exc:
+        return _page(app, "Search", form + f"<p>{esc(str(exc))}</p>")
+    arts = "".join(_article(layer, h.entry, superseded=False, superseded_by=None,
+                            archived=h.archived) for h in hits)  # never superseded ones
+    block = _hook_block(app, query)
+    body = (f"{form}<h2>Best matches ({len(hits)})</h2><p class=\"muted\">Ranked as "
+            "<code>lean-memory get --query</code> ranks them; superseded entries and entries "
+            "that hold a credential never appear.</p>"
+            f"{arts or '<p class=muted>No entry matches.</p>'}"
+            f"<h2>What the prompt hook would inject (~{_tokens(block):,} tokens)</h2>"
+            f"<pre>{esc(block) or '(nothing)'}</pre>")
+    return _page(app, "Search", body)
+
+
+def sections(block: str) -> list[tuple[str, str]]:
+    """A digest block cut at its Markdown headings: (heading, text) pairs in order; text
+    before the first heading is the "(preface)"."""
+    out: list[tuple[str, list[str]]] = []
+    for line in block.splitlines(keepends=True):
+        if line.startswith("#") and line.lstrip("#").startswith(" "):
+            out.append((line.lstrip("#").strip(), [line]))
+        elif out:
+            out[-1][1].append(line)
+        elif line.strip():
+            out.append(("(preface)", [line]))
+    return [(head, "".join(lines)) for head, lines in out]
+
+
+def page_context(app: App, prompt: str) -> str:
+    start = _hook_block(app, "")
+    blocks = [("session start", start)]
+    if prompt.strip():
+        blocks.append(("this prompt", _hook_block(app, prompt)))
+    rows = sorted(((_tokens(text), where, head) for where, block in blocks
+                   for head, text in sections(block)), key=lambda r: (-r[0], r[1], r[2]))
+    table = "".join(f"<tr><td class=\"num\">{n:,}</td><td>{esc(where)}</td>"
+                    f"<td>{esc(head)}</td></tr>" for n, where, head in rows)
+    totals = " · ".join(f"{esc(w)}: ~{_tokens(b):,} tokens" for w, b in blocks)
+    form = ('<form method="get" action="/context"><input type="search" name="q" '
+            f'value="{esc(prompt)}" placeholder="a prompt, to see its digest"> '
+            '<button type="submit">Show</button></form>')
+    full = "".join(f"<h2>The {esc(w)} block (~{_tokens(b):,} tokens)</h2>"
+                   f"<pre>{esc(b) or '(nothing)'}</pre>" for w, b in blocks)
+    body = (f"{form}<p>What rides every prompt, largest first. {totals}.</p>"
+            "<table><thead><tr><th class=\"num\">Tokens</th><th>Block</th><th>Section</th>"
+            f"</tr></thead><tbody>{table}</tbody></table>{full}")
+    return _page(app, "Context budget", body)
+
+
+def page_proposals(app: App, said: str = "") -> str:
+    note = f"<p class=\"mark\">{esc(said)}</p>" if said else ""
+    if app.proposals is None:
+        return _page(app, "Rule proposals", note + '<p class="muted">No learning loop yet: '
+                     "nothing proposes rules, so there is nothing to say yes or no to.</p>")
+    items = []
+    for p in app.proposals.pending():
+        evidence = "".join(f"<li>{render(x)}</li>" for x in p.evidence)
+        items.append(
+            f"<article><h3>{esc(p.layer)} · <code>{esc(p.id)}</code></h3>{render(p.rule)}"
+            f"<details open><summary>evidence ({len(p.evidence)})</summary><ul>{evidence}"
+            f"</ul></details><form class=\"inline\" method=\"post\" "
+            f"action=\"{_href('proposals', p.id)}\">"
+            f"<input type=\"hidden\" name=\"token\" value=\"{esc(app.token)}\">"
+            "<button name=\"answer\" value=\"yes\">Yes</button>"
+            "<button name=\"answer\" value=\"no\">No</button></form></article>")
+    return _page(app, "Rule proposals",
+                 note + ("".join(items) or '<p class="muted">No pending proposals.</p>'))
+
+
+# -- the server -------------------------------------------------------------------------
+
+SECURITY_HEADERS = (
+    ("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; "
+                                "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+    ("X-Frame-Options", "DENY"),
+    ("Cross-Origin-Opener-Policy", "same-origin"),
+    ("Cross-Origin-Resource-Policy", "same-origin"),
+    ("Cache-Control", "no-store"),
+)
+
+
+class Handler(BaseHTTPRequestHandler):
+    app: App  # set on the class made per server
+    server_version = "lean-memory"
+    sys_version = ""
+    timeout = TIMEOUT_S
+    protocol_version = "HTTP/1.0"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # the request line carries the token; nothing is logged
+
+    def _send(self, code: int, body: str, *, ctype: str = "text/html; charset=utf-8",
+              headers: Sequence[tuple[str, str]] = ()) -> None:
+        data = body.encode("utf-8", "replace")
+        self.send_response(code)
+        for k, v in (*SECURITY_HEADERS, *headers):
+            self.send_header(k, v)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    def _refuse(self, code: int, why: str) -> None:
+        self._send(code, f"{why}\n", ctype="text/plain; charset=utf-8")
+
+    def _origins(self) -> tuple[str, ...]:
+        port = self.app.port
+        return (f"127.0.0.1:{port}", f"localhost:{port}")
+
+    def _cookie_name(self) -> str:
+        return f"lean_memory_{self.app.port}"
+
+    def _has_token(self, given: str | None) -> bool:
+        return given is not None and hmac.compare_digest(given.encode(), self.app.token.encode())
+
+    def _cookie_token(self) -> str | None:
+        from http.cookies import CookieError, SimpleCookie
+
+        jar: SimpleCookie = SimpleCookie()
+        try:
+            jar.load(self.headers.get("Cookie", ""))
+        except CookieError:
+            return None
+        morsel = jar.get(self._cookie_name())
+        return morsel.value if morsel else None
+
+    def _checked(self) -> tuple[str, dict[str, list[str]]] | None:
+        """The path and query of an allowed request; None when refused (answered)."""
+        if len(self.path) > MAX_TARGET:
+            self._refuse(414, "request target too long")
+            return None
+        if self.headers.get("Host", "") not in self._origins():
+            self._refuse(421, "foreign Host: open the address lean-memory serve printed")
+            return None
+        url = urlsplit(self.path)
+        query = parse_qs(url.query, max_num_fields=20)
+        given = query.get("token", [None])[0]
+        if self._has_token(self._cookie_token()) and given is None:
+            return url.path, query
+        if self.command in ("GET", "HEAD") and self._has_token(given):
+            # First load: keep the token in a cookie, and take it out of the address bar.
+            rest = "&".join(f"{k}={quote(v, safe='')}" for k, vs in query.items()
+                            if k != "token" for v in vs)
+            cookie = (f"{self._cookie_name()}={self.app.token}; HttpOnly; SameSite=Strict; "
+                      "Path=/")
+            self.send_response(303)
+            for k, v in SECURITY_HEADERS:
+                self.send_header(k, v)
+            self.send_header("Set-Cookie", cookie)
+            here = "/" + url.path.lstrip("/")  # never `//host`: no way off this server
+            self.send_header("Location", here + (f"?{rest}" if rest else ""))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return None
+        self._refuse(403, "the token is missing or wrong: open the address lean-memory "
+                          "serve printed")
+        return None
+
+    def do_HEAD(self) -> None:
+        self.do_GET()
+
+    def do_GET(self) -> None:
+        checked = self._checked()
+        if checked is None:
+            return
+        path, query = checked
+
+        def q(name: str) -> str:
+            return query.get(name, [""])[0][:2000]
+
+        if path == "/style.css":
+            self._send(200, STYLE, ctype="text/css; charset=utf-8")
+            return
+        parts = [p for p in path.split("/") if p]
+        from urllib.parse import unquote
+
+        parts = [unquote(p) for p in parts]
+        with self.app.lock:
+            try:
+                body = self._route(parts, q)
+            except LeanMemoryError as exc:  # one line, redacted (the error's own rule)
+                body = _page(self.app, "Error", f"<p>{esc(str(exc))}</p>")
+            except Exception as exc:  # only the type: a message could quote memory text
+                self._refuse(500, f"internal error ({type(exc).__name__})")
+                return
+        if body is None:
+            self._refuse(404, "not found")
+        else:
+            self._send(200, body)
+
+    def _route(self, parts: list[str], q: Callable[[str], str]) -> str | None:
+        app = self.app
+        if not parts:
+            return page_overview(app)
+        head, rest = parts[0], parts[1:]
+        if head == "shard" and len(rest) == 2:
+            page = q("page")
+            return page_shard(app, rest[0], rest[1], archive=q("archive") == "1",
+                              page=int(page) if page.isdecimal() and len(page) < 7 else 0)
+        if head == "entry" and len(rest) == 2:
+            return page_entry(app, rest[0], rest[1])
+        if head == "search" and not rest:
+            return page_search(app, q("q"))
+        if head == "context" and not rest:
+            return page_context(app, q("q"))
+        if head == "proposals" and not rest:
+            return page_proposals(app)
+        return None
+
+    def _same_origin(self) -> bool:
+        """Whether the browser says this POST comes from a page of this server: its Origin
+        names it, or (Referrer-Policy no-referrer makes Chromium send ``Origin: null``)
+        its Sec-Fetch-Site, which no page can set, says same-origin. Neither: refused."""
+        origin = self.headers.get("Origin")
+        site = self.headers.get("Sec-Fetch-Site")
+        ours = origin in {f"http://{o}" for o in self._origins()}
+        if origin is not None and origin != "null" and not ours:
+            return False
+        if site is not None and site != "same-origin":
+            return False
+        return ours or site == "same-origin"
+
+    def do_POST(self) -> None:
+        if not self._same_origin():
+            self._refuse(403, "cross-origin request refused")
+            return
+        checked = self._checked()
+        if checked is None:
+            return
+        path, _ = checked
+        try:
+            length = int(self.headers.get("Content-Length", ""))
+        except ValueError:
+            self._refuse(411, "a length is needed")
+            return
+        if not 0 <= length <= MAX_BODY:
+            self._refuse(413, "request body too large")
+            return
+        form = parse_qs(self.rfile.read(length).decode("utf-8", "replace"), max_num_fields=5)
+        parts = path.split("/")
+        if (not self._has_token(form.get("token", [None])[0]) or len(parts) != 3
+                or parts[1] != "proposals"):
+            self._refuse(403, "the form's token is missing or wrong")
+            return
+        answer = form.get("answer", [""])[0]
+        if answer not in ("yes", "no") or self.app.proposals is None:
+            self._refuse(400, "answer yes or no to a pending proposal")
+            return
+        from urllib.parse import unquote
+
+        with self.app.lock:
+            try:
+                said = self.app.proposals.decide(unquote(parts[2]), answer == "yes")
+                body = page_proposals(self.app, said)
+            except LeanMemoryError as exc:
+                body = page_proposals(self.app, str(exc))
+            except Exception as exc:
+                self._refuse(500, f"internal error ({type(exc).__name__})")
+                return
+        self._send(200, body)
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = False  # a port in use must say so
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that went away, a timeout: no traceback (it could quote memory)
+
+
+def make_server(app: App, port: int = 0) -> Server:
+    """A server for ``app`` on 127.0.0.1:``port`` (0: any free one); not yet serving."""
+    handler = type("BoundHandler", (Handler,), {"app": app})
+    try:
+        server = Server((HOST, port), handler)
+    except OSError as exc:
+        import errno
+
+        if exc.errno == errno.EADDRINUSE:
+            raise PortInUse(f"port {port} on {HOST} is in use (choose another with --port, "
+                            "or --port 0 for any free one)") from None
+        raise
+    app.port = server.server_address[1]
+    return server
+
+
+def url(app: App) -> str:
+    """The address to open: it carries the token."""
+    return f"http://{HOST}:{app.port}/?token={app.token}"
