@@ -509,6 +509,10 @@ class BM25Index:
     def __len__(self) -> int:
         return self.n_docs
 
+    def df(self, term: str) -> int:
+        """How many documents hold ``term`` (a token, as the tokenizer gives it)."""
+        return sum(len(hit[0]) for s in self._segments if (hit := s.postings(term)) is not None)
+
     def score(self, query: str) -> dict[int, float]:
         """BM25 score of every document that matches the query (all scores are > 0).
 

@@ -202,8 +202,12 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
             out.write(read_shown(mem)[0])
         return 0
     if args.json:
+        from .withhold import superseders
+
         kept, n = live_entries(mem, mem.entries(args.shard, archive=args.archive))
-        _dump([entry_json(e) for e in kept], out)
+        by = superseders(mem)
+        _dump([{**entry_json(e), **({"superseded_by": {"id": by[e.id][0], "date": by[e.id][1]}}
+                                    if e.id in by else {})} for e in kept], out)
     else:
         text, ids = read_shown(mem, args.shard, archive=args.archive)
         out.write(text)

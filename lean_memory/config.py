@@ -37,6 +37,9 @@ class Config:
     auto_compact: bool = False
     search_archive: bool = True  # search and the digest cover the archive (ADR 0018)
     digest_index: bool = False  # the per-prompt digest repeats the shard overview (ADR 0018)
+    # The digest adds matches only when one covers this share of the prompt's idf mass
+    # (ADR 0021); 0 turns the gate off.
+    digest_min_coverage: float = 0.25
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
     capture_asks: bool = True  # the prompt hook records asks in the session layer (ADR 0023)
@@ -67,6 +70,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "bm25_k1": (0.0, 100.0),
     "bm25_b": (0.0, 1.0),
     "distill_after": (60, 10_000_000),
+    "digest_min_coverage": (0.0, 1.0),
 }
 
 

@@ -223,11 +223,106 @@ def _fit_rules(rules: Sequence[Entry], room: int) -> list[str]:
         more = f"- (+{n - i - 1} more rules: `lean-memory get {RULES_SHARD}`)"
         need = _tokens(line) + 1 + (_tokens(more) + 1 if i < n - 1 else 0)
         if used + need > room:
-            lines.append(f"- ({n - i} more rules: `lean-memory get {RULES_SHARD}`)")
+            count = f"- ({n - i} more rules: `lean-memory get {RULES_SHARD}`)"
+            if used + _tokens(count) + 1 <= room:  # else it would eat the matches' share
+                lines.append(count)
             break
         lines.append(line)
         used += _tokens(line) + 1
     return lines
+
+
+# -- the gate: does memory have anything to say? (ADR 0021) ------------------------------
+
+# How the query's idf mass is weighed (measured on LoCoMo and Cranfield, bench/retrieval/
+# digest.py): a term the memory holds weighs its BM25 idf; a term it has never seen weighs
+# a share of the largest idf possible, by what kind of word it came from.
+UNKNOWN_SPECIFIC = 3.0  # a name or an identifier nothing in memory mentions: the prompt is
+#                         about something memory does not know
+UNKNOWN_PLAIN = 0.15  # a plain word ("describe", "according"): says little either way
+GATE_TOP = 10  # the best coverage among this many hits opens the gate
+GATE_KEEP = 12  # once open, the first this many hits stay ...
+GATE_RATIO = 0.4  # ... and later ones while their score is at least this share of the best
+_CALENDAR = frozenset((
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
+    "saturday", "sunday", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
+    "nov", "dec", "i"))
+_STRIP = "?,.!:;\"'()[]{}<>`*"
+
+
+def _specific_terms(prompt: str, known: set[str]) -> set[str]:
+    """The tokens of the prompt's words that name something: capitalised other than at a
+    sentence's start, or identifier-like (``_`` or ``/`` inside, or letters mixed with
+    digits). Month and weekday names are dates, common in any prompt: never specific. A
+    compound (``test_api``) one of whose parts the memory holds (``known``) is not: its
+    joined form is new, what it names is not."""
+    from .bm25 import tokenize
+
+    out: set[str] = set()
+    words = prompt.split()
+    for i, raw in enumerate(words):
+        word = raw.strip(_STRIP)
+        if not word or word.lower() in _CALENDAR:
+            continue
+        start = i == 0 or words[i - 1][-1:] in ".?!:"
+        if ((word[:1].isupper() and not start) or "_" in word or "/" in word
+                or (any(c.isdigit() for c in word) and any(c.isalpha() for c in word))):
+            tokens = tokenize(word)
+            if len(tokens) < 2 or known.isdisjoint(tokens):
+                out.update(tokens)
+    return out
+
+
+def _term_weights(prompt: str, n_docs: int, df: Sequence[tuple[str, int]]) -> dict[str, float]:
+    """Each query term's weight: its idf when the memory holds it, else a share of the
+    largest idf by kind (a number weighs nothing: dates and counts are in every prompt)."""
+    import math
+
+    top = math.log(1 + (n_docs + 0.5) / 0.5)
+    specific = (_specific_terms(prompt, {t for t, f in df if f})
+                if any(not f for _, f in df) else set())
+    out = {}
+    for term, f in df:
+        if f:
+            out[term] = math.log(1 + (n_docs - f + 0.5) / (f + 0.5))
+        elif term in specific:
+            out[term] = UNKNOWN_SPECIFIC * top
+        else:
+            out[term] = 0.0 if term.isdigit() else UNKNOWN_PLAIN * top
+    return out
+
+
+def _coverage(hit: Hit, weights: dict[str, float], mass: float) -> float:
+    """The share of the query's weight that the entry's indexed words hold."""
+    from .bm25 import tokenize
+    from .search import _indexed_body
+
+    e = hit.entry
+    held = set(tokenize(f"{e.title}\n{_indexed_body(e)}"))
+    return sum(w for t, w in weights.items() if t in held) / mass
+
+
+def opens(hits: Sequence[Hit], prompt: str, n_docs: int, df: Sequence[tuple[str, int]],
+          min_coverage: float) -> bool:
+    """Whether memory has something to say about ``prompt``: one of its GATE_TOP best hits
+    holds at least ``min_coverage`` of the query's weight. Deterministic: a function of
+    the hits, the prompt and the memory's term counts."""
+    if not hits:
+        return False
+    weights = _term_weights(prompt, n_docs, df)
+    mass = sum(weights.values())
+    return mass > 0 and max(_coverage(h, weights, mass) for h in hits[:GATE_TOP]) >= min_coverage
+
+
+def trimmed(hits: list[Hit]) -> tuple[list[Hit], bool]:
+    """``hits`` up to the first one, after the first GATE_KEEP, that scores under GATE_RATIO
+    of the best (the long tail of weak word matches); whether any was cut."""
+    best = hits[0].score if hits else 0.0
+    for i in range(GATE_KEEP, len(hits)):
+        if not (best > 0 and hits[i].score >= GATE_RATIO * best):
+            return hits[:i], True
+    return hits, False
 
 
 # -- the matches ------------------------------------------------------------------------
@@ -245,7 +340,9 @@ class _Matches:
         self.hits: list[Hit] = []
         self.withheld = 0
         self.complete = False  # every match is in ``hits``
-        self._fetch(min(max(room // LINE_GUESS, MIN_FETCH), MAX_FETCH))
+        self.min_coverage = mem.config.digest_min_coverage
+        self.open: bool | None = None  # the gate's decision, made on the first batch
+        self._fetch(min(max(room // LINE_GUESS, MIN_FETCH, GATE_TOP), MAX_FETCH))
 
     def _fetch(self, k: int) -> None:
         from .search import find
@@ -256,6 +353,12 @@ class _Matches:
         self.hits = [h for h in found.hits if not _placeholder(h.entry)]
         self.withheld = found.withheld
         self.complete = len(found.hits) < k or k >= MAX_FETCH
+        if self.min_coverage > 0:
+            if self.open is None:
+                self.open = opens(self.hits, self.query, found.n_docs, found.df,
+                                  self.min_coverage)
+            self.hits, cut = trimmed(self.hits) if self.open else ([], True)
+            self.complete = self.complete or cut
 
     def get(self, i: int) -> Hit | None:
         """The ``i``-th best match, fetching more when needed; None past the last."""

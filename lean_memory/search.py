@@ -65,7 +65,7 @@ def _debug(message: str, *args: object) -> None:
 __all__ = ["RRF_K", "Found", "Hit", "Retriever", "find", "render_hits", "rrf", "search"]
 
 _CACHE_NAME = "search.marshal"
-_CACHE_VERSION = "lean_memory.search/3"
+_CACHE_VERSION = "lean_memory.search/4"  # 4: forgotten entries hide themselves
 # The built-in retriever's title weight; the cache is built with it.
 _TITLE_WEIGHT = BM25().title_weight
 
@@ -90,6 +90,9 @@ class Found:
     withheld: int = 0
     notes: tuple[str, ...] = ()  # retrievers searched without, and why (one line each)
     ready: bool = True
+    # The memory's size and each query term's document frequency (the digest's gate).
+    n_docs: int = 0
+    df: tuple[tuple[str, int], ...] = ()
 
 
 # -- the corpus and its cache -------------------------------------------------------------
@@ -308,8 +311,27 @@ def _index_entries(mem: Memory, name: str, archived: bool, sig: tuple[int, int, 
     counts = [next(fresh) if tc is None else tc for tc in reused]
     index = BM25Index.from_counts(counts, k1=c.bm25_k1, b=c.bm25_b, title_weight=_TITLE_WEIGHT)
     return Part(name, archived, sig, [e.id for e in entries], [e.date or "" for e in entries],
-                [e.supersedes or "" for e in entries], spans, lines,
+                [_links(e, archived) for e in entries], spans, lines,
                 [i for i, withheld in enumerate(flags) if withheld], index, keys, base=base)
+
+
+def _links(e: fmt.Entry, archived: bool) -> str:
+    """The ids an entry hides from search, one a line: the one it supersedes, and itself
+    when it was forgotten (``forget`` archives it with a ``forgotten`` date; compaction's
+    archived originals, still true, have none and stay searchable)."""
+    own = e.supersedes or ""
+    if archived and e.get("forgotten") is not None:
+        return f"{own}\n{e.id}" if own else e.id
+    return own
+
+
+def _link_rows(parts: list[Part]) -> Iterator[tuple[str, str, str]]:
+    """(id, date, hidden id) of every link of ``parts``; a forgotten entry links to itself,
+    which ``hidden_ids`` hides (its date is not newer than its own)."""
+    for p in parts:
+        for entry_id, date, links in zip(p.ids, p.dates, p.supersedes, strict=True):
+            for target in links.split("\n"):
+                yield entry_id, date, target
 
 
 def _tag_text(e: fmt.Entry) -> str:
@@ -328,8 +350,7 @@ def _hidden(parts: list[Part]) -> list[int]:
     count too."""
     from .summaries import hidden_ids
 
-    hidden = hidden_ids(chain.from_iterable(zip(p.ids, p.dates, p.supersedes, strict=True)
-                                            for p in parts))
+    hidden = hidden_ids(_link_rows(parts))
     if not hidden:
         return []
     return [n for n, entry_id in enumerate(chain.from_iterable(p.ids for p in parts))
@@ -486,7 +507,8 @@ def _cached_hidden(mem: Memory, header: list[Any], parts: list[Part],
     for n in numbers:
         i = bisect_right(bases, n) - 1
         pairs.append([i, n - bases[i]])
-    targets = sorted({t for p in parts for t in p.supersedes if t})
+    targets = sorted({t for p in parts for links in p.supersedes
+                      for t in links.split("\n") if t})
     clean = all(_clean_tail(p, set(targets)) for p in parts if p.base is not None)
     _write_hidden(mem, path, parts, header, [key, pairs, targets, clean])
     return numbers
@@ -736,9 +758,11 @@ def _found(corpus: Corpus, fused: Sequence[tuple[int, float]], k: int, query: st
     for n, score in fused[:k]:
         shard, archived = corpus.where(n)
         hits.append(Hit(corpus.entry(n), shard, score, archived))
+    index = corpus.index
     return Found(hits, _withheld_matches(corpus, query, k, allowed, names, include_archive,
                                          [n for n, _ in fused[:k]]),
-                 tuple(dict.fromkeys(notes)))
+                 tuple(dict.fromkeys(notes)), n_docs=len(index),
+                 df=tuple((t, index.df(t)) for t in dict.fromkeys(tokenize(query))))
 
 
 class _LiveFirst:

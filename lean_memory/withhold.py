@@ -239,7 +239,7 @@ def shown_file(mem: Memory, path: Path, name: str,
         if verdicts is None:
             v.save()
     if not bad:
-        return text, []
+        return mark_superseded(mem, text, name), []
     spans = _withheld_spans(mem, v.file_keys.get(path), text, name, bad)
     parts: list[str] = []
     ids: list[str] = []
@@ -255,7 +255,42 @@ def shown_file(mem: Memory, path: Path, name: str,
             parts.append(notice(entry_id) + ("\n" if tail.count("\n") > 1 else ""))
         at = end
     parts.append(text[at:])
-    return "".join(parts), ids
+    return mark_superseded(mem, "".join(parts), name), ids
+
+
+def superseders(mem: Memory) -> dict[str, tuple[str, str]]:
+    """Each superseded entry's id -> (id, date) of the newest entry that supersedes it."""
+    hidden = mem.superseded_ids()
+    out: dict[str, tuple[str, str]] = {}
+    if hidden:
+        for entry_id, date, target in sorted(mem.correction_links(),
+                                             key=lambda link: (link[1], link[0])):
+            if target in hidden:
+                out[target] = (entry_id, date)  # sorted by date: the newest is kept
+    return out
+
+
+def mark_superseded(mem: Memory, text: str, name: str) -> str:
+    """``text`` (a shard file as shown) with the heading of each superseded entry marked
+    "superseded by <id> on <date>": a whole-shard read tells the agent what no longer
+    holds. Only what is shown changes, never the file; the line count stays."""
+    by = superseders(mem)
+    if not by:
+        return text
+    shard = fmt.parse(text, name)
+    if not any(e.id in by for e in shard.entries):
+        return text
+    parts = [shard.preamble]
+    for e in shard.entries:
+        raw = e.raw
+        if e.id in by:
+            new_id, date = by[e.id]
+            head, sep, rest = raw.partition("\n")
+            end = "\r" if head.endswith("\r") else ""
+            when = f" on {date}" if date else ""
+            raw = f"{head.removesuffix(end)} _(superseded by {new_id}{when})_{end}{sep}{rest}"
+        parts.append(raw)
+    return "".join(parts)
 
 
 def withheld_spans(mem: Memory, path: Path, name: str) -> tuple[str, list[tuple[int, int, str]]]:

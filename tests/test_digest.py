@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import lean_memory
@@ -166,6 +166,9 @@ def varied(tmp_path_factory: pytest.TempPathFactory) -> lean_memory.Memory:
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(words=PROMPTS, budget=st.integers(min_value=0, max_value=3000),
        index=st.sampled_from([None, True, False]))
+# Found by hypothesis (issue 22): the rules' "N more rules" line was added past the room
+# they were given, eating the matches' share, so "deploy" at 105 tokens got no match.
+@example(words=["deploy", "cache"], budget=105, index=True)
 def test_budget_rules_share_and_determinism(varied: lean_memory.Memory, words: list[str],
                                             budget: int, index: bool | None) -> None:
     prompt = " ".join(words)
@@ -177,8 +180,11 @@ def test_budget_rules_share_and_determinism(varied: lean_memory.Memory, words: l
     if "## Memory matching" in d:
         other = varied.digest("deploy", budget_tokens=budget, index=index)
         assert other.split("## Memory matching")[0] == rules
-    # ... and a prompt that matches gets matches once the budget has room for one.
-    if budget >= 400 and any(w in WORDS for w in words):
+    # ... and a prompt that matches gets matches once the budget has room for one, when
+    # memory knows all its words (a word it has never seen may say the prompt is about
+    # something else: the relevance gate, ADR 0021).
+    if budget >= 400 and any(w in WORDS for w in words) and all(
+            w in WORDS or w == "the" for w in words):
         assert match_lines(d)
     if budget >= 1200:
         assert "- Archived" not in d or "(2026-02-01, archived)" in d

@@ -100,8 +100,9 @@ def test_forget_archives_with_date_and_reason_and_never_destroys(tmp_path: Path)
     assert len(kept) == 1 and kept[0].text == a.text
     assert dict(kept[0].meta)["forgotten"] == "2026-11-30"
     assert dict(kept[0].meta)["reason"] == "tox 4 changed this"
+    # Kept, never searched again: "forget this" means "never tell the agent again".
     hits = mem.search("pip-compile hashes", include_archive=True)
-    assert any(h.entry.id == a.id and h.archived for h in hits)
+    assert not any(h.entry.id == a.id for h in hits)
     r = run_cli("forget", a.id, "--reason", "again", cwd=mem.root)
     assert r.returncode == 2 and b"in the archive" in r.stderr
     r = run_cli("forget", "nope", cwd=mem.root)

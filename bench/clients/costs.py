@@ -6,7 +6,9 @@ Builds a memory from one LoCoMo conversation (its turns written as hand-written 
 spread over the five non-rule shards, plus a few standing rules) under bench/clients/.work/,
 then measures, for that conversation's questions as prompts:
 
-* hooks: the session-start block (once per session) and the per-prompt digest (median, p90);
+* hooks: the session-start block (once per session) and the per-prompt digest (median, p90),
+  also for prompts memory has nothing to say about (the next conversation's questions: with
+  the relevance gate, ADR 0021, they get the standing rules alone);
 * MCP: the tool definitions and server instructions a client sends with every turn, and a
   ``memory_search`` result (k=5);
 * Anthropic's memory tool: the ``view /memories`` listing the model starts with, and a
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -24,7 +27,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
-DATA = REPO.parent / "shared" / "data" / "retrieval" / "locomo_turns.jsonl"
+DATA = Path(os.environ.get("LEAN_MEMORY_DATA", REPO.parent / "shared" / "data" / "retrieval")
+            ) / "locomo_turns.jsonl"
 sys.path.insert(0, str(REPO))
 
 from lean_memory import agents, estimate_tokens  # noqa: E402
@@ -66,14 +70,19 @@ def main() -> None:
     ap.add_argument("--budget", type=int, default=1200, help="the digest's token budget")
     args = ap.parse_args()
     with DATA.open(encoding="utf-8") as fh:
-        conv = [json.loads(line) for line in fh][args.conv]
+        convs = [json.loads(line) for line in fh]
+    conv = convs[args.conv]
     mem = build(HERE / ".work", conv)
     prompts = [q["q"] for q in conv["queries"]]
+    # prompts memory has nothing to say about: another conversation's questions
+    unrelated = [q["q"] for q in convs[(args.conv + 1) % len(convs)]["queries"]]
 
     start = json.loads(agents.hook_output("session-start", str(mem.root), {"cwd": str(mem.root)},
                                           budget_tokens=args.budget))
     start_tokens = estimate_tokens(start["hookSpecificOutput"]["additionalContext"])
     digests = [estimate_tokens(mem.digest(p, budget_tokens=args.budget)) for p in prompts]
+    others = [estimate_tokens(mem.digest(p, budget_tokens=args.budget)) for p in unrelated]
+    rules_only = estimate_tokens(mem.digest("zzzz", budget_tokens=args.budget))
     searches = [estimate_tokens(render_hits(mem.search(p, k=5))) for p in prompts]
     handler = MemoryToolHandler(mem)
     listing = estimate_tokens(handler.execute({"command": "view", "path": "/memories"}))
@@ -91,6 +100,10 @@ def main() -> None:
     print(f"| hooks | session start (INDEX.md + rules), once a session | {start_tokens} |")
     print(f"| hooks | before each prompt (digest), median / p90 | "
           f"{statistics.median(digests):.0f} / {p90(digests)} |")
+    print(f"| hooks | before a prompt memory is not about (another conversation's "
+          f"questions), median / mean; share with no matches | {statistics.median(others):.0f}"
+          f" / {statistics.mean(others):.0f}; "
+          f"{sum(t <= rules_only for t in others) / len(others):.0%} |")
     print(f"| MCP | tool definitions + instructions, every turn | "
           f"{estimate_tokens(json.dumps(TOOLS)) + estimate_tokens(INSTRUCTIONS)} |")
     print(f"| MCP | one `memory_search` (k=5) when called, median / p90 | "

@@ -20,6 +20,15 @@ at least one of its relevant documents (white space normalised) is in the block:
 The last column counts the queries that ``ranked`` answers and the digest does not.
 
 Tokens are counted with ``estimate_tokens``; the digest never passes B (counted and reported).
+
+The gate (ADR 0021), with ``--gate`` (``--coverage 0,0.25``: the values of
+``digest_min_coverage`` compared, 0 being the ungated digest): besides the answerable
+prompts above, each memory is asked prompts it has nothing to say about ("unanswerable"):
+LoCoMo conversation i's memory the questions of conversation i+1, Cranfield's memory every
+LoCoMo question (every n-th with ``--stride n``). Per budget: evidence recall, mean and
+median tokens on answerable prompts; mean tokens and the share of empty digests on
+unanswerable ones. LoCoMo is also reported by
+half (even conversations: where the gate's constants were tuned; odd: held out).
 """
 
 from __future__ import annotations
@@ -170,14 +179,95 @@ def run(name: str, budgets: list[int], limit: int | None, work: Path) -> None:
               + f" | {lost[b]} |")
 
 
+def set_coverage(mem: Memory, coverage: float) -> None:
+    config = mem.agents_dir / "config.toml"
+    config.write_text(f"[memory]\ndigest_min_coverage = {coverage}\n", encoding="utf-8")
+    mem.__dict__.pop("config", None)  # Memory.config is read once per object
+
+
+class Tally:
+    """One (set, coverage, budget) cell of the gate table."""
+
+    def __init__(self) -> None:
+        self.answered = 0
+        self.answerable: list[int] = []
+        self.unanswerable: list[int] = []
+
+    def row(self) -> str:
+        a, u = self.answerable, self.unanswerable
+        recall = self.answered / max(len(a), 1)
+        empty = sum(t == 0 for t in u) / max(len(u), 1)
+        return (f"{recall:.3f} | {statistics.mean(a or [0]):,.0f} | "
+                f"{statistics.median(a or [0]):,.0f} | {statistics.mean(u or [0]):,.0f} | "
+                f"{empty:.1%}")
+
+
+def gate_run(budgets: list[int], coverages: list[float], work: Path, limit: int | None,
+             sets: list[str], stride: int = 1) -> None:
+    """The answerable / unanswerable table (see the module's docstring)."""
+    locomo = load("locomo")
+    cells: dict[tuple[str, float, int], Tally] = {}
+    over = 0
+    t0 = time.perf_counter()
+    plans: list[tuple[str, list[dict], list[dict], list[dict]]] = []
+    if "locomo" in sets:
+        for i, corpus in enumerate(locomo):
+            half = "locomo even (tuned)" if i % 2 == 0 else "locomo odd (held out)"
+            plans.append((half, corpus.docs, corpus.queries[:limit],
+                          locomo[(i + 1) % len(locomo)].queries[:limit]))
+    if "cranfield" in sets:
+        cran = load("cranfield")[0]
+        asked = [q for c in locomo for q in c.queries[:limit]][::stride]
+        plans.append(("cranfield", cran.docs, cran.queries[:limit], asked))
+    for group, docs, answerable, unanswerable in plans:
+        by_id = {d["id"]: norm(d["text"]) for d in docs}
+        mem = build(work, docs)
+        for c in coverages:
+            set_coverage(mem, c)
+            for kind, queries in (("a", answerable), ("u", unanswerable)):
+                for q in queries:
+                    evidence = [by_id[r] for r in q["relevant"] if by_id.get(r)]
+                    if kind == "a" and not evidence:
+                        continue
+                    for b in budgets:
+                        block = mem.digest(q["q"], budget_tokens=b)
+                        tokens = estimate_tokens(block)
+                        over += tokens > b
+                        for name in (group, "locomo all") if group != "cranfield" else (group,):
+                            cell = cells.setdefault((name, c, b), Tally())
+                            if kind == "a":
+                                cell.answerable.append(tokens)
+                                text = norm(block)
+                                cell.answered += any(e in text for e in evidence)
+                            else:
+                                cell.unanswerable.append(tokens)
+    print(f"\ngate: {time.perf_counter() - t0:.0f} s; digests over budget: {over}\n")
+    print("| set | digest_min_coverage | budget | evidence recall (answerable) | "
+          "mean tokens (answerable) | median tokens (answerable) | "
+          "mean tokens (unanswerable) | empty digests (unanswerable) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for (name, c, b), cell in sorted(cells.items()):
+        print(f"| {name} | {c:g} | {b:,} | {cell.row()} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--budgets", default="400,800,1200,2000")
     ap.add_argument("--sets", default="locomo,cranfield")
     ap.add_argument("--limit", type=int, default=None, help="queries per corpus (default all)")
+    ap.add_argument("--gate", action="store_true",
+                    help="the answerable / unanswerable table instead (ADR 0021)")
+    ap.add_argument("--coverage", default="0,0.25",
+                    help="digest_min_coverage values the gate table compares")
+    ap.add_argument("--stride", type=int, default=1,
+                    help="ask Cranfield's memory every n-th LoCoMo question (default all)")
     args = ap.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
     with tempfile.TemporaryDirectory(prefix="lean-digest-") as tmp:
+        if args.gate:
+            gate_run(budgets, [float(c) for c in args.coverage.split(",")],
+                     Path(tmp) / "memory", args.limit, args.sets.split(","), args.stride)
+            return
         for name in args.sets.split(","):
             run(name, budgets, args.limit, Path(tmp) / "memory")
 
