@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -54,10 +55,25 @@ class Run:
     peak_rss: int  # bytes, 0 where unknown
 
 
-def _limit() -> None:  # pragma: no cover - runs in the child
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+# The child is started by a small wrapper (isolated mode, stdlib only) that caps its address
+# space, forks, execs the command and reports the command's own peak RSS. Forking straight
+# from pytest would count pytest's pages: Linux keeps the pre-exec peak in ru_maxrss, and a
+# long suite's pytest passes 200 MiB by itself.
+_WRAPPER = """
+import os, resource, signal, sys
+limit, report = int(sys.argv[1]), sys.argv[2]
+pid = os.fork()
+if pid == 0:
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    os.execv(sys.argv[3], sys.argv[3:])
+_, status, usage = os.wait4(pid, 0)
+with open(report, "w") as f:
+    f.write(str(usage.ru_maxrss))
+if os.WIFSIGNALED(status):
+    signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+    os.kill(os.getpid(), os.WTERMSIG(status))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
 
 
 def lm(root: Path, *args: str, stdin: bytes = b"", timeout: float = 30) -> Run:
@@ -69,24 +85,28 @@ def lm(root: Path, *args: str, stdin: bytes = b"", timeout: float = 30) -> Run:
         r = subprocess.run(cmd, cwd=root, input=stdin, capture_output=True, env=env,
                            timeout=timeout, check=False)
         return Run(r.returncode, r.stdout.decode(), r.stderr.decode(), 0)
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        p = subprocess.Popen(cmd, cwd=root, stdin=subprocess.PIPE, stdout=out, stderr=err,
-                             env=env, preexec_fn=_limit)
-        timer = threading.Timer(timeout, p.kill)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "maxrss")
+        p = subprocess.Popen([sys.executable, "-I", "-c", _WRAPPER, str(ADDRESS_SPACE), report,
+                              *cmd], cwd=root, stdin=subprocess.PIPE, stdout=out, stderr=err,
+                             env=env, start_new_session=True)
+        timer = threading.Timer(timeout, lambda: os.killpg(p.pid, signal.SIGKILL))
         timer.start()
         try:
             assert p.stdin is not None
             p.stdin.write(stdin)
             p.stdin.close()
-            _, status, usage = os.wait4(p.pid, 0)
+            code = p.wait()
         finally:
             timer.cancel()
-        p.returncode = code = os.waitstatus_to_exitcode(status)
         assert code != -9, f"lean_memory {' '.join(args)} hung (killed after {timeout} s)"
         out.seek(0)
         err.seek(0)
+        with open(report) as f:
+            peak = int(f.read() or 0)
         scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes there, KiB here
-        return Run(code, out.read().decode(), err.read().decode(), usage.ru_maxrss * scale)
+        return Run(code, out.read().decode(), err.read().decode(), peak * scale)
 
 
 def hook(root: Path, event: str) -> Run:
