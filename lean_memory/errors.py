@@ -25,11 +25,12 @@ class LeanMemoryError(Exception):
 
 
 def redact_message(message: str) -> str:
-    """``message`` with every credential in it replaced by its redacted preview."""
-    from .secrets import redact  # lazily: the scanner imports this module
+    """``message`` with every credential in it replaced by its redacted preview, a token
+    glued to a name (``deploy-ghp_…``, ``notes/glpat-…``) included: messages quote paths."""
+    from .secrets import redact_path  # lazily: the scanner imports this module
 
     try:
-        return redact(message)
+        return redact_path(message)
     except Exception:  # a redactor bug must not let the raw message through
         return "(message withheld: it could not be checked for credentials)"
 

@@ -219,10 +219,7 @@ class Memory(Summaries):
         """Create the memory folder, default shards, INDEX.md and .gitignore; idempotent."""
         for folder in (self.root, self.agents_dir, self.dir, self.archive_dir):
             if folder.exists() and not folder.is_dir() and not folder.is_symlink():
-                from .secrets import redact_path
-
-                raise LeanMemoryError(
-                    f"cannot init: {redact_path(str(folder))} is a file, not a folder")
+                raise LeanMemoryError(f"cannot init: {folder} is a file, not a folder")
         created: list[Path] = []
         for folder in (self.dir, self.archive_dir):
             if not folder.is_dir():
