@@ -10,7 +10,8 @@ standing rules, the rest spread over the five other shards), prebuilds an SQLite
 interleaved round by round with ``python -c pass`` so that load drift hits all alike. It
 prints medians, ratios to ``python -c pass`` of the same size's rounds, the issue's goals and
 whether each is met, plus the machine's facts. Times are CPU time of the child (user + system,
-from ``os.wait4``; ``--wall`` for wall-clock time); peak RSS is the child's own ``ru_maxrss``. Nothing here is imported by the package.
+from ``os.wait4``; ``--wall`` for wall-clock time); peak RSS is the child's own ``ru_maxrss``.
+Nothing here is imported by the package.
 """
 
 from __future__ import annotations
