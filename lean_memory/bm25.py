@@ -93,6 +93,57 @@ _COMPONENT_SEP = lazy(r"[/\\:@]+")
 # Case-style boundaries: parseConfig, HTTPServer, HTTP2Server; but not IPv6 or E0502.
 _CASE_SPLIT = lazy(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z]{2})(?=[A-Z][a-z])|(?<=\d)(?=[A-Z][a-z])")
 
+# The same splits by str methods, for ASCII text (the common case): no ``re`` import, no regex
+# engine per piece. A property test holds them equal to the regexes above.
+_CONNECTORS = "./\\:@+#-"
+_ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+# Every ASCII character that is neither a word character nor a connector becomes a space.
+_TO_CHUNKS = {c: " " for c in range(128) if chr(c) not in _ASCII_WORD and chr(c) not in
+              _CONNECTORS}
+_PATH_TO_SLASH = str.maketrans(dict.fromkeys("./\\:@+#", "/"))
+_COMPONENT_TO_SLASH = str.maketrans(dict.fromkeys("\\:@", "/"))
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+
+
+def _ascii_chunks(piece: str) -> list[str]:
+    """``_CHUNK.findall(piece)`` for an ASCII piece: in a run of word characters and
+    connectors, the connectors at either end are outside the chunk, the others join words."""
+    return [c for c in (run.strip(_CONNECTORS) for run in piece.translate(_TO_CHUNKS).split())
+            if c]
+
+
+def _alnum_runs(segment: str) -> list[str]:
+    """``_ALNUM.findall(segment)`` for a segment of word characters and hyphens (a chunk split
+    at _PATH_SEP): its parts between "_" and "-"."""
+    return [p for p in segment.replace("-", "_").split("_") if p]
+
+
+def _path_segments(chunk: str) -> list[str]:
+    """``_PATH_SEP.split(chunk)`` for a chunk (it starts and ends with a word character, so
+    only runs of separators leave empty strings)."""
+    return [s for s in chunk.translate(_PATH_TO_SLASH).split("/") if s]
+
+
+def _case_split(piece: str) -> list[str]:
+    """``_CASE_SPLIT.split(piece)``: before an uppercase letter that follows a lowercase one,
+    that ends a run of 2+ capitals and starts a word, or that follows a digit and starts a word."""
+    out: list[str] = []
+    start = 0
+    last = len(piece) - 1
+    upper, lower = _UPPER, _LOWER
+    for i in range(1, len(piece)):
+        if piece[i] not in upper:
+            continue
+        prev = piece[i - 1]
+        if prev in lower or (i < last and piece[i + 1] in lower and (
+                (prev in upper and i >= 2 and piece[i - 2] in upper) or prev.isdecimal())):
+            out.append(piece[start:i])
+            start = i
+    out.append(piece[start:])
+    return out
+
+
 # Prefixes split off by a hyphen ("re-entry", "non-linear") are not words: the joined token
 # ("reentry") carries the meaning, the fragment would only match unrelated words.
 _BOUND_PREFIXES = _words("anti bi co de multi non post pre pseudo quasi re semi sub un")
@@ -127,12 +178,12 @@ def _identifier_tokens(segment: str) -> tuple[str, ...]:
     tokens = _segment_cache.get(segment)
     if tokens is not None:
         return tokens
-    pieces = _ALNUM.findall(segment)
+    pieces = _alnum_runs(segment)
     if segment.lower() == segment:
-        # Every case boundary needs an uppercase letter: skip the split regex.
+        # Every case boundary needs an uppercase letter: skip the split.
         words = pieces
     else:
-        words = [w.lower() for piece in pieces for w in _CASE_SPLIT.split(piece)]
+        words = [w.lower() for piece in pieces for w in _case_split(piece)]
     out: list[str] = []
     if len(words) > 1:
         out.append(_norm_word("".join(words)))
@@ -154,13 +205,13 @@ def _chunk_tokens(chunk: str) -> tuple[str, ...]:
         return () if word in STOP_WORDS or len(word) == 1 else (_norm_word(word),)
     if chunk.isascii() and chunk.isidentifier():  # [A-Za-z0-9_]: no path separator
         return _identifier_tokens(chunk)
-    segments = _PATH_SEP.split(chunk)
+    segments = _path_segments(chunk)
     if len(segments) == 1:
         return _identifier_tokens(chunk)
     whole = chunk.lower()
     out = [whole]
     # split() rather than a findall() of dotted components: linear on any input.
-    components = _COMPONENT_SEP.split(whole)
+    components = whole.translate(_COMPONENT_TO_SLASH).split("/")  # as _COMPONENT_SEP.split
     if len(components) > 1:
         out += [c for c in components if "." in c]
     known = _segment_cache.get
@@ -193,7 +244,7 @@ class _PieceMemo(dict[str, tuple[str, ...]]):
             # Only word characters: the piece is one chunk, no regex needed to find it.
             tokens = _chunk_tokens(piece)
         else:
-            chunks = _CHUNK.findall(piece)
+            chunks = _ascii_chunks(piece) if piece.isascii() else _CHUNK.findall(piece)
             if len(chunks) == 1:
                 tokens = _chunk_cache[chunks[0]]
             else:
