@@ -97,11 +97,13 @@ _CASE_SPLIT = lazy(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z]{2})(?=[A-Z][a-z])|(?<=\d)(?=[
 # engine per piece. A property test holds them equal to the regexes above.
 _CONNECTORS = "./\\:@+#-"
 _ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-# Every ASCII character that is neither a word character nor a connector becomes a space.
-_TO_CHUNKS = {c: " " for c in range(128) if chr(c) not in _ASCII_WORD and chr(c) not in
-              _CONNECTORS}
-_PATH_TO_SLASH = str.maketrans(dict.fromkeys("./\\:@+#", "/"))
-_COMPONENT_TO_SLASH = str.maketrans(dict.fromkeys("\\:@", "/"))
+# Byte tables (bytes.translate is a C table lookup; str.translate with a dict is slower than
+# the regexes). Every ASCII byte that is neither a word character nor a connector becomes a
+# space; the bytes of non-ASCII UTF-8 characters (>= 0x80) are left alone.
+_TO_CHUNKS = bytes(c if c > 127 or chr(c) in _ASCII_WORD or chr(c) in _CONNECTORS else 32
+                   for c in range(256))
+_PATH_TO_SLASH = bytes(47 if chr(c) in "./\\:@+#" else c for c in range(256))
+_COMPONENT_TO_SLASH = bytes(47 if chr(c) in "\\:@" else c for c in range(256))
 _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 
@@ -109,8 +111,8 @@ _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 def _ascii_chunks(piece: str) -> list[str]:
     """``_CHUNK.findall(piece)`` for an ASCII piece: in a run of word characters and
     connectors, the connectors at either end are outside the chunk, the others join words."""
-    return [c for c in (run.strip(_CONNECTORS) for run in piece.translate(_TO_CHUNKS).split())
-            if c]
+    runs = piece.encode().translate(_TO_CHUNKS).decode().split()
+    return [c for c in (run.strip(_CONNECTORS) for run in runs) if c]
 
 
 def _alnum_runs(segment: str) -> list[str]:
@@ -122,12 +124,14 @@ def _alnum_runs(segment: str) -> list[str]:
 def _path_segments(chunk: str) -> list[str]:
     """``_PATH_SEP.split(chunk)`` for a chunk (it starts and ends with a word character, so
     only runs of separators leave empty strings)."""
-    return [s for s in chunk.translate(_PATH_TO_SLASH).split("/") if s]
+    return [s for s in chunk.encode().translate(_PATH_TO_SLASH).decode().split("/") if s]
 
 
 def _case_split(piece: str) -> list[str]:
     """``_CASE_SPLIT.split(piece)``: before an uppercase letter that follows a lowercase one,
     that ends a run of 2+ capitals and starts a word, or that follows a digit and starts a word."""
+    if piece.upper() == piece:  # no lowercase letter: no boundary (ECONNREFUSED, E0502)
+        return [piece]
     out: list[str] = []
     start = 0
     last = len(piece) - 1
@@ -211,7 +215,8 @@ def _chunk_tokens(chunk: str) -> tuple[str, ...]:
     whole = chunk.lower()
     out = [whole]
     # split() rather than a findall() of dotted components: linear on any input.
-    components = whole.translate(_COMPONENT_TO_SLASH).split("/")  # as _COMPONENT_SEP.split
+    # as _COMPONENT_SEP.split
+    components = whole.encode().translate(_COMPONENT_TO_SLASH).decode().split("/")
     if len(components) > 1:
         out += [c for c in components if "." in c]
     known = _segment_cache.get
