@@ -572,10 +572,10 @@ class BM25Index:
         Each document's score is summed over the query terms in the order of their first
         occurrence, whatever the segmentation, so results are deterministic.
         """
-        counts: dict[str, int] = {}
-        for token in self.tokenizer(query):
-            counts[token] = counts.get(token, 0) + 1
-        k1, b, avgdl, n_docs = self.k1, self.b, self.avgdl, self.n_docs
+        return self._scores(self._query_terms(query))
+
+    def _scores(self, terms: Sequence[_Term]) -> dict[int, float]:
+        k1, b, avgdl = self.k1, self.b, self.avgdl
         one_b = 1.0 - b
         segments = self._segments
         # Per segment: its documents' scores so far (a list indexed by local number, cheaper
@@ -585,20 +585,10 @@ class BM25Index:
         accs: dict[int, list[float]] = {}
         touched: dict[int, list[Sequence[int]]] = {}
         norms: dict[int, list[float]] = {}
-        for token, qtf in counts.items():
-            found = []
-            df = 0
-            for j, segment in enumerate(segments):
-                hit = segment.postings(token)
-                if hit is not None:
-                    found.append((j, hit[0], hit[1]))
-                    df += len(hit[0])
-            if not df:
-                continue
-            # The one place where BM25 is computed (Lucene's IDF and saturation):
-            # w = idf * f / (f + k1 * (1.0 - b + b * length / avgdl)).
-            idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-            for j, docs, tfs in found:
+        # BM25 (Lucene's IDF, in _query_terms, and saturation):
+        # w = idf * f / (f + k1 * (1.0 - b + b * length / avgdl)).
+        for qtf, idf, _, found in terms:
+            for j, (docs, tfs) in found.items():
                 lengths = segments[j].lengths
                 acc = accs.get(j)
                 if acc is None:
@@ -625,29 +615,37 @@ class BM25Index:
             scores.update((base + doc, acc[doc]) for doc in local)
         return scores
 
-    def scores_of(self, query: str, numbers: Sequence[int]) -> list[float]:
-        """What :meth:`score` gives each of ``numbers`` (0.0 where it does not match), by
-        looking the documents up in the query terms' postings instead of scoring them all."""
+    def _query_terms(self, query: str) -> list[_Term]:
+        """The query's indexed terms in order of first occurrence: (qtf, idf, df, postings
+        by segment number)."""
         counts: dict[str, int] = {}
         for token in self.tokenizer(query):
             counts[token] = counts.get(token, 0) + 1
-        k1, b, avgdl, n_docs = self.k1, self.b, self.avgdl, self.n_docs
+        n_docs = self.n_docs
+        out: list[_Term] = []
+        for token, qtf in counts.items():
+            found: dict[int, tuple[Sequence[int], Sequence[float]]] = {}
+            df = 0
+            for j, segment in enumerate(self._segments):
+                hit = segment.postings(token)
+                if hit is not None:
+                    found[j] = hit
+                    df += len(hit[0])
+            if df:
+                idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+                out.append((qtf, idf, df, found))
+        return out
+
+    def _exact(self, terms: Sequence[_Term], numbers: Sequence[int]) -> list[float]:
+        """What :meth:`score` gives each of ``numbers`` (0.0 where it does not match): the same
+        float operations in the same order, the documents looked up in the postings."""
+        k1, b, avgdl = self.k1, self.b, self.avgdl
         one_b = 1.0 - b
         segments, bases = self._segments, self._bases
         where = [(j, number - bases[j])
                  for j, number in ((bisect_right(bases, d) - 1, d) for d in numbers)]
         out = [0.0] * len(numbers)
-        for token, qtf in counts.items():
-            found: dict[int, tuple[Sequence[int], Sequence[float]]] = {}
-            df = 0
-            for j, segment in enumerate(segments):
-                hit = segment.postings(token)
-                if hit is not None:
-                    found[j] = hit
-                    df += len(hit[0])
-            if not df:
-                continue
-            idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))  # as in score
+        for qtf, idf, _, found in terms:
             for i, (j, doc) in enumerate(where):
                 hit = found.get(j)
                 if hit is None:
@@ -659,6 +657,85 @@ class BM25Index:
                     w = idf * f / (f + k1 * (one_b + b * segments[j].lengths[doc] / avgdl))
                     out[i] += w if qtf == 1 else qtf * w
         return out
+
+    def scores_of(self, query: str, numbers: Sequence[int]) -> list[float]:
+        """What :meth:`score` gives each of ``numbers`` (0.0 where it does not match), by
+        looking the documents up in the query terms' postings instead of scoring them all."""
+        return self._exact(self._query_terms(query), numbers)
+
+    def _pruned(self, terms: Sequence[_Term], k: int,
+                allowed: Container[int] | bytes | bytearray | None) -> dict[int, float] | None:
+        """The exact scores of a set of documents that holds the top k, or None: MaxScore,
+        term at a time, rarest term first (ADR 0024).
+
+        No term's weight exceeds ``qtf * idf`` (f / (f + norm) <= 1). Once k allowed documents
+        have partial scores above what the terms left could give a document not seen yet, no
+        such document can reach (or tie) the top k: the commonest terms' postings are not
+        OR-ed. The seen documents that the terms left could still lift to the k-th partial
+        score are then scored exactly, as :meth:`score` does. The k are looked for among the
+        documents of the rare terms (a lower bound of the k-th best, cheap to take). Tried only
+        when the query has a rare term (on common words alone it costs more than it saves);
+        None then, and when it does not settle: the caller scores exhaustively.
+        """
+        n_docs = self.n_docs
+        if len(terms) < 2 or min(t[2] for t in terms) * _RARE > n_docs:
+            return None
+        order = sorted(terms, key=lambda t: t[2])  # rarest first (stable)
+        k1, b, avgdl = self.k1, self.b, self.avgdl
+        one_b = 1.0 - b
+        segments, bases = self._segments, self._bases
+        # A term's weight grows with f and falls with the length: its greatest f over the
+        # shortest length bounds it (much tighter than idf when every f is small).
+        shortest = min((min(s.lengths) for s in segments if len(s.lengths)), default=0.0)
+        bounds = []
+        for qtf, idf, _, found in order:
+            most = max(max(tfs) for _, tfs in found.values())
+            bounds.append(qtf * (idf * most / (most + k1 * (one_b + b * shortest / avgdl))))
+        accs: dict[int, list[float]] = {}
+        pool: set[int] = set()  # global numbers of the rare terms' allowed documents
+        for i, (qtf, idf, df, found) in enumerate(order):
+            for j, (docs, tfs) in found.items():
+                lengths = segments[j].lengths
+                acc = accs.get(j)
+                if acc is None:
+                    acc = accs[j] = [0.0] * len(lengths)
+                for doc, f in zip(docs, tfs, strict=True):
+                    acc[doc] += qtf * (idf * f / (f + k1 * (one_b + b * lengths[doc] / avgdl)))
+                if df * _RARE <= n_docs:
+                    base = bases[j]
+                    pool.update(d for d in (base + doc for doc in docs)
+                                if _allows(allowed, d))
+            # Margins far above float rounding: partial sums run in another order than score's.
+            left = math.fsum(bounds[i + 1:]) * (1.0 + 1e-9)
+            if len(pool) < k or left >= math.fsum(bounds[:i + 1]):
+                continue  # fewer than k, or the k-th best cannot be above the bound yet
+            floor = heapq.nlargest(k, map(self._partial_of(accs), pool))[-1] * (1.0 - 1e-9)
+            if left < floor:
+                # The k-th best partial of every seen document, a higher floor than the pool's:
+                # fewer documents to score exactly.
+                lowest = floor - left
+                numbers: set[int] = set()
+                for _, _, _, seen in order[:i + 1]:
+                    for j, (docs, _tfs) in seen.items():
+                        acc, base = accs[j], bases[j]
+                        numbers.update(base + d for d in docs if acc[d] >= lowest)
+                allowed_seen = [d for d in numbers if _allows(allowed, d)]
+                partial = self._partial_of(accs)
+                values = list(map(partial, allowed_seen))
+                floor = heapq.nlargest(k, values)[-1] * (1.0 - 1e-9)
+                kept = sorted(d for d, v in zip(allowed_seen, values, strict=True)
+                              if v + left >= floor)
+                return dict(zip(kept, self._exact(terms, kept), strict=True))
+        return None
+
+    def _partial_of(self, accs: dict[int, list[float]]) -> Callable[[int], float]:
+        bases = self._bases
+
+        def partial(number: int) -> float:
+            j = bisect_right(bases, number) - 1
+            return accs[j][number - bases[j]]
+
+        return partial
 
     def top(
         self,
@@ -676,7 +753,9 @@ class BM25Index:
         """
         if k <= 0:
             return []
-        scores = self.score(query)
+        terms = self._query_terms(query)
+        pruned = self._pruned(terms, k, allowed)
+        scores = self._scores(terms) if pruned is None else pruned
         if isinstance(allowed, bytes | bytearray):
             scores = {doc: s for doc, s in scores.items() if allowed[doc]}
         elif allowed is not None:
@@ -760,6 +839,20 @@ class BM25Index:
             raise ValueError("not a BM25 index state: inconsistent postings")
         _check_parameters(k1, b, title_weight)
         return cls([segment], k1=k1, b=b, title_weight=title_weight, tokenizer=tokenizer)
+
+
+# A query term is rare, for MaxScore, when at most 1/_RARE of the documents contain it.
+_RARE = 64
+_Term = tuple[int, float, int, dict[int, tuple[Sequence[int], Sequence[float]]]]
+"""A query term: (qtf, idf, df, its postings by segment number)."""
+
+
+def _allows(allowed: Container[int] | bytes | bytearray | None, number: int) -> bool:
+    if allowed is None:
+        return True
+    if isinstance(allowed, bytes | bytearray):
+        return bool(allowed[number])
+    return number in allowed
 
 
 def _total_length(segments: Sequence[_Segment]) -> float:
