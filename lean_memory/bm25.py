@@ -721,11 +721,15 @@ class BM25Index:
                         numbers.update(base + d for d in docs if acc[d] >= lowest)
                 allowed_seen = [d for d in numbers if _allows(allowed, d)]
                 partial = self._partial_of(accs)
-                values = list(map(partial, allowed_seen))
-                floor = heapq.nlargest(k, values)[-1] * (1.0 - 1e-9)
-                kept = sorted(d for d, v in zip(allowed_seen, values, strict=True)
-                              if v + left >= floor)
-                return dict(zip(kept, self._exact(terms, kept), strict=True))
+                values = dict(zip(allowed_seen, map(partial, allowed_seen), strict=True))
+                # The k best by partial score, scored exactly: their k-th exact score is a
+                # floor too, and higher (it counts the terms left), so fewer survive it.
+                best = heapq.nlargest(k, values, key=values.__getitem__)
+                exact = dict(zip(best, self._exact(terms, best), strict=True))
+                floor = min(exact.values()) * (1.0 - 1e-9)
+                rest = sorted(d for d, v in values.items() if v + left >= floor and d not in exact)
+                exact.update(zip(rest, self._exact(terms, rest), strict=True))
+                return exact
         return None
 
     def _partial_of(self, accs: dict[int, list[float]]) -> Callable[[int], float]:
