@@ -50,7 +50,7 @@ def _find_memory_root(cwd: object, root: str | None) -> Path | None:
                     return folder
     if root:
         return Path(root)
-    from .store import find_root
+    from .folder import find_root
 
     return find_root()
 

@@ -214,7 +214,7 @@ def _retrievers_json(mem: Memory) -> dict[str, Any]:
     out: dict[str, Any] = {"retrievers": [quoted(n) for n in names],
                            "unknown_retrievers": [quoted(n) for n in unknown(names)]}
     if "ollama" in names:
-        from .ollama import describe
+        from .embedcmd import describe
 
         out["vectors"] = describe(mem)
     return out
@@ -253,7 +253,7 @@ def cmd_embed(args: argparse.Namespace, out: TextIO) -> int:
     if "ollama" not in mem.config.retrievers:
         raise UsageError('the ollama retriever is off: add "ollama" to [memory] retrievers '
                          "in .agents/config.toml")
-    from .ollama import embed_missing
+    from .embedcmd import embed_missing
 
     shown = [False]
 
@@ -282,9 +282,10 @@ def cmd_compact(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
+    from .folder import find_root
     from .scanfiles import scan_paths, scan_staged
     from .secrets import format_finding
-    from .store import Memory, find_root
+    from .store import Memory
 
     allow = None
     try:
@@ -332,7 +333,7 @@ def cmd_scan(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     from .demo import run_demo
 
-    return run_demo(out)
+    return run_demo(main, out)
 
 
 def cmd_hook(args: argparse.Namespace, out: TextIO) -> int:
@@ -415,12 +416,17 @@ def cmd_edit(args: argparse.Namespace, out: TextIO) -> int:
         try:
             code = subprocess.run([*shlex.split(editor), name], check=False).returncode
         except OSError as exc:
-            raise UsageError(f"cannot start the editor {editor!r}: {exc.strerror}; set "
-                             "$EDITOR") from None
+            from .secrets import redact_path
+
+            raise UsageError(f"cannot start the editor {redact_path(editor)!r}: "
+                             f"{exc.strerror}; set $EDITOR") from None
         if code != 0:
             raise UsageError(f"the editor exited with {code}; nothing was written")
-        with open(name, encoding="utf-8", newline="") as fh:
-            edited = fh.read()
+        try:
+            with open(name, encoding="utf-8", newline="") as fh:
+                edited = fh.read()
+        except UnicodeDecodeError:  # not an internal error: the editor saved another encoding
+            raise UsageError("the edited entry is not UTF-8; nothing was written") from None
     finally:
         os.unlink(name)
     if edited == entry.raw:
@@ -729,8 +735,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as exc:
+        from .secrets import redact_path  # a path may hold `deploy-ghp_…`, which redact misses
+
         _say_error(f"{exc.strerror or type(exc).__name__}"
-                   f"{': ' + str(exc.filename) if exc.filename else ''}")
+                   f"{': ' + redact_path(str(exc.filename)) if exc.filename else ''}")
         return 2
     except Exception as exc:
         if os.environ.get("LEAN_MEMORY_DEBUG"):

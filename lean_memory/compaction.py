@@ -51,8 +51,8 @@ from . import format as fmt
 from ._hash import sha256
 from .dedup import main_text
 from .errors import LeanMemoryError, NotInitialized, ShardError
+from .folder import COMPACTION_JOURNAL as JOURNAL
 from .fsutil import MAX_CACHE_BYTES, atomic_write, read_bounded, sealed, unsealed
-from .store import COMPACTION_JOURNAL as JOURNAL
 from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -932,7 +932,7 @@ def _write(mem: Memory, plan: Sequence[tuple[str, str, str, str, str]]) -> None:
     goes to a journal before the first file, so a crash or a full disk between two files
     is finished by the next write under the lock (:func:`recover`).
     """
-    from .store import Summary
+    from .summaries import Summary
 
     live = dict(mem._summaries({}))
     archived = dict(mem._summaries({}, archive=True))

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .fsutil import MAX_CONFIG_BYTES, UnsafePath, load_cache, read_bounded, write_cache
+from .fsutil import MAX_CONFIG_BYTES, UnsafePath, dump_record, load_record, read_bounded
 
 DEFAULT_SHARDS = ("seed", "failures", "corrections", "insights", "conventions", "quirks")
 SHARD_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
@@ -193,21 +192,18 @@ def load_config(path: Path, cache: Path | None = None) -> Config:
     except RecursionError:
         raise ConfigError(f"config: {path.name} nests tables or arrays too deeply") from None
     config = parse_config(data)
-    if cache is not None:
-        import marshal
-
-        with contextlib.suppress(ValueError):  # a TOML date or time: not cached
-            write_cache(cache, marshal.dumps([raw, data]))
+    if cache is not None:  # a TOML date or time cannot be marshalled: then not cached
+        dump_record(cache, raw, (data,))
     return config
 
 
 def _cached_toml(raw: bytes, cache: Path | None) -> dict[str, Any] | None:
     if cache is None:
         return None
-    cached = load_cache(cache)
-    if isinstance(cached, list) and len(cached) == 2 and cached[0] == raw:
-        found: dict[str, Any] = cached[1]
-        return found if isinstance(found, dict) else None
+    cached = load_record(cache, raw, 1)  # keyed by the config file's bytes
+    if cached is not None and isinstance(cached[0], dict):
+        found: dict[str, Any] = cached[0]
+        return found
     return None
 
 

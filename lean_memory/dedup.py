@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 
@@ -147,22 +147,14 @@ def folds(new: str, old: str) -> bool:
 
 
 def signature(text: str) -> bytes:
-    """What :func:`candidate_test` needs of a body: b"" when nothing can fold into it (no
-    content word), else a digest of its content words."""
+    """A body's said-again signature: b"" when nothing can fold into it (no content word),
+    else a digest of its content words. Sound: a fold needs equal content words, hence equal
+    signatures."""
     words = content_words(main_text(text))
     if not words:
         return b""
     joined = "\0".join(words).encode("utf-8", "surrogatepass")
     return blake2b(joined, digest_size=16).digest()
-
-
-def candidate_test(text: str) -> Callable[[bytes], bool]:
-    """A test of stored signatures: False when ``text`` can never fold into that body.
-    Sound: a fold needs equal content words, hence equal digests."""
-    mine = signature(text)
-    if not mine:
-        return lambda sig: False
-    return lambda sig: sig == mine
 
 
 # Content words a contraction spells out: the text itself may not contain them.

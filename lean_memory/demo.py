@@ -6,6 +6,7 @@ import contextlib
 import io
 import shlex
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -36,8 +37,8 @@ def _fake_token() -> str:
     return "gh" + "p_" + "".join("aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dF3hJ5"[::-1])
 
 
-def run_demo(out: TextIO) -> int:
-    from .cli import main
+def run_demo(main: Callable[..., int], out: TextIO) -> int:
+    """Run the demo through ``main`` (the CLI's, passed in: this module sits below it)."""
 
     def step(title: str, *argv: str) -> int:
         shown = shlex.join(argv).replace(_fake_token(), _fake_token()[:4] + "…")

@@ -50,7 +50,7 @@ FETCH_HINT = '`lean-memory get --query "<words>"`'
 POINTER = ("Project memory: `lean-memory get` (index), "
            f"{FETCH_HINT}.\n")
 _CACHE_NAME = "digest-rules.marshal"
-_CACHE_VERSION = "lean_memory.digest/1"
+_CACHE_VERSION = "lean_memory.digest/2"
 _CACHE_ROOMS = 16  # rooms remembered (the budget and the overview vary little)
 RULES_HEAD = f"\n## Standing rules ({RULES_SHARD}: follow them)\n"
 MATCH_HEAD = "\n## Memory matching this prompt\n"
@@ -93,7 +93,7 @@ def _overview(mem: Memory, verdicts: Verdicts) -> str:
     """INDEX.md as the current files make it (a hand edit leaves the file stale), without
     its generated-file comment; the short pointer when it cannot be shown."""
     from .errors import LeanMemoryError
-    from .indexfile import render_index
+    from .summaries import render_index
 
     try:
         text = render_index(mem.status(), mem.config.max_index_tokens)
@@ -111,7 +111,8 @@ class _Rules:
 
     The key is what the lines are made of: the conventions shard's bytes (by hash), the keys
     of what in it holds a credential (as ``Verdicts`` decided this time: the cache never
-    decides that), and the signatures of every shard file (what supersedes a rule). A hit
+    decides that), and the memory's correction links (what may supersede a rule; the dates
+    of the rules are in the shard's bytes). An ordinary put changes none of them. A hit
     skips parsing the shard, working out the superseded entries (every shard's summary) and
     clipping each rule (the token estimator in a binary search), every prompt.
     """
@@ -126,14 +127,12 @@ class _Rules:
         if RULES_SHARD not in mem.shards:
             return
         from ._hash import blake2b
-        from .store import file_signature
 
         path = mem.shard_path(RULES_SHARD)
         self._text, bad = verdicts.read(path, RULES_SHARD)
         self._bad = bad
         self._key = [_CACHE_VERSION, list(mem.shards),
-                     [file_signature(mem.shard_path(n, archive=a))
-                      for a in (False, True) for n in mem.shards],
+                     [list(link) for link in mem.correction_links()],
                      blake2b(self._text.encode("utf-8", "surrogatepass"),
                              digest_size=16).digest(),
                      sorted(bad)]
@@ -144,14 +143,17 @@ class _Rules:
             self._parse()
 
     def _load(self) -> tuple[int, int, dict[int, list[str]]] | None:
-        from .fsutil import load_cache
+        from .fsutil import load_record
 
-        cached = load_cache(self.mem.cache_dir / _CACHE_NAME, self.mem.agents_dir)
-        if not (isinstance(cached, list) and len(cached) == 4 and cached[0] == self._key
-                and isinstance(cached[1], int) and isinstance(cached[2], int)
-                and isinstance(cached[3], dict)):
+        cached = load_record(self.mem.cache_dir / _CACHE_NAME, self._key, 3,
+                             self.mem.agents_dir)
+        if cached is None:
             return None
-        return cached[1], cached[2], cached[3]
+        count, withheld, lines = cached
+        if not (isinstance(count, int) and isinstance(withheld, int)
+                and isinstance(lines, dict)):
+            return None
+        return count, withheld, lines
 
     def _parse(self) -> list[Entry]:
         """Live entries of the conventions shard, in file order, without those that hold
@@ -184,13 +186,10 @@ class _Rules:
         """Remember the rules' lines; a failure only costs speed."""
         if not self._dirty or not self._key:
             return
-        import marshal
+        from .fsutil import dump_record
 
-        from .fsutil import write_cache
-
-        write_cache(self.mem.cache_dir / _CACHE_NAME,
-                    marshal.dumps([self._key, self.count, self.withheld, self._lines]),
-                    self.mem.agents_dir)
+        dump_record(self.mem.cache_dir / _CACHE_NAME, self._key,
+                    (self.count, self.withheld, self._lines), self.mem.agents_dir)
         self._dirty = False
 
 

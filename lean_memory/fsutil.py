@@ -14,9 +14,9 @@ import re
 import stat
 import sys
 import time
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from .errors import LeanMemoryError, ShardError
 
@@ -196,6 +196,15 @@ def _check_file(path: Path, root: Path | None) -> os.stat_result | None:
     if not stat.S_ISREG(st.st_mode):
         raise _special(path, root)
     return st
+
+
+def file_signature(path: Path) -> tuple[int, int, int]:
+    """(size, mtime_ns, inode): changes on every write, atomic replace included."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return (-1, 0, 0)
+    return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 def atomic_write(path: Path, data: str | bytes, *, durable: bool = True,
@@ -477,6 +486,32 @@ def load_cache(path: Path, root: Path | None = None) -> object:
         return None if raw is None else marshal.loads(raw)
     except (EOFError, ValueError, TypeError):
         return None
+
+
+def load_record(path: Path, key: object, fields: int,
+                root: Path | None = None) -> list[Any] | None:
+    """The ``fields`` values of a cache record written by :func:`dump_record` under ``key``:
+    the one envelope of the marshal caches (its key first, a version or a header naming
+    what the record was derived from; the file bounded and checked by :func:`read_cache`).
+    None when missing, unsafe, damaged, or of another key or shape: a cache only ever costs
+    speed. Callers check the fields' types."""
+    got = load_cache(path, root)
+    if isinstance(got, (list, tuple)) and len(got) == fields + 1 and got[0] == key:
+        return list(got[1:])
+    return None
+
+
+def dump_record(path: Path, key: object, fields: Sequence[object],
+                root: Path | None = None) -> bool:
+    """Write the cache record :func:`load_record` reads; False when it was not written (a
+    value marshal cannot hold, a read-only checkout): that only costs speed."""
+    import marshal
+
+    try:
+        data = marshal.dumps([key, *fields])
+    except ValueError:
+        return False
+    return write_cache(path, data, root)
 
 
 def sweep(folder: Path, files: Collection[str] = (), folders: Collection[str] = (), *,

@@ -119,8 +119,8 @@ def replace_entry(mem: Memory, entry_id: str, new_raw: str, *, expected_raw: str
 
 
 def _check(mem: Memory, entry: Entry) -> None:
+    from .folder import MAX_TAGS, MAX_TAGS_CHARS, TOO_MANY_TAGS
     from .secrets import scan_text
-    from .store import MAX_TAGS, MAX_TAGS_CHARS, TOO_MANY_TAGS
     from .tokens import estimate_tokens
 
     if len(entry.tags) > MAX_TAGS or sum(len(t) for t in entry.tags) > MAX_TAGS_CHARS:
@@ -158,7 +158,7 @@ def archive_entries(mem: Memory, shard: fmt.Shard, gone: Sequence[Entry],
 
 def forget(mem: Memory, entry_id: str, *, reason: str, date: str | None = None) -> Entry:
     """Move a live entry to the archive with the date and the reason; returns it."""
-    from .store import check_date, today
+    from .folder import check_date, today
 
     if not isinstance(reason, str) or not reason.strip() or "\n" in reason:
         raise InvalidEntry("a reason is needed: one line saying why the entry goes")

@@ -258,8 +258,8 @@ class Server:
         return text, {"entries": hits, "withheld": found.withheld}
 
     def _tool_list(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        from .folder import check_date
         from .manage import list_entries
-        from .store import check_date
         from .withhold import count_note, masked
 
         mem = self.open_memory()

@@ -360,7 +360,7 @@ class MemoryToolHandler:
         old = shard.preamble
         prose = [line for line in old.splitlines() if line.strip() and not line.startswith("#")]
         if old != preamble and prose and old != self.mem._preamble(shard.name):
-            from .store import today
+            from .folder import today
 
             taken = {e.id for e in (*shard.entries, *self.mem.entries(shard.name, archive=True))}
             day = today()

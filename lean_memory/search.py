@@ -1,4 +1,8 @@
-"""Search: the retriever protocol, Reciprocal Rank Fusion, and the cached BM25 index.
+"""Search: the cached BM25 index, and a query run through the configured retrievers.
+
+The retriever protocol, loading retrievers by name, their time limit and the fusion of
+their rankings (``rerank`` by default, or ``rrf``) are :mod:`lean_memory.retrievers`'s;
+this module ranks with BM25 and hands the rankings to it.
 
 The built-in BM25 ranks from the on-disk index (``lean_memory.index``, ADR 0016): one part
 file per shard file (live and archive) with the entries' ids, dates and byte spans and a
@@ -16,7 +20,6 @@ returned, scoring them on the fly (they are rare).
 
 from __future__ import annotations
 
-import marshal
 import os
 import time
 from array import array
@@ -41,7 +44,7 @@ from .bm25 import (
     tokenize,
 )
 from .errors import LeanMemoryError, QueryError, ShardError, UnknownShard
-from .fsutil import MAX_FILE_BYTES, load_cache, open_bounded, read_bounded, write_cache
+from .fsutil import MAX_FILE_BYTES, dump_record, load_record, open_bounded, read_bounded
 from .index import Corrupt, Part, read_part, write_part
 from .retrievers import RRF_K, Fusion, Job, Retriever, fuse, jobs, rrf
 
@@ -323,7 +326,7 @@ def _indexed_body(e: fmt.Entry) -> str:
 def _hidden(parts: list[Part]) -> list[int]:
     """The numbers of the superseded entries, by the store's rule: archived corrections
     count too."""
-    from .store import hidden_ids
+    from .summaries import hidden_ids
 
     hidden = hidden_ids(chain.from_iterable(zip(p.ids, p.dates, p.supersedes, strict=True)
                                             for p in parts))
@@ -347,7 +350,7 @@ def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) ->
     (``time.monotonic()``) is kept for the next call. ``NotReady`` when the deadline has
     passed or the shard files left to index are too large for the time left.
     """
-    from .store import file_signature
+    from .fsutil import file_signature
     from .withhold import Verdicts
 
     header = _header(mem)
@@ -435,7 +438,7 @@ def _append_part(mem: Memory, base: Part | None, path: Path, sig: tuple[int, int
                  header: list[Any], verdicts: Verdicts) -> list[Part] | None:
     """``base`` and a tail part of the entries appended since it was built, if the file
     only grew by whole entries and the tail is still small; else None."""
-    from .store import file_signature
+    from .fsutil import file_signature
 
     if base is None:
         return None
@@ -470,13 +473,13 @@ def _cached_hidden(mem: Memory, header: list[Any], parts: list[Part],
     idents = _identities(parts)
     key = [[*ident, p.n, list(p.sig)] for ident, p in zip(idents, parts, strict=True)]
     bases = list(accumulate((p.n for p in parts), initial=0))
-    cached = None if rebuilt else load_cache(path, mem.agents_dir)
-    if isinstance(cached, list) and len(cached) == 5 and cached[0] == header:
-        old_key, pairs, targets, clean = cached[1:]
+    cached = None if rebuilt else load_record(path, header, 4, mem.agents_dir)
+    if cached is not None:
+        old_key, pairs, targets, clean = cached
         moved = _hidden_again(parts, idents, old_key, pairs, targets, clean, old_key == key)
         if moved is not None:
             if old_key != key:
-                _write_hidden(mem, path, parts, [header, key, moved, targets, True])
+                _write_hidden(mem, path, parts, header, [key, moved, targets, True])
             return [bases[i] + local for i, local in moved]
     numbers = _hidden(parts)
     pairs = []
@@ -485,7 +488,7 @@ def _cached_hidden(mem: Memory, header: list[Any], parts: list[Part],
         pairs.append([i, n - bases[i]])
     targets = sorted({t for p in parts for t in p.supersedes if t})
     clean = all(_clean_tail(p, set(targets)) for p in parts if p.base is not None)
-    _write_hidden(mem, path, parts, [header, key, pairs, targets, clean])
+    _write_hidden(mem, path, parts, header, [key, pairs, targets, clean])
     return numbers
 
 
@@ -532,12 +535,13 @@ def _hidden_again(parts: list[Part], idents: list[list[Any]], old_key: Any, pair
     return out
 
 
-def _write_hidden(mem: Memory, path: Path, parts: list[Part], data: list[Any]) -> None:
-    from .store import file_signature
+def _write_hidden(mem: Memory, path: Path, parts: list[Part], header: list[Any],
+                  data: list[Any]) -> None:
+    from .fsutil import file_signature
 
     unchanged = all(file_signature(mem.shard_path(p.name, archive=p.archived)) == p.sig
                     for p in parts)
-    if unchanged and not write_cache(path, marshal.dumps(data), mem.agents_dir):
+    if unchanged and not dump_record(path, header, data, mem.agents_dir):
         _debug("search cache not written to %s", path)
 
 
@@ -607,7 +611,8 @@ def _start_warming(mem: Memory) -> bool:
         # a cloned repository may ship a `lean_memory/` of its own (ADR 0012).
         subprocess.Popen(
             [sys.executable, "-P", "-c", "import sys; from lean_memory.search import _warm; "
-             "_warm(sys.argv[1])", os.path.abspath(mem.root)],
+             "from lean_memory.store import Memory; _warm(Memory(sys.argv[1]))",
+             os.path.abspath(mem.root)],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             cwd=here, env=env, **detach)
     except OSError:
@@ -616,11 +621,8 @@ def _start_warming(mem: Memory) -> bool:
     return True
 
 
-def _warm(root: str) -> None:
+def _warm(mem: Memory) -> None:
     """The warm-up process: index every shard file, then remove the marker."""
-    from .store import Memory
-
-    mem = Memory(root)
     try:
         _load(mem).close()
     finally:

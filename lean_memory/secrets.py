@@ -1541,11 +1541,3 @@ def _replace(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
     out.append(text[last:])
     return "".join(out)
 
-
-def __getattr__(name: str) -> Any:
-    # The file scanner moved to lean_memory.scanfiles; these names stay importable from here.
-    if name in ("scan_paths", "scan_staged", "ScanResult"):
-        from . import scanfiles
-
-        return getattr(scanfiles, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,60 +1,77 @@
-"""The memory store: shards on disk, the API that reads and writes them."""
+"""The ``Memory`` facade: the public API of a memory, on top of its folder
+(:mod:`lean_memory.folder`) and what is known of its files (:mod:`lean_memory.summaries`).
+
+A put validates and scans, then takes one of three ways, each ending in :meth:`Memory._commit`
+(INDEX.md rendered first, the shard written, what was written recorded, INDEX.md stored):
+the quick put (the put state stands for every summary), the put from the shard's summary
+(both through the one byte append, :meth:`Memory._append_plain`, when nothing but an append
+can happen), and the general put (parse, stamp hand-written entries, fold an entry said
+again). Searching, the digest and compaction live in their modules; the facade imports them,
+they import only the layers below it.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from functools import cached_property
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING
 
 from . import format as fmt
 from ._hash import blake2b
 from ._lazyre import lazy
-from .config import RESERVED, SHARD_NAME, Config, load_config
-from .errors import InvalidEntry, LeanMemoryError, NotInitialized, ShardError, UnknownShard
+from .errors import InvalidEntry, LeanMemoryError, ShardError
+from .folder import (
+    DATE,
+    DESCRIPTIONS,
+    GITIGNORE,
+    MAX_TAGS,
+    MAX_TAGS_CHARS,
+    TOO_MANY_TAGS,
+    check_date,
+    today,
+)
 from .fsutil import (
     MAX_FILE_BYTES,
     SourceChanged,
     atomic_write,
     ensure_dir,
-    file_lock,
-    load_cache,
     open_bounded,
-    read_bounded,
-    read_cache,
     same_bytes,
-    sweep,
-    write_cache,
 )
-from .fsutil import read_text as fsutil_read_text
+from .summaries import (
+    COST_KEY,
+    COST_RAW,
+    COST_TOKENS,
+    LINK_ID,
+    LINK_TARGET,
+    Appended,
+    FramedIds,
+    Head,
+    Link,
+    PutState,
+    ShardStatus,
+    Signature,
+    Status,
+    Summaries,
+    Summary,
+    hidden_ids,
+    normalize,
+    text_digest,
+)
 from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from .compaction import CompactionReport
     from .search import Hit, Retriever
-    from .secrets import Allowlist
 
 Entry = fmt.Entry
+__all__ = ["Entry", "Memory", "ShardStatus", "Status", "open"]
 
-DESCRIPTIONS = {
-    "seed": "What to know before touching this project: purpose, layout, how to build and test.",
-    "failures": "What broke, why, and the fix that worked.",
-    "corrections": "Things that were believed or done wrong, and what is right instead.",
-    "insights": "Lessons and patterns worth reusing.",
-    "conventions": "Standing rules of this project (style, naming, process): follow them.",
-    "quirks": "Surprises of tools, platforms and dependencies, with their workarounds.",
-}
 MAX_ENTRY_BYTES = 1_000_000  # checked before anything else, so a huge paste costs nothing
 MAX_TITLE_CHARS = 120
-MAX_TAGS = 32  # tags are metadata: bounded apart from the text's size guards
-MAX_TAGS_CHARS = 1_000
-TOO_MANY_TAGS = (f"too many tags: at most {MAX_TAGS} tags of {MAX_TAGS_CHARS:,} characters in "
-                 "all; put the rest in the text")
-_DATE = lazy(r"\d{4}-\d{2}-\d{2}")
 _CLAUSE_END = lazy(r"[.:;!?](?=\s)")
 _CONTROL = lazy(r"[\x00-\x08\x0a-\x1f\x7f]")
 # Control characters an entry's text may not hold: all but tab, LF and CR (a NUL makes git
@@ -62,74 +79,6 @@ _CONTROL = lazy(r"[\x00-\x08\x0a-\x1f\x7f]")
 _TEXT_CONTROL = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # A lone surrogate (from undecodable bytes on a command line) cannot be written as UTF-8.
 _SURROGATE = lazy(r"[\ud800-\udfff]")
-
-
-@dataclass(frozen=True)
-class ShardStatus:
-    # A docstring: without one, @dataclass computes one with inspect.signature (~1 ms).
-    """One shard's row of the status and of INDEX.md."""
-
-    name: str
-    description: str
-    entries: int  # live entries
-    superseded: int
-    tokens: int
-
-
-@dataclass(frozen=True)
-class Status:
-    """The memory's shards, token total, budget and compaction threshold."""
-
-    shards: tuple[ShardStatus, ...]
-    total_tokens: int
-    token_budget: int
-    compact_threshold: int
-
-    @property
-    def compaction_due(self) -> bool:
-        return self.total_tokens > self.compact_threshold
-
-    @property
-    def entries(self) -> int:
-        return sum(s.entries for s in self.shards)
-
-
-def find_root(start: Path | None = None) -> Path:
-    """``LEAN_MEMORY_ROOT``, else the nearest ancestor with ``.agents/memory``, else the
-    git top level, else the working directory."""
-    env = os.environ.get("LEAN_MEMORY_ROOT")
-    if env:
-        return Path(env)
-    here = (start or Path.cwd()).resolve()
-    chain = (here, *here.parents)
-    for folder in chain:
-        if (folder / ".agents" / "memory").is_dir():
-            return folder
-    for folder in chain:
-        if (folder / ".git").exists():
-            return folder
-    return here
-
-
-def today() -> str:
-    """The local date, as ``datetime.date.today().isoformat()`` gives it (without importing
-    datetime, a few ms on every put)."""
-    import time
-
-    now = time.localtime()
-    return f"{now.tm_year:04d}-{now.tm_mon:02d}-{now.tm_mday:02d}"
-
-
-def check_date(date: str) -> str:
-    import datetime
-
-    if not isinstance(date, str) or not _DATE.fullmatch(date):
-        raise InvalidEntry(f"invalid date {date!r}: expected an absolute date YYYY-MM-DD")
-    try:
-        datetime.date.fromisoformat(date)
-    except ValueError:
-        raise InvalidEntry(f"invalid date {date!r}: no such day") from None
-    return date
 
 
 def default_title(text: str) -> str:
@@ -148,94 +97,6 @@ def default_title(text: str) -> str:
         cut = line[:80].rsplit(" ", 1)[0] or line[:80]
         line = cut.rstrip(" ,;:.") + "…"
     return line
-
-
-def normalize(text: str) -> str:
-    """Case- and whitespace-insensitive form used to spot an entry said again."""
-    return " ".join(text.casefold().split())
-
-
-_STATUS_VERSION = "lean_memory.status/1"  # .cache/status.marshal: status() rows
-# The intent journal of an unfinished compaction (lean_memory.compaction): a put checks for it
-# before importing that module (json and the planner), which it needs only then.
-COMPACTION_JOURNAL = "compaction.journal"
-
-# 4: said-again signatures of ADR 0014; 5: a header (signature, entries), tails
-_STATS_VERSION = "lean_memory.stats/5"
-_TAIL_VERSION = "lean_memory.stats-tail/1"
-_STATE_VERSION = "lean_memory.put-state/2"
-_TAIL_MAX = 64  # entries a stats tail holds before it is merged (or 1/8 of the shard's)
-
-
-def _stats_head(raw: bytes | None) -> tuple[int, tuple[int, int, int], int] | None:
-    """(where the summary starts, signature, entries) of a stats file: its header alone is
-    read, so a put can tell which file a tail extends without loading the summary."""
-    import marshal
-
-    if raw is None or len(raw) < 8:
-        return None
-    size = int.from_bytes(raw[:8], "little")
-    try:
-        head = marshal.loads(raw[8:8 + size])
-    except (EOFError, ValueError, TypeError):
-        return None
-    if not (isinstance(head, tuple) and len(head) == 3 and head[0] == _STATS_VERSION):
-        return None
-    return 8 + size, tuple(head[1]), head[2]
-
-
-def _with_tail(fields: tuple[Any, ...], tail: tuple[Any, ...]) -> tuple[Any, ...]:
-    """The summary fields of a stats file with its tail's entries appended."""
-    costs = fields[3] if tail[6] is None else (*fields[3][:-1], tail[6])
-    return (fields[0], tail[4], (*fields[2], *tail[7]), (*costs, *tail[8]), fields[4],
-            tail[5])
-
-
-def _has_record(blob: bytes, record: bytes) -> bool:
-    """Whether ``blob``, records of ``len(record)`` bytes end to end, holds ``record``."""
-    at = blob.find(record)
-    while at >= 0:
-        if at % len(record) == 0:
-            return True
-        at = blob.find(record, at + 1)
-    return False
-
-
-class Summary(NamedTuple):
-    """What INDEX.md, status and put need of a shard, cached by file signature."""
-
-    description: str
-    tokens: int
-    links: tuple[tuple[str, str, str], ...]  # (id, date, supersedes) per entry, "" if none
-    # Per entry: (digest of its raw text, tokens, digest of its normalised main text, its
-    # near-duplicate signature or None while not computed). What lets a put append
-    # without parsing the shard (see Memory._append_fast).
-    costs: tuple[tuple[bytes, int, bytes, bytes | None], ...] = ()
-    hand: int = 0  # entries without a metadata line (a write must stamp them)
-    preamble_tokens: int = 0
-
-    @classmethod
-    def of(cls, shard: fmt.Shard, known: Summary | None = None, *,
-           signatures: bool = False) -> Summary:
-        """Summarise ``shard``, re-estimating only entries ``known`` has not seen; with
-        ``signatures``, also compute the near-duplicate signatures still missing."""
-        from .dedup import main_text, signature
-
-        memo = {c[0]: c for c in known.costs} if known is not None else {}
-        costs = []
-        for e in shard.entries:
-            raw_key = _digest(e.raw)
-            cost = memo.get(raw_key)
-            if cost is None:
-                cost = (raw_key, estimate_tokens(e.raw),
-                        _digest(normalize(main_text(e.text))), None)
-            if signatures and cost[3] is None:
-                cost = (*cost[:3], signature(e.text))
-            costs.append(cost)
-        preamble = estimate_tokens(shard.preamble)
-        return cls(shard.description, preamble + sum(c[1] for c in costs),
-                   tuple((e.id, e.date or "", e.supersedes or "") for e in shard.entries),
-                   tuple(costs), sum(1 for e in shard.entries if not e.has_meta), preamble)
 
 
 def _last_entry_start(data: bytes, want: bytes | None) -> int | None:
@@ -284,224 +145,25 @@ def _unchanged(fd: int, st: os.stat_result, began: int, tmp: int, offset: int,
     return os.pread(fd, len(data) + 1, offset) == data and same_bytes(fd, tmp, copied)
 
 
-def _digest(text: str) -> bytes:
-    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+class Put:
+    """What a put stored, and the memory's status after it."""
+
+    __slots__ = ("entry", "status")
+
+    def __init__(self, entry: Entry, status: Status) -> None:
+        self.entry = entry
+        self.status = status
 
 
-class _FramedIds:
-    """Membership in ids kept as one string, each id on its own line (``"\\na\\nb\\n"``):
-    a substring search in C, instead of a set built from every entry of the memory."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __contains__(self, item: object) -> bool:
-        return isinstance(item, str) and f"\n{item}\n" in self.text
-
-
-def hidden_ids(links: Iterable[tuple[str, str, str]]) -> set[str]:
-    """Ids superseded by another entry; when two conflict, the newest dated wins."""
-    pool = list(links)
-    dates = {entry_id: date for entry_id, date, _ in pool}
-    return {target for _, date, target in pool
-            if target and target in dates and not dates[target] > date}
-
-
-def file_signature(path: Path) -> tuple[int, int, int]:
-    """(size, mtime_ns, inode): changes on every write, atomic replace included."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return (-1, 0, 0)
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
-
-
-class Memory:
+class Memory(Summaries):
     """A memory rooted at ``root``: ``<root>/.agents/memory`` and its config."""
 
     def __init__(self, root: str | os.PathLike[str] | None = None, *,
                  retrievers: Sequence[Retriever] | None = None) -> None:
-        if root is not None and not isinstance(root, (str, os.PathLike)):
-            raise LeanMemoryError(f"root must be a path, not {type(root).__name__}")
-        self.root = Path(root) if root is not None else find_root()
-        self.agents_dir = self.root / ".agents"
-        self.dir = self.agents_dir / "memory"
-        self.archive_dir = self.dir / "archive"
-        self.cache_dir = self.dir / ".cache"
-        self.index_path = self.dir / "INDEX.md"
+        super().__init__(root)
         self._retrievers = list(retrievers) if retrievers is not None else None
-        self._stats: dict[str, Any] | None = None
-
-    def __repr__(self) -> str:
-        return f"Memory({str(self.root)!r})"
-
-    # -- configuration and paths -------------------------------------------------
-
-    @cached_property
-    def config(self) -> Config:
-        return load_config(self.agents_dir / "config.toml", self.cache_dir / "config.marshal")
-
-    @property
-    def shards(self) -> tuple[str, ...]:
-        return self.config.shards
-
-    def shard_path(self, shard: str, *, archive: bool = False) -> Path:
-        self._check_shard(shard)
-        return (self.archive_dir if archive else self.dir) / f"{shard}.md"
-
-    def _check_shard(self, shard: str) -> None:
-        if not isinstance(shard, str) or not SHARD_NAME.fullmatch(shard) or shard in RESERVED:
-            raise UnknownShard(f"invalid shard name {shard!r}: expected one of "
-                               f"{', '.join(self.shards)}")
-        if shard not in self.shards:
-            raise UnknownShard(f"unknown shard {shard!r}: expected one of {', '.join(self.shards)}")
-
-    def _require_init(self) -> None:
-        if not self.dir.is_dir():
-            raise NotInitialized(f"no memory at {self.dir}: run `lean-memory init` first")
-
-    @property
-    def allowlist(self) -> Allowlist:
-        from .secrets import Allowlist
-
-        c = self.config
-        return Allowlist(rules=frozenset(c.allow_rules), paths=c.allow_paths,
-                         fingerprints=frozenset(c.allow_fingerprints))
 
     # -- reading ------------------------------------------------------------------
-
-    def read_text(self, path: Path) -> str:
-        """A memory file as text ('' when missing); refuses what is not UTF-8, and (as
-        UnsafePath) a symbolic link, a special file or a file over the size limit."""
-        return fsutil_read_text(path, self.agents_dir)
-
-    def _read_bytes(self, path: Path) -> bytes:
-        """What read_text decodes (b"" when missing), with its checks."""
-        try:
-            return read_bounded(path, MAX_FILE_BYTES, self.agents_dir)
-        except FileNotFoundError:
-            return b""
-        except OSError as exc:
-            raise ShardError(f"cannot read {path}: {exc.strerror}") from None
-
-    def read_shard(self, shard: str, *, archive: bool = False) -> fmt.Shard:
-        return fmt.parse(self.read_text(self.shard_path(shard, archive=archive)), shard)
-
-    def entries(self, shard: str | None = None, *, archive: bool = False) -> list[Entry]:
-        """Entries in file order (all shards in config order when ``shard`` is None)."""
-        self._require_init()
-        names = (shard,) if shard is not None else self.shards
-        out: list[Entry] = []
-        for name in names:
-            out.extend(self.read_shard(name, archive=archive).entries)
-        return out
-
-    def superseded_ids(self, entries: Iterable[Entry] | None = None) -> set[str]:
-        """Ids named by an entry's ``supersedes`` (unless the named entry is newer)."""
-        if entries is None:
-            return hidden_ids(self._all_links())
-        return hidden_ids((e.id, e.date or "", e.supersedes or "") for e in entries)
-
-    def _all_links(self) -> list[tuple[str, str, str]]:
-        """The links of every shard file: from its cached summary when still valid, else
-        from a parse alone (a summary also estimates every entry's tokens: five times the
-        cost, too much for a prompt hook on a fresh clone of a large memory)."""
-        out: list[tuple[str, str, str]] = []
-        for archive in (False, True):
-            for name in self.shards:
-                path = self.shard_path(name, archive=archive)
-                sig = file_signature(path)
-                hit = self._stat(f"archive/{name}" if archive else name)
-                try:
-                    if hit is not None and hit[0] == sig:
-                        out.extend(Summary(*hit[1]).links)
-                        continue
-                except TypeError:  # a summary from another version
-                    pass
-                out.extend((e.id, e.date or "", e.supersedes or "")
-                           for e in fmt.parse(self.read_text(path), name).entries)
-        return out
-
-    def _links(self, live: dict[str, Summary]) -> list[tuple[str, str, str]]:
-        """(id, date, supersedes) of every entry, archived ones included: a correction
-        folded into the archive still hides what it corrected."""
-        archived = self._summaries({}, archive=True)
-        return [link for s in (*live.values(), *archived.values()) for link in s.links]
-
-    def _summaries(self, fresh: Mapping[str, fmt.Shard], *, archive: bool = False,
-                   signatures: bool = False) -> dict[str, Summary]:
-        """Per-shard summaries: from the stats cache when the file's (size, mtime, inode)
-        still match, else from the ``fresh`` shard in hand, else parsed anew."""
-        out: dict[str, Summary] = {}
-        for name in self.shards:
-            path = self.shard_path(name, archive=archive)
-            key = f"archive/{name}" if archive else name
-            sig = file_signature(path)  # before reading: a later change then shows as stale
-            hit = self._stat(key)
-            try:
-                known = Summary(*hit[1]) if hit is not None else None
-            except TypeError:  # a cache from another version: start afresh
-                known = hit = None
-            if known is not None and hit is not None and hit[0] == sig:
-                out[name] = known
-                continue
-            shard = fresh[name] if name in fresh else fmt.parse(self.read_text(path), name)
-            summary = Summary.of(shard, known, signatures=signatures and name in fresh)
-            out[name] = summary
-            self._keep_stat(key, sig, summary)
-        return out
-
-    def _stat(self, key: str) -> Any:
-        """The cached (signature, summary) of one shard file (``key``: its name, or
-        ``archive/<name>``), read from its stats file (and the tail of entries a fast put
-        appended since) on first use; None if none."""
-        import marshal
-
-        stats = self._stats if self._stats is not None else {}
-        self._stats = stats
-        if key not in stats:
-            raw = read_cache(self._stat_path(key), self.agents_dir)
-            head = _stats_head(raw)
-            hit = None
-            try:
-                if raw is not None and head is not None:
-                    hit = (head[1], tuple(marshal.loads(memoryview(raw)[head[0]:])))
-            except (EOFError, ValueError, TypeError):
-                hit = None
-            tail = self._stat_tail(key) if hit is not None and head is not None else None
-            if hit is not None and head is not None and tail is not None \
-                    and tail[1:3] == (hit[0], head[2]):
-                hit = (tail[3], _with_tail(hit[1], tail))
-            stats[key] = hit
-        return stats[key]
-
-    def _stat_tail(self, key: str) -> Any:
-        """The tail of a shard's stats: what fast puts appended since its stats file was
-        written, as (version, base signature, base entries, signature, tokens, preamble
-        tokens, new cost of the base's last entry or None, links, costs); None if none."""
-        tail = load_cache(self._stat_path(key, tail=True), self.agents_dir)
-        ok = isinstance(tail, tuple) and len(tail) == 9 and tail[0] == _TAIL_VERSION
-        return tail if ok else None
-
-    def _keep_stat(self, key: str, sig: tuple[int, int, int], summary: Summary) -> None:
-        # One file per shard file: a put rewrites the summary of the shard it wrote only.
-        import marshal
-
-        if self._stats is None:
-            self._stats = {}
-        self._stats[key] = (sig, tuple(summary))
-        head = marshal.dumps((_STATS_VERSION, sig, len(summary.links)))
-        write_cache(self._stat_path(key), b"".join((
-            len(head).to_bytes(8, "little"), head, marshal.dumps(tuple(summary)))))
-        with contextlib.suppress(OSError):
-            os.unlink(self._stat_path(key, tail=True))  # void anyway: another base
-
-    def _stat_path(self, key: str, *, tail: bool = False) -> Path:
-        # Shard names are [a-z0-9_-] (config.SHARD_NAME): safe as part of a file name.
-        kind, _, name = key.rpartition("/")
-        return self.cache_dir / f"stats-{kind or 'live'}-{name}{'.tail' if tail else ''}.marshal"
 
     def get_memory(self, shard: str | None = None, *, query: str | None = None,
                    k: int = 5) -> str:
@@ -525,67 +187,42 @@ class Memory:
 
         return search(self, query, k=k, shards=shards, include_archive=include_archive)
 
-    def status(self) -> Status:
+    def compact(self, *, dry_run: bool = False) -> CompactionReport:
+        """Fold the oldest entries when over budget (see :mod:`lean_memory.compaction`)."""
+        from .compaction import compact
+
+        return compact(self, dry_run=dry_run)
+
+    def digest(self, prompt: str, *, budget_tokens: int = 1200, index: bool | None = None,
+               include_archive: bool | None = None) -> str:
+        """The block a harness injects before ``prompt`` (see :mod:`lean_memory.digest`)."""
+        from .digest import digest
+
+        return digest(self, prompt, budget_tokens=budget_tokens, index=index,
+                      include_archive=include_archive)
+
+    def index(self) -> str:
+        """Regenerate INDEX.md and return its text."""
         self._require_init()
-        # The rows are remembered for one exact set of shard file signatures: at 100k
-        # entries, reading every summary's links and working out the superseded ones
-        # costs more than the rest of the command. After a put, its put state has them.
-        import marshal
-
-        key = [_STATUS_VERSION, _STATS_VERSION, list(self.shards),
-               [file_signature(self.shard_path(name, archive=archive))
-                for archive in (False, True) for name in self.shards]]
-        path = self.cache_dir / "status.marshal"
-        cached = load_cache(path, self.agents_dir)
-        if isinstance(cached, list) and len(cached) == 2 and cached[0] == key:
-            try:
-                shards = tuple(ShardStatus(*row) for row in cached[1])
-            except TypeError:  # rows of another shape
-                shards = None
-            if shards is not None:
-                c = self.config
-                return Status(shards, sum(r.tokens for r in shards), c.token_budget,
-                              c.compact_threshold)
-        state = self._load_state()  # the rows of the last put, while no file changed since
-        if state is not None:
-            st = self._state_status(state[0], state[2])
-        else:
-            st = self._status({})
-            # kept like the stats (without the lock, as readers do): signatures taken
-            # before each file was read, so a change meanwhile voids it
-            self._save_state(st)
-        rows = tuple((r.name, r.description, r.entries, r.superseded, r.tokens)
-                     for r in st.shards)
-        write_cache(path, marshal.dumps([key, rows]))
-        return st
-
-    def _status(self, fresh: dict[str, fmt.Shard], *, signatures: bool = False) -> Status:
-        """Status from the shards, reusing ``fresh`` shards already in hand."""
-        return self._status_of(self._summaries(fresh, signatures=signatures))
-
-    def _status_of(self, summaries: Mapping[str, Summary],
-                   archived: Mapping[str, Summary] | None = None) -> Status:
-        """Status from per-shard summaries (the archive's read from disk unless given)."""
-        if archived is None:
-            archived = self._summaries({}, archive=True)
-        hidden = hidden_ids(link for s in (*summaries.values(), *archived.values())
-                            for link in s.links)
-        rows = []
-        for name, s in summaries.items():
-            gone = sum(1 for link in s.links if link[0] in hidden)
-            rows.append(ShardStatus(name, s.description or DESCRIPTIONS.get(name, ""),
-                                    len(s.links) - gone, gone, s.tokens))
-        c = self.config
-        return Status(tuple(rows), sum(r.tokens for r in rows), c.token_budget,
-                      c.compact_threshold)
+        with self.lock():
+            self.write_index({})
+        return self.read_text(self.index_path)
 
     # -- writing ------------------------------------------------------------------
+
+    def _recover(self) -> None:
+        from .compaction import recover
+
+        recover(self)
 
     def init(self) -> list[Path]:
         """Create the memory folder, default shards, INDEX.md and .gitignore; idempotent."""
         for folder in (self.root, self.agents_dir, self.dir, self.archive_dir):
             if folder.exists() and not folder.is_dir() and not folder.is_symlink():
-                raise LeanMemoryError(f"cannot init: {folder} is a file, not a folder")
+                from .secrets import redact_path
+
+                raise LeanMemoryError(
+                    f"cannot init: {redact_path(str(folder))} is a file, not a folder")
         created: list[Path] = []
         for folder in (self.dir, self.archive_dir):
             if not folder.is_dir():
@@ -611,33 +248,6 @@ class Memory:
                 created.append(self.index_path)
         return created
 
-    @staticmethod
-    def _preamble(name: str) -> str:
-        title = name.replace("-", " ").replace("_", " ").capitalize()
-        what = DESCRIPTIONS.get(name, f"Entries about {title.lower()}.")
-        return f"# {title}\n\n{what}\n\n"
-
-    @contextlib.contextmanager
-    def lock(self) -> Iterator[None]:
-        """The writers' lock: hold it around every read-modify-write of the memory.
-
-        On taking it, a symbolic link or special file where lean_memory writes is refused
-        before anything is written, temp files of crashed writers are removed (those
-        of the cache only when old: readers write the cache without the lock), and a
-        compaction a crash interrupted is finished (or its damaged journal set aside).
-        """
-        root = self.agents_dir
-        with file_lock(self.cache_dir / "lock", root=root):  # checks .agents, memory, .cache
-            shards = [f"{name}.md" for name in self.shards]
-            sweep(self.dir, {"INDEX.md", ".gitignore", *shards}, {"archive"}, root=root)
-            sweep(self.archive_dir, shards, root=root)
-            sweep(self.cache_dir, older_than=3600.0, root=root)
-            if os.path.lexists(self.cache_dir / COMPACTION_JOURNAL):
-                from .compaction import recover
-
-                recover(self)  # every writer first finishes a compaction a crash interrupted
-            yield
-
     def put_entry(self, shard: str, text: str, *, title: str | None = None,
                   tags: Iterable[str] = (), date: str | None = None,
                   supersedes: str | None = None, new: bool = False) -> Entry:
@@ -653,30 +263,29 @@ class Memory:
         self._scan(title, text, tag_tuple)
         self._require_init()
         with self.lock():
-            quick = None if supersedes is not None else self._put_quick(
-                Entry(id="", shard=shard, title=title, text=text, date=date, tags=tag_tuple),
-                new=new)
-            if quick is not None:
-                stored, status = quick
-            else:
+            draft = Entry(id="", shard=shard, title=title, text=text, date=date,
+                          tags=tag_tuple, supersedes=supersedes)
+            state = self._load_state() if supersedes is None else None
+            done = None
+            if state is not None:  # the same ids as the summaries' links below
+                entry = replace(draft, id=fmt.new_id(shard, title, text, date,
+                                                     FramedIds(state.ids)))
+                if entry.id not in state.targets:  # else it hides an entry: count anew
+                    done = self._put_quick(entry, state, new=new)
+            if done is None:
                 summaries = self._summaries({})
-                live_ids = {link[0] for s in summaries.values() for link in s.links}
+                live_ids = {link[LINK_ID] for s in summaries.values() for link in s.links}
                 if supersedes is not None and supersedes not in live_ids:
                     raise InvalidEntry(f"supersedes {supersedes!r}: no entry has that id")
                 links = self._links(summaries)
-                taken = {link[0] for link in links}  # archived ids too: never reuse one
-                entry = Entry(id=fmt.new_id(shard, title, text, date, taken), shard=shard,
-                              title=title, text=text, date=date, tags=tag_tuple,
-                              supersedes=supersedes)
-                fast = self._append_fast(entry, summaries[shard],
-                                         lambda after: self._status_of({**summaries,
-                                                                        shard: after}),
-                                         dedup=not new and not supersedes)
-                if fast is not None:
-                    stored, status = fast
-                else:
-                    stored, status = self._put_parsed(entry, summaries, links, taken, new=new)
-                self._save_state(status)
+                taken = {link[LINK_ID] for link in links}  # archived ids too: never reuse one
+                if state is None:
+                    entry = replace(draft, id=fmt.new_id(shard, title, text, date, taken))
+                done = self._put_summarized(entry, summaries, dedup=not new and not supersedes
+                                            ) or self._put_parsed(entry, summaries, links, taken,
+                                                                  new=new)
+                self._save_state(done.status)
+        stored, status = done.entry, done.status
         if status.compaction_due and self.config.auto_compact:
             import contextlib
 
@@ -686,8 +295,8 @@ class Memory:
         return stored
 
     def _put_parsed(self, entry: Entry, summaries: dict[str, Summary],
-                    links: list[tuple[str, str, str]], taken: set[str],
-                    *, new: bool) -> tuple[Entry, Status]:
+                    links: list[Link], taken: set[str],
+                    *, new: bool) -> Put:
         """The general put: parse the shard, record a repeat or append, stamp hand-written
         entries; returns the entry and the memory's status after it. Holds the lock."""
         shard, text, date, supersedes = entry.shard, entry.text, entry.date or "", entry.supersedes
@@ -698,10 +307,10 @@ class Memory:
             same = next((e for e in parsed.entries if e.supersedes == supersedes
                          and e.text == text and e.get("compacted") is None), None)
             if same is not None:
-                return same, self._status_of(summaries)
+                return Put(same, self._status_of(summaries))
         # ids carried outside this shard (other shards, the archive)
-        elsewhere = {link[0] for link in links} - {e.id for e in parsed.entries}
-        elsewhere |= {link[0] for s in self._summaries({}, archive=True).values()
+        elsewhere = {link[LINK_ID] for link in links} - {e.id for e in parsed.entries}
+        elsewhere |= {link[LINK_ID] for s in self._summaries({}, archive=True).values()
                       for link in s.links}
         hidden = hidden_ids(links)
         from .dedup import add_said_again, find_near_duplicate, main_text
@@ -722,18 +331,17 @@ class Memory:
                                                    elsewhere)))
             stored = next(e for e in result.entries if e.id == stored.id)
         else:
-            stored = self._append(shard, parsed.render(), entry)
+            stored = self._checked(shard, parsed.render(), entry)
             result = fmt.Shard(shard, *_appended(
                 parsed, self._updated(parsed, {}, date, taken | {stored.id}, elsewhere),
                 stored))
             stored = result.entries[-1]
-        # with the signatures, the next put to this shard can take the fast path
+        # with the signatures, the next put to this shard can append without parsing it
         summary = Summary.of(result, summaries[shard], signatures=True)
         status = self._status_of({**summaries, shard: summary})
-        index = self.render_index(status)  # raises before anything is written
-        self._remember(shard, summary, atomic_write(path, result.render()))
-        self._store_index(index)
-        return stored, status
+        self._commit(status, lambda: atomic_write(path, result.render()),
+                     lambda written: self._keep_stat(shard, written, summary))
+        return Put(stored, status)
 
     def _validate(self, text: str, title: str | None, tags: Iterable[str],
                   date: str | None) -> tuple[str, str, tuple[str, ...], str]:
@@ -809,7 +417,7 @@ class Memory:
         count = int(meta["said_again"]) + 1 if meta.get("said_again", "").isdigit() else 1
         meta["said_again"] = str(count)
         latest = meta.get("last_said", "")
-        meta["last_said"] = max(latest, date) if _DATE.fullmatch(latest) else date
+        meta["last_said"] = max(latest, date) if DATE.fullmatch(latest) else date
         return replace(entry, meta=tuple(meta.items()))
 
     def _updated(self, shard: fmt.Shard, updates: dict[str, Entry], date: str,
@@ -840,360 +448,180 @@ class Memory:
         return out
 
     @staticmethod
-    def _append(name: str, current: str, entry: Entry, last: int = 0) -> Entry:
+    def _checked(name: str, current: str, entry: Entry) -> Entry:
         """The new entry with its raw text, checked to parse back exactly and to be
-        appendable to ``current`` (the shard's text; ``last``: where an entry heading of
-        it is known to start, so the fence check may begin there)."""
+        appendable to ``current`` (the shard's text, or its end from an entry heading)."""
         entry = fmt.with_raw(entry)
         back = fmt.parse(entry.raw, name).entries
         if len(back) != 1 or back[0].text != entry.text or back[0].id != entry.id:
             raise InvalidEntry("the entry cannot be stored losslessly")  # a bug if ever seen
-        if fmt.open_fence_at_end(current[last:] if last else current):
+        if fmt.open_fence_at_end(current):
             raise ShardError(f"shard {name!r} leaves a code fence open at its end, which "
                              "would swallow new entries; close it by hand, then retry "
                              "(nothing was written)")
         return back[0]
 
-    def _append_bytes(self, entry: Entry, data: bytes, last: bytes | None
-                      ) -> tuple[int, str, str, Entry] | None:
-        """For a fast append of ``entry`` to the shard file ``data`` (its last entry's raw
-        digest ``last``, None with no entry): (where its last entry starts, the text from
-        there, that text ready to be followed, the entry as stored). Only the last entry
-        (or, with none, the preamble) is decoded and checked: the bytes before it are the
-        ones summarised, kept as they are. None when the general path must decide."""
-        start = _last_entry_start(data, last)
-        try:
-            if start is None and last is not None:  # not found from the end: scan the text
-                text = data.decode("utf-8")
-                start = len(text[:fmt.entry_offsets(text)[-1]].encode("utf-8"))
-            start = start or 0
-            tail = data[start:].decode("utf-8")
-        except UnicodeDecodeError:
-            return None  # the general path reports it
-        stored = self._append(entry.shard, tail, entry)
-        return start, tail, fmt.ensure_separated(tail), stored
-
-    def _append_fast(self, entry: Entry, summary: Summary,
-                     status_after: Callable[[Summary], Status], *,
-                     dedup: bool) -> tuple[Entry, Status] | None:
-        """Append ``entry`` without parsing its shard, when the cached ``summary`` of it
-        proves that the slow path would only append: no hand-written entry to stamp, no
-        entry said again, no near duplicate possible. None when it cannot prove that.
-        ``status_after`` gives the memory's status once the shard has the summary passed.
-
-        Writes the same bytes and the same summary as the slow path (tested); returns the
-        entry and the status after it.
-        """
-        from .dedup import candidate_test, main_text, signature
-
-        name = entry.shard
-        path = self.shard_path(name)
-        cached = self._stat(name)
-        if cached is None or summary.hand or tuple(cached[1]) != tuple(summary):
-            return None
-        key = _digest(normalize(main_text(entry.text)))
-        sig = None
-        if entry.supersedes is not None and any(
-                c[2] == key and link[2] == entry.supersedes
-                for c, link in zip(summary.costs, summary.links, strict=False)):
-            return None  # a retried correction, maybe: the slow path decides
-        if dedup:
-            if any(c[2] == key for c in summary.costs):
-                return None  # said again, maybe: the slow path decides
-            sig = signature(entry.text)
-            may_match = candidate_test(entry.text)
-            if any(c[3] is None or may_match(c[3]) for c in summary.costs):
-                return None
-        data = self._read_bytes(path)
-        if file_signature(path) != cached[0]:  # changed since it was summarised
-            return None
-        appended = self._append_bytes(entry, data, summary.costs[-1][0] if summary.costs
-                                      else None)
-        if appended is None:
-            return None
-        start, tail, base, stored = appended
-        costs = list(summary.costs)
-        preamble = summary.preamble_tokens
-        if base != tail and costs:  # the last entry gained its blank line
-            costs[-1] = (_digest(base), estimate_tokens(base), *costs[-1][2:])
-        elif base != tail:
-            preamble = estimate_tokens(base)
-        costs.append((_digest(stored.raw), estimate_tokens(stored.raw), key, sig))
-        after = Summary(
-            summary.description, preamble + sum(c[1] for c in costs),
-            (*summary.links, (stored.id, stored.date or "", stored.supersedes or "")),
-            tuple(costs), 0, preamble)
-        status = status_after(after)
-        index = self.render_index(status)  # raises before anything is written
-        self._remember(name, after, atomic_write(
-            path, b"".join((memoryview(data)[:start], (base + stored.raw).encode()))))
+    def _commit(self, status: Status, write: Callable[[], Signature],
+                record: Callable[[Signature], None]) -> None:
+        """The end of every put: INDEX.md rendered (it may refuse, and nothing is written
+        yet), the shard written, what was written recorded under the signature of the file
+        written (not of the file now: a hand edit since must not pass for the put's),
+        INDEX.md stored."""
+        index = self.render_index(status)
+        record(write())
         self._store_index(index)
-        line = _count_lines(data, start) + fmt.count_lines(base) + 1
-        return replace(stored, line=line), status
 
-    def _remember(self, name: str, summary: Summary, written: tuple[int, int, int]) -> None:
-        """Record the summary of a shard just written, under the signature of what was
-        written (not of the file now: a hand edit since must not pass for the put's)."""
-        self._keep_stat(name, written, summary)
-
-    # -- the put state: what a put needs of the whole memory, in one small file ----------
-
-    def _put_quick(self, draft: Entry, *, new: bool) -> tuple[Entry, Status] | None:
+    def _put_quick(self, entry: Entry, state: PutState, *,
+                   new: bool) -> Put | None:
         """A put that appends without loading any shard's summary: the put state (ids in
-        use, supersedes targets, INDEX.md's rows and, per shard, what the fast append
-        reads of its summary, valid for the exact signatures of every shard file) stands
-        for them. The same checks and bytes as :meth:`_append_fast`; None when it cannot
-        (no valid state, the new id is the target of a dangling supersedes, the append is
-        not provably plain): the caller then takes the general way. Holds the lock;
-        ``draft`` has no id yet."""
-        state = self._load_state()
-        if state is None:
-            return None
-        names, ids, targets, heads = state[0], state[3], state[4], state[5]
-        name = draft.shard
-        entry = replace(draft, id=fmt.new_id(name, draft.title, draft.text, draft.date or "",
-                                             _FramedIds(ids)))
-        if entry.id in targets:  # it would hide itself or another entry: count anew
-            return None
-        hand, keys, sigs_of, unsigned = (heads[names.index(name)][i] for i in (2, 6, 7, 8))
-        if hand or os.name == "nt":  # Windows cannot replace the file held open below
-            return None
+        use, supersedes targets, INDEX.md's rows and, per shard, its head) stands for
+        them. None when the append is not provably plain: the caller then takes the
+        general way. Holds the lock."""
         from .dedup import main_text, signature
 
-        key = _digest(normalize(main_text(entry.text)))
-        sig = None
-        if not new:  # as _append_fast: said again or a near duplicate, maybe
-            if unsigned or _has_record(keys, key):
-                return None
-            sig = signature(entry.text)
-            if sig and _has_record(sigs_of, sig):
-                return None
-        path = self.shard_path(name)
+        at = state.shards.index(entry.shard)
+        head = state.heads[at]
+        key = text_digest(normalize(main_text(entry.text)))
+        sig = None if new else signature(entry.text)
+        if sig is not None and head.said_again(key, sig):
+            return None
+
+        def status_after(change: Appended) -> Status:
+            # the new id is nobody's target: only this row changes
+            gone = ShardStatus(entry.shard, *state.rows[at]).superseded
+            row = (head.description or DESCRIPTIONS.get(entry.shard, ""),
+                   head.entries + 1 - gone, gone, change.tokens)
+            return self._state_status(state.shards, (*state.rows[:at], row,
+                                                     *state.rows[at + 1:]))
+
+        def record(written: Signature, change: Appended, after: Head, status: Status) -> None:
+            self._append_stat(entry.shard, state.sigs[at], written, change)
+            self._write_state(state._replace(
+                sigs=(*state.sigs[:at], written, *state.sigs[at + 1:]),
+                rows=tuple((r.description, r.entries, r.superseded, r.tokens)
+                           for r in status.shards),
+                ids=f"{state.ids}{change.link[LINK_ID]}\n",
+                heads=(*state.heads[:at], after, *state.heads[at + 1:])))
+
+        return self._append_plain(entry, head, state.sigs[at], (key, sig), status_after, record,
+                                  copy_head=True)
+
+    def _put_summarized(self, entry: Entry, summaries: dict[str, Summary], *,
+                        dedup: bool) -> Put | None:
+        """Append ``entry`` from its shard's cached summary, when it proves that the
+        general put would only append: no hand-written entry to stamp, no entry said
+        again, no near duplicate possible. None when it cannot prove that."""
+        from .dedup import main_text, signature
+
+        name = entry.shard
+        summary = summaries[name]
+        cached = self._stat(name)
+        if cached is None or cached.summary != summary:
+            return None
+        key = text_digest(normalize(main_text(entry.text)))
+        if entry.supersedes is not None and any(
+                c[COST_KEY] == key and link[LINK_TARGET] == entry.supersedes
+                for c, link in zip(summary.costs, summary.links, strict=False)):
+            return None  # a retried correction, maybe: the general put decides
+        head = Head.of(summary)
+        sig = signature(entry.text) if dedup else None
+        if sig is not None and head.said_again(key, sig):
+            return None
+
+        def after(change: Appended) -> Summary:
+            return summary.appended((change.link,), (change.cost,), change.tokens,
+                                    change.preamble_tokens, change.relast)
+
+        return self._append_plain(
+            entry, head, cached.sig, (key, sig),
+            lambda change: self._status_of({**summaries, name: after(change)}),
+            lambda written, change, _head, _status: self._keep_stat(name, written,
+                                                                    after(change)),
+            copy_head=False)
+
+    def _append_plain(self, entry: Entry, head: Head, expect: Signature,
+                      keyed: tuple[bytes, bytes | None],
+                      status_after: Callable[[Appended], Status],
+                      record: Callable[[Signature, Appended, Head, Status], None], *,
+                      copy_head: bool) -> Put | None:
+        """The one append: ``entry`` at the end of its shard file, which ``head`` describes
+        while it has the signature ``expect``; ``keyed``: the entry's main-text digest and
+        said-again signature. Only the file's last entry (or, with none, its preamble) is
+        decoded. With ``copy_head`` (the quick put), only the file's end is read once the
+        head knows its line ends, and the bytes before it are copied to the new file by the
+        kernel; else (the put from a summary) the whole file is read and written from
+        memory. Writes through :meth:`_commit` the bytes the general put would write; None
+        when the general put must decide."""
+        if head.hand or os.name == "nt":  # Windows cannot replace the file held open below
+            return None
+        path = self.shard_path(entry.shard)
         try:
             source = open_bounded(path, MAX_FILE_BYTES, self.agents_dir)
         except OSError:
-            return None  # the general path reports it
+            return None  # the general put reports it
         with source:
-            return self._append_quick(source.fileno(), entry, state, (key, sig))
-
-    def _append_quick(self, fd: int, entry: Entry, state: tuple[Any, ...],
-                      keyed: tuple[bytes, bytes | None]) -> tuple[Entry, Status] | None:
-        """The write of :meth:`_put_quick`, from the shard file open as ``fd``: only its
-        last entry is read (the line ends above it are the state's), the bytes before it
-        are copied to the new file by the kernel."""
-        names, sigs, rows, ids, targets, heads = state
-        name = entry.shard
-        path = self.shard_path(name)
-        at = names.index(name)
-        (description, tokens, _, preamble, count, last, keys, sigs_of, unsigned,
-         lines) = heads[at]
-        key, sig = keyed
-        began = time.time_ns()  # before the signature is taken: see _unchanged
-        st = os.fstat(fd)
-        if (st.st_size, st.st_mtime_ns, st.st_ino) != sigs[at]:
-            return None
-        size = st.st_size
-        offset = max(0, size - (1 << 16)) if lines is not None and last is not None else 0
-        data = os.pread(fd, size - offset, offset)
-        if offset and not _last_entry_start(data, last[0]):  # not within the last 64 KiB
-            offset = 0
-            data = os.pread(fd, size, 0)
-        if len(data) != size - offset:
-            return None
-        appended = self._append_bytes(entry, data, last[0] if last is not None else None)
-        if appended is None:
-            return None
-        start, tail, base, stored = appended
-        relast = None
-        if base != tail and last is not None:  # the last entry gained its blank line
-            relast = (_digest(base), estimate_tokens(base), *last[2:])
-            tokens += relast[1] - last[1]
-        elif base != tail:
-            tokens -= preamble
-            preamble = estimate_tokens(base)
-            tokens += preamble
-        cost = (_digest(stored.raw), estimate_tokens(stored.raw), key, sig)
-        tokens += cost[1]
-        gone = rows[at][2]  # the new id is nobody's target: no count but this row changes
-        row = (description or DESCRIPTIONS.get(name, ""), count + 1 - gone, gone, tokens)
-        status = self._state_status(names, (*rows[:at], row, *rows[at + 1:]))
-        index = self.render_index(status)  # raises before anything is written
-        try:
-            written = atomic_write(path, (base + stored.raw).encode(), head=(fd, offset + start),
-                                   verify=lambda tmp: _unchanged(fd, st, began, tmp, offset,
-                                                                 data, offset + start))
-        except SourceChanged:  # an editor saved the shard in place meanwhile
-            return None
-        link = (stored.id, stored.date or "", stored.supersedes or "")
-        self._append_stat(name, sigs[at], written, (tokens, preamble, relast, link, cost))
-        # line ends before the last entry: counted once, then kept (8 MB take ~5 ms)
-        above = _count_lines(data, start) if lines is None else lines - fmt.count_lines(tail)
-        # (with lines unknown, offset is 0: data is the whole file)
-        head = (description, tokens, 0, preamble, count + 1, cost, keys + key,
-                sigs_of + (sig or b""), unsigned or sig is None,
-                above + fmt.count_lines(base) + fmt.count_lines(stored.raw))
-        self._write_state((*sigs[:at], written, *sigs[at + 1:]), status,
-                          f"{ids}{stored.id}\n", targets,
-                          (*heads[:at], head, *heads[at + 1:]))
-        self._store_index(index)
-        return replace(stored, line=above + fmt.count_lines(base) + 1), status
-
-    def _append_stat(self, name: str, before: tuple[int, int, int],
-                     after: tuple[int, int, int], change: tuple[Any, ...]) -> None:
-        """Record in the stats of shard ``name`` (which had signature ``before``, now
-        ``after``) one appended entry: ``change`` is (tokens, preamble tokens, the new cost
-        of the previous last entry or None, link, cost). It goes to the stats tail, so the
-        stats file is not rewritten; the tail is merged into it past max(64, 1/8 of it)."""
-        import marshal
-
-        tokens, preamble, relast, link, cost = change
-        if self._stats is not None:
-            self._stats.pop(name, None)  # what is on disk now is what counts
-        head = _stats_head(read_cache(self._stat_path(name), self.agents_dir))
-        tail = self._stat_tail(name)
-        if head is not None and tail is not None and tail[1:4] == (head[1], head[2], before):
-            links, costs, base_relast = tail[7], tail[8], tail[6]
-        elif head is not None and head[1] == before:
-            links, costs, base_relast = (), (), None
-        else:  # no stats to extend: written whole from the summary, when it can be had
-            links = costs = None
-        if relast is not None and costs:
-            costs = (*costs[:-1], relast)
-        elif relast is not None and costs is not None:
-            base_relast = relast
-        if head is None or links is None or costs is None or \
-                len(links) >= max(_TAIL_MAX, head[2] // 8):
-            hit = self._stat(name)
-            if hit is None or hit[0] != before:
-                return  # stale: whoever needs the summary rebuilds it
-            fields = hit[1]
-            kept = fields[3] if relast is None else (*fields[3][:-1], relast)
-            self._keep_stat(name, after, Summary(fields[0], tokens, (*fields[2], link),
-                                                 (*kept, cost), fields[4], preamble))
-            return
-        write_cache(self._stat_path(name, tail=True), marshal.dumps((
-            _TAIL_VERSION, head[1], head[2], after, tokens, preamble, base_relast,
-            (*links, link), (*costs, cost))), self.agents_dir)
-
-    def _state_status(self, names: Sequence[str],
-                      rows: Sequence[tuple[str, int, int, int]]) -> Status:
-        """The status of the put state's INDEX.md rows."""
-        shown = tuple(ShardStatus(n, *row) for n, row in zip(names, rows, strict=True))
-        c = self.config
-        return Status(shown, sum(r.tokens for r in shown), c.token_budget, c.compact_threshold)
-
-    def _state_keys(self) -> list[tuple[str, Path]]:
-        """(stats key, path) of every shard file: the live ones, then the archived ones."""
-        return [*((name, self.shard_path(name)) for name in self.shards),
-                *((f"archive/{name}", self.shard_path(name, archive=True))
-                  for name in self.shards)]
-
-    def _load_state(self) -> tuple[Any, ...] | None:
-        """The put state (shard names, signatures, INDEX.md rows, ids, supersedes
-        targets, per live shard its head) when every shard file still has the signature
-        it records; see _write_state."""
-
-        got = load_cache(self.cache_dir / "put-state.marshal", self.agents_dir)
-        if not (isinstance(got, tuple) and len(got) == 7 and got[0] == _STATE_VERSION
-                and got[1] == self.shards):
-            return None
-        if got[2] != tuple(file_signature(path) for _, path in self._state_keys()):
-            return None
-        return got[1:]
-
-    def _save_state(self, status: Status) -> None:
-        """Record the put state after a general put, from the summaries it holds (every
-        shard file's, under the signature it was summarised with) and its ``status``."""
-        stats = self._stats or {}
-        keys = self._state_keys()
-        if any(stats.get(key) is None for key, _ in keys):
-            return
-        ids: list[str] = []
-        targets: set[str] = set()
-        sigs = []
-        heads = []
-        for key, _ in keys:
-            sig, fields = stats[key]
-            sigs.append(sig)
+            fd = source.fileno()
+            began = time.time_ns()  # before the signature is taken: see _unchanged
+            st = os.fstat(fd)
+            if (st.st_size, st.st_mtime_ns, st.st_ino) != expect:
+                return None  # changed since it was summarised
+            last = head.last[COST_RAW] if head.last is not None else None
+            size = st.st_size
+            offset = max(0, size - (1 << 16)) if copy_head and head.lines is not None and \
+                last else 0
+            data = os.pread(fd, size - offset, offset)
+            start = _last_entry_start(data, last)
+            if offset and not start:  # not within the last 64 KiB
+                offset = 0
+                data = os.pread(fd, size, 0)
+                start = _last_entry_start(data, last)
+            if len(data) != size - offset:
+                return None
             try:
-                summary = Summary(*fields)
-            except TypeError:
-                return
-            for link in summary.links:
-                ids.append(link[0])
-                if link[2]:
-                    targets.add(link[2])
-            if "/" not in key:
-                costs = summary.costs
-                heads.append((summary.description, summary.tokens, summary.hand,
-                              summary.preamble_tokens, len(summary.links),
-                              costs[-1] if costs else None, b"".join(c[2] for c in costs),
-                              b"".join(c[3] for c in costs if c[3]),
-                              any(c[3] is None for c in costs), None))
-        self._write_state(tuple(sigs), status, "\n" + "".join(f"{i}\n" for i in ids),
-                          frozenset(targets), tuple(heads))
+                if start is None and last is not None:  # not found from the end: scan
+                    text = data.decode("utf-8")
+                    start = len(text[:fmt.entry_offsets(text)[-1]].encode("utf-8"))
+                start = start or 0
+                tail = data[start:].decode("utf-8")
+            except UnicodeDecodeError:
+                return None  # the general put reports it
+            stored = self._checked(entry.shard, tail, entry)
+            base = fmt.ensure_separated(tail)
+            tokens, preamble, relast = head.tokens, head.preamble_tokens, None
+            if base != tail and head.last is not None:  # the last entry gained its blank line
+                relast = (text_digest(base), estimate_tokens(base), *head.last[COST_KEY:])
+                tokens += relast[COST_TOKENS] - head.last[COST_TOKENS]
+            elif base != tail:
+                tokens -= preamble
+                preamble = estimate_tokens(base)
+                tokens += preamble
+            key, sig = keyed
+            cost = (text_digest(stored.raw), estimate_tokens(stored.raw), key, sig)
+            change = Appended(tokens + cost[COST_TOKENS], preamble, relast,
+                              (stored.id, stored.date or "", stored.supersedes or ""), cost)
+            # line ends before the last entry: counted once, then kept (8 MB take ~5 ms);
+            # with them unknown, offset is 0: data is the whole file
+            above = (_count_lines(data, start) if head.lines is None
+                     else head.lines - fmt.count_lines(tail))
+            after = head._replace(
+                tokens=change.tokens, preamble_tokens=preamble, entries=head.entries + 1,
+                last=cost, keys=head.keys + key, sigs=head.sigs + (sig or b""),
+                unsigned=head.unsigned or sig is None,
+                lines=above + fmt.count_lines(base) + fmt.count_lines(stored.raw))
+            status = status_after(change)
+            new = (base + stored.raw).encode()
+            def write() -> Signature:
+                if not copy_head:
+                    return atomic_write(path, b"".join((memoryview(data)[:start], new)))
+                return atomic_write(path, new, head=(fd, offset + start), verify=lambda tmp:
+                                    _unchanged(fd, st, began, tmp, offset, data, offset + start))
 
-    def _write_state(self, sigs: tuple[tuple[int, int, int], ...], status: Status, ids: str,
-                     targets: frozenset[str], heads: tuple[Any, ...]) -> None:
-        """The put state: per live shard, its INDEX.md row and its head (description,
-        tokens, hand-written entries, preamble tokens, entries, last entry's cost, the
-        digests of the normalised main texts and the said-again signatures end to end,
-        whether a signature is missing, its line ends or None until a quick put counts
-        them); every id (live and archived) on its own line;
-        every supersedes target. Valid for the exact signatures ``sigs`` of every shard
-        file (_state_keys)."""
-        import marshal
-
-        rows = tuple((r.description, r.entries, r.superseded, r.tokens) for r in status.shards)
-        write_cache(self.cache_dir / "put-state.marshal",
-                    marshal.dumps((_STATE_VERSION, self.shards, sigs, rows, ids, targets,
-                                   heads)), self.agents_dir)
-
-    def compact(self, *, dry_run: bool = False) -> CompactionReport:
-        """Fold the oldest entries when over budget (see :mod:`lean_memory.compaction`)."""
-        from .compaction import compact
-
-        return compact(self, dry_run=dry_run)
-
-    def digest(self, prompt: str, *, budget_tokens: int = 1200, index: bool | None = None,
-               include_archive: bool | None = None) -> str:
-        """The block a harness injects before ``prompt`` (see :mod:`lean_memory.digest`)."""
-        from .digest import digest
-
-        return digest(self, prompt, budget_tokens=budget_tokens, index=index,
-                      include_archive=include_archive)
-
-    def index(self) -> str:
-        """Regenerate INDEX.md and return its text."""
-        self._require_init()
-        with self.lock():
-            self.write_index({})
-        return self.read_text(self.index_path)
-
-    def write_index(self, fresh: Mapping[str, fmt.Shard | str], *,
-                    signatures: bool = False) -> Status:
-        """Rewrite INDEX.md if it changed and return the status it shows; ``fresh`` maps
-        shard names to shards (or texts) already in hand."""
-        status = self._status({name: fmt.parse(s, name) if isinstance(s, str) else s
-                               for name, s in fresh.items()}, signatures=signatures)
-        self._store_index(self.render_index(status))
-        return status
-
-    def render_index(self, status: Status) -> str:
-        """The text of INDEX.md for ``status``; raises when it outgrows max_index_tokens,
-        which writers check before they write anything."""
-        from .indexfile import render_index
-
-        return render_index(status, self.config.max_index_tokens)
-
-    def _store_index(self, text: str) -> None:
-        if self.read_text(self.index_path) != text:
-            # Derived data: atomic (never half written) but not fsynced, as any command
-            # regenerates it from the shards.
-            atomic_write(self.index_path, text, durable=False)
-
-
-GITIGNORE = (".cache/", ".*.tmp")  # the derived cache; temp files a crash left
+            try:
+                self._commit(status, write, lambda written: record(written, change, after,
+                                                                   status))
+            except SourceChanged:  # an editor saved the shard in place meanwhile
+                return None
+        return Put(replace(stored, line=above + fmt.count_lines(base) + 1), status)
 
 
 def _with_lines(text: str, lines: Sequence[str]) -> str:

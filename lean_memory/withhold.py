@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import format as fmt
 from ._hash import blake2b
-from .fsutil import load_cache, write_cache
+from .fsutil import dump_record, load_record
 
 if TYPE_CHECKING:
     from .store import Memory
@@ -134,22 +134,20 @@ class Verdicts:
             return self._files
         self._header = header(self.mem)
         self._files = {}
-        cached = load_cache(self.files_path, self.mem.agents_dir)
-        if (isinstance(cached, list) and len(cached) == 3 and cached[0] == self._header
-                and isinstance(cached[1], dict) and isinstance(cached[2], dict)
-                and all(isinstance(v, tuple) for v in cached[1].values())):
-            self._files, self._sigs = cached[1], cached[2]
+        cached = load_record(self.files_path, self._header, 2, self.mem.agents_dir)
+        if (cached is not None and isinstance(cached[0], dict) and isinstance(cached[1], dict)
+                and all(isinstance(v, tuple) for v in cached[0].values())):
+            self._files, self._sigs = cached
         return self._files
 
     def _entries(self) -> dict[bytes, bool]:
         if self._texts is None:
             self._load()
             self._texts = {}
-            cached = load_cache(self.texts_path, self.mem.agents_dir)
+            cached = load_record(self.texts_path, self._header, 1, self.mem.agents_dir)
             # the cache's own tag (fsutil) vouches for the payload: no checksum of its own
-            if (isinstance(cached, list) and len(cached) == 2 and cached[0] == self._header
-                    and isinstance(cached[1], bytes)):
-                texts = _loads(cached[1])
+            if cached is not None and isinstance(cached[0], bytes):
+                texts = _loads(cached[0])
                 if isinstance(texts, dict):
                     self._texts = texts
         return self._texts
@@ -179,7 +177,7 @@ class Verdicts:
         Remembered by the hash of the file; a file whose signature (size, mtime, inode)
         did not change while it was read is not even hashed again.
         """
-        from .store import file_signature
+        from .fsutil import file_signature
 
         files = self._load()
         before = file_signature(path)
@@ -216,9 +214,9 @@ class Verdicts:
             if len(texts) > MAX_TEXTS:
                 texts = {k: v for k, v in texts.items() if k in self._used}
             payload = marshal.dumps(texts)
-            write_cache(self.texts_path, marshal.dumps([self._header, payload]))
+            dump_record(self.texts_path, self._header, (payload,))
         if self._dirty_files and self._files is not None:
-            write_cache(self.files_path, marshal.dumps([self._header, self._files, self._sigs]))
+            dump_record(self.files_path, self._header, (self._files, self._sigs))
         self._dirty_files = self._dirty_texts = False
 
 
@@ -272,6 +270,7 @@ def withheld_spans(mem: Memory, path: Path, name: str) -> tuple[str, list[tuple[
 
 
 _SPANS_NAME = "withheld-spans.marshal"
+_SPANS_VERSION = "lean_memory.withheld-spans/1"  # {file content key: [withheld keys, spans]}
 
 
 def _withheld_spans(mem: Memory, file_key: bytes | None, text: str, name: str,
@@ -283,9 +282,8 @@ def _withheld_spans(mem: Memory, file_key: bytes | None, text: str, name: str,
     when one has no id of its own: a derived id depends on the other entries)."""
     path = mem.cache_dir / _SPANS_NAME
     want = sorted(bad)
-    cached = load_cache(path, mem.agents_dir) if file_key is not None else None
-    if not isinstance(cached, dict):
-        cached = {}
+    record = load_record(path, _SPANS_VERSION, 1, mem.agents_dir) if file_key else None
+    cached = record[0] if record is not None and isinstance(record[0], dict) else {}
     hit = cached.get(file_key)
     if (isinstance(hit, list) and len(hit) == 2 and hit[0] == want
             and _spans_fit(hit[1], text, bad)):
@@ -306,7 +304,7 @@ def _withheld_spans(mem: Memory, file_key: bytes | None, text: str, name: str,
         cached[file_key] = [want, out]
         while len(cached) > MAX_FILES:
             del cached[next(iter(cached))]
-        write_cache(path, marshal.dumps(cached), mem.agents_dir)
+        dump_record(path, _SPANS_VERSION, (cached,), mem.agents_dir)
     return out
 
 
@@ -345,7 +343,7 @@ def shown_index(mem: Memory, verdicts: Verdicts | None = None) -> str:
             v.save()
     if not bad:
         return text
-    from .indexfile import render_index
+    from .summaries import render_index
 
     return render_index(mem.status(), mem.config.max_index_tokens)
 

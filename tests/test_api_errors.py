@@ -40,18 +40,42 @@ def _calls(mem: Memory, bad: Any) -> dict[str, Callable[[], object]]:
     }
 
 
+# The calls where a value of WRONG is a right one: a default (None; a root of None or ""
+# is the current folder's), a valid count (1), a list of names, an empty prompt (an empty
+# digest), and a mapping as tags (iterated as its keys, like any iterable of strings).
+# Every other call must raise.
+ACCEPTED = {
+    1: {"get k", "search k", "digest budget"},
+    None: {"put title", "put date", "put supersedes", "get shard", "get query",
+           "search shards", "entries shard", "root", "open root"},
+    "['quirks']": {"put tags", "search shards"},
+    "{'a': 1}": {"put tags"},
+    "''": {"digest prompt", "root", "open root"},
+}
+
+
 @pytest.mark.parametrize("bad", WRONG, ids=repr)
-def test_every_wrong_argument_is_a_lean_memory_error(mem: Memory, bad: Any) -> None:
+def test_every_wrong_argument_is_a_lean_memory_error(mem: Memory, bad: Any,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Catches: a wrong type escaping as another exception (TypeError, AttributeError...),
+    and a wrong value accepted silently (the call returns instead of raising)."""
+    monkeypatch.chdir(mem.root)
     mem.put_entry("quirks", "the build cache breaks on long windows paths", date="2026-01-01")
-    escaped = []
+    accepted = ACCEPTED.get(bad if bad is None or type(bad) is int else repr(bad), set())
+    wrong = []
     for name, call in _calls(mem, bad).items():
         try:
             call()
         except LeanMemoryError as exc:
             assert "\n" not in str(exc)
+            if name in accepted:
+                wrong.append(f"{name}: refused a right value")
         except Exception as exc:  # the finding: what escaped, and as what
-            escaped.append(f"{name}: {type(exc).__name__}")
-    assert escaped == []
+            wrong.append(f"{name}: {type(exc).__name__}")
+        else:
+            if name not in accepted:
+                wrong.append(f"{name}: accepted")
+    assert wrong == []
 
 
 def test_get_with_a_broken_config_is_an_error(mem: Memory) -> None:

@@ -219,14 +219,14 @@ def _check_whole(mem: Memory, puts: list[str]) -> None:
 
 def _spy_quick(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     results: list[object] = []
-    real = Memory._append_quick
+    real = Memory._put_quick
 
     def spy(self: Memory, *args: object, **kwargs: object) -> object:
         out = real(self, *args, **kwargs)  # type: ignore[arg-type]
         results.append(out)
         return out
 
-    monkeypatch.setattr(Memory, "_append_quick", spy)
+    monkeypatch.setattr(Memory, "_put_quick", spy)
     return results
 
 

@@ -5,6 +5,7 @@ is not ready."""
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 import lean_memory
 from lean_memory import agents
 from lean_memory import search as search_module
-from lean_memory.bm25 import BM25Index, documents_terms
+from lean_memory.bm25 import BM25Index, documents_terms, tokenize
 from lean_memory.index import read_part, write_part
 from lean_memory.search import _build_part, _header, _part_path
 
@@ -23,6 +24,26 @@ WORDS = ["cache", "flaky", "windows", "docker", "retry", "parse_config", "os.pat
          "deploy", "lock", "timeout", "E0502", "linux", "build", "merge"]
 
 text = st.lists(st.sampled_from(WORDS), min_size=1, max_size=12).map(" ".join)
+
+
+def _textbook(docs: list[tuple[dict[str, float], float]], query: list[str], k1: float,
+              b: float) -> dict[int, float]:
+    """BM25 as written in the README (Lucene's IDF, no (k1 + 1) factor), one document at a
+    time: no code of the package scores here."""
+    n = len(docs)
+    avgdl = sum(length for _, length in docs) / n
+    scores: dict[int, float] = {}
+    for term in dict.fromkeys(query):
+        df = sum(1 for tf, _ in docs if tf.get(term))
+        if not df:
+            continue
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        for d, (tf, length) in enumerate(docs):
+            f = tf.get(term, 0.0)
+            if f:
+                w = idf * f / (f + k1 * (1 - b + b * length / avgdl))
+                scores[d] = scores.get(d, 0.0) + query.count(term) * w
+    return scores
 
 
 @settings(max_examples=40, deadline=None,
@@ -34,6 +55,10 @@ text = st.lists(st.sampled_from(WORDS), min_size=1, max_size=12).map(" ".join)
 def test_parts_read_from_disk_rank_exactly_as_one_in_memory_index(
         tmp_path_factory: pytest.TempPathFactory, docs: list[tuple[str, str, str]], query: str,
         k: int) -> None:
+    """The parts on disk rank as one in-memory index, and both score as the textbook
+    formula. Catches: statistics taken per part instead of over the corpus, and (through
+    the textbook scores) a changed IDF or length normalisation, which the in-memory index
+    shares and so cannot notice."""
     root = tmp_path_factory.mktemp("m")
     mem = lean_memory.Memory(root)
     mem.init()
@@ -46,9 +71,10 @@ def test_parts_read_from_disk_rank_exactly_as_one_in_memory_index(
     corpus = search_module._load(mem)
     try:
         entries = [corpus.entry(n) for n in range(len(corpus.ids))]
-        reference = BM25Index.from_counts(
-            documents_terms([(e.title, search_module._indexed_body(e)) for e in entries]),
-            k1=mem.config.bm25_k1, b=mem.config.bm25_b)
+        counts = documents_terms([(e.title, search_module._indexed_body(e)) for e in entries])
+        reference = BM25Index.from_counts(counts, k1=mem.config.bm25_k1, b=mem.config.bm25_b)
+        textbook = _textbook(counts, tokenize(query), mem.config.bm25_k1, mem.config.bm25_b)
+        assert corpus.index.score(query) == pytest.approx(textbook, rel=1e-9, abs=0)
         allowed = corpus.allowed(shards, False)
         expected = reference.top(query, k, allowed=allowed, newer=[e.date or "" for e in entries])
         assert corpus.index.top(query, k, allowed=allowed, newer=corpus.dates) == expected
@@ -62,7 +88,7 @@ def test_a_part_round_trips_and_reads_only_the_postings_asked_for(mem: lean_memo
 
     mem.put_entry("quirks", "Docker builds are flaky on Windows", date="2026-01-02")
     mem.put_entry("quirks", "Retry the deploy lock after a timeout", date="2026-01-03")
-    from lean_memory.store import file_signature
+    from lean_memory.fsutil import file_signature
 
     path = mem.shard_path("quirks")
     sig = file_signature(path)
@@ -107,18 +133,29 @@ def test_a_time_budget_keeps_the_parts_it_finished(mem: lean_memory.Memory,
     found = search_module.find(mem, "docker", budget_s=60)
     assert found.hits == [] and not found.ready
     assert not list(mem.cache_dir.glob("search-*.idx"))
-    # Time runs out after the first part: that part is kept, the next call goes on.
+    # Time runs out after the first part: that part is kept, the next call goes on. The
+    # clock is the test's: building a part takes one second of it, and nothing else does
+    # (with the real clock, a slow machine could pass the deadline before the first part).
     monkeypatch.setattr(search_module, "_BUILD_BYTES_PER_S", 1 << 40)
     real = search_module._build_part
+    now = [1000.0]
+
+    class Clock:
+        monotonic = staticmethod(lambda: now[0])
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(time, name)
 
     def slow(*args: object) -> object:
         out = real(*args)  # type: ignore[arg-type]
-        time.sleep(0.3)
+        now[0] += 1.0
         return out
 
+    monkeypatch.setattr(search_module, "time", Clock())
     monkeypatch.setattr(search_module, "_build_part", slow)
-    assert not search_module.find(mem, "docker", budget_s=0.1).ready
+    assert not search_module.find(mem, "docker", budget_s=0.5).ready
     assert len(list(mem.cache_dir.glob("search-*.idx"))) == 1
+    monkeypatch.setattr(search_module, "time", time)
     monkeypatch.setattr(search_module, "_build_part", real)
     found = search_module.find(mem, "docker", budget_s=60)
     assert found.ready and len(found.hits) == 2

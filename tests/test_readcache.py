@@ -1,10 +1,11 @@
 """The read path's caches (ADR 0016, round 2) answer exactly what a fresh computation does.
 
 Three caches: the digest's standing-rule lines (``.cache/digest-rules.marshal``), the
-status rows (``.cache/status.marshal``) and the spans of the withheld entries of a shard
-file (``.cache/withheld-spans.marshal``). Each is compared, after random puts, corrections
-and hand edits (credentials typed in included), with the answer computed with the cache
-file deleted, and with a reference written here the way the code worked before the cache.
+status rows (the put state, ``.cache/put-state.marshal``, the one status cache) and the
+spans of the withheld entries of a shard file (``.cache/withheld-spans.marshal``). Each is
+compared, after random puts, corrections and hand edits (credentials typed in included),
+with the answer computed with the cache file deleted, and with a reference written here the
+way the code worked before the cache.
 The secrets are built at run time; assertions never print them.
 """
 
@@ -167,8 +168,8 @@ def test_status_cache_matches_a_fresh_status(tmp_path: Path,
     for op in [("fact", 0, False, 0), *ops]:
         _apply(mem, op)
         cached = lean_memory.Memory(mem.root).status()  # the rows of the step before, if valid
-        assert (mem.cache_dir / "status.marshal").exists()
-        assert cached == _fresh(mem, "status.marshal", lean_memory.Memory(mem.root).status)
+        assert (mem.cache_dir / "put-state.marshal").exists()
+        assert cached == _fresh(mem, "put-state.marshal", lean_memory.Memory(mem.root).status)
 
 
 def _reference_shown(mem: lean_memory.Memory, name: str) -> tuple[str, list[str]]:

@@ -343,16 +343,18 @@ def test_an_edited_entry_is_judged_again(tmp_path: Path) -> None:
 def test_a_clean_memory_reads_as_before(tmp_path: Path) -> None:
     mem = lean_memory.Memory(tmp_path)
     mem.init()
-    mem.put_entry("quirks", "Redis timeout on windows: raise it to 5 s.", date="2026-01-02")
+    redis = mem.put_entry("quirks", "Redis timeout on windows: raise it to 5 s.",
+                          date="2026-01-02")
     mem.put_entry("conventions", "Always run ruff before a commit.", date="2026-01-04")
     r = run_cli("get", "quirks", cwd=tmp_path)
     assert r.stdout == mem.shard_path("quirks").read_bytes() and r.stderr == b""
     r = run_cli("get", cwd=tmp_path)
     assert r.stdout == mem.index_path.read_bytes() and r.stderr == b""
     r = run_cli("get", "--query", "redis timeout", cwd=tmp_path)
-    from lean_memory.search import render_hits
-
-    assert r.stdout.decode() == render_hits(mem.search("redis timeout")) and r.stderr == b""
+    # The hit as the README shows it, written out (not rendered by the code under test).
+    assert r.stdout.decode() == (
+        f"## Redis timeout on windows\n_shard: quirks · id: {redis.id} · date: 2026-01-02_\n"
+        "\nRedis timeout on windows: raise it to 5 s.\n") and r.stderr == b""
     context = _hook("user-prompt-submit", {"hook_event_name": "UserPromptSubmit",
                                            "cwd": str(tmp_path), "prompt": "redis timeout"},
                     tmp_path)

@@ -234,13 +234,41 @@ def test_cli_scan_of_a_missing_path_exits_2(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0,
-                    reason="root reads any file")
+                    reason="root reads any file (the next test covers this as root)")
 def test_cli_scan_of_an_unreadable_file_exits_2(tmp_path: Path) -> None:
     p = tmp_path / "secret.txt"
     p.write_text("x\n")
     p.chmod(0)
     r = run_cli("scan", ".", cwd=tmp_path)
     assert r.returncode == 2 and "unreadable" in r.stderr.decode()
+
+
+def test_cli_scan_fails_closed_when_a_file_cannot_be_opened(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The same as the test above, in a way that works as root (CI): opening one file
+    fails with EACCES, as a mode of 0 does for other users. Catches: an open error
+    swallowed (the file counted as clean and exit 0) or escaping as a traceback."""
+    from lean_memory import cli
+
+    (tmp_path / "secret.txt").write_text("x\n")
+    (tmp_path / "clean.txt").write_text("nothing here\n")
+    real = scanfiles._open_regular
+
+    def refuse(path: str) -> int:
+        if Path(path).name == "secret.txt":
+            raise PermissionError(13, "Permission denied", path)
+        return real(path)
+
+    monkeypatch.setattr(scanfiles, "_open_regular", refuse)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["--root", str(tmp_path), "scan", "."]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "lean-memory: error: could not scan ./secret.txt: unreadable (Permission denied)" \
+        in err.splitlines()
+    assert "1 file(s) could not be scanned: the check fails closed" in err
+    assert "clean.txt" not in err
 
 
 def test_cli_scan_large_and_binary_files(tmp_path: Path) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import random
 import re
 import shutil
@@ -29,14 +28,8 @@ from hypothesis import strategies as st
 from lean_memory import secrets as S
 from lean_memory._secret_rules import GENERIC_KEYWORDS, REFERENCES, RULES
 from lean_memory.errors import LeanMemoryError, SecretFound
-from lean_memory.secrets import (
-    Allowlist,
-    Finding,
-    format_finding,
-    scan_paths,
-    scan_staged,
-    scan_text,
-)
+from lean_memory.scanfiles import scan_paths, scan_staged
+from lean_memory.secrets import Allowlist, Finding, format_finding, scan_text
 
 AN = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"
@@ -481,9 +474,27 @@ def test_structure_negative_is_clean(name: str, make: Callable[[], str]) -> None
         assert not found, f"false positive on {name}: {sorted(found)}"
 
 
-def test_published_example_keys_are_not_findings() -> None:
-    # Fingerprints only: the repository never holds the published keys themselves.
-    assert len(S._EXAMPLE_VALUES) >= 19
+# Published example keys, each in a line its rule would flag; built from pieces so that the
+# repository never holds them whole (the scanner keeps only their fingerprints).
+PUBLISHED = [
+    ("stripe: {}", "sk_test_" + "4eC39HqLyjWDarjtT1zdp7dc", "stripe-secret-key"),
+    ("TELEGRAM_BOT_TOKEN={}", "110201543:" + "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+     "telegram-bot-token"),
+    ("DefaultEndpointsProtocol=https;AccountName=prod;AccountKey={};EndpointSuffix=core."
+     "windows.net", "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/"
+     + "K1SZFPTOtr/KBHBeksoGMGw==", "azure-storage-key"),
+]
+
+
+@pytest.mark.parametrize(("line", "value", "rule"), PUBLISHED, ids=[r for *_, r in PUBLISHED])
+def test_published_example_keys_are_not_findings(line: str, value: str, rule: str) -> None:
+    """The documented key is no finding; the same key with one character changed is one of
+    its rule. Catches: the example fingerprints not consulted (``_is_example`` checking only
+    for the word EXAMPLE), or one of these fingerprints lost from the table."""
+    assert rules_in(line.format(value)) == set()
+    mid = len(value) // 2
+    changed = value[:mid] + ("Q" if value[mid] != "Q" else "R") + value[mid + 1:]
+    assert rules_in(line.format(changed)) == {rule}
     assert all(re.fullmatch(r"[0-9a-f]{64}", v) for v in S._EXAMPLE_VALUES)
 
 
@@ -681,10 +692,10 @@ def test_filters() -> None:
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
-def test_scan_staged_outside_git(tmp_path: Path) -> None:
+def test_scan_staged_outside_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     env_dir = tmp_path / "not-a-repo"
     env_dir.mkdir()
-    os.environ.setdefault("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))  # undone after the test
     with pytest.raises(LeanMemoryError) as err:
         scan_staged(env_dir)
     assert "\n" not in str(err.value) and "not a git repository" in str(err.value)

@@ -28,8 +28,9 @@ from hypothesis import strategies as st
 
 from lean_memory import Memory
 from lean_memory import format as fmt
+from lean_memory.embedcmd import embed_missing
 from lean_memory.fsutil import CACHE_PREFIX
-from lean_memory.ollama import OllamaError, base_url, embed_missing, vectors_path
+from lean_memory.ollama import OllamaError, base_url, vectors_path
 from lean_memory.search import find
 from lean_memory.vectors import MAGIC, Vectors
 
@@ -114,7 +115,9 @@ def fake() -> Iterator[tuple[Fake, str]]:
     state = Fake()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for the next poll: 10 ms, not the default 0.5 s per test
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01},
+                              daemon=True)
     thread.start()
     yield state, f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -239,7 +242,9 @@ def _closed_port() -> int:
 
 def test_cli_embed_status_and_query(mem: Memory, fake: tuple[Fake, str]) -> None:
     state, host = fake
-    m = configure(mem, host)
+    # a generous retriever timeout: on a loaded machine the default 400 ms can pass, and the
+    # note below is then "timed out" instead of the one under test
+    m = configure(mem, host, extra="retriever_timeout_ms = 20000")
     shard = m.shard_path("insights")
     # a large memory, written as a file (put's speed is not the point here)
     entries = "".join(fmt.render_entry(fmt.Entry(

@@ -34,7 +34,8 @@ sys.path.insert(0, str(HERE))
 import gen_corpus  # noqa: E402
 import gitleaks  # noqa: E402
 
-from lean_memory.secrets import format_finding, scan_paths, scan_text  # noqa: E402
+from lean_memory.scanfiles import scan_paths  # noqa: E402
+from lean_memory.secrets import format_finding, scan_text  # noqa: E402
 
 MAX_BYTES = 2_000_000
 

@@ -1,0 +1,75 @@
+"""``lean-memory embed`` and the vectors line of ``status``: every searchable entry (the
+search's corpus, withheld ones left out) given a vector by the ``ollama`` retriever.
+
+It sits above :mod:`lean_memory.search` (it reads the corpus) while :mod:`lean_memory.ollama`
+sits below it (the search calls the retriever): kept apart, neither imports the other's layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .embedding import Embed, EmbeddingRetriever
+from .ollama import BATCH, OllamaError, client, prefixes, vectors_path
+from .search import load_corpus
+from .vectors import Vectors
+
+if TYPE_CHECKING:
+    from . import format as fmt
+    from .store import Memory
+
+
+def _searchable(mem: Memory) -> list[fmt.Entry]:
+    """Every entry a search may return (live and archived), none that holds a credential."""
+    corpus = load_corpus(mem)
+    try:
+        return [corpus.entry(n) for n, ok in enumerate(corpus.allowed(mem.shards, True)) if ok]
+    finally:
+        corpus.close()  # entries are read back through open shard files
+
+
+def _offline(mem: Memory, embed: Embed) -> EmbeddingRetriever:
+    c = mem.config
+    return EmbeddingRetriever("ollama", embed, Vectors.load(vectors_path(mem, c.ollama_model),
+                                                            mem.agents_dir),
+                              model=c.ollama_model, document_prefix=prefixes(c.ollama_model)[0])
+
+
+def embed_missing(mem: Memory, progress: Callable[[int, int], None] | None = None, *,
+                  timeout: float = 120.0) -> tuple[int, int]:
+    """Embed every searchable entry (live and archived) that has no vector yet; returns
+    (embedded now, searchable entries). Entries that hold a credential are never sent.
+    The file is saved after every batch, so an interruption keeps what was done; vectors
+    of entries that no longer exist are dropped."""
+    c = mem.config
+    entries = _searchable(mem)
+    r = _offline(mem, client(c, timeout))
+    path = vectors_path(mem, c.ollama_model)
+    keep = [r.key(e) for e in entries]
+    todo = r.todo(entries)
+    done = 0
+    for start in range(0, len(todo), BATCH):
+        batch = todo[start:start + BATCH]
+        got = r.embed([text for _, text in batch])
+        for (key, _), vector in zip(batch, got, strict=True):
+            try:
+                r.vectors.add(key, vector)
+            except ValueError:
+                raise OllamaError(f"model {c.ollama_model!r} changed its vectors' dimension; "
+                                  f"delete {path.name} and embed again") from None
+        done += len(batch)
+        r.vectors.save(path, mem.agents_dir, keep)
+        if progress is not None:
+            progress(done, len(todo))
+    if not todo:
+        r.vectors.save(path, mem.agents_dir, keep)
+    return done, len(entries)
+
+
+def describe(mem: Memory) -> dict[str, Any]:
+    """How many searchable entries have a vector (for ``status``); asks no model."""
+    entries = _searchable(mem)
+    todo = _offline(mem, lambda texts: []).todo(entries)
+    return {"model": mem.config.ollama_model, "entries": len(entries),
+            "embedded": len(entries) - len(todo)}
