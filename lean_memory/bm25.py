@@ -663,84 +663,6 @@ class BM25Index:
         looking the documents up in the query terms' postings instead of scoring them all."""
         return self._exact(self._query_terms(query), numbers)
 
-    def _pruned(self, terms: Sequence[_Term], k: int,
-                allowed: Container[int] | bytes | bytearray | None) -> dict[int, float] | None:
-        """The exact scores of a set of documents that holds the top k, or None: MaxScore,
-        term at a time, rarest term first (ADR 0024).
-
-        No term's weight exceeds ``qtf * idf`` (f / (f + norm) <= 1). Once k allowed documents
-        have partial scores above what the terms left could give a document not seen yet, no
-        such document can reach (or tie) the top k: the commonest terms' postings are not
-        OR-ed. The seen documents that the terms left could still lift to the k-th partial
-        score are then scored exactly, as :meth:`score` does. The k are looked for among the
-        documents of the rare terms (a lower bound of the k-th best, cheap to take). Tried only
-        when the query has a rare term (on common words alone it costs more than it saves);
-        None then, and when it does not settle: the caller scores exhaustively.
-        """
-        n_docs = self.n_docs
-        if len(terms) < 2 or min(t[2] for t in terms) * _RARE > n_docs:
-            return None
-        order = sorted(terms, key=lambda t: t[2])  # rarest first (stable)
-        k1, b, avgdl = self.k1, self.b, self.avgdl
-        one_b = 1.0 - b
-        segments, bases = self._segments, self._bases
-        # A term's weight grows with f and falls with the length: its greatest f over the
-        # shortest length bounds it (much tighter than idf when every f is small).
-        shortest = min((min(s.lengths) for s in segments if len(s.lengths)), default=0.0)
-        bounds = []
-        for qtf, idf, _, found in order:
-            most = max(max(tfs) for _, tfs in found.values())
-            bounds.append(qtf * (idf * most / (most + k1 * (one_b + b * shortest / avgdl))))
-        accs: dict[int, list[float]] = {}
-        pool: set[int] = set()  # global numbers of the rare terms' allowed documents
-        for i, (qtf, idf, df, found) in enumerate(order):
-            for j, (docs, tfs) in found.items():
-                lengths = segments[j].lengths
-                acc = accs.get(j)
-                if acc is None:
-                    acc = accs[j] = [0.0] * len(lengths)
-                for doc, f in zip(docs, tfs, strict=True):
-                    acc[doc] += qtf * (idf * f / (f + k1 * (one_b + b * lengths[doc] / avgdl)))
-                if df * _RARE <= n_docs:
-                    base = bases[j]
-                    pool.update(d for d in (base + doc for doc in docs)
-                                if _allows(allowed, d))
-            # Margins far above float rounding: partial sums run in another order than score's.
-            left = math.fsum(bounds[i + 1:]) * (1.0 + 1e-9)
-            if len(pool) < k or left >= math.fsum(bounds[:i + 1]):
-                continue  # fewer than k, or the k-th best cannot be above the bound yet
-            floor = heapq.nlargest(k, map(self._partial_of(accs), pool))[-1] * (1.0 - 1e-9)
-            if left < floor:
-                # The k-th best partial of every seen document, a higher floor than the pool's:
-                # fewer documents to score exactly.
-                lowest = floor - left
-                numbers: set[int] = set()
-                for _, _, _, seen in order[:i + 1]:
-                    for j, (docs, _tfs) in seen.items():
-                        acc, base = accs[j], bases[j]
-                        numbers.update(base + d for d in docs if acc[d] >= lowest)
-                allowed_seen = [d for d in numbers if _allows(allowed, d)]
-                partial = self._partial_of(accs)
-                values = dict(zip(allowed_seen, map(partial, allowed_seen), strict=True))
-                # The k best by partial score, scored exactly: their k-th exact score is a
-                # floor too, and higher (it counts the terms left), so fewer survive it.
-                best = heapq.nlargest(k, values, key=values.__getitem__)
-                exact = dict(zip(best, self._exact(terms, best), strict=True))
-                floor = min(exact.values()) * (1.0 - 1e-9)
-                rest = sorted(d for d, v in values.items() if v + left >= floor and d not in exact)
-                exact.update(zip(rest, self._exact(terms, rest), strict=True))
-                return exact
-        return None
-
-    def _partial_of(self, accs: dict[int, list[float]]) -> Callable[[int], float]:
-        bases = self._bases
-
-        def partial(number: int) -> float:
-            j = bisect_right(bases, number) - 1
-            return accs[j][number - bases[j]]
-
-        return partial
-
     def top(
         self,
         query: str,
@@ -757,9 +679,7 @@ class BM25Index:
         """
         if k <= 0:
             return []
-        terms = self._query_terms(query)
-        pruned = self._pruned(terms, k, allowed)
-        scores = self._scores(terms) if pruned is None else pruned
+        scores = self.score(query)
         if isinstance(allowed, bytes | bytearray):
             scores = {doc: s for doc, s in scores.items() if allowed[doc]}
         elif allowed is not None:
@@ -845,18 +765,8 @@ class BM25Index:
         return cls([segment], k1=k1, b=b, title_weight=title_weight, tokenizer=tokenizer)
 
 
-# A query term is rare, for MaxScore, when at most 1/_RARE of the documents contain it.
-_RARE = 64
 _Term = tuple[int, float, int, dict[int, tuple[Sequence[int], Sequence[float]]]]
 """A query term: (qtf, idf, df, its postings by segment number)."""
-
-
-def _allows(allowed: Container[int] | bytes | bytearray | None, number: int) -> bool:
-    if allowed is None:
-        return True
-    if isinstance(allowed, bytes | bytearray):
-        return bool(allowed[number])
-    return number in allowed
 
 
 def _total_length(segments: Sequence[_Segment]) -> float:
