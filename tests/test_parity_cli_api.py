@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lean_memory
+from lean_memory.errors import QueryError
 from lean_memory.search import render_hits
 
 from .conftest import run_cli
@@ -34,10 +35,10 @@ queries = st.lists(st.sampled_from([*_VOCAB, "nothingmatches"]), min_size=1,
                    max_size=5).map(" ".join)
 
 
-def _cli(root: Path, query: str, k: int, *extra: str) -> bytes:
+def _cli(root: Path, query: str, k: int, *extra: str, code: int = 0) -> bytes:
     proc = run_cli("get", "--query", query, "-k", str(k), *extra, cwd=root)
-    assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-300:]
-    return proc.stdout
+    assert proc.returncode == code, proc.stderr.decode(errors="replace")[-300:]
+    return proc.stdout if code == 0 else proc.stderr
 
 
 @given(memories, st.lists(queries, min_size=1, max_size=3), st.integers(1, 6))
@@ -52,7 +53,11 @@ def test_get_query_prints_what_search_returns(entries: list[tuple[str, str]],
             mem.put_entry(shard, text, new=True)
         for query in qs:
             for _ in range(2):  # the first run may build the search cache, the second reads it
-                hits = lean_memory.Memory(root).search(query, k=k)
+                try:
+                    hits = lean_memory.Memory(root).search(query, k=k)
+                except QueryError as exc:  # only stop words: both refuse, with one message
+                    assert str(exc) in _cli(root, query, k, code=2).decode()
+                    break
                 assert _cli(root, query, k).decode() == render_hits(hits)
                 shown = json.loads(_cli(root, query, k, "--json"))
                 assert [(h["id"], h["shard"], h["score"]) for h in shown] == \
