@@ -93,6 +93,61 @@ _COMPONENT_SEP = lazy(r"[/\\:@]+")
 # Case-style boundaries: parseConfig, HTTPServer, HTTP2Server; but not IPv6 or E0502.
 _CASE_SPLIT = lazy(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z]{2})(?=[A-Z][a-z])|(?<=\d)(?=[A-Z][a-z])")
 
+# The same splits by str methods, for ASCII text (the common case): no ``re`` import, no regex
+# engine per piece. A property test holds them equal to the regexes above.
+_CONNECTORS = "./\\:@+#-"
+_ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+# Byte tables (bytes.translate is a C table lookup; str.translate with a dict is slower than
+# the regexes). Every ASCII byte that is neither a word character nor a connector becomes a
+# space; the bytes of non-ASCII UTF-8 characters (>= 0x80) are left alone.
+_TO_CHUNKS = bytes(c if c > 127 or chr(c) in _ASCII_WORD or chr(c) in _CONNECTORS else 32
+                   for c in range(256))
+_PATH_TO_SLASH = bytes(47 if chr(c) in "./\\:@+#" else c for c in range(256))
+_COMPONENT_TO_SLASH = bytes(47 if chr(c) in "\\:@" else c for c in range(256))
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+
+
+def _ascii_chunks(piece: str) -> list[str]:
+    """``_CHUNK.findall(piece)`` for an ASCII piece: in a run of word characters and
+    connectors, the connectors at either end are outside the chunk, the others join words."""
+    runs = piece.encode().translate(_TO_CHUNKS).decode().split()
+    return [c for c in (run.strip(_CONNECTORS) for run in runs) if c]
+
+
+def _alnum_runs(segment: str) -> list[str]:
+    """``_ALNUM.findall(segment)`` for a segment of word characters and hyphens (a chunk split
+    at _PATH_SEP): its parts between "_" and "-"."""
+    return [p for p in segment.replace("-", "_").split("_") if p]
+
+
+def _path_segments(chunk: str) -> list[str]:
+    """``_PATH_SEP.split(chunk)`` for a chunk (it starts and ends with a word character, so
+    only runs of separators leave empty strings)."""
+    return [s for s in chunk.encode().translate(_PATH_TO_SLASH).decode().split("/") if s]
+
+
+def _case_split(piece: str) -> list[str]:
+    """``_CASE_SPLIT.split(piece)``: before an uppercase letter that follows a lowercase one,
+    that ends a run of 2+ capitals and starts a word, or that follows a digit and starts a word."""
+    if piece.upper() == piece:  # no lowercase letter: no boundary (ECONNREFUSED, E0502)
+        return [piece]
+    out: list[str] = []
+    start = 0
+    last = len(piece) - 1
+    upper, lower = _UPPER, _LOWER
+    for i in range(1, len(piece)):
+        if piece[i] not in upper:
+            continue
+        prev = piece[i - 1]
+        if prev in lower or (i < last and piece[i + 1] in lower and (
+                (prev in upper and i >= 2 and piece[i - 2] in upper) or prev.isdecimal())):
+            out.append(piece[start:i])
+            start = i
+    out.append(piece[start:])
+    return out
+
+
 # Prefixes split off by a hyphen ("re-entry", "non-linear") are not words: the joined token
 # ("reentry") carries the meaning, the fragment would only match unrelated words.
 _BOUND_PREFIXES = _words("anti bi co de multi non post pre pseudo quasi re semi sub un")
@@ -127,12 +182,12 @@ def _identifier_tokens(segment: str) -> tuple[str, ...]:
     tokens = _segment_cache.get(segment)
     if tokens is not None:
         return tokens
-    pieces = _ALNUM.findall(segment)
+    pieces = _alnum_runs(segment)
     if segment.lower() == segment:
-        # Every case boundary needs an uppercase letter: skip the split regex.
+        # Every case boundary needs an uppercase letter: skip the split.
         words = pieces
     else:
-        words = [w.lower() for piece in pieces for w in _CASE_SPLIT.split(piece)]
+        words = [w.lower() for piece in pieces for w in _case_split(piece)]
     out: list[str] = []
     if len(words) > 1:
         out.append(_norm_word("".join(words)))
@@ -154,13 +209,14 @@ def _chunk_tokens(chunk: str) -> tuple[str, ...]:
         return () if word in STOP_WORDS or len(word) == 1 else (_norm_word(word),)
     if chunk.isascii() and chunk.isidentifier():  # [A-Za-z0-9_]: no path separator
         return _identifier_tokens(chunk)
-    segments = _PATH_SEP.split(chunk)
+    segments = _path_segments(chunk)
     if len(segments) == 1:
         return _identifier_tokens(chunk)
     whole = chunk.lower()
     out = [whole]
     # split() rather than a findall() of dotted components: linear on any input.
-    components = _COMPONENT_SEP.split(whole)
+    # as _COMPONENT_SEP.split
+    components = whole.encode().translate(_COMPONENT_TO_SLASH).decode().split("/")
     if len(components) > 1:
         out += [c for c in components if "." in c]
     known = _segment_cache.get
@@ -193,7 +249,7 @@ class _PieceMemo(dict[str, tuple[str, ...]]):
             # Only word characters: the piece is one chunk, no regex needed to find it.
             tokens = _chunk_tokens(piece)
         else:
-            chunks = _CHUNK.findall(piece)
+            chunks = _ascii_chunks(piece) if piece.isascii() else _CHUNK.findall(piece)
             if len(chunks) == 1:
                 tokens = _chunk_cache[chunks[0]]
             else:
@@ -520,10 +576,10 @@ class BM25Index:
         Each document's score is summed over the query terms in the order of their first
         occurrence, whatever the segmentation, so results are deterministic.
         """
-        counts: dict[str, int] = {}
-        for token in self.tokenizer(query):
-            counts[token] = counts.get(token, 0) + 1
-        k1, b, avgdl, n_docs = self.k1, self.b, self.avgdl, self.n_docs
+        return self._scores(self._query_terms(query))
+
+    def _scores(self, terms: Sequence[_Term]) -> dict[int, float]:
+        k1, b, avgdl = self.k1, self.b, self.avgdl
         one_b = 1.0 - b
         segments = self._segments
         # Per segment: its documents' scores so far (a list indexed by local number, cheaper
@@ -533,20 +589,10 @@ class BM25Index:
         accs: dict[int, list[float]] = {}
         touched: dict[int, list[Sequence[int]]] = {}
         norms: dict[int, list[float]] = {}
-        for token, qtf in counts.items():
-            found = []
-            df = 0
-            for j, segment in enumerate(segments):
-                hit = segment.postings(token)
-                if hit is not None:
-                    found.append((j, hit[0], hit[1]))
-                    df += len(hit[0])
-            if not df:
-                continue
-            # The one place where BM25 is computed (Lucene's IDF and saturation):
-            # w = idf * f / (f + k1 * (1.0 - b + b * length / avgdl)).
-            idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-            for j, docs, tfs in found:
+        # BM25 (Lucene's IDF, in _query_terms, and saturation):
+        # w = idf * f / (f + k1 * (1.0 - b + b * length / avgdl)).
+        for qtf, idf, _, found in terms:
+            for j, (docs, tfs) in found.items():
                 lengths = segments[j].lengths
                 acc = accs.get(j)
                 if acc is None:
@@ -573,29 +619,37 @@ class BM25Index:
             scores.update((base + doc, acc[doc]) for doc in local)
         return scores
 
-    def scores_of(self, query: str, numbers: Sequence[int]) -> list[float]:
-        """What :meth:`score` gives each of ``numbers`` (0.0 where it does not match), by
-        looking the documents up in the query terms' postings instead of scoring them all."""
+    def _query_terms(self, query: str) -> list[_Term]:
+        """The query's indexed terms in order of first occurrence: (qtf, idf, df, postings
+        by segment number)."""
         counts: dict[str, int] = {}
         for token in self.tokenizer(query):
             counts[token] = counts.get(token, 0) + 1
-        k1, b, avgdl, n_docs = self.k1, self.b, self.avgdl, self.n_docs
+        n_docs = self.n_docs
+        out: list[_Term] = []
+        for token, qtf in counts.items():
+            found: dict[int, tuple[Sequence[int], Sequence[float]]] = {}
+            df = 0
+            for j, segment in enumerate(self._segments):
+                hit = segment.postings(token)
+                if hit is not None:
+                    found[j] = hit
+                    df += len(hit[0])
+            if df:
+                idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+                out.append((qtf, idf, df, found))
+        return out
+
+    def _exact(self, terms: Sequence[_Term], numbers: Sequence[int]) -> list[float]:
+        """What :meth:`score` gives each of ``numbers`` (0.0 where it does not match): the same
+        float operations in the same order, the documents looked up in the postings."""
+        k1, b, avgdl = self.k1, self.b, self.avgdl
         one_b = 1.0 - b
         segments, bases = self._segments, self._bases
         where = [(j, number - bases[j])
                  for j, number in ((bisect_right(bases, d) - 1, d) for d in numbers)]
         out = [0.0] * len(numbers)
-        for token, qtf in counts.items():
-            found: dict[int, tuple[Sequence[int], Sequence[float]]] = {}
-            df = 0
-            for j, segment in enumerate(segments):
-                hit = segment.postings(token)
-                if hit is not None:
-                    found[j] = hit
-                    df += len(hit[0])
-            if not df:
-                continue
-            idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))  # as in score
+        for qtf, idf, _, found in terms:
             for i, (j, doc) in enumerate(where):
                 hit = found.get(j)
                 if hit is None:
@@ -607,6 +661,11 @@ class BM25Index:
                     w = idf * f / (f + k1 * (one_b + b * segments[j].lengths[doc] / avgdl))
                     out[i] += w if qtf == 1 else qtf * w
         return out
+
+    def scores_of(self, query: str, numbers: Sequence[int]) -> list[float]:
+        """What :meth:`score` gives each of ``numbers`` (0.0 where it does not match), by
+        looking the documents up in the query terms' postings instead of scoring them all."""
+        return self._exact(self._query_terms(query), numbers)
 
     def top(
         self,
@@ -708,6 +767,10 @@ class BM25Index:
             raise ValueError("not a BM25 index state: inconsistent postings")
         _check_parameters(k1, b, title_weight)
         return cls([segment], k1=k1, b=b, title_weight=title_weight, tokenizer=tokenizer)
+
+
+_Term = tuple[int, float, int, dict[int, tuple[Sequence[int], Sequence[float]]]]
+"""A query term: (qtf, idf, df, its postings by segment number)."""
 
 
 def _total_length(segments: Sequence[_Segment]) -> float:

@@ -30,6 +30,7 @@ sys.path[:0] = [str(HERE)]
 import run  # noqa: E402
 
 COMMANDS = {"hook": ["hook", "user-prompt-submit"], "warm": ["get", "--query", run.QUERY],
+            "common": ["get", "--query", run.COMMON_QUERY],
             "shard": ["get", "failures"], "status": ["status"]}
 
 
