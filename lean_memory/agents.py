@@ -18,11 +18,13 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
 
 from .digest import RULES_SHARD
 
+TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from typing import IO, Any
+
     from .store import Memory
 
 CONTEXT_LIMIT = 9000  # characters; Claude Code and Codex cap additionalContext at 10,000
