@@ -41,7 +41,7 @@ class Record:
     _hidden: tuple[str, ...] = ()
 
     def __init_subclass__(cls) -> None:
-        setattr(cls, "__match_args__", cls._fields)  # for `case Entry(id, shard)`
+        setattr(cls, "__match_args__", cls._fields)  # noqa: B010 (mypy refuses the assignment)
 
     def _init(self, *values: object) -> None:
         for name, value in zip(self._fields, values, strict=True):

@@ -13,7 +13,11 @@ The order matters: when two rules match the same value, the earlier one wins.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+TYPE_CHECKING = False  # typing's own costs an import
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from ._record import NamedTuple
 
 
 class Rule(NamedTuple):
