@@ -89,7 +89,7 @@ def hook_output(event: str, root: str | None, payload: Any,
     if budget_tokens is None:
         env = os.environ.get("LEAN_MEMORY_DIGEST_TOKENS", "")
         budget_tokens = int(env) if env.isdigit() else 1200
-    from .retrievers import listeners
+    from ._listeners import listeners
     from .search import time_limit
 
     def logged(message: str) -> None:  # a retriever searched without: silent, but logged
