@@ -13,11 +13,7 @@ The order matters: when two rules match the same value, the earlier one wins.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing's own costs an import
-if TYPE_CHECKING:
-    from typing import NamedTuple
-else:
-    from ._record import NamedTuple
+from typing import NamedTuple
 
 
 class Rule(NamedTuple):
