@@ -18,11 +18,13 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
 
 from .digest import RULES_SHARD
 
+TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from typing import IO, Any
+
     from .store import Memory
 
 CONTEXT_LIMIT = 9000  # characters; Claude Code and Codex cap additionalContext at 10,000
@@ -87,7 +89,7 @@ def hook_output(event: str, root: str | None, payload: Any,
     if budget_tokens is None:
         env = os.environ.get("LEAN_MEMORY_DIGEST_TOKENS", "")
         budget_tokens = int(env) if env.isdigit() else 1200
-    from .retrievers import listeners
+    from ._listeners import listeners
     from .search import time_limit
 
     def logged(message: str) -> None:  # a retriever searched without: silent, but logged

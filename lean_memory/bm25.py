@@ -18,10 +18,15 @@ from collections import deque
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import accumulate, chain, repeat
-from typing import Any, Protocol
 
 from ._lazyre import lazy
 from ._stem import stem as _porter_stem
+
+TYPE_CHECKING = False  # typing's own costs an import
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+else:
+    Protocol = object  # EntryLike is a type for the checker only
 
 try:  # Counter's own C counting loop, without Counter's per-call Python overhead
     from _collections import _count_elements  # type: ignore[import-not-found,unused-ignore]

@@ -256,11 +256,15 @@ def status_json(mem: Memory) -> dict[str, Any]:
 def _retrievers_json(mem: Memory) -> dict[str, Any]:
     """The configured retrievers, those not installed, and the vectors of ``ollama``."""
     from .errors import quoted
-    from .retrievers import unknown
 
     names = mem.config.retrievers  # a cloned config may name a credential: shown redacted
+    missing: list[str] = []
+    if any(n not in ("bm25", "ollama") for n in names):  # built in: .retrievers stays unloaded
+        from .retrievers import unknown
+
+        missing = unknown(names)
     out: dict[str, Any] = {"retrievers": [quoted(n) for n in names],
-                           "unknown_retrievers": [quoted(n) for n in unknown(names)]}
+                           "unknown_retrievers": [quoted(n) for n in missing]}
     if "ollama" in names:
         from .embedcmd import describe
 

@@ -43,12 +43,13 @@ import json
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import format as fmt
 from ._hash import sha256
+from ._record import replace
 from .dedup import main_text
 from .errors import LeanMemoryError, NotInitialized, ShardError
 from .folder import COMPACTION_JOURNAL as JOURNAL

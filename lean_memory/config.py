@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field, fields
-from pathlib import Path
-from typing import Any
-
+from ._lazyre import lazy
+from ._record import Record
 from .errors import ConfigError
 from .fsutil import MAX_CONFIG_BYTES, UnsafePath, dump_record, load_record, read_bounded
 
+TYPE_CHECKING = False  # typing's own costs an import
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
 DEFAULT_SHARDS = ("seed", "failures", "corrections", "insights", "conventions", "quirks")
-SHARD_NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
+SHARD_NAME = lazy(r"[a-z][a-z0-9_-]{0,39}")
 # Names of the memory's own files, and Windows device names: there, `con.md` or `nul.md`
 # opens the device whatever the folder or extension (shard names are lowercase, dotless).
 WINDOWS_DEVICES = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
@@ -19,41 +21,85 @@ WINDOWS_DEVICES = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in ra
 RESERVED = frozenset({"index", "archive", "readme"}) | WINDOWS_DEVICES
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(Record):
     """Settings from the `[memory]` table (plus the secrets allowlist)."""
 
-    token_budget: int = 8000
-    compact_at_percent: int = 80
-    keep_recent: int = 5
-    shards: tuple[str, ...] = DEFAULT_SHARDS
-    retrievers: tuple[str, ...] = ("bm25",)
-    retriever_timeout_ms: int = 400
-    fusion: str = "rerank"
-    rerank_depth: int = 20
-    fusion_weights: tuple[tuple[str, float], ...] = ()
-    max_entry_tokens: int = 1500
-    max_index_tokens: int = 600
-    auto_compact: bool = False
-    search_archive: bool = True  # search and the digest cover the archive (ADR 0018)
-    digest_index: bool = False  # the per-prompt digest repeats the shard overview (ADR 0018)
+    _fields = ("token_budget", "compact_at_percent", "keep_recent", "shards", "retrievers",
+                 "retriever_timeout_ms", "fusion", "rerank_depth", "fusion_weights",
+                 "max_entry_tokens", "max_index_tokens", "auto_compact", "search_archive",
+                 "digest_index", "digest_min_coverage", "bm25_k1", "bm25_b", "capture_asks",
+                 "distill_after", "ollama_model", "ollama_host", "ollama_allow_remote",
+                 "allow_rules", "allow_paths", "allow_fingerprints")
+    __slots__ = _fields
+    token_budget: int
+    compact_at_percent: int
+    keep_recent: int
+    shards: tuple[str, ...]
+    retrievers: tuple[str, ...]
+    retriever_timeout_ms: int
+    fusion: str
+    rerank_depth: int
+    fusion_weights: tuple[tuple[str, float], ...]
+    max_entry_tokens: int
+    max_index_tokens: int
+    auto_compact: bool
+    search_archive: bool  # search and the digest cover the archive (ADR 0018)
+    digest_index: bool  # the per-prompt digest repeats the shard overview (ADR 0018)
     # The digest adds matches only when one covers this share of the prompt's idf mass
     # (ADR 0021); 0 turns the gate off.
-    digest_min_coverage: float = 0.25
-    bm25_k1: float = 1.2
-    bm25_b: float = 0.75
-    capture_asks: bool = True  # the prompt hook records asks in the session layer (ADR 0023)
-    distill_after: int = 7200  # seconds without a prompt before a session is distilled
-    ollama_model: str = "nomic-embed-text"
-    ollama_host: str = ""  # empty: $OLLAMA_HOST, else http://127.0.0.1:11434
-    ollama_allow_remote: bool = False
-    allow_rules: tuple[str, ...] = field(default=())
-    allow_paths: tuple[str, ...] = field(default=())
-    allow_fingerprints: tuple[str, ...] = field(default=())
+    digest_min_coverage: float
+    bm25_k1: float
+    bm25_b: float
+    capture_asks: bool  # the prompt hook records asks in the session layer (ADR 0023)
+    distill_after: int  # seconds without a prompt before a session is distilled
+    ollama_model: str
+    ollama_host: str  # empty: $OLLAMA_HOST, else http://127.0.0.1:11434
+    ollama_allow_remote: bool
+    allow_rules: tuple[str, ...]
+    allow_paths: tuple[str, ...]
+    allow_fingerprints: tuple[str, ...]
+
+    def __init__(
+        self,
+        token_budget: int = 8000,
+        compact_at_percent: int = 80,
+        keep_recent: int = 5,
+        shards: tuple[str, ...] = DEFAULT_SHARDS,
+        retrievers: tuple[str, ...] = ("bm25",),
+        retriever_timeout_ms: int = 400,
+        fusion: str = "rerank",
+        rerank_depth: int = 20,
+        fusion_weights: tuple[tuple[str, float], ...] = (),
+        max_entry_tokens: int = 1500,
+        max_index_tokens: int = 600,
+        auto_compact: bool = False,
+        search_archive: bool = True,
+        digest_index: bool = False,
+        digest_min_coverage: float = 0.25,
+        bm25_k1: float = 1.2,
+        bm25_b: float = 0.75,
+        capture_asks: bool = True,
+        distill_after: int = 7200,
+        ollama_model: str = "nomic-embed-text",
+        ollama_host: str = "",
+        ollama_allow_remote: bool = False,
+        allow_rules: tuple[str, ...] = (),
+        allow_paths: tuple[str, ...] = (),
+        allow_fingerprints: tuple[str, ...] = (),
+    ) -> None:
+        self._init(token_budget, compact_at_percent, keep_recent, shards, retrievers,
+                   retriever_timeout_ms, fusion, rerank_depth, fusion_weights, max_entry_tokens,
+                   max_index_tokens, auto_compact, search_archive, digest_index,
+                   digest_min_coverage, bm25_k1, bm25_b, capture_asks, distill_after,
+                   ollama_model, ollama_host, ollama_allow_remote, allow_rules, allow_paths,
+                   allow_fingerprints)
 
     @property
     def compact_threshold(self) -> int:
         return self.token_budget * self.compact_at_percent // 100
+
+
+_DEFAULT = Config()
 
 
 _SECRETS_KEYS = {"allow_rules", "allow_paths", "allow_fingerprints"}
@@ -98,6 +144,8 @@ def _check(key: str, value: Any, default: Any) -> Any:
         if key == "fusion" and value not in FUSION_MODES:
             raise ConfigError(f"config: {where} must be one of {', '.join(FUSION_MODES)}, "
                               f"got {value!r}")
+        import re
+
         if key == "ollama_model" and not re.fullmatch(r"[\w.:/-]{1,200}", value):
             raise ConfigError(f"config: {where} is not a model name, got {value!r}")
         if key == "ollama_host" and (len(value) > 300 or any(ch.isspace() for ch in value)):
@@ -138,7 +186,7 @@ def _check(key: str, value: Any, default: Any) -> Any:
 
 def parse_config(data: dict[str, Any]) -> Config:
     """Validate a parsed TOML document."""
-    defaults = {f.name: f.default for f in fields(Config)}
+    defaults = {name: getattr(_DEFAULT, name) for name in Config._fields}
     values: dict[str, Any] = {}
     tables = (("memory", set(defaults) - _SECRETS_KEYS - _OLLAMA_KEYS, ""),
               ("secrets", _SECRETS_KEYS, ""), ("ollama", _OLLAMA_KEYS, "ollama_"))
@@ -214,9 +262,9 @@ def _cached_toml(raw: bytes, cache: Path | None) -> dict[str, Any] | None:
     return None
 
 
-_MEMORY_TABLE = re.compile(r"^[ \t]*\[[ \t]*memory[ \t]*\][ \t]*(?:#.*)?$", re.M)
-_NEXT_TABLE = re.compile(r"^[ \t]*\[", re.M)
-_SHARDS_KEY = re.compile(r"^[ \t]*shards[ \t]*=[ \t]*\[[^\]]*\]", re.M)
+_MEMORY_TABLE = lazy(r"^[ \t]*\[[ \t]*memory[ \t]*\][ \t]*(?:#.*)?$", 8)
+_NEXT_TABLE = lazy(r"^[ \t]*\[", 8)
+_SHARDS_KEY = lazy(r"^[ \t]*shards[ \t]*=[ \t]*\[[^\]]*\]", 8)
 
 
 def with_shards(text: str, shards: tuple[str, ...]) -> str:

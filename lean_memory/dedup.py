@@ -35,11 +35,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import replace
 from functools import lru_cache
 
 from ._hash import blake2b
 from ._lazyre import lazy
+from ._record import replace
 from ._stem import _ends_cvc, _has_vowel, _measure, _step1ab
 from .format import Entry
 

@@ -21,8 +21,7 @@ This runs before every prompt, so it imports little at module level.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any

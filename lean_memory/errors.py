@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from ._lazyre import lazy
 
+TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .secrets import Finding
 
 
@@ -35,7 +36,7 @@ def redact_message(message: str) -> str:
         return "(message withheld: it could not be checked for credentials)"
 
 
-_PLAIN = re.compile(r"[A-Za-z0-9_.-]{0,8}")
+_PLAIN = lazy(r"[A-Za-z0-9_.-]{0,8}")
 
 
 def quoted(value: str, limit: int = 200) -> str:

@@ -12,7 +12,6 @@ import os
 from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from . import format as fmt
 from ._lazyre import lazy
@@ -20,6 +19,7 @@ from .config import RESERVED, SHARD_NAME, Config, load_config
 from .errors import InvalidEntry, LeanMemoryError, NotInitialized, UnknownShard
 from .fsutil import file_lock, read_text, sweep
 
+TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from .secrets import Allowlist
 

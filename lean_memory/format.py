@@ -15,12 +15,11 @@ parsed shard gives back the same bytes whatever the input (ADR 0002).
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
-
 from ._hash import sha256
+from ._lazyre import lazy
+from ._record import Record, replace
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Container
 
@@ -29,52 +28,65 @@ META_SUFFIX = " -->"
 HEADING = "## "
 BOM = "\ufeff"
 _SPECIAL = r"(?:## | {0,3}(?:`{3,}|~{3,}))"
-_ESCAPED = re.compile(r"\\+" + _SPECIAL)
+_ESCAPED = lazy(r"\\+" + _SPECIAL)
 # Line ends are "\n", "\r\n" and a lone "\r" (old Mac files), everywhere in this module.
-_UNESCAPE = re.compile(r"(?:\A|(?<=[\r\n]))\\(?=\\*" + _SPECIAL + ")")
+_UNESCAPE = lazy(r"(?:\A|(?<=[\r\n]))\\(?=\\*" + _SPECIAL + ")")
 # A line start (a line end; offset 0 is checked apart) followed by a heading or a fence
 # marker. A literal first character lets the regex engine skip ahead at C speed.
-_STRUCTURE = re.compile(r"(?:\n|\r(?!\n))(?=" + _SPECIAL + ")")
-_EOL = re.compile(r"\r\n?|\n")
-_LINE_SPLIT = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
-_STRUCTURE_AT_0 = re.compile(_SPECIAL)
-_PERCENT = re.compile(r"%([0-9A-F]{2})")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
-_META_LINE = re.compile(r"<!-- lean-memory: (.*) -->\r?\n?")
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_STRUCTURE = lazy(r"(?:\n|\r(?!\n))(?=" + _SPECIAL + ")")
+_EOL = lazy(r"\r\n?|\n")
+_LINE_SPLIT = lazy(r"(?<=\n)|(?<=\r)(?!\n)")
+_STRUCTURE_AT_0 = lazy(_SPECIAL)
+_PERCENT = lazy(r"%([0-9A-F]{2})")
+_FENCE = lazy(r" {0,3}(`{3,}|~{3,})(.*)")
+_META_LINE = lazy(r"<!-- lean-memory: (.*) -->\r?\n?")
+_DATE = lazy(r"\d{4}-\d{2}-\d{2}")
 # Percent-escaping keeps a metadata value on one line and away from `;`, `=` and `-->`.
-_META_UNSAFE = re.compile(r"[%;=>\r\n,]")
+_META_UNSAFE = lazy(r"[%;=>\r\n,]")
 _KNOWN_KEYS = ("id", "date", "tags", "supersedes")
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(Record):
     """One memory entry. ``text`` is the body exactly as it was given."""
 
+    _fields = ("id", "shard", "title", "text", "date", "tags", "supersedes", "meta", "line",
+                 "raw", "has_meta")
+    __slots__ = _fields
+    _hidden = ("raw", "has_meta")  # left out of equality, hashing and repr
     id: str
     shard: str
     title: str
     text: str
-    date: str | None = None
-    tags: tuple[str, ...] = ()
-    supersedes: str | None = None
-    meta: tuple[tuple[str, str], ...] = ()  # unknown keys, in file order
-    line: int = 0  # 1-based line of the heading in its file
-    raw: str = field(default="", repr=False, compare=False)
-    has_meta: bool = field(default=False, repr=False, compare=False)
+    date: str | None
+    tags: tuple[str, ...]
+    supersedes: str | None
+    meta: tuple[tuple[str, str], ...]  # unknown keys, in file order
+    line: int  # 1-based line of the heading in its file
+    raw: str
+    has_meta: bool
+
+    def __init__(self, id: str, shard: str, title: str, text: str, date: str | None = None,
+                 tags: tuple[str, ...] = (), supersedes: str | None = None,
+                 meta: tuple[tuple[str, str], ...] = (), line: int = 0, raw: str = "",
+                 has_meta: bool = False) -> None:
+        self._init(id, shard, title, text, date, tags, supersedes, meta, line, raw, has_meta)
 
     def get(self, key: str) -> str | None:
         """The value of an unknown metadata key, or None."""
         return dict(self.meta).get(key)
 
 
-@dataclass(frozen=True)
-class Shard:
+class Shard(Record):
     """A parsed shard file: preamble plus entries, each carrying its raw text."""
 
+    _fields = ("name", "preamble", "entries")
+    __slots__ = _fields
     name: str
     preamble: str
     entries: tuple[Entry, ...]
+
+    def __init__(self, name: str, preamble: str, entries: tuple[Entry, ...]) -> None:
+        self._init(name, preamble, entries)
 
     def render(self) -> str:
         return self.preamble + "".join(e.raw for e in self.entries)

@@ -16,9 +16,12 @@ import sys
 import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
 
 from .errors import LeanMemoryError, ShardError
+
+TYPE_CHECKING = False  # typing's own costs an import
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 MAX_FILE_BYTES = 64 << 20  # a shard, an archive shard, INDEX.md, .gitignore
 MAX_CONFIG_BYTES = 1 << 20

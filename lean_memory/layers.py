@@ -17,15 +17,14 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ._hash import blake2b
+from ._record import Record
 from .errors import LeanMemoryError
 
+TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -124,6 +123,8 @@ def project_key(root: Path) -> str:
     """The session layer's folder name of a project: a readable slug and a hash of the
     project's real path (two clones of one repository are two projects)."""
     real = os.path.realpath(root)
+    import re
+
     slug = re.sub(r"[^a-z0-9]+", "-", os.path.basename(real).lower()).strip("-")[:40]
     digest = blake2b(real.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
     return f"{slug or 'root'}-{digest}"
@@ -137,12 +138,16 @@ def session_home(root: Path) -> Path:
 # -- one search over the layers -----------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class LayerHit:
+class LayerHit(Record):
     """A hit and the layer it comes from."""
 
+    _fields = ("layer", "hit")
+    __slots__ = _fields
     layer: str
     hit: Hit
+
+    def __init__(self, layer: str, hit: Hit) -> None:
+        self._init(layer, hit)
 
 
 def _key(entry: Entry) -> str:
@@ -247,15 +252,19 @@ def render(hits: Sequence[LayerHit]) -> str:
 # -- one digest over the layers -----------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(Record):
     """A named part of what a hook injects, for `context`: its layer, text and what was
     left out of it."""
 
+    _fields = ("name", "layer", "text", "note")
+    __slots__ = _fields
     name: str
     layer: str
     text: str
-    note: str = ""
+    note: str
+
+    def __init__(self, name: str, layer: str, text: str, note: str = "") -> None:
+        self._init(name, layer, text, note)
 
 
 def _global_rules(g: Memory, gone: set[str]) -> tuple[list[Entry], int]:

@@ -21,7 +21,6 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from . import asks as A
 from ._hash import blake2b
@@ -41,8 +40,10 @@ from .layers import (
     session_home,
 )
 
+TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from typing import Any
 
     from .search import Hit
     from .store import Memory

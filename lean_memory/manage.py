@@ -8,10 +8,11 @@ the size limit) and written only if the entry did not change meanwhile.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import format as fmt
+from ._record import replace
 from .errors import InvalidEntry, LeanMemoryError, SecretFound
 
 if TYPE_CHECKING:

@@ -315,9 +315,8 @@ class Server:
                 f"supersedes {data['supersedes']}"), data
 
     def _tool_edit(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        from dataclasses import replace
-
         from . import format as fmt
+        from ._record import replace
         from .manage import find_entry, replace_entry
 
         mem = self.open_memory()

@@ -38,11 +38,12 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from . import format as fmt
+from ._record import replace
 from .errors import LeanMemoryError, redact_message
 
 if TYPE_CHECKING:

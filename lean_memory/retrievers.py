@@ -47,7 +47,7 @@ class Retriever(Protocol):
 
 
 # Called with each note (a retriever skipped, and why); the agent hook logs them.
-listeners: list[Callable[[str], None]] = []
+from ._listeners import listeners  # noqa: E402
 
 
 def _debug(message: str) -> None:

@@ -27,13 +27,11 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
 from itertools import accumulate, chain, compress
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
 
 from . import format as fmt
 from ._hash import blake2b
+from ._record import Record, replace
 from .bm25 import (
     BM25,
     TOKENIZER_VERSION,
@@ -46,11 +44,13 @@ from .bm25 import (
 from .errors import LeanMemoryError, QueryError, ShardError, UnknownShard
 from .fsutil import MAX_FILE_BYTES, dump_record, load_record, open_bounded, read_bounded
 from .index import Corrupt, Part, read_part, write_part
-from .retrievers import RRF_K, Fusion, Job, Retriever, fuse, jobs, rrf
 
+TYPE_CHECKING = False  # typing's own costs an import; so does .retrievers (typing, Protocol)
 if TYPE_CHECKING:
-    from typing import BinaryIO
+    from pathlib import Path
+    from typing import Any, BinaryIO
 
+    from .retrievers import RRF_K, Job, Retriever, rrf
     from .store import Memory
     from .withhold import Verdicts
 
@@ -64,35 +64,56 @@ def _debug(message: str, *args: object) -> None:
 
 __all__ = ["RRF_K", "Found", "Hit", "Retriever", "find", "render_hits", "rrf", "search"]
 
+
+def __getattr__(name: str) -> object:
+    """``RRF_K``, ``Retriever`` and ``rrf``, re-exported from :mod:`lean_memory.retrievers`,
+    which a query with the built-in BM25 alone never imports."""
+    if name in ("RRF_K", "Retriever", "rrf"):
+        from . import retrievers
+
+        return getattr(retrievers, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 _CACHE_NAME = "search.marshal"
 _CACHE_VERSION = "lean_memory.search/4"  # 4: forgotten entries hide themselves
 # The built-in retriever's title weight; the cache is built with it.
 _TITLE_WEIGHT = BM25().title_weight
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(Record):
     """One search result: the entry, its shard and its score (higher is better)."""
 
+    _fields = ("entry", "shard", "score", "archived")
+    __slots__ = _fields
     entry: fmt.Entry
     shard: str
     score: float
-    archived: bool = False
+    archived: bool
+
+    def __init__(self, entry: fmt.Entry, shard: str, score: float,
+                 archived: bool = False) -> None:
+        self._init(entry, shard, score, archived)
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(Record):
     """What a query found: the hits, and how many entries that hold a credential would
     have been among them (withheld, never returned). ``ready`` is False when a time budget
     ran out before the index was up to date (then there are no hits)."""
 
+    _fields = ("hits", "withheld", "notes", "ready", "n_docs", "df")
+    __slots__ = _fields
     hits: list[Hit]
-    withheld: int = 0
-    notes: tuple[str, ...] = ()  # retrievers searched without, and why (one line each)
-    ready: bool = True
+    withheld: int
+    notes: tuple[str, ...]  # retrievers searched without, and why (one line each)
+    ready: bool
     # The memory's size and each query term's document frequency (the digest's gate).
-    n_docs: int = 0
-    df: tuple[tuple[str, int], ...] = ()
+    n_docs: int
+    df: tuple[tuple[str, int], ...]
+
+    def __init__(self, hits: list[Hit], withheld: int = 0, notes: tuple[str, ...] = (),
+                 ready: bool = True, n_docs: int = 0,
+                 df: tuple[tuple[str, int], ...] = ()) -> None:
+        self._init(hits, withheld, notes, ready, n_docs, df)
 
 
 # -- the corpus and its cache -------------------------------------------------------------
@@ -712,7 +733,7 @@ def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str
             include_archive: bool) -> Found:
     allowed = corpus.allowed(names, include_archive)
     index = corpus.index
-    order = cast(Sequence[str], _LiveFirst(corpus)) if include_archive else corpus.dates
+    order: Sequence[str] = _LiveFirst(corpus) if include_archive else corpus.dates  # type: ignore[assignment]
     c = mem.config
     notes: list[str] = []
     # (name, job): job None is the cached built-in BM25
@@ -720,7 +741,11 @@ def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str
     if mem._retrievers is not None:
         sources = [(getattr(r, "name", "?"), None if _is_cached_bm25(r, mem) else _given(r))
                    for r in mem._retrievers]
+    elif all(name == "bm25" for name in c.retrievers):
+        sources = [("bm25", None)]  # the built-in BM25 alone: .retrievers stays unloaded
     else:
+        from .retrievers import jobs
+
         sources, notes = jobs(c.retrievers, mem)
     if not any(job for _, job in sources):  # BM25 alone: the hot path, nothing else
         fused = index.top(query, k, allowed=allowed, newer=order)
@@ -740,6 +765,8 @@ def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str
         out.sort(key=corpus.dates.__getitem__, reverse=True)
         return out
 
+    from .retrievers import Fusion, fuse
+
     fused, more = fuse(query, k, sources, Fusion.of(c, [name for name, _ in sources]),
                        bm25=bm25, numbers=numbers, entries=lambda ns: [corpus.entry(n) for n in ns],
                        timeout_ms=c.retriever_timeout_ms)
@@ -748,6 +775,8 @@ def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str
 
 def _given(r: Any) -> Job:
     """A job for a retriever object passed to ``Memory``."""
+    from .retrievers import Job
+
     return Job(getattr(r, "name", "?"), lambda _deadline: r)
 
 

@@ -21,7 +21,10 @@ import sys
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+
+TYPE_CHECKING = False  # typing's own costs an import
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "Allowlist",

@@ -15,13 +15,12 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from . import format as fmt
 from ._hash import blake2b
 from ._lazyre import lazy
+from ._record import replace
 from .errors import InvalidEntry, LeanMemoryError, ShardError
 from .folder import (
     DATE,
@@ -63,6 +62,7 @@ from .summaries import (
 )
 from .tokens import estimate_tokens
 
+TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from .compaction import CompactionReport
     from .search import Hit, Retriever

@@ -12,12 +12,10 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Final, NamedTuple
 
 from . import format as fmt
 from ._hash import blake2b
+from ._record import Record
 from .errors import LeanMemoryError
 from .folder import DESCRIPTIONS, Folder
 from .fsutil import (
@@ -29,6 +27,13 @@ from .fsutil import (
     write_cache,
 )
 from .tokens import estimate_tokens
+
+TYPE_CHECKING = False  # typing's own costs an import
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Final, NamedTuple
+else:
+    from ._record import NamedTuple
 
 Signature = tuple[int, int, int]  # fsutil.file_signature
 Link = tuple[str, str, str]  # per entry: (id, date, supersedes), "" when none
@@ -52,26 +57,35 @@ _TAIL_MAX = 64  # entries a stats tail holds before it is merged (or 1/8 of the 
 MAX_DESCRIPTION = 90  # characters of a shard's description INDEX.md shows
 
 
-@dataclass(frozen=True)
-class ShardStatus:
-    # A docstring: without one, @dataclass computes one with inspect.signature (~1 ms).
+class ShardStatus(Record):
     """One shard's row of the status and of INDEX.md."""
 
+    _fields = ("name", "description", "entries", "superseded", "tokens")
+    __slots__ = _fields
     name: str
     description: str
     entries: int  # live entries
     superseded: int
     tokens: int
 
+    def __init__(self, name: str, description: str, entries: int, superseded: int,
+                 tokens: int) -> None:
+        self._init(name, description, entries, superseded, tokens)
 
-@dataclass(frozen=True)
-class Status:
+
+class Status(Record):
     """The memory's shards, token total, budget and compaction threshold."""
 
+    _fields = ("shards", "total_tokens", "token_budget", "compact_threshold")
+    __slots__ = _fields
     shards: tuple[ShardStatus, ...]
     total_tokens: int
     token_budget: int
     compact_threshold: int
+
+    def __init__(self, shards: tuple[ShardStatus, ...], total_tokens: int, token_budget: int,
+                 compact_threshold: int) -> None:
+        self._init(shards, total_tokens, token_budget, compact_threshold)
 
     @property
     def compaction_due(self) -> bool:

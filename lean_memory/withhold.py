@@ -19,16 +19,18 @@ from __future__ import annotations
 import marshal
 import os
 from collections.abc import Sequence
-from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from . import format as fmt
 from ._hash import blake2b
+from ._record import replace
 from .fsutil import dump_record, load_record
 
+TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from typing import Any
+
     from .store import Memory
 
 _CACHE_NAME = "withheld.marshal"

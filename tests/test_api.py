@@ -25,10 +25,31 @@ def test_import_loads_nothing_heavy() -> None:
 
 
 def test_values_are_frozen() -> None:
-    import dataclasses
+    import copy
+    import pickle
 
-    for cls in (lean_memory.Entry, lean_memory.Hit, lean_memory.Finding, lean_memory.Status):
-        assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    import pytest
+
+    from lean_memory._record import replace
+
+    # Plain classes with slots (no dataclasses import on the hot commands), as immutable
+    # and comparable as the frozen dataclasses they were.
+    entry = lean_memory.Entry("3fa9c2d1", "quirks", "A title", "A text", tags=("ci",), raw="x")
+    values = [entry, lean_memory.Hit(entry, "quirks", 1.5), lean_memory.Status((), 10, 8000, 6400),
+              lean_memory.Finding("github-pat", 1, "ghp_\u2026", "0" * 64)]
+    for value in values:
+        with pytest.raises(AttributeError):
+            value.line = 2  # type: ignore[misc]
+        assert copy.deepcopy(value) == value == pickle.loads(pickle.dumps(value))
+        assert hash(copy.copy(value)) == hash(value)
+    for value in values[:3]:
+        assert not hasattr(value, "__dict__")
+    assert repr(entry) == ("Entry(id='3fa9c2d1', shard='quirks', title='A title', text='A text', "
+                           "date=None, tags=('ci',), supersedes=None, meta=(), line=0)")
+    assert entry == replace(entry, raw="other", has_meta=True) != replace(entry, line=3)
+    assert replace(entry, line=3).line == 3 and replace(entry, line=3).raw == "x"
+    with pytest.raises(TypeError):
+        replace(entry, colour="red")
 
 
 def test_errors_share_one_base() -> None:

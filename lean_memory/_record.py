@@ -1,0 +1,123 @@
+"""Frozen value classes without ``dataclasses``.
+
+``@dataclass`` imports ``inspect`` (with ``ast``, ``dis``, ``tokenize``): over 10 ms of
+every process that defines one, a hot command's whole budget. The values the hot commands
+build (entries, hits, statuses, the config) derive from :class:`Record` instead: plain
+classes with ``__slots__`` and a hand-written ``__init__``, which behave as the frozen
+dataclasses they were: keyword or positional construction, equality and hashing over the
+compared fields, the same ``repr``, assignment refused, ``copy``/``pickle`` support.
+:func:`replace` stands in for ``dataclasses.replace`` (and hands real dataclasses to it).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing's own costs an import
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
+
+_set = object.__setattr__
+
+
+class FrozenInstanceError(AttributeError):
+    """Assignment to a field of a frozen value (as ``dataclasses.FrozenInstanceError``)."""
+
+
+def _rebuild(cls: type[Record], values: tuple[object, ...]) -> Record:
+    obj = object.__new__(cls)
+    for name, value in zip(cls._fields, values, strict=True):
+        _set(obj, name, value)
+    return obj
+
+
+class Record:
+    """A frozen value: subclasses list their fields in ``_fields`` (in ``__init__``'s
+    order; ``__slots__ = _fields``) and those left out of equality, hashing and ``repr`` in
+    ``_hidden``."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()  # in __init__'s order; subclasses: __slots__ = _fields
+    _hidden: tuple[str, ...] = ()
+
+    def __init_subclass__(cls) -> None:
+        setattr(cls, "__match_args__", cls._fields)  # noqa: B010 (mypy refuses the assignment)
+
+    def _init(self, *values: object) -> None:
+        for name, value in zip(self._fields, values, strict=True):
+            _set(self, name, value)
+
+    def _key(self) -> tuple[object, ...]:
+        return tuple(getattr(self, n) for n in self._fields if n not in self._hidden)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._key() == other._key()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._fields
+                          if n not in self._hidden)
+        return f"{type(self).__qualname__}({shown})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _rebuild, (type(self), tuple(getattr(self, n) for n in self._fields))
+
+    def __copy__(self) -> Record:
+        return self  # immutable
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Record:
+        return _rebuild(type(self), tuple(__import__("copy").deepcopy(getattr(self, n), memo)
+                                          for n in self._fields))
+
+
+def replace(obj: T, /, **changes: Any) -> T:
+    """A copy of ``obj`` with ``changes``: ``dataclasses.replace`` for a :class:`Record`
+    (and for a dataclass, which it is given to)."""
+    if isinstance(obj, Record):
+        values = {n: getattr(obj, n) for n in obj._fields}
+        unknown = changes.keys() - values.keys()
+        if unknown:
+            raise TypeError(f"{type(obj).__name__} has no field {sorted(unknown)[0]!r}")
+        values.update(changes)
+        return type(obj)(**values)
+    import dataclasses
+
+    return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+
+
+class _NamedTupleMeta(type):
+    def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> Any:
+        if not bases:
+            return super().__new__(mcls, name, bases, ns)
+        from collections import namedtuple
+
+        fields = list(ns.get("__annotations__", {}))
+        defaults = [ns[f] for f in fields if f in ns]
+        cls = namedtuple(name, fields, defaults=defaults,  # type: ignore[misc]
+                         module=ns["__module__"])
+        cls.__qualname__ = ns.get("__qualname__", name)
+        cls.__doc__ = ns.get("__doc__", cls.__doc__)
+        for key, value in ns.items():
+            if key not in fields and key not in _KEEP:
+                setattr(cls, key, value)
+        return cls
+
+
+_KEEP = frozenset({"__annotations__", "__module__", "__qualname__", "__doc__", "__slots__",
+                   "__dict__", "__weakref__", "__new__", "__init__", "__getnewargs__",
+                   "_fields", "_field_defaults", "_make", "_replace", "_asdict", "_source"})
+
+
+class NamedTuple(metaclass=_NamedTupleMeta):
+    """``typing.NamedTuple`` for a class statement, without importing typing: modules use
+    ``typing.NamedTuple`` when type checking and this at run time."""
