@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from ._lazyre import lazy
 from ._record import Record
 from .errors import ConfigError
@@ -9,8 +11,9 @@ from .fsutil import MAX_CONFIG_BYTES, UnsafePath, dump_record, load_record, read
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
+
+    from .fsutil import StrPath
 
 DEFAULT_SHARDS = ("seed", "failures", "corrections", "insights", "conventions", "quirks")
 SHARD_NAME = lazy(r"[a-z][a-z0-9_-]{0,39}")
@@ -217,7 +220,7 @@ def _named(name: str, value: Any) -> str:
     return f"unknown table [{shown}]" + (f" (its keys {keys} are not read)" if keys else "")
 
 
-def load_config(path: Path, cache: Path | None = None) -> Config:
+def load_config(path: StrPath, cache: StrPath | None = None) -> Config:
     """Read the config file; a missing file means the defaults.
 
     ``cache``: where the parsed TOML of the file's exact bytes is kept, so a process whose
@@ -225,6 +228,7 @@ def load_config(path: Path, cache: Path | None = None) -> Config:
     validated like a fresh parse, and believed only when tagged with this user's key
     (fsutil.write_cache): a cache committed to a clone decides nothing.
     """
+    name = os.path.basename(path)
     try:
         raw = read_bounded(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
@@ -232,7 +236,7 @@ def load_config(path: Path, cache: Path | None = None) -> Config:
     except UnsafePath as exc:
         raise ConfigError(f"config: {exc}") from None
     except OSError as exc:
-        raise ConfigError(f"config: cannot read {path.name}: {exc.strerror}") from None
+        raise ConfigError(f"config: cannot read {name}: {exc.strerror}") from None
     data = _cached_toml(raw, cache)
     if data is not None:
         return parse_config(data)
@@ -241,18 +245,18 @@ def load_config(path: Path, cache: Path | None = None) -> Config:
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise ConfigError(f"config: {path.name} is not UTF-8") from None
+        raise ConfigError(f"config: {name} is not UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"config: {path.name} is not valid TOML: {exc}") from None
+        raise ConfigError(f"config: {name} is not valid TOML: {exc}") from None
     except RecursionError:
-        raise ConfigError(f"config: {path.name} nests tables or arrays too deeply") from None
+        raise ConfigError(f"config: {name} nests tables or arrays too deeply") from None
     config = parse_config(data)
     if cache is not None:  # a TOML date or time cannot be marshalled: then not cached
         dump_record(cache, raw, (data,))
     return config
 
 
-def _cached_toml(raw: bytes, cache: Path | None) -> dict[str, Any] | None:
+def _cached_toml(raw: bytes, cache: StrPath | None) -> dict[str, Any] | None:
     if cache is None:
         return None
     cached = load_record(cache, raw, 1)  # keyed by the config file's bytes

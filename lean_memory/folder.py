@@ -11,7 +11,6 @@ import contextlib
 import os
 from collections.abc import Iterator
 from functools import cached_property
-from pathlib import Path
 
 from . import format as fmt
 from ._lazyre import lazy
@@ -21,6 +20,9 @@ from .fsutil import file_lock, read_text, sweep
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .fsutil import StrPath
     from .secrets import Allowlist
 
 Entry = fmt.Entry
@@ -48,18 +50,41 @@ DATE = lazy(r"\d{4}-\d{2}-\d{2}")
 def find_root(start: Path | None = None) -> Path:
     """``LEAN_MEMORY_ROOT``, else the nearest ancestor with ``.agents/memory``, else the
     git top level, else the working directory."""
+    from pathlib import Path
+
+    return Path(_find_root(start))
+
+
+def _find_root(start: StrPath | None = None) -> str:
+    """:func:`find_root` as a string (what the package works with: no pathlib)."""
     env = os.environ.get("LEAN_MEMORY_ROOT")
     if env:
-        return Path(env)
-    here = (start or Path.cwd()).resolve()
-    chain = (here, *here.parents)
+        return pure_path(env)
+    here = os.path.realpath(os.getcwd() if start is None else start)  # Path.resolve()
+    chain = [here]
+    while (parent := os.path.dirname(chain[-1])) != chain[-1]:
+        chain.append(parent)
     for folder in chain:
-        if (folder / ".agents" / "memory").is_dir():
+        if os.path.isdir(os.path.join(folder, ".agents", "memory")):
             return folder
     for folder in chain:
-        if (folder / ".git").exists():
+        if os.path.exists(os.path.join(folder, ".git")):
             return folder
     return here
+
+
+def pure_path(path: StrPath) -> str:
+    """``str(pathlib.Path(path))`` without importing pathlib (on POSIX): repeated and
+    trailing separators and ``.`` parts dropped, ``..`` kept, ``''`` is ``.``."""
+    text = os.fspath(path)
+    if os.name == "nt":  # drives, both separators: pathlib's own rules
+        from pathlib import PurePath
+
+        return str(PurePath(text))
+    head = "//" if text.startswith("//") and not text.startswith("///") else \
+        "/" if text.startswith("/") else ""
+    parts = [p for p in text.split("/") if p and p != "."]
+    return head + "/".join(parts) if head or parts else "."
 
 
 def today() -> str:
@@ -89,31 +114,69 @@ class Folder:
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
         if root is not None and not isinstance(root, (str, os.PathLike)):
             raise LeanMemoryError(f"root must be a path, not {type(root).__name__}")
-        self.root = Path(root) if root is not None else find_root()
-        self.agents_dir = self.root / ".agents"
-        self.dir = self.agents_dir / "memory"
-        self.archive_dir = self.dir / "archive"
-        self.cache_dir = self.dir / ".cache"
-        self.index_path = self.dir / "INDEX.md"
+        # The package works with these strings (os.path): the public Path attributes below
+        # are built on demand, so a command that never asks for one never imports pathlib.
+        self._root = pure_path(root) if root is not None else _find_root()
+        # (as pathlib joins: Path(".") / ".agents" is ".agents")
+        self._agents = os.path.join("" if self._root == os.curdir else self._root, ".agents")
+        self._dir = os.path.join(self._agents, "memory")
+        self._archive = os.path.join(self._dir, "archive")
+        self._cache = os.path.join(self._dir, ".cache")
+        self._index = os.path.join(self._dir, "INDEX.md")
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({str(self.root)!r})"
+        return f"{type(self).__name__}({self._root!r})"
+
+    @cached_property
+    def root(self) -> Path:
+        from pathlib import Path
+
+        return Path(self._root)
+
+    @cached_property
+    def agents_dir(self) -> Path:
+        return self.root / ".agents"
+
+    @cached_property
+    def dir(self) -> Path:
+        return self.agents_dir / "memory"
+
+    @cached_property
+    def archive_dir(self) -> Path:
+        return self.dir / "archive"
+
+    @cached_property
+    def cache_dir(self) -> Path:
+        return self.dir / ".cache"
+
+    @cached_property
+    def index_path(self) -> Path:
+        return self.dir / "INDEX.md"
 
     # -- configuration and paths -------------------------------------------------
 
     @cached_property
     def config(self) -> Config:
-        return load_config(self.agents_dir / "config.toml", self.cache_dir / "config.marshal")
+        return load_config(os.path.join(self._agents, "config.toml"),
+                           os.path.join(self._cache, "config.marshal"))
 
     @property
     def shards(self) -> tuple[str, ...]:
         return self.config.shards
 
     def shard_path(self, shard: str, *, archive: bool = False) -> Path:
+        from pathlib import Path
+
+        return Path(self._shard_file(shard, archive=archive))
+
+    def _shard_file(self, shard: str, *, archive: bool = False) -> str:
+        """:meth:`shard_path` as a string."""
         self._check_shard(shard)
-        return (self.archive_dir if archive else self.dir) / f"{shard}.md"
+        return os.path.join(self._archive if archive else self._dir, f"{shard}.md")
 
     def _check_shard(self, shard: str) -> None:
+        if isinstance(shard, str) and shard in self.shards:
+            return  # the config's names passed the checks below (config.parse_config)
         if not isinstance(shard, str) or not SHARD_NAME.fullmatch(shard) or shard in RESERVED:
             raise UnknownShard(f"invalid shard name {shard!r}: expected one of "
                                f"{', '.join(self.shards)}")
@@ -121,8 +184,8 @@ class Folder:
             raise UnknownShard(f"unknown shard {shard!r}: expected one of {', '.join(self.shards)}")
 
     def _require_init(self) -> None:
-        if not self.dir.is_dir():
-            raise NotInitialized(f"no memory at {self.dir}: run `lean-memory init` first")
+        if not os.path.isdir(self._dir):
+            raise NotInitialized(f"no memory at {self._dir}: run `lean-memory init` first")
 
     @property
     def allowlist(self) -> Allowlist:
@@ -134,13 +197,13 @@ class Folder:
 
     # -- reading ------------------------------------------------------------------
 
-    def read_text(self, path: Path) -> str:
+    def read_text(self, path: StrPath) -> str:
         """A memory file as text ('' when missing); refuses what is not UTF-8, and (as
         UnsafePath) a symbolic link, a special file or a file over the size limit."""
-        return read_text(path, self.agents_dir)
+        return read_text(path, self._agents)
 
     def read_shard(self, shard: str, *, archive: bool = False) -> fmt.Shard:
-        return fmt.parse(self.read_text(self.shard_path(shard, archive=archive)), shard)
+        return fmt.parse(self.read_text(self._shard_file(shard, archive=archive)), shard)
 
     def entries(self, shard: str | None = None, *, archive: bool = False) -> list[Entry]:
         """Entries in file order (all shards in config order when ``shard`` is None)."""
@@ -166,13 +229,14 @@ class Folder:
         of the cache only when old: readers write the cache without the lock), and a
         compaction a crash interrupted is finished (or its damaged journal set aside).
         """
-        root = self.agents_dir
-        with file_lock(self.cache_dir / "lock", root=root):  # checks .agents, memory, .cache
+        root = self._agents
+        # the lock checks .agents, memory, .cache
+        with file_lock(os.path.join(self._cache, "lock"), root=root):
             shards = [f"{name}.md" for name in self.shards]
-            sweep(self.dir, {"INDEX.md", ".gitignore", *shards}, {"archive"}, root=root)
-            sweep(self.archive_dir, shards, root=root)
-            sweep(self.cache_dir, older_than=3600.0, root=root)
-            if os.path.lexists(self.cache_dir / COMPACTION_JOURNAL):
+            sweep(self._dir, {"INDEX.md", ".gitignore", *shards}, {"archive"}, root=root)
+            sweep(self._archive, shards, root=root)
+            sweep(self._cache, older_than=3600.0, root=root)
+            if os.path.lexists(os.path.join(self._cache, COMPACTION_JOURNAL)):
                 self._recover()  # every writer first finishes a compaction a crash interrupted
             yield
 

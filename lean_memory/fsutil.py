@@ -10,18 +10,21 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import re
 import stat
 import sys
 import time
 from collections.abc import Callable, Collection, Iterator, Sequence
-from pathlib import Path
 
+from ._lazyre import lazy
 from .errors import LeanMemoryError, ShardError
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
-    from typing import Any, BinaryIO
+    from typing import Any, BinaryIO, TypeAlias
+
+    # Paths are strings inside the package (os.path; importing pathlib costs every command
+    # ~8 ms): a Path from a caller is taken as it is.
+    StrPath: TypeAlias = str | os.PathLike[str]
 
 MAX_FILE_BYTES = 64 << 20  # a shard, an archive shard, INDEX.md, .gitignore
 MAX_CONFIG_BYTES = 1 << 20
@@ -33,7 +36,7 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _READ = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 _WRITE = _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 # Temp files of atomic_write: ".<name>.<8 chars>.tmp", the pattern tempfile.mkstemp made too.
-_TEMP = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
+_TEMP = lazy(r"\..+\.[a-z0-9_]{8}\.tmp")
 _TEMP_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
 
 
@@ -41,33 +44,46 @@ class UnsafePath(ShardError):
     """A memory file or folder is a symbolic link, a special file or too large."""
 
 
-def boundary_of(path: Path) -> Path | None:
+def _parent(path: StrPath) -> str:
+    """``Path(path).parent`` of a normalized path, as a string."""
+    return os.path.dirname(path) or os.curdir
+
+
+def boundary_of(path: StrPath) -> str | None:
     """The ``.agents`` folder ``path`` lies in (the nearest one), or None."""
     text = f"{os.sep}{os.fspath(path)}{os.sep}"  # strings: this runs on every file access
     at = text.rfind(f"{os.sep}{BOUNDARY}{os.sep}")
-    return None if at < 0 else Path(text[1: at + 1 + len(BOUNDARY)])
+    return None if at < 0 else text[1: at + 1 + len(BOUNDARY)]
 
 
-def _shown(path: Path, root: Path | None) -> str:
-    """``path`` as the user knows it: relative to the repository when possible."""
+def _shown(path: StrPath, root: StrPath | None) -> str:
+    """``path`` as the user knows it: relative to the repository when possible (as
+    ``Path.relative_to(root.parent).as_posix()`` gives it, in strings)."""
+    shown = os.fspath(path)
     if root is not None:
-        with contextlib.suppress(ValueError):
-            return path.relative_to(root.parent).as_posix()
-    return str(path)
+        top = os.path.dirname(os.fspath(root))
+        if top in ("", os.curdir):
+            return shown.replace(os.sep, "/") if not os.path.isabs(shown) else shown
+        if shown == top:
+            return "."
+        prefix = top if top.endswith(os.sep) else top + os.sep
+        if shown.startswith(prefix):
+            return shown[len(prefix):].replace(os.sep, "/")
+    return shown
 
 
-def _link(path: Path, root: Path | None) -> UnsafePath:
-    under = BOUNDARY if root is None else root.name
+def _link(path: StrPath, root: StrPath | None) -> UnsafePath:
+    under = BOUNDARY if root is None else os.path.basename(os.fspath(root))
     return UnsafePath(f"refused: {_shown(path, root)} is a symbolic link; lean_memory follows "
                       f"no link under {under}/ (a cloned repository is untrusted)")
 
 
-def _special(path: Path, root: Path | None) -> UnsafePath:
+def _special(path: StrPath, root: StrPath | None) -> UnsafePath:
     return UnsafePath(f"refused: {_shown(path, root)} is not a regular file "
                       "(a FIFO, a device or a folder)")
 
 
-def check_folders(folder: Path, root: Path | None = None) -> bool:
+def check_folders(folder: StrPath, root: StrPath | None = None) -> bool:
     """Refuse a symbolic link among the folders from the boundary ``root`` (inclusive;
     found from ``folder`` when None) down to ``folder``; True when they all exist."""
     root = boundary_of(folder) if root is None else root
@@ -84,19 +100,19 @@ def check_folders(folder: Path, root: Path | None = None) -> bool:
         except FileNotFoundError:
             return False
         if stat.S_ISLNK(st.st_mode):
-            raise _link(Path(current), root)
+            raise _link(current, root)
     return True
 
 
-def ensure_dir(folder: Path, root: Path | None = None) -> None:
+def ensure_dir(folder: StrPath, root: StrPath | None = None) -> None:
     """``mkdir -p`` that never creates a folder through a symbolic link."""
     root = boundary_of(folder) if root is None else root
     if not check_folders(folder, root):
-        folder.mkdir(parents=True, exist_ok=True)
+        os.makedirs(folder, exist_ok=True)
         check_folders(folder, root)  # a link made meanwhile is refused before any write
 
 
-def read_bounded(path: Path, limit: int, root: Path | None = None) -> bytes:
+def read_bounded(path: StrPath, limit: int, root: StrPath | None = None) -> bytes:
     """The bytes of the regular file ``path``, at most ``limit`` of them.
 
     Refuses (UnsafePath) a symbolic link at ``path`` or among its folders below the
@@ -123,7 +139,7 @@ def read_bounded(path: Path, limit: int, root: Path | None = None) -> bytes:
     return b"".join(chunks)
 
 
-def read_text(path: Path, root: Path | None = None, limit: int = MAX_FILE_BYTES) -> str:
+def read_text(path: StrPath, root: StrPath | None = None, limit: int = MAX_FILE_BYTES) -> str:
     """``path`` as UTF-8 text ('' when missing), read with the checks of ``read_bounded``;
     refuses (ShardError) what is not UTF-8: lean_memory never rewrites what it cannot read.
 
@@ -143,16 +159,16 @@ def read_text(path: Path, root: Path | None = None, limit: int = MAX_FILE_BYTES)
                          "fix or convert the file, lean_memory will not rewrite it") from None
 
 
-def open_bounded(path: Path, limit: int, root: Path | None = None) -> BinaryIO:
+def open_bounded(path: StrPath, limit: int, root: StrPath | None = None) -> BinaryIO:
     """``path`` opened for reading by offset, with the checks of ``read_bounded``; for
     files read in pieces (an index's postings, one entry of a shard)."""
     fd, _ = _open_bounded(path, limit, root)
     return open(fd, "rb", buffering=0)  # the caller closes it
 
 
-def _open_bounded(path: Path, limit: int, root: Path | None) -> tuple[int, os.stat_result]:
+def _open_bounded(path: StrPath, limit: int, root: StrPath | None) -> tuple[int, os.stat_result]:
     root = boundary_of(path) if root is None else root
-    check_folders(path.parent, root)
+    check_folders(_parent(path), root)
     if not _NOFOLLOW and os.path.islink(path):
         raise _link(path, root)
     try:
@@ -175,21 +191,21 @@ def _open_bounded(path: Path, limit: int, root: Path | None) -> tuple[int, os.st
     return fd, st
 
 
-def _too_large(path: Path, root: Path | None, limit: int) -> UnsafePath:
+def _too_large(path: StrPath, root: StrPath | None, limit: int) -> UnsafePath:
     size = f"{limit >> 20} MiB" if limit >= 1 << 20 else f"{limit} bytes"
     return UnsafePath(f"refused: {_shown(path, root)} is over {size}, far more than a memory "
                       "file holds")
 
 
-def check_target(path: Path, root: Path | None = None) -> os.stat_result | None:
+def check_target(path: StrPath, root: StrPath | None = None) -> os.stat_result | None:
     """Refuse to write ``path`` through a symbolic link (at it or among its folders below
     ``root``) or over a special file; returns its current status, None if it is missing."""
     root = boundary_of(path) if root is None else root
-    check_folders(path.parent, root)
+    check_folders(_parent(path), root)
     return _check_file(path, root)
 
 
-def _check_file(path: Path, root: Path | None) -> os.stat_result | None:
+def _check_file(path: StrPath, root: StrPath | None) -> os.stat_result | None:
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -201,7 +217,7 @@ def _check_file(path: Path, root: Path | None) -> os.stat_result | None:
     return st
 
 
-def file_signature(path: Path) -> tuple[int, int, int]:
+def file_signature(path: StrPath) -> tuple[int, int, int]:
     """(size, mtime_ns, inode): changes on every write, atomic replace included."""
     try:
         st = os.stat(path)
@@ -210,8 +226,8 @@ def file_signature(path: Path) -> tuple[int, int, int]:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def atomic_write(path: Path, data: str | bytes, *, durable: bool = True,
-                 root: Path | None = None,
+def atomic_write(path: StrPath, data: str | bytes, *, durable: bool = True,
+                 root: StrPath | None = None,
                  head: tuple[int, int] | None = None,
                  verify: Callable[[int], bool] | None = None) -> tuple[int, int, int]:
     """Replace ``path`` so that a crash leaves either the old or the new content.
@@ -252,7 +268,7 @@ def atomic_write(path: Path, data: str | bytes, *, durable: bool = True,
             os.unlink(tmp)
         raise
     if durable:
-        _fsync_dir(path.parent)
+        _fsync_dir(_parent(path))
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
@@ -296,25 +312,27 @@ def _copy_head(src: int, dst: int, length: int) -> None:
         done += n
 
 
-def _status(path: Path) -> os.stat_result | None:
+def _status(path: StrPath) -> os.stat_result | None:
     try:
         return os.stat(path)
     except OSError:
         return None
 
 
-def _temp_file(path: Path, mode: int = 0o644) -> tuple[int, Path]:
+def _temp_file(path: StrPath, mode: int = 0o644) -> tuple[int, str]:
     """A new temp file next to ``path``, created exclusively (so never through a link),
     with ``mode`` less the umask (0644: as any new file)."""
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | _WRITE
     for _ in range(100):
         token = "".join(_TEMP_CHARS[b % len(_TEMP_CHARS)] for b in os.urandom(8))
-        tmp = path.parent / f".{path.name}.{token}.tmp"
+        folder, name = os.path.split(path)
+        tmp = os.path.join(folder, f".{name}.{token}.tmp")
         try:
             return os.open(tmp, flags, mode), tmp
         except FileExistsError:
             continue
-    raise FileExistsError(errno.EEXIST, "no unused temporary file name", str(path.parent))
+    raise FileExistsError(errno.EEXIST, "no unused temporary file name",
+                          _parent(path))
 
 
 # Every cache file starts with this and a keyed hash (BLAKE2b with the user's cache key,
@@ -330,14 +348,14 @@ _key: bytes | None = None
 _key_loaded = False
 
 
-def _key_dir() -> Path | None:
+def _key_dir() -> str | None:
     """The user's own cache folder for lean_memory (never inside a repository)."""
     if sys.platform == "win32":
         base = os.environ.get("LOCALAPPDATA", "")
-        return Path(base, "lean_memory") if os.path.isabs(base) else None
+        return os.path.join(base, "lean_memory") if os.path.isabs(base) else None
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     if os.path.isabs(xdg):
-        return Path(xdg, "lean_memory")
+        return os.path.join(xdg, "lean_memory")
     home = os.environ.get("HOME") or ""
     if not home:
         try:
@@ -346,10 +364,10 @@ def _key_dir() -> Path | None:
             home = pwd.getpwuid(os.getuid()).pw_dir
         except (ImportError, KeyError, OSError):
             return None
-    return Path(home, ".cache", "lean_memory") if os.path.isabs(home) else None
+    return os.path.join(home, ".cache", "lean_memory") if os.path.isabs(home) else None
 
 
-def _read_key(path: Path) -> bytes | None:
+def _read_key(path: StrPath) -> bytes | None:
     """The key at ``path`` if it is this user's private regular file of the right size
     (not a link: anyone able to plant or read it could forge a cache)."""
     fd = os.open(path, _READ)
@@ -365,11 +383,11 @@ def _read_key(path: Path) -> bytes | None:
     return key if len(key) == KEY_BYTES else None
 
 
-def _new_key(folder: Path) -> bytes | None:
+def _new_key(folder: StrPath) -> bytes | None:
     """Create the key: a private temp file (0600, exclusive, no link followed), then
     linked into place, so racing processes all end up with the one that won."""
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    path = folder / _KEY_NAME
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    path = os.path.join(folder, _KEY_NAME)
     fd, tmp = _temp_file(path, 0o600)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -400,7 +418,7 @@ def cache_key() -> bytes | None:
         try:
             if folder is not None:
                 try:
-                    _key = _read_key(folder / _KEY_NAME)
+                    _key = _read_key(os.path.join(folder, _KEY_NAME))
                 except FileNotFoundError:
                     _key = _new_key(folder)
         except (OSError, ValueError):
@@ -444,24 +462,24 @@ def unsealed(name: str, raw: bytes) -> bytes | None:
     return raw[CACHE_PREFIX:] if tag_matches(name, raw, body) else None
 
 
-def write_cache(path: Path, data: bytes, root: Path | None = None, *,
+def write_cache(path: StrPath, data: bytes, root: StrPath | None = None, *,
                 covered: int | None = None) -> bool:
     """Write a cache file (atomic, not fsynced), sealed with this user's key (``covered``:
     a file read by offset has its tag cover the header its reader checks). A failure,
     such as a read-only checkout, a refused link or no key, only costs speed, so it is
     reported by the return value alone."""
-    payload = sealed(path.name, data, covered)
+    payload = sealed(os.path.basename(path), data, covered)
     if payload is None:
         return False
     try:
-        ensure_dir(path.parent, root)
+        ensure_dir(_parent(path), root)
         atomic_write(path, payload, durable=False, root=root)
     except (OSError, LeanMemoryError):
         return False
     return True
 
 
-def read_cache(path: Path, root: Path | None = None) -> bytes | None:
+def read_cache(path: StrPath, root: StrPath | None = None) -> bytes | None:
     """A cache file's body, or None when it is missing, unsafe, unreadable, over the
     size limit (checked before reading), or not sealed with this user's key."""
     if cache_key() is None:
@@ -475,10 +493,10 @@ def read_cache(path: Path, root: Path | None = None) -> bytes | None:
         raw = read_bounded(path, MAX_CACHE_BYTES, root) if ours else b""
     except (OSError, LeanMemoryError):
         return None
-    return unsealed(path.name, raw) if ours else None
+    return unsealed(os.path.basename(path), raw) if ours else None
 
 
-def load_cache(path: Path, root: Path | None = None) -> object:
+def load_cache(path: StrPath, root: StrPath | None = None) -> object:
     """A ``marshal`` cache file's value, or None when it is missing, unsafe, unreadable,
     not this user's or damaged: a cache only ever costs speed. Callers check the
     value's shape."""
@@ -491,8 +509,8 @@ def load_cache(path: Path, root: Path | None = None) -> object:
         return None
 
 
-def load_record(path: Path, key: object, fields: int,
-                root: Path | None = None) -> list[Any] | None:
+def load_record(path: StrPath, key: object, fields: int,
+                root: StrPath | None = None) -> list[Any] | None:
     """The ``fields`` values of a cache record written by :func:`dump_record` under ``key``:
     the one envelope of the marshal caches (its key first, a version or a header naming
     what the record was derived from; the file bounded and checked by :func:`read_cache`).
@@ -504,8 +522,8 @@ def load_record(path: Path, key: object, fields: int,
     return None
 
 
-def dump_record(path: Path, key: object, fields: Sequence[object],
-                root: Path | None = None) -> bool:
+def dump_record(path: StrPath, key: object, fields: Sequence[object],
+                root: StrPath | None = None) -> bool:
     """Write the cache record :func:`load_record` reads; False when it was not written (a
     value marshal cannot hold, a read-only checkout): that only costs speed."""
     import marshal
@@ -517,8 +535,8 @@ def dump_record(path: Path, key: object, fields: Sequence[object],
     return write_cache(path, data, root)
 
 
-def sweep(folder: Path, files: Collection[str] = (), folders: Collection[str] = (), *,
-          older_than: float = 0.0, root: Path | None = None) -> int:
+def sweep(folder: StrPath, files: Collection[str] = (), folders: Collection[str] = (), *,
+          older_than: float = 0.0, root: StrPath | None = None) -> int:
     """Prepare ``folder`` (its own folders already checked) for writing, holding the lock
     of whoever writes there: refuse (UnsafePath) one of ``files`` that is not a regular
     file or one of ``folders`` that is a symbolic link, and remove the temp files a
@@ -533,9 +551,9 @@ def sweep(folder: Path, files: Collection[str] = (), folders: Collection[str] = 
     now = time.time()
     for entry in entries:
         if entry.name in files and (entry.is_symlink() or not entry.is_file()):
-            raise (_link if entry.is_symlink() else _special)(Path(entry.path), root)
+            raise (_link if entry.is_symlink() else _special)(entry.path, root)
         if entry.name in folders and entry.is_symlink():
-            raise _link(Path(entry.path), root)
+            raise _link(entry.path, root)
         if not _TEMP.fullmatch(entry.name):
             continue
         try:
@@ -548,11 +566,11 @@ def sweep(folder: Path, files: Collection[str] = (), folders: Collection[str] = 
     return removed
 
 
-def _open_regular(path: Path, root: Path | None) -> int:
+def _open_regular(path: StrPath, root: StrPath | None) -> int:
     """A read-write descriptor of the regular file ``path`` (created if missing, with its
     folders), never opened through a link; for files changed in place (log, lock)."""
     root = boundary_of(path) if root is None else root
-    ensure_dir(path.parent, root)
+    ensure_dir(_parent(path), root)
     if not _NOFOLLOW:  # elsewhere the open below refuses links, fstat special files
         _check_file(path, root)
     try:
@@ -567,7 +585,7 @@ def _open_regular(path: Path, root: Path | None) -> int:
     return fd
 
 
-def append_line(path: Path, line: str, *, limit: int, root: Path | None = None) -> None:
+def append_line(path: StrPath, line: str, *, limit: int, root: StrPath | None = None) -> None:
     """Append ``line`` to the log ``path``; past ``limit`` bytes only its newer half is
     kept. Never follows a symbolic link nor writes to a special file."""
     fd = _open_regular(path, root)
@@ -585,7 +603,7 @@ def append_line(path: Path, line: str, *, limit: int, root: Path | None = None) 
         os.close(fd)
 
 
-def _fsync_dir(folder: Path) -> None:
+def _fsync_dir(folder: StrPath) -> None:
     if sys.platform == "win32":  # folders cannot be opened for fsync there
         return
     fd = os.open(folder, os.O_RDONLY)
@@ -596,7 +614,7 @@ def _fsync_dir(folder: Path) -> None:
 
 
 @contextlib.contextmanager
-def file_lock(path: Path, timeout: float = 30.0, root: Path | None = None) -> Iterator[None]:
+def file_lock(path: StrPath, timeout: float = 30.0, root: StrPath | None = None) -> Iterator[None]:
     """Hold an exclusive lock on ``path`` (created if needed) across processes.
 
     ``fcntl.flock`` on POSIX and ``msvcrt.locking`` on Windows; both are released by
@@ -617,7 +635,7 @@ def file_lock(path: Path, timeout: float = 30.0, root: Path | None = None) -> It
 if sys.platform == "win32":
     import msvcrt
 
-    def _acquire(fd: int, path: Path, timeout: float) -> None:
+    def _acquire(fd: int, path: StrPath, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -636,7 +654,7 @@ if sys.platform == "win32":
 else:
     import fcntl
 
-    def _acquire(fd: int, path: Path, timeout: float) -> None:
+    def _acquire(fd: int, path: StrPath, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         while True:
             try:

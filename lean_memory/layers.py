@@ -18,17 +18,19 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 from ._hash import blake2b
 from ._record import Record
 from .errors import LeanMemoryError
+from .folder import pure_path
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from pathlib import Path
 
     from .format import Entry
+    from .fsutil import StrPath
     from .search import Hit
     from .store import Memory
 
@@ -51,15 +53,25 @@ class LayerError(LeanMemoryError):
 
 def data_home() -> Path:
     """The per-user data folder: ``$XDG_DATA_HOME`` (absolute), else the platform's."""
+    from pathlib import Path
+
+    return Path(_data_home())
+
+
+def _data_home() -> str:
+    # strings (os.path): the hot commands never import pathlib
     xdg = os.environ.get("XDG_DATA_HOME", "")
     if xdg and os.path.isabs(xdg):
-        return Path(xdg)
+        return pure_path(xdg)
     if sys.platform == "win32" and os.environ.get("APPDATA"):
-        return Path(os.environ["APPDATA"])
-    home = Path.home()
+        return pure_path(os.environ["APPDATA"])
+    home = os.path.expanduser("~")  # as Path.home(), which raises when there is none
+    if home == "~":
+        raise RuntimeError("Could not determine home directory.")
+    home = pure_path(home)
     if sys.platform == "darwin":
-        return home / "Library" / "Application Support"
-    return home / ".local" / "share"
+        return os.path.join(home, "Library", "Application Support")
+    return os.path.join(home, ".local", "share")
 
 
 def app_home() -> Path:
@@ -68,16 +80,22 @@ def app_home() -> Path:
 
 def global_root() -> Path:
     """The global store's root (its files are under ``<root>/.agents/memory``)."""
+    from pathlib import Path
+
+    return Path(_global_root())
+
+
+def _global_root() -> str:
     env = os.environ.get(GLOBAL_ENV, "")
     if env:
-        path = Path(env).expanduser()
-        if not path.is_absolute():
+        path = os.path.expanduser(pure_path(env))  # as Path(env).expanduser()
+        if not os.path.isabs(path):
             raise LayerError(f"{GLOBAL_ENV} must be an absolute path")
-        return path
-    return app_home() / GLOBAL
+        return pure_path(path)
+    return os.path.join(_data_home(), "lean-memory", GLOBAL)
 
 
-def _real(path: Path) -> str:
+def _real(path: StrPath) -> str:
     return os.path.normcase(os.path.realpath(path))
 
 
@@ -89,8 +107,8 @@ def global_memory(*, create: bool = False) -> Memory:
     """The global store; with ``create``, initialised first (``put --global``)."""
     from .store import Memory
 
-    mem = Memory(global_root())
-    if create and not mem.dir.is_dir():
+    mem = Memory(_global_root())
+    if create and not os.path.isdir(mem._dir):
         mem.init()
     return mem
 
@@ -99,7 +117,7 @@ def open_global() -> Memory | None:
     """The global store when it exists, else None (no global layer to show)."""
     try:
         mem = global_memory()
-        return mem if mem.dir.is_dir() else None
+        return mem if os.path.isdir(mem._dir) else None
     except (LeanMemoryError, OSError, RuntimeError):
         return None  # no home folder: no global layer
 
@@ -109,13 +127,13 @@ def check_project(mem: Memory) -> Memory:
     (a repository's ``.agents`` linked to it, or run from inside it): a repository can
     never write the global store by pointing at it."""
     try:
-        g_dir, g_root = _real(global_memory().dir), _real(global_root())
+        g_dir, g_root = _real(global_memory()._dir), _real(_global_root())
     except (LeanMemoryError, OSError, RuntimeError):
         return mem
-    p_dir, p_root = _real(mem.dir), _real(mem.root)
+    p_dir, p_root = _real(mem._dir), _real(mem._root)
     if _inside(p_dir, g_dir) or _inside(g_dir, p_dir) or _inside(p_root, g_root) or \
             p_root == g_root:
-        raise LayerError(f"{mem.root} leads to the global store; use --global to act on it")
+        raise LayerError(f"{mem._root} leads to the global store; use --global to act on it")
     return mem
 
 
@@ -168,7 +186,7 @@ def _project_supersedes(project: Memory) -> set[str]:
     out: set[str] = set()
     try:
         for name in project.shards:
-            text = project.read_text(project.shard_path(name))
+            text = project.read_text(project._shard_file(name))
             if OVERRIDES in text:
                 out.update(t[len(OVERRIDES):] for e in fmt.parse(text, name).entries
                            for t in e.tags if t.startswith(OVERRIDES))

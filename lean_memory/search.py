@@ -165,9 +165,9 @@ class Corpus:
         f = self._files.get(i)
         if f is None:
             part = self.parts[i]
-            path = self.mem.shard_path(part.name, archive=part.archived)
+            path = self.mem._shard_file(part.name, archive=part.archived)
             try:
-                f = open_bounded(path, MAX_FILE_BYTES, self.mem.agents_dir)
+                f = open_bounded(path, MAX_FILE_BYTES, self.mem._agents)
             except FileNotFoundError:
                 raise _Stale from None
             except OSError as exc:
@@ -245,18 +245,36 @@ def _header(mem: Memory) -> list[Any]:
     return [_CACHE_VERSION, TOKENIZER_VERSION, c.bm25_k1, c.bm25_b, _TITLE_WEIGHT, header(mem)]
 
 
-def _sources(mem: Memory) -> list[tuple[str, bool, Path]]:
-    return [(name, archived, mem.shard_path(name, archive=archived))
+def _sources(mem: Memory) -> list[tuple[str, bool, str]]:
+    return [(name, archived, mem._shard_file(name, archive=archived))
             for archived in (False, True) for name in mem.shards]
 
 
 def _part_path(mem: Memory, name: str, archived: bool, *, tail: bool = False) -> Path:
     # Shard names are [a-z0-9_-] (config.SHARD_NAME): safe as part of a file name.
     kind = "archive" if archived else "live"
-    return mem.cache_dir / f"search-{kind}-{name}{'.tail' if tail else ''}.idx"
+    path = os.path.join(mem._cache, f"search-{kind}-{name}{'.tail' if tail else ''}.idx")
+    return _Named(path)  # type: ignore[return-value]
 
 
-def _build_part(mem: Memory, name: str, archived: bool, path: Path, sig: tuple[int, int, int],
+def _boundary(mem: Memory) -> Path:
+    """``mem``'s ``.agents`` folder for :mod:`lean_memory.index`, whose signatures say Path:
+    it only hands it on to :mod:`lean_memory.fsutil`, which takes strings."""
+    return mem._agents  # type: ignore[return-value]
+
+
+class _Named(str):
+    """A path string with the ``name`` that :func:`lean_memory.index.read_part` reads: it
+    stands in for a ``Path`` there, so that a query never imports pathlib."""
+
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self)
+
+
+def _build_part(mem: Memory, name: str, archived: bool, path: str, sig: tuple[int, int, int],
                 previous: Part | None, verdicts: Verdicts) -> tuple[Part, bytes]:
     """The part of one shard file, and the bytes it was built from; entries whose indexed
     text ``previous`` has seen are not tokenised again (their term counts are read back
@@ -398,7 +416,7 @@ def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) ->
     header = _header(mem)
     c = mem.config
     params: dict[str, Any] = {"k1": c.bm25_k1, "b": c.bm25_b, "title_weight": _TITLE_WEIGHT}
-    root = mem.agents_dir
+    root = _boundary(mem)
     sources = _sources(mem)
     # sig before reading: a later change shows as stale
     sigs = [file_signature(path) for _, _, path in sources]
@@ -476,7 +494,7 @@ def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) ->
 _TAIL_MIN = 64
 
 
-def _append_part(mem: Memory, base: Part | None, path: Path, sig: tuple[int, int, int],
+def _append_part(mem: Memory, base: Part | None, path: str, sig: tuple[int, int, int],
                  header: list[Any], verdicts: Verdicts) -> list[Part] | None:
     """``base`` and a tail part of the entries appended since it was built, if the file
     only grew by whole entries and the tail is still small; else None."""
@@ -486,12 +504,12 @@ def _append_part(mem: Memory, base: Part | None, path: Path, sig: tuple[int, int
         return None
     where = _part_path(mem, base.name, base.archived, tail=True)
     c = mem.config
-    previous = read_part(where, mem.agents_dir, header, k1=c.bm25_k1, b=c.bm25_b,
+    previous = read_part(where, _boundary(mem), header, k1=c.bm25_k1, b=c.bm25_b,
                          title_weight=_TITLE_WEIGHT, full=True)
     if previous is not None and previous.base != base.sig:
         previous = None
     try:  # bytes: only the new text is decoded (read_text would decode it all)
-        data = read_bounded(path, MAX_FILE_BYTES, mem.agents_dir)
+        data = read_bounded(path, MAX_FILE_BYTES, mem._agents)
     except OSError:
         return None  # gone or refused: the full rebuild reports it
     if (len(data), *sig[1:]) != sig or len(data) - base.sig[0] > (base.sig[0] >> 3) + 4096:
@@ -499,7 +517,7 @@ def _append_part(mem: Memory, base: Part | None, path: Path, sig: tuple[int, int
     tail = _tail_part(mem, base, data, sig, previous, verdicts)
     if tail is None or tail.n > max(_TAIL_MIN, base.n >> 3):
         return None
-    if file_signature(path) == sig and not write_part(where, mem.agents_dir, header, tail):
+    if file_signature(path) == sig and not write_part(where, _boundary(mem), header, tail):
         _debug("search index tail not written to %s", where)
     base.sig = sig
     return [base, tail]
@@ -511,11 +529,11 @@ def _cached_hidden(mem: Memory, header: list[Any], parts: list[Part],
     the parts are those it was written for, and still when only tails changed, every tail
     entry neither correcting another nor corrected (the usual put), since then every link
     and every corrected entry lies in the unchanged parts."""
-    path = mem.cache_dir / _CACHE_NAME
+    path = os.path.join(mem._cache, _CACHE_NAME)
     idents = _identities(parts)
     key = [[*ident, p.n, list(p.sig)] for ident, p in zip(idents, parts, strict=True)]
     bases = list(accumulate((p.n for p in parts), initial=0))
-    cached = None if rebuilt else load_record(path, header, 4, mem.agents_dir)
+    cached = None if rebuilt else load_record(path, header, 4, mem._agents)
     if cached is not None:
         old_key, pairs, targets, clean = cached
         moved = _hidden_again(parts, idents, old_key, pairs, targets, clean, old_key == key)
@@ -578,13 +596,13 @@ def _hidden_again(parts: list[Part], idents: list[list[Any]], old_key: Any, pair
     return out
 
 
-def _write_hidden(mem: Memory, path: Path, parts: list[Part], header: list[Any],
+def _write_hidden(mem: Memory, path: str, parts: list[Part], header: list[Any],
                   data: list[Any]) -> None:
     from .fsutil import file_signature
 
-    unchanged = all(file_signature(mem.shard_path(p.name, archive=p.archived)) == p.sig
+    unchanged = all(file_signature(mem._shard_file(p.name, archive=p.archived)) == p.sig
                     for p in parts)
-    if unchanged and not dump_record(path, header, data, mem.agents_dir):
+    if unchanged and not dump_record(path, header, data, mem._agents):
         _debug("search cache not written to %s", path)
 
 
@@ -702,7 +720,7 @@ def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = 
         raise UnknownShard("shards must be a list of shard names")
     names = tuple(shards) if shards else mem.shards
     for name in names:
-        mem.shard_path(name)  # validates the name
+        mem._shard_file(name)  # validates the name
     warm = False
     deadline = None if budget_s is None else time.monotonic() + budget_s
     limit = _LIMIT.get()

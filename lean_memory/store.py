@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 
 from . import format as fmt
 from ._hash import blake2b
@@ -64,6 +63,8 @@ from .tokens import estimate_tokens
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .compaction import CompactionReport
     from .search import Hit, Retriever
 
@@ -206,7 +207,7 @@ class Memory(Summaries):
         self._require_init()
         with self.lock():
             self.write_index({})
-        return self.read_text(self.index_path)
+        return self.read_text(self._index)
 
     # -- writing ------------------------------------------------------------------
 
@@ -297,7 +298,7 @@ class Memory(Summaries):
         """The general put: parse the shard, record a repeat or append, stamp hand-written
         entries; returns the entry and the memory's status after it. Holds the lock."""
         shard, text, date, supersedes = entry.shard, entry.text, entry.date or "", entry.supersedes
-        path = self.shard_path(shard)
+        path = self._shard_file(shard)
         parsed = fmt.parse(self.read_text(path), shard)
         if supersedes is not None:
             # A retried correction (its acknowledgement lost) is the entry already stored.
@@ -551,9 +552,9 @@ class Memory(Summaries):
         when the general put must decide."""
         if head.hand or os.name == "nt":  # Windows cannot replace the file held open below
             return None
-        path = self.shard_path(entry.shard)
+        path = self._shard_file(entry.shard)
         try:
-            source = open_bounded(path, MAX_FILE_BYTES, self.agents_dir)
+            source = open_bounded(path, MAX_FILE_BYTES, self._agents)
         except OSError:
             return None  # the general put reports it
         with source:

@@ -30,7 +30,6 @@ from .tokens import estimate_tokens
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Final, NamedTuple
 else:
     from ._record import NamedTuple
@@ -375,7 +374,7 @@ class Summaries(Folder):
         out: list[Link] = []
         for archive in (False, True):
             for name in self.shards:
-                path = self.shard_path(name, archive=archive)
+                path = self._shard_file(name, archive=archive)
                 sig = file_signature(path)
                 hit = self._stat(f"archive/{name}" if archive else name)
                 if hit is not None and hit.sig == sig:
@@ -399,7 +398,7 @@ class Summaries(Folder):
         still match, else from the ``fresh`` shard in hand, else parsed anew."""
         out: dict[str, Summary] = {}
         for name in self.shards:
-            path = self.shard_path(name, archive=archive)
+            path = self._shard_file(name, archive=archive)
             key = f"archive/{name}" if archive else name
             sig = file_signature(path)  # before reading: a later change then shows as stale
             hit = self._stat(key)
@@ -422,7 +421,7 @@ class Summaries(Folder):
         stats = self._stats if self._stats is not None else {}
         self._stats = stats
         if key not in stats:
-            raw = read_cache(self._stat_path(key), self.agents_dir)
+            raw = read_cache(self._stat_path(key), self._agents)
             head = _stats_head(raw)
             hit = None
             try:
@@ -441,7 +440,7 @@ class Summaries(Folder):
     def _stat_tail(self, key: str) -> _StatsTail | None:
         """The tail of a shard's stats: what quick puts appended since its stats file was
         written; None if none."""
-        got = load_record(self._stat_path(key, tail=True), _TAIL_VERSION, 8, self.agents_dir)
+        got = load_record(self._stat_path(key, tail=True), _TAIL_VERSION, 8, self._agents)
         return None if got is None else _StatsTail(*got)
 
     def _keep_stat(self, key: str, sig: Signature, summary: Summary) -> None:
@@ -457,10 +456,11 @@ class Summaries(Folder):
         with contextlib.suppress(OSError):
             os.unlink(self._stat_path(key, tail=True))  # void anyway: another base
 
-    def _stat_path(self, key: str, *, tail: bool = False) -> Path:
+    def _stat_path(self, key: str, *, tail: bool = False) -> str:
         # Shard names are [a-z0-9_-] (config.SHARD_NAME): safe as part of a file name.
         kind, _, name = key.rpartition("/")
-        return self.cache_dir / f"stats-{kind or 'live'}-{name}{'.tail' if tail else ''}.marshal"
+        return os.path.join(self._cache,
+                            f"stats-{kind or 'live'}-{name}{'.tail' if tail else ''}.marshal")
 
     def _append_stat(self, name: str, before: Signature, after: Signature,
                      change: Appended) -> None:
@@ -470,7 +470,7 @@ class Summaries(Folder):
 
         if self._stats is not None:
             self._stats.pop(name, None)  # what is on disk now is what counts
-        head = _stats_head(read_cache(self._stat_path(name), self.agents_dir))
+        head = _stats_head(read_cache(self._stat_path(name), self._agents))
         tail = self._stat_tail(name)
         relast = change.relast
         base: _StatsTail | None = None
@@ -494,7 +494,7 @@ class Summaries(Folder):
         base.sig, base.tokens, base.preamble_tokens = after, change.tokens, change.preamble_tokens
         base.links, base.costs = (*base.links, change.link), (*base.costs, change.cost)
         dump_record(self._stat_path(name, tail=True), _TAIL_VERSION, base.fields(),
-                    self.agents_dir)
+                    self._agents)
 
     # -- the status, and the put state that caches it -------------------------------
 
@@ -539,16 +539,16 @@ class Summaries(Folder):
         c = self.config
         return Status(shown, sum(r.tokens for r in shown), c.token_budget, c.compact_threshold)
 
-    def _state_keys(self) -> list[tuple[str, Path]]:
+    def _state_keys(self) -> list[tuple[str, str]]:
         """(stats key, path) of every shard file: the live ones, then the archived ones."""
-        return [*((name, self.shard_path(name)) for name in self.shards),
-                *((f"archive/{name}", self.shard_path(name, archive=True))
+        return [*((name, self._shard_file(name)) for name in self.shards),
+                *((f"archive/{name}", self._shard_file(name, archive=True))
                   for name in self.shards)]
 
     def _load_state(self) -> PutState | None:
         """The put state, when every shard file still has the signature it records."""
-        got = load_record(self.cache_dir / "put-state.marshal", _STATE_VERSION, 6,
-                          self.agents_dir)
+        got = load_record(os.path.join(self._cache, "put-state.marshal"), _STATE_VERSION, 6,
+                          self._agents)
         if got is None or got[0] != self.shards:
             return None
         shards, sigs, rows, ids, corrections, heads = got
@@ -585,8 +585,8 @@ class Summaries(Folder):
             "\n" + "".join(f"{i}\n" for i in ids), tuple(corrections), tuple(heads)))
 
     def _write_state(self, state: PutState) -> None:
-        dump_record(self.cache_dir / "put-state.marshal", _STATE_VERSION,
-                    (*state[:5], tuple(tuple(h) for h in state.heads)), self.agents_dir)
+        dump_record(os.path.join(self._cache, "put-state.marshal"), _STATE_VERSION,
+                    (*state[:5], tuple(tuple(h) for h in state.heads)), self._agents)
 
     # -- INDEX.md -------------------------------------------------------------------
 
@@ -605,8 +605,8 @@ class Summaries(Folder):
         return render_index(status, self.config.max_index_tokens)
 
     def _store_index(self, text: str) -> None:
-        if self.read_text(self.index_path) != text:
+        if self.read_text(self._index) != text:
             # Derived data: atomic (never half written) but not fsynced, as any command
             # regenerates it from the shards.
-            atomic_write(self.index_path, text, durable=False)
+            atomic_write(self._index, text, durable=False)
 

@@ -40,9 +40,12 @@ differ by 10-70 %: there it lands near the costlier ``cl100k_base`` count.
 from __future__ import annotations
 
 import functools
-import re
 
 from ._lazyre import lazy
+
+TYPE_CHECKING = False  # typing's own costs an import; re is imported on a pattern's first use
+if TYPE_CHECKING:
+    import re
 
 __all__ = ["estimate_tokens"]
 

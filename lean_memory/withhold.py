@@ -20,7 +20,6 @@ import marshal
 import os
 from collections.abc import Sequence
 from functools import lru_cache
-from pathlib import Path
 
 from . import format as fmt
 from ._hash import blake2b
@@ -29,8 +28,10 @@ from .fsutil import dump_record, load_record
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
+    from .fsutil import StrPath
     from .store import Memory
 
 _CACHE_NAME = "withheld.marshal"
@@ -44,6 +45,14 @@ PREAMBLE_WITHHELD = "> [withheld] this shard's preamble holds a credential and i
 TEXT_WITHHELD = "text withheld: it holds a credential; run `lean-memory scan .agents/memory`"
 
 
+def _relative(path: StrPath, folder: str) -> str:
+    """``Path(path).relative_to(folder).as_posix()``, in strings (both normalized)."""
+    text = os.fspath(path)
+    if not text.startswith(folder + os.sep):
+        raise ValueError(f"{text!r} is not in the subpath of {folder!r}")
+    return text[len(folder) + 1:].replace(os.sep, "/")
+
+
 def content_key(text: str) -> bytes:
     """The hash a verdict is remembered by."""
     return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
@@ -54,7 +63,7 @@ def scanner_signature() -> list[Any]:
     out: list[Any] = []
     for name in _SCANNER_FILES:
         try:
-            st = os.stat(Path(__file__).with_name(name))
+            st = os.stat(os.path.join(os.path.dirname(__file__), name))
         except OSError:
             continue
         out.append((name, st.st_size, st.st_mtime_ns))
@@ -121,14 +130,14 @@ class Verdicts:
 
     def __init__(self, mem: Memory) -> None:
         self.mem = mem
-        self.files_path = mem.cache_dir / _CACHE_NAME
-        self.texts_path = mem.cache_dir / _TEXTS_NAME
+        self.files_path = os.path.join(mem._cache, _CACHE_NAME)
+        self.texts_path = os.path.join(mem._cache, _TEXTS_NAME)
         self._header: list[Any] = []
         self._files: dict[bytes, tuple[bytes, ...]] | None = None
         self._sigs: dict[str, Any] = {}
         self._texts: dict[bytes, bool] | None = None
         self._used: set[bytes] = set()
-        self.file_keys: dict[Path, bytes] = {}  # the content key of each file read
+        self.file_keys: dict[StrPath, bytes] = {}  # the content key of each file read
         self._dirty_files = self._dirty_texts = False
 
     def _load(self) -> dict[bytes, tuple[bytes, ...]]:
@@ -136,7 +145,7 @@ class Verdicts:
             return self._files
         self._header = header(self.mem)
         self._files = {}
-        cached = load_record(self.files_path, self._header, 2, self.mem.agents_dir)
+        cached = load_record(self.files_path, self._header, 2, self.mem._agents)
         if (cached is not None and isinstance(cached[0], dict) and isinstance(cached[1], dict)
                 and all(isinstance(v, tuple) for v in cached[0].values())):
             self._files, self._sigs = cached
@@ -146,7 +155,7 @@ class Verdicts:
         if self._texts is None:
             self._load()
             self._texts = {}
-            cached = load_record(self.texts_path, self._header, 1, self.mem.agents_dir)
+            cached = load_record(self.texts_path, self._header, 1, self.mem._agents)
             # the cache's own tag (fsutil) vouches for the payload: no checksum of its own
             if cached is not None and isinstance(cached[0], bytes):
                 texts = _loads(cached[0])
@@ -172,7 +181,7 @@ class Verdicts:
             self._dirty_texts = True
         return [known[k] is True for k in keys]
 
-    def read(self, path: Path, name: str | None) -> tuple[str, set[bytes]]:
+    def read(self, path: StrPath, name: str | None) -> tuple[str, set[bytes]]:
         """A memory file's text and the keys of what in it holds a credential: its
         preamble and entries (shard ``name``), or the whole text (``name`` None).
 
@@ -185,7 +194,7 @@ class Verdicts:
         before = file_signature(path)
         text = self.mem.read_text(path)
         steady = before == file_signature(path) and before[0] >= 0
-        rel = path.relative_to(self.mem.dir).as_posix()
+        rel = _relative(path, self.mem._dir)
         seen = self._sigs.get(rel)
         key = seen[1] if (steady and isinstance(seen, tuple) and len(seen) == 2
                           and seen[0] == before) else content_key(text)
@@ -229,7 +238,7 @@ def _loads(data: bytes) -> Any:
         return None
 
 
-def shown_file(mem: Memory, path: Path, name: str,
+def shown_file(mem: Memory, path: StrPath, name: str,
                verdicts: Verdicts | None = None) -> tuple[str, list[str]]:
     """The shard file at ``path`` with every entry that holds a credential replaced by a
     one-line notice naming its id (a preamble that holds one, by a notice too); and the ids
@@ -295,7 +304,7 @@ def mark_superseded(mem: Memory, text: str, name: str) -> str:
     return "".join(parts)
 
 
-def withheld_spans(mem: Memory, path: Path, name: str) -> tuple[str, list[tuple[int, int, str]]]:
+def withheld_spans(mem: Memory, path: StrPath, name: str) -> tuple[str, list[tuple[int, int, str]]]:
     """The shard file at ``path`` as read, and (start, end, id) of each piece of it that
     :func:`shown_file` withholds, in file order (the preamble's id is "")."""
     v = Verdicts(mem)
@@ -317,9 +326,9 @@ def _withheld_spans(mem: Memory, file_key: bytes | None, text: str, name: str,
     them: this never decides what is withheld), each span checked against ``text``; else
     found from the entries' bounds, parsing only the withheld entries (the whole shard
     when one has no id of its own: a derived id depends on the other entries)."""
-    path = mem.cache_dir / _SPANS_NAME
+    path = os.path.join(mem._cache, _SPANS_NAME)
     want = sorted(bad)
-    record = load_record(path, _SPANS_VERSION, 1, mem.agents_dir) if file_key else None
+    record = load_record(path, _SPANS_VERSION, 1, mem._agents) if file_key else None
     cached = record[0] if record is not None and isinstance(record[0], dict) else {}
     hit = cached.get(file_key)
     if (isinstance(hit, list) and len(hit) == 2 and hit[0] == want
@@ -341,7 +350,7 @@ def _withheld_spans(mem: Memory, file_key: bytes | None, text: str, name: str,
         cached[file_key] = [want, out]
         while len(cached) > MAX_FILES:
             del cached[next(iter(cached))]
-        dump_record(path, _SPANS_VERSION, (cached,), mem.agents_dir)
+        dump_record(path, _SPANS_VERSION, (cached,), mem._agents)
     return out
 
 
@@ -374,7 +383,7 @@ def shown_index(mem: Memory, verdicts: Verdicts | None = None) -> str:
     credential (typed in by hand: it is derived data)."""
     v = verdicts or Verdicts(mem)
     try:
-        text, bad = v.read(mem.index_path, None)
+        text, bad = v.read(mem._index, None)
     finally:
         if verdicts is None:
             v.save()
@@ -393,7 +402,7 @@ def read_shown(mem: Memory, shard: str | None = None, *,
     try:
         if shard is None:
             return shown_index(mem, v) or mem.index(), []
-        return shown_file(mem, mem.shard_path(shard, archive=archive), shard, v)
+        return shown_file(mem, mem._shard_file(shard, archive=archive), shard, v)
     finally:
         v.save()
 

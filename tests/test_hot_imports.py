@@ -64,6 +64,26 @@ def test_hot_reads_load_no_dataclasses_nor_typing(root: Path, args: tuple[str, .
     assert "lean_memory.secrets" not in modules
 
 
+@pytest.mark.parametrize("args", [("get", "--query", QUERY), ("get", "-q", QUERY, "--json"),
+                                  ("get", "failures"), ("get", "--query", "needs_frozen lockfile"),
+                                  ("put", "insights", "Pin the lockfile before the upgrade.")])
+def test_hot_commands_load_no_pathlib(root: Path, args: tuple[str, ...]) -> None:
+    """Paths are os.path strings inside the package: ``pathlib`` (which imports ``re``,
+    ``fnmatch``, ``urllib.parse``, ``ipaddress``: ~8 ms) only at the API's edge, on demand."""
+    modules, out = _loaded(root, *args)
+    assert out.strip()
+    assert not {"pathlib", "fnmatch", "urllib.parse"}.intersection(modules), modules
+
+
+def test_a_memory_builds_its_path_attributes_on_demand(root: Path) -> None:
+    mem = lean_memory.Memory(str(root))
+    assert mem.dir == root / ".agents" / "memory" and isinstance(mem.cache_dir, Path)
+    assert mem.shard_path("failures") == mem.dir / "failures.md"
+    assert (mem.agents_dir, mem.archive_dir, mem.index_path) == (
+        root / ".agents", mem.dir / "archive", mem.dir / "INDEX.md")
+    assert mem.root == root and mem.dir is mem.dir  # built once
+
+
 def _importers(stderr: str) -> dict[str, list[str]]:
     """From ``-X importtime``'s tree: each module's importers, outermost first."""
     out: dict[str, list[str]] = {}
