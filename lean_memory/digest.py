@@ -21,6 +21,8 @@ This runs before every prompt, so it imports little at module level.
 
 from __future__ import annotations
 
+import os
+
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -127,7 +129,7 @@ class _Rules:
             return
         from ._hash import blake2b
 
-        path = mem.shard_path(RULES_SHARD)
+        path = mem._shard_file(RULES_SHARD)
         self._text, bad = verdicts.read(path, RULES_SHARD)
         self._bad = bad
         self._key = [_CACHE_VERSION, list(mem.shards),
@@ -144,8 +146,8 @@ class _Rules:
     def _load(self) -> tuple[int, int, dict[int, list[str]]] | None:
         from .fsutil import load_record
 
-        cached = load_record(self.mem.cache_dir / _CACHE_NAME, self._key, 3,
-                             self.mem.agents_dir)
+        cached = load_record(os.path.join(self.mem._cache, _CACHE_NAME), self._key, 3,
+                             self.mem._agents)
         if cached is None:
             return None
         count, withheld, lines = cached
@@ -187,8 +189,8 @@ class _Rules:
             return
         from .fsutil import dump_record
 
-        dump_record(self.mem.cache_dir / _CACHE_NAME, self._key,
-                    (self.count, self.withheld, self._lines), self.mem.agents_dir)
+        dump_record(os.path.join(self.mem._cache, _CACHE_NAME), self._key,
+                    (self.count, self.withheld, self._lines), self.mem._agents)
         self._dirty = False
 
 
