@@ -17,14 +17,12 @@
 from __future__ import annotations
 
 import os
-import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._hash import blake2b
 from .errors import LeanMemoryError
+from .sessionlog import app_home, data_home, project_key, session_home
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -32,6 +30,8 @@ if TYPE_CHECKING:
     from .format import Entry
     from .search import Hit
     from .store import Memory
+
+__all__ = ["app_home", "data_home", "project_key", "session_home"]  # moved to sessionlog
 
 GLOBAL_ENV = "LEAN_MEMORY_GLOBAL"
 GLOBAL = "global"
@@ -48,23 +48,6 @@ class LayerError(LeanMemoryError):
 
 
 # -- where the layers live ------------------------------------------------------------------
-
-
-def data_home() -> Path:
-    """The per-user data folder: ``$XDG_DATA_HOME`` (absolute), else the platform's."""
-    xdg = os.environ.get("XDG_DATA_HOME", "")
-    if xdg and os.path.isabs(xdg):
-        return Path(xdg)
-    if sys.platform == "win32" and os.environ.get("APPDATA"):
-        return Path(os.environ["APPDATA"])
-    home = Path.home()
-    if sys.platform == "darwin":
-        return home / "Library" / "Application Support"
-    return home / ".local" / "share"
-
-
-def app_home() -> Path:
-    return data_home() / "lean-memory"
 
 
 def global_root() -> Path:
@@ -118,20 +101,6 @@ def check_project(mem: Memory) -> Memory:
             p_root == g_root:
         raise LayerError(f"{mem.root} leads to the global store; use --global to act on it")
     return mem
-
-
-def project_key(root: Path) -> str:
-    """The session layer's folder name of a project: a readable slug and a hash of the
-    project's real path (two clones of one repository are two projects)."""
-    real = os.path.realpath(root)
-    slug = re.sub(r"[^a-z0-9]+", "-", os.path.basename(real).lower()).strip("-")[:40]
-    digest = blake2b(real.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
-    return f"{slug or 'root'}-{digest}"
-
-
-def session_home(root: Path) -> Path:
-    """Where this project's session layer lives (asks, summaries, decisions)."""
-    return app_home() / "projects" / project_key(root)
 
 
 # -- one search over the layers -----------------------------------------------------------

@@ -428,6 +428,10 @@ class MemoryToolHandler:
                       parsed.preamble)
         atomic_write(self.mem.dir / f"{shard}.md", after, root=self.mem.agents_dir)
         self.mem.write_index({shard: parsed})
+        from .sessionlog import note_writes  # when, for "decided during the session"
+
+        note_writes(self.mem.root, [e for e in parsed.entries if e.raw not in old],
+                    enabled=self.mem.config.capture_asks)
 
     def _check(self, shard: str, parsed: Shard, changed: list[Entry], *,
                before_preamble: str) -> None:
