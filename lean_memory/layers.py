@@ -124,21 +124,39 @@ def _key(entry: Entry) -> str:
 OVERRIDES = "supersedes-global:"  # the tag of a project entry that corrects a global one
 
 
-def _project_supersedes(project: Memory) -> set[str]:
-    """Global ids the project's live entries supersede (hidden in this project's views).
+def project_overrides(project: Memory) -> dict[str, str]:
+    """{global id: the project entry that supersedes it} (hidden in this project's views).
     Runs before every prompt: only a shard whose text names the tag is parsed."""
     from . import format as fmt
 
-    out: set[str] = set()
+    out: dict[str, str] = {}
     try:
         for name in project.shards:
             text = project.read_text(project.shard_path(name))
             if OVERRIDES in text:
-                out.update(t[len(OVERRIDES):] for e in fmt.parse(text, name).entries
-                           for t in e.tags if t.startswith(OVERRIDES))
+                for e in fmt.parse(text, name).entries:
+                    out.update((t[len(OVERRIDES):], e.id) for t in e.tags
+                               if t.startswith(OVERRIDES))
     except LeanMemoryError:
         return out
     return out
+
+
+def _project_supersedes(project: Memory) -> set[str]:
+    """Global ids the project's live entries supersede (hidden in this project's views)."""
+    return set(project_overrides(project))
+
+
+def global_texts(g: Memory) -> dict[str, tuple[str, str]]:
+    """{normalised main text: (id, shard)} of the global store's live entries: a project
+    entry saying the same is shown once, from the global layer."""
+    hidden = g.superseded_ids()
+    return {_key(e): (e.id, e.shard) for e in g.entries() if e.id not in hidden}
+
+
+def same_text(entry: Entry, texts: dict[str, tuple[str, str]]) -> tuple[str, str] | None:
+    """The global (id, shard) saying what ``entry`` says, if any."""
+    return texts.get(_key(entry))
 
 
 def overrides_global(project: Memory, entry_id: str) -> bool:
