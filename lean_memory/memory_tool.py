@@ -260,7 +260,23 @@ class MemoryToolHandler:
         base = path.rstrip("/")
         lines = [f"{_size(os.lstat(folder).st_size)}\t{base}"]
         lines += [f"{_size(size)}\t{base}/{quoted(rel)}" for size, rel in rows]
-        return head + "\n" + "\n".join(lines)
+        return head + "\n" + "\n".join(lines) + (self._proposals() if self.layers and not parts
+                                                 else "")
+
+    def _proposals(self) -> str:
+        """The rule proposals waiting for the person (ADR 0023), listed, never approvable
+        here; '' when none (or the session layer cannot be read)."""
+        try:
+            from .learn import pending, proposals
+
+            found = proposals(self.mem) if pending(self.mem) else []
+        except (LeanMemoryError, OSError, ValueError):
+            return ""
+        if not found:
+            return ""
+        lines = [f"{n}. {p.rule} ({len(p.sessions)} sessions)" for n, p in enumerate(found, 1)]
+        return ("\n\nRule proposals awaiting the person's yes (only the person approves, with "
+                "`lean-memory promote N --yes`; you cannot):\n" + "\n".join(lines))
 
     def _read(self, parts: tuple[str, ...]) -> str:
         path = self.mem.dir.joinpath(*parts)

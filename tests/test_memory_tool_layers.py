@@ -151,3 +151,19 @@ def test_the_global_store_as_a_project_is_refused(tmp_path: Path) -> None:
     g = global_memory(create=True)
     tool = anthropic_memory_tool(lean_memory.Memory(g.root))
     assert "global store" in refused(tool, command="view", path="/memories")
+
+
+def test_the_listing_names_proposals_and_approves_none(tmp_path: Path) -> None:
+    """Catches: proposals invisible to the memory tool, or a view that writes the rule."""
+    from lean_memory import learn
+
+    project = _project(tmp_path)
+    for n, prompt in enumerate(("always use tabs, not spaces, in the Makefile",
+                                "please remember: tabs not spaces in the Makefile",
+                                "in the Makefile use tabs instead of spaces")):
+        learn.record(project, f"s{n}", prompt, f"2026-01-0{n + 1}T09:00:00Z")
+    [wanted] = learn.proposals(project)
+    before = snapshot(project.dir)
+    listing = call(anthropic_memory_tool(project), command="view", path="/memories")
+    assert wanted.rule in listing and "promote N --yes" in listing
+    assert snapshot(project.dir) == before and learn.proposals(project) == [wanted]
