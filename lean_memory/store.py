@@ -283,6 +283,9 @@ class Memory(Summaries):
                                                                   new=new)
                 self._save_state(done.status)
         stored, status = done.entry, done.status
+        from .sessionlog import note_writes  # when, for "decided during the session"
+
+        note_writes(self.root, [stored], enabled=self.config.capture_asks)
         if status.compaction_due and self.config.auto_compact:
             import contextlib
 
