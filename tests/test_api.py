@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import lean_memory
 
 from .conftest import ROOT
@@ -27,8 +29,12 @@ def test_import_loads_nothing_heavy() -> None:
 def test_values_are_frozen() -> None:
     import dataclasses
 
-    for cls in (lean_memory.Entry, lean_memory.Hit, lean_memory.Finding, lean_memory.Status):
+    for cls in (lean_memory.Entry, lean_memory.Hit, lean_memory.Status):
         assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+    # Finding is a plain class with __slots__ (no dataclasses import on `put`), as immutable.
+    f = lean_memory.Finding("github-pat", 1, "ghp_\u2026", "0" * 64)
+    with pytest.raises(AttributeError):
+        f.line = 2  # type: ignore[misc]
 
 
 def test_errors_share_one_base() -> None:
