@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lean_memory import secrets
-from lean_memory._secret_rules import GENERIC_KEYWORDS, RULES
+from lean_memory._secret_rules import GENERIC_KEYWORDS, RULES, Rule
 from lean_memory.secrets import Allowlist, Finding, scan_text
 
 from .test_secrets_cases import CASES
@@ -32,27 +32,38 @@ from .test_secrets_cases import CASES
 ROOT = Path(__file__).resolve().parents[1]
 
 
+# Rules whose keywords are part of what they mean, not only a prefilter: their regex alone
+# matches more ("token <value>" is a header only beside "Authorization" or "Bearer"). The
+# reference runs them where a keyword occurs, as the table documents; every other rule's
+# regex runs over the whole text, keywords or not.
+_KEYWORD_GATED = frozenset({"http-auth-header"})
+
+
 @contextmanager
 def _full_table() -> Iterator[None]:
-    """The scanner with every rule compiled up front and gated as the table documents it: a
-    rule runs where one of its keywords occurs in the text (lower-case keywords in the
-    lower-cased text), on the lines that hold one (``keyed``, ``token``), or over the whole
-    text (``text``) or its token runs (``runs``); a generic regex runs wherever it matches."""
+    """The scanner with every rule compiled up front and run over the whole text (or its
+    token runs, for ``runs`` rules), without looking for its keywords; rules in
+    _KEYWORD_GATED run on the lines that hold a keyword (anywhere in the text). A generic
+    regex runs wherever it matches (no ``_may_judge``)."""
     comp = secrets._compiled()
     real_windows = secrets._windows
 
     def windows(text: str, lower: str, keywords: tuple[str, ...],
                 runs: object = None) -> list[tuple[int, int]]:
-        return real_windows(text, lower, keywords, None)  # keywords looked for everywhere
+        if not keywords:
+            return [(0, len(text))]
+        return real_windows(text, lower, keywords, None)
 
     # Built from the table itself: the scanner's keyword splits and lazy regexes play no part.
     rules = []
     for r in RULES:
         rx = re.compile(r.pattern)
+        gated = r.id in _KEYWORD_GATED
         low = tuple(k for k in r.keywords if k.islower())
         cased = tuple(k for k in r.keywords if not k.islower())
-        rules.append((r.id, r.keywords, _Gated(rx, low, cased), secrets._VALIDATORS[r.check],
-                      r.ci, "keyed" if r.scope == "token" else r.scope, ("",), ()))
+        rules.append((r.id, r.keywords if gated else (), _Gated(rx, low, cased) if gated else rx,
+                      secrets._VALIDATORS[r.check], r.ci,
+                      "keyed" if r.scope == "token" else r.scope, ("",), ()))
     generic = [(kw, rid, re.compile(rx.pattern), shortest)
                for kw, rid, rx, shortest in comp.generic]
     with pytest.MonkeyPatch.context() as m:
@@ -140,7 +151,14 @@ _PROSE = ["bypass", "tokens", "tokenizer", "keyboard", "Key", "KEY", "passed", "
 _SEPS = [" ", "  ", "\t", "=", " = ", ": ", ":", ":= ", "=>", "->", "\n", "\r\n", ", ", ".",
          "_", "-", "/", "\\n"]
 _BODY = string.ascii_letters + string.digits
+# The lengths the rules' quantifiers name ({36}, {20,200} …): bodies of those lengths exactly.
+_LENGTHS = sorted({int(n) for r in RULES for n in re.findall(r"\{(\d+)(?:,\d*)?\}", r.pattern)
+                   if 4 <= int(n) <= 200})
 bodies = st.one_of(
+    st.tuples(st.sampled_from(_LENGTHS), st.sampled_from([_BODY, _BODY + "_-", "0123456789abcdef",
+                                                           string.ascii_uppercase + string.digits,
+                                                           _BODY + "+/"]), st.randoms())
+    .map(lambda t: "".join(t[2].choice(t[1]) for _ in range(t[0]))),
     st.text(alphabet=_BODY, min_size=8, max_size=70),
     st.text(alphabet=_BODY + "_-", min_size=16, max_size=90),
     st.text(alphabet="0123456789abcdef", min_size=16, max_size=64),
@@ -150,9 +168,57 @@ bodies = st.one_of(
 pieces = st.one_of(st.sampled_from(_KEYWORDS), st.sampled_from(_NAMES), st.sampled_from(_PROSE),
                    st.sampled_from(_SEPS), bodies, st.text(max_size=6))
 texts = st.lists(pieces, min_size=1, max_size=30).map("".join)
-# A keyword glued to a body, as a vendor token is written.
-tokens = st.lists(st.tuples(st.sampled_from(_KEYWORDS + _NAMES), st.sampled_from([*_SEPS, ""]),
-                            bodies, st.sampled_from(_SEPS + _PROSE)).map("".join),
+_ALPHABETS = [_BODY, _BODY + "_-", "0123456789abcdef", string.ascii_uppercase + string.digits,
+              _BODY + "+/"]
+
+
+def _literals(pattern: str) -> list[str]:
+    """The runs of two or more literal characters in a regex (a vendor prefix, a key name),
+    read from the parser of `re`: from the regex, not from the keywords that guard it."""
+    import re._constants as c  # type: ignore[import-not-found]
+    import re._parser as p  # type: ignore[import-not-found]
+
+    out: list[str] = []
+
+    def walk(items: list[tuple[object, object]], flags: int) -> None:
+        run = ""
+        for op, av in items:
+            if op is c.LITERAL:
+                run += chr(av)  # type: ignore[arg-type]
+                continue
+            if len(run) >= 2:
+                out.append(run)
+            run = ""
+            if op is c.SUBPATTERN:
+                walk(list(av[-1]), flags)  # type: ignore[index]
+            elif op is c.BRANCH:
+                for b in av[1]:  # type: ignore[index]
+                    walk(list(b), flags)
+            elif op in (c.MAX_REPEAT, c.MIN_REPEAT):
+                walk(list(av[2]), flags)  # type: ignore[index]
+        if len(run) >= 2:
+            out.append(run)
+
+    walk(list(p.parse(pattern)), 0)
+    return out or [""]
+
+
+def _rule_token(r: Rule) -> st.SearchStrategy[str]:
+    """A literal of the rule's regex or a keyword, then a body of a length the regex names."""
+    lengths = [int(n) for n in re.findall(r"\{(\d+)(?:,\d*)?\}", r.pattern)
+               if 4 <= int(n) <= 200] or [20]
+    starts = sorted(set(_literals(r.pattern)) | set(r.keywords))
+    return st.tuples(st.sampled_from(starts), st.sampled_from(lengths),
+                     st.sampled_from(_ALPHABETS), st.randoms()).map(
+        lambda t: t[0] + "".join(t[3].choice(t[2]) for _ in range(t[1])))
+
+
+# Keywords glued to bodies, as vendor tokens are written, between separators and prose.
+tokens = st.lists(st.tuples(st.one_of(st.sampled_from(RULES).flatmap(_rule_token),
+                                      st.tuples(st.sampled_from(_KEYWORDS + _NAMES),
+                                                st.sampled_from([*_SEPS, ""]), bodies)
+                                      .map("".join)),
+                            st.sampled_from(_SEPS + _PROSE)).map("".join),
                   min_size=1, max_size=6).map("".join)
 
 
@@ -160,6 +226,30 @@ tokens = st.lists(st.tuples(st.sampled_from(_KEYWORDS + _NAMES), st.sampled_from
 @given(st.one_of(texts, tokens))
 def test_random_text_scans_as_the_full_table(text: str) -> None:
     assert not _differs(text), "the prefiltered scan differs from the full table's"
+
+
+def test_every_rule_shape_scans_as_the_full_table() -> None:
+    """Each rule's literals (from its regex, not its keywords) and keywords, each with a body
+    of every length its regex names in every alphabet: the random mixes above may miss one
+    rule, this does not."""
+    import random
+
+    rnd = random.Random(24)
+    total = found = differ = 0
+    for r in RULES:
+        lengths = {int(n) for n in re.findall(r"\{(\d+)(?:,\d*)?\}", r.pattern)
+                   if 4 <= int(n) <= 200} or {20}
+        for start in sorted(set(_literals(r.pattern)) | set(r.keywords)):
+            for n in sorted(lengths):
+                for alphabet in _ALPHABETS:
+                    body = "".join(rnd.choice(alphabet) for _ in range(n))
+                    text = f"see {start}{body} now\n"
+                    findings = scan_text(text)
+                    total += 1
+                    found += bool(findings)
+                    differ += findings != _reference(text)
+    assert total > 1000 and found > 100  # not vacuous
+    assert differ == 0, f"{differ} of {total} scans differ from the full table's"
 
 
 @pytest.mark.skipif(CASES is None, reason="../shared/data/secrets/gitleaks_cases.jsonl is missing")
@@ -236,6 +326,7 @@ def test_values_are_immutable_and_compare_by_fields() -> None:
     assert Finding("r", 1, "p", "x").path is None
     assert f != ("github-pat", 3, "ghp_\u2026", "ab" * 32, "notes.md")
     assert repr(f).startswith("Finding(rule='github-pat', line=3, ")
+    assert not hasattr(f, "__dict__") and not hasattr(Allowlist(), "__dict__")  # __slots__
     for value, name in ((f, "line"), (Allowlist(), "rules")):
         with pytest.raises(AttributeError):
             setattr(value, name, 1)
