@@ -360,8 +360,8 @@ def _hidden(parts: list[Part]) -> list[int]:
 # Within a deadline, a shard file is indexed in-process only if the time left allows it
 # at this many bytes a second (~2-5 MB/s measured, scanning included: 2 MB/s of CPU time
 # on the shared 2-core machine, so a fresh clone of 10k entries, 4 MB, gets its matches
-# at the first prompt). Each file is checked again before it is indexed, so a slower
-# machine overruns the deadline by less than one file's share.
+# at the first prompt). Each file is checked again before it is indexed, at the pace
+# measured so far when slower (a loaded machine), so the deadline is overrun by little.
 _BUILD_BYTES_PER_S = 2 << 20
 
 
@@ -414,15 +414,20 @@ def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) ->
             raise NotReady
         verdicts = Verdicts(mem)
         data: dict[int, bytes] = {}
+        began, done = time.monotonic(), 0  # the pace so far, once a file is done
         try:
             with gc_paused():
                 for i, ((name, archived, path), sig) in enumerate(zip(sources, sigs,
                                                                        strict=True)):
                     if found[i] is not None:
                         continue
-                    if deadline is not None and \
-                            (deadline - time.monotonic()) * _BUILD_BYTES_PER_S < max(todo[i], 0):
-                        raise NotReady
+                    if deadline is not None:
+                        now = time.monotonic()
+                        pace = min(_BUILD_BYTES_PER_S, done / (now - began)) \
+                            if done and now > began else _BUILD_BYTES_PER_S
+                        if (deadline - now) * pace < max(todo[i], 0):
+                            raise NotReady
+                    done += max(todo[i], 0)
                     found[i] = _append_part(mem, stale.get(i), path, sig, header, verdicts)
                     if found[i] is not None:
                         continue
