@@ -149,3 +149,28 @@ def test_the_warm_up_runs_only_functions_of_lean_memory_by_name() -> None:
     assert _warm_target(lambda m: None) == ""
     with pytest.raises(ValueError), time_limit(1.0, warm=json.dumps):
         pass
+
+
+def test_a_put_during_the_warm_ups_status_keeps_its_put_state(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Caught: ``status`` (the warm-up's, seconds long at 100k entries) wrote its put state
+    over the one a put saved meanwhile, for files that had changed since: the put state
+    was void, and the next put summarised its shard again."""
+    mem = _memory(tmp_path / "m")
+    for p in mem.cache_dir.iterdir():
+        p.unlink()
+    from lean_memory.summaries import Summaries
+
+    real = Summaries._status
+
+    def slow(self: Summaries, *args: object, **kw: object) -> object:
+        st = real(self, *args, **kw)  # type: ignore[arg-type]
+        other = lean_memory.Memory(mem.root)
+        other.put_entry("failures", "a put while the warm-up works", date="2026-01-06")
+        assert other._load_state() is not None
+        return st
+
+    monkeypatch.setattr(Summaries, "_status", slow)
+    lean_memory.Memory(mem.root).status()
+    monkeypatch.setattr(Summaries, "_status", real)
+    assert lean_memory.Memory(mem.root)._load_state() is not None
