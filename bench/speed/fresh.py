@@ -101,7 +101,7 @@ def one_clone(root: Path, clone: Path, argv: list[str], env: dict[str, str], std
 
 
 def measure(n: int, runs: int, work: Path, vpy: str, trees: dict[str, Path],
-            timeout: float) -> dict[str, object]:
+            timeout: float, hook_timeout: float | None = None) -> dict[str, object]:
     where = work / f"n{n}"
     root = where / "memory"
     db = where / "fts5.sqlite"
@@ -116,6 +116,8 @@ def measure(n: int, runs: int, work: Path, vpy: str, trees: dict[str, Path],
     fts = where / "fts5_oneshot.py"
     fts.write_text(run.FTS5_SCRIPT, encoding="utf-8")
     base = run.clean_env()
+    if hook_timeout is not None:
+        base["LEAN_MEMORY_HOOK_TIMEOUT"] = str(hook_timeout)
     stdin_path = run.hook_input(where, where / "CLONE")
     template = stdin_path.read_text(encoding="utf-8")
     for _ in range(2):  # .pyc files and the page cache
@@ -177,6 +179,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3, help="rounds per size")
     ap.add_argument("--work", type=Path, help="keep the data here (and reuse it)")
     ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--hook-timeout", type=float,
+                    help="LEAN_MEMORY_HOOK_TIMEOUT for the hooks (default: unset, 5 s); a "
+                         "loaded machine's wall clock runs slow by its load: scale it to compare")
     args = ap.parse_args()
     work = args.work.resolve() if args.work else Path(tempfile.mkdtemp(prefix="lm-fresh-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -201,7 +206,8 @@ def main() -> None:
             else str(work / "venv" / "bin" / "python")
         for size in args.sizes.split(","):
             n = run.parse_size(size)
-            report(n, measure(n, max(1, args.runs), work, vpy, trees, args.timeout), trees)
+            report(n, measure(n, max(1, args.runs), work, vpy, trees, args.timeout,
+                                args.hook_timeout), trees)
     finally:
         shutil.rmtree(src, ignore_errors=True)
         if not args.work:
