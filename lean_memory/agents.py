@@ -92,8 +92,7 @@ def hook_output(event: str, root: str | None, payload: Any,
         return ""  # no memory here: nothing to say
     _state["mem"] = mem
     if budget_tokens is None:
-        env = os.environ.get("LEAN_MEMORY_DIGEST_TOKENS", "")
-        budget_tokens = int(env) if env.isdigit() else 1200
+        budget_tokens = _digest_tokens()
     from ._listeners import listeners
     from .search import time_limit
 
@@ -105,7 +104,7 @@ def hook_output(event: str, root: str | None, payload: Any,
         # Index and rules always; matches only if the search index can be brought up to date
         # in half the hook's time (else it is finished in the background for the next prompt).
         with time_limit(hook_timeout(os.environ.get("LEAN_MEMORY_HOOK_TIMEOUT", "")) / 2,
-                        warm=True):
+                        warm=warm_up):
             # the layers' digest; the prompt kept as an ask (fail-open; ADR 0022, 0023)
             from .learn import hook_text
 
@@ -126,6 +125,22 @@ def hook_output(event: str, root: str | None, payload: Any,
     return json.dumps({"hookSpecificOutput": {"hookEventName": name,
                                               "additionalContext": text}},
                       ensure_ascii=True) + "\n"
+
+
+def _digest_tokens() -> int:
+    env = os.environ.get("LEAN_MEMORY_DIGEST_TOKENS", "")
+    return int(env) if env.isdigit() else 1200
+
+
+def warm_up(mem: Memory) -> None:
+    """What the prompt hook's background warm-up builds after the search index (it runs
+    in that process, ``search.time_limit``): the status and put state (the correction links
+    the rules are keyed on, else parsed from every shard file before each prompt) and the
+    rules' lines for this budget, so that the next prompt builds nothing."""
+    mem.status()
+    from .digest import warm_rules
+
+    warm_rules(mem, _digest_tokens())
 
 
 _state: dict[str, Any] = {}
