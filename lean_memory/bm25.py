@@ -428,44 +428,65 @@ class _Segment:
         """The exactly rounded sum of the document lengths."""
         return math.fsum(self.lengths)
 
-    def postings(self, term: str) -> tuple[Sequence[int], Sequence[float]] | None:
+    def span(self, term: str) -> tuple[int, int] | None:
+        """Where the postings of ``term`` lie (start, end in the flat arrays), or None."""
         terms = self.terms
         i = bisect_left(terms, term)
         if i == len(terms) or terms[i] != term:
             return None
-        start, end = self.offsets[i], self.offsets[i + 1]
+        return self.offsets[i], self.offsets[i + 1]
+
+    def df(self, term: str) -> int:
+        """How many documents of the segment hold ``term``."""
+        where = self.span(term)
+        return 0 if where is None else where[1] - where[0]
+
+    def postings(self, term: str) -> tuple[Sequence[int], Sequence[float]] | None:
+        where = self.span(term)
+        if where is None:
+            return None
+        start, end = where
         return self.docs[start:end], self.tfs[start:end]
 
 
 class LazySegment(_Segment):
-    """A segment whose postings stay where they are (a file, say) until a term is looked up.
+    """A segment whose terms and postings stay where they are (a file, say) until a term is
+    looked up: only the document lengths are in memory.
 
+    ``find(term)`` returns where the term's postings lie (start, end) or None;
     ``fetch(start, end)`` returns ``docs[start:end], tfs[start:end]`` of the full segment;
-    terms, offsets and lengths are in memory, as in ``_Segment``.
+    ``whole()`` the segment with everything in memory (to rebuild from its counts).
     """
 
-    __slots__ = ("_fetch", "_total")
+    __slots__ = ("_fetch", "_find", "_spans", "_total", "_whole")
 
-    def __init__(self, terms: list[str], offsets: Sequence[int], lengths: Sequence[float],
+    def __init__(self, find: Callable[[str], tuple[int, int] | None],
                  fetch: Callable[[int, int], tuple[Sequence[int], Sequence[float]]],
+                 whole: Callable[[], _Segment], lengths: Sequence[float],
                  total: float | None = None) -> None:
-        super().__init__(terms, offsets, (), (), lengths)
+        super().__init__([], (0,), (), (), lengths)
+        self._find = find
         self._fetch = fetch
+        self._whole = whole
         self._total = total  # the stored fsum of lengths, if known
+        self._spans: dict[str, tuple[int, int] | None] = {}
 
     def total(self) -> float:
         return super().total() if self._total is None else self._total
 
+    def span(self, term: str) -> tuple[int, int] | None:
+        try:
+            return self._spans[term]
+        except KeyError:
+            where = self._spans[term] = self._find(term)
+            return where
+
     def postings(self, term: str) -> tuple[Sequence[int], Sequence[float]] | None:
-        terms = self.terms
-        i = bisect_left(terms, term)
-        if i == len(terms) or terms[i] != term:
-            return None
-        return self._fetch(self.offsets[i], self.offsets[i + 1])
+        where = self.span(term)
+        return None if where is None else self._fetch(*where)
 
     def counts(self) -> list[TermCounts]:
-        self.docs, self.tfs = self._fetch(0, self.offsets[-1])
-        return super().counts()
+        return self._whole().counts()
 
 
 class BM25Index:
@@ -567,7 +588,7 @@ class BM25Index:
 
     def df(self, term: str) -> int:
         """How many documents hold ``term`` (a token, as the tokenizer gives it)."""
-        return sum(len(hit[0]) for s in self._segments if (hit := s.postings(term)) is not None)
+        return sum(s.df(term) for s in self._segments)
 
     def score(self, query: str) -> dict[int, float]:
         """BM25 score of every document that matches the query (all scores are > 0).
@@ -710,7 +731,9 @@ class BM25Index:
         Postings are flat arrays: as little-endian bytes by default, which ``marshal`` loads
         as one block each (10k entries: a few ms), or as lists of int and float.
         """
-        segment = self._segments[0] if len(self._segments) == 1 else _Segment.of(self.counts())
+        segments = self._segments
+        segment = (segments[0] if len(segments) == 1 and not isinstance(segments[0], LazySegment)
+                   else _Segment.of(self.counts()))
         tokenizer = self.tokenizer
         state: dict[str, Any] = {
             "format": _STATE_FORMAT,
