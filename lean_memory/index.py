@@ -396,8 +396,9 @@ def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_
         return docs, tfs
 
     def whole() -> _Segment:
-        blob = body.read(dict_at, regions[_DICT + 1]).decode("utf-8", "surrogatepass")
-        terms = blob.split("\n") if n_terms else []
+        blob = body.read(dict_at, regions[_DICT + 1])
+        terms = [term for lo, hi in pairwise(bounds)
+                 for term in blob[lo:hi].decode("utf-8", "surrogatepass").split("\n")]
         offsets = _unpacked("i", body.read(starts_at, regions[_STARTS + 1]))
         if len(terms) != n_terms or offsets[0] != 0 or offsets[-1] != n_postings:
             raise Corrupt("inconsistent search index")
