@@ -67,6 +67,7 @@ _REGIONS = ("lengths", "spans", "lines", "ids", "dates", "dict", "starts", "docs
 (_LENGTHS, _SPANS, _LINES, _IDS, _DATES, _DICT, _STARTS, _DOCS, _TFS, _KEYS,
  _SUPERSEDES) = range(len(_REGIONS))  # fmt: skip
 _META_FIELDS = 16
+_SMALL = 1 << 18  # a body up to this size is read whole (a small memory's parts)
 _FIRST_READ = 1 << 16  # the first read of a part: the tag, the meta length and most metas
 
 
@@ -203,6 +204,16 @@ class _Body:
             raise Corrupt("inconsistent search index")
         if start == end:
             return b""
+        if self.size <= _SMALL:  # read and checked whole, once: fewer reads and hashes
+            whole = self.chunks.get(-1)
+            if whole is None:
+                whole = self.chunks[-1] = self._pread(0, self.size)
+                view = memoryview(whole)
+                for i in range(0, self.size, CHUNK):
+                    if blake2b(view[i:i + CHUNK], digest_size=_DIGEST).digest() != \
+                            self.digests[_DIGEST * i // CHUNK:_DIGEST * (i // CHUNK + 1)]:
+                        raise Corrupt("damaged search index")
+            return whole[start:end]
         first, last = start // CHUNK, (end - 1) // CHUNK
         base = first * CHUNK
         if last - first <= 1:  # small reads (a dictionary block, a hit's id): kept

@@ -102,13 +102,15 @@ def test_a_part_round_trips_exactly_lazy_and_full(tmp_path: Path, built: Part) -
         lazy.close()
 
 
-@pytest.fixture(autouse=True)
-def _small_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Blocks of 3 terms and chunks of 64 bytes: every boundary case occurs in small parts."""
+@pytest.fixture(autouse=True, params=["by chunk", "whole"])
+def _small_blocks(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    """Blocks of 3 terms and chunks of 64 bytes: every boundary case occurs in small parts;
+    bodies read by chunk, or whole (as small parts are)."""
     from lean_memory import index
 
     monkeypatch.setattr(index, "BLOCK", 3)
     monkeypatch.setattr(index, "CHUNK", 64)
+    monkeypatch.setattr(index, "_SMALL", 0 if request.param == "by chunk" else 1 << 18)
 
 
 def _built(tmp_path: Path, n: int = 40) -> Part:
