@@ -13,20 +13,24 @@ The order matters: when two rules match the same value, the earlier one wins.
 
 from __future__ import annotations
 
-from typing import NamedTuple
 
+class Rule:
+    """One rule of the table (a plain class: a NamedTuple would import ``typing``)."""
 
-class Rule(NamedTuple):
-    id: str
-    keywords: tuple[str, ...]
-    pattern: str
-    check: str = "token"
-    ci: bool = False
-    # "token": a keyword lies inside the secret's own run of token characters (vendor
-    # prefixes), so it is looked for in those runs only; "keyed": a keyword anywhere on the
-    # line (key names, commands); "text": the regex runs over the whole text; "runs": the
-    # regex runs over the long token runs only (shapes without a literal prefix).
-    scope: str = "token"
+    __slots__ = ("check", "ci", "id", "keywords", "pattern", "scope")
+
+    def __init__(self, id: str, keywords: tuple[str, ...], pattern: str, check: str = "token",
+                 ci: bool = False, scope: str = "token") -> None:
+        self.id = id
+        self.keywords = keywords
+        self.pattern = pattern
+        self.check = check
+        self.ci = ci
+        # "token": a keyword lies inside the secret's own run of token characters (vendor
+        # prefixes), so it is looked for in those runs only; "keyed": a keyword anywhere on
+        # the line (key names, commands); "text": the regex runs over the whole text; "runs":
+        # the regex runs over the long token runs only (shapes without a literal prefix).
+        self.scope = scope
 
 
 _B64 = r"A-Za-z0-9+/"
@@ -639,9 +643,10 @@ RULES: tuple[Rule, ...] = (
     # .pgpass lines (PostgreSQL docs, "The Password File"): host:port:database:user:password.
     Rule(
         "pgpass-password",
-        (":",),
+        (":0", ":1", ":2", ":3", ":4", ":5", ":6", ":7", ":8", ":9", ":*"),
         # From the `:port:` on (a literal start is far faster to search); the validator
-        # checks the host before it.
+        # checks the host before it. The keywords are every start of `:port`: prose with a
+        # colon ("Title: text") compiles nothing.
         r"(?m)(?P<p>:(?:\d{2,5}|\*):[\w.\-*]{1,100}:[\w.\-*@]{1,100}:)(?P<s>[^\s:]{4,200})$",
         "pgpass",
         scope="text",
@@ -745,6 +750,20 @@ GENERIC_KEYWORDS: dict[str, str] = {
     "_pat": "generic-api-key",
     # A bare `key` (`Using Key=…`, `X-Acme-Key: …`): only a value random beyond doubt counts.
     "key" + r"(?=[a-z0-9_.\-]{0,30}[\"'`\]]?[=:])": "generic-api-key",
+}
+
+# What each generic keyword's `kw` group can match, spelled out: ``secrets`` looks for these
+# with `str` methods and compiles a generic regex only where one could make a finding.
+_KEY_SPELLINGS = ("_key", ".key", "-key", "key")
+GENERIC_SPELLINGS: dict[str, tuple[str, ...]] = {
+    kw: (tuple(kw[: -len(_KEY)] + k for k in _KEY_SPELLINGS) if kw.endswith(_KEY) else {
+        "pass" + r"(?:word|wd|phrase)?": ("password", "passwd", "passphrase", "pass"),
+        "pw" + r"(?:d)?": ("pwd", "pw"),
+        "api" + r"(?:[_.\- ]?key)": ("api_key", "api.key", "api-key", "api key", "apikey"),
+        "cred" + r"(?:ential|s)": ("credential", "creds"),
+        "key" + r"(?=[a-z0-9_.\-]{0,30}[\"'`\]]?[=:])": ("key",),
+    }.get(kw, (kw,)))
+    for kw in GENERIC_KEYWORDS
 }
 
 # One line per rule id: where the token shape is documented (users read this when allowlisting).

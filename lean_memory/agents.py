@@ -35,6 +35,11 @@ LOG_LIMIT = 256 * 1024
 # repository) off sys.path, where a cloned repository's own `lean_memory/` would win.
 SAFE_M = "-P -m lean_memory"
 EVENTS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}
+# Hooks that inject nothing; SessionEnd distills the session that ended (ADR 0023). Codex has
+# no session-end event (its Stop ends a turn), so only Claude Code's settings get it.
+QUIET_EVENTS = {"session-end": "SessionEnd"}
+HOOKS = {**EVENTS, **QUIET_EVENTS}
+END_TIMEOUT = 1.0  # seconds; Claude Code gives a SessionEnd hook about 1.5 s before exiting
 SECTION_BEGIN = "<!-- lean-memory:begin -->"
 SECTION_END = "<!-- lean-memory:end -->"
 
@@ -87,8 +92,7 @@ def hook_output(event: str, root: str | None, payload: Any,
         return ""  # no memory here: nothing to say
     _state["mem"] = mem
     if budget_tokens is None:
-        env = os.environ.get("LEAN_MEMORY_DIGEST_TOKENS", "")
-        budget_tokens = int(env) if env.isdigit() else 1200
+        budget_tokens = _digest_tokens()
     from ._listeners import listeners
     from .search import time_limit
 
@@ -100,7 +104,7 @@ def hook_output(event: str, root: str | None, payload: Any,
         # Index and rules always; matches only if the search index can be brought up to date
         # in half the hook's time (else it is finished in the background for the next prompt).
         with time_limit(hook_timeout(os.environ.get("LEAN_MEMORY_HOOK_TIMEOUT", "")) / 2,
-                        warm=True):
+                        warm=warm_up):
             # the layers' digest; the prompt kept as an ask (fail-open; ADR 0022, 0023)
             from .learn import hook_text
 
@@ -121,6 +125,22 @@ def hook_output(event: str, root: str | None, payload: Any,
     return json.dumps({"hookSpecificOutput": {"hookEventName": name,
                                               "additionalContext": text}},
                       ensure_ascii=True) + "\n"
+
+
+def _digest_tokens() -> int:
+    env = os.environ.get("LEAN_MEMORY_DIGEST_TOKENS", "")
+    return int(env) if env.isdigit() else 1200
+
+
+def warm_up(mem: Memory) -> None:
+    """What the prompt hook's background warm-up builds after the search index (it runs
+    in that process, ``search.time_limit``): the status and put state (the correction links
+    the rules are keyed on, else parsed from every shard file before each prompt) and the
+    rules' lines for this budget, so that the next prompt builds nothing."""
+    mem.status()
+    from .digest import warm_rules
+
+    warm_rules(mem, _digest_tokens())
 
 
 _state: dict[str, Any] = {}
@@ -170,8 +190,24 @@ def hook_timeout(value: str) -> float:
     return min(max(timeout, 0.0), MAX_HOOK_TIMEOUT)
 
 
+def end_output(root: str | None, payload: Any) -> str:
+    """``hook session-end``: distill the session that ended; nothing to print."""
+    if not isinstance(payload, dict):
+        raise ValueError("hook input is not a JSON object")
+    where = _find_memory_root(payload.get("cwd"), root)
+    if where is not None:
+        from .store import Memory
+
+        _state["mem"] = Memory(where)
+        from .learn import end_session
+
+        end_session(payload, where)
+    return ""
+
+
 def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
-    """``hook EVENT``: print the context for the agent, or nothing. Always returns 0."""
+    """``hook EVENT``: print the context for the agent, or nothing. Always returns 0.
+    ``session-end`` prints nothing and has at most :data:`END_TIMEOUT` seconds."""
     # _thread, not threading (~1 ms to import, before every prompt): one worker that may be
     # abandoned (like a daemon thread) and one lock to wait on are all this needs.
     import _thread
@@ -183,13 +219,17 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
 
     def work() -> None:
         try:
-            box.append(hook_output(event, root, _read_input(stdin)))
+            payload = _read_input(stdin)
+            box.append(end_output(root, payload) if event in QUIET_EVENTS
+                       else hook_output(event, root, payload))
         except BaseException as exc:  # fail open, whatever happened
             box.append(exc)
         finally:
             done.release()
 
     timeout = hook_timeout(os.environ.get("LEAN_MEMORY_HOOK_TIMEOUT", ""))
+    if event in QUIET_EVENTS:
+        timeout = min(timeout, END_TIMEOUT)
     _thread.start_new_thread(work, ())
     done.acquire(timeout=timeout)
     if not box:
@@ -257,7 +297,7 @@ def _safe_commands(text: str) -> str:
 
     unsafe = " -m lean_memory hook "
     text = text.replace(f" {SAFE_M} hook ", unsafe).replace(unsafe, f" {SAFE_M} hook ")
-    for event in EVENTS:
+    for event in HOOKS:
         text = text.replace(f'"{CLI} hook {event}"',
                             json.dumps(hook_command(event, portable=True)))
     return text
@@ -275,12 +315,22 @@ def hook_config(agent: str) -> dict[str, Any]:
         start["statusMessage"] = "Loading project memory"
         prompt["statusMessage"] = "Recalling project memory"
     sources = "startup|resume|clear|compact"
-    return {"hooks": {"SessionStart": [{"matcher": sources, "hooks": [start]}],
-                      "UserPromptSubmit": [{"hooks": [prompt]}]}}
+    hooks: dict[str, Any] = {"SessionStart": [{"matcher": sources, "hooks": [start]}],
+                             "UserPromptSubmit": [{"hooks": [prompt]}]}
+    if agent == "claude":  # the session that ended is distilled (Codex has no such event)
+        hooks["SessionEnd"] = [{"hooks": [{"type": "command", "timeout": 5,
+                                           "command": hook_command("session-end")}]}]
+    return {"hooks": hooks}
+
+
+def hook_events(agent: str) -> str:
+    """The events whose hooks ``agent`` gets, for the lines ``init`` prints."""
+    names: list[str] = list(hook_config(agent)["hooks"])
+    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _has_our_hook(groups: list[Any], event: str) -> bool:
-    needle = next(k for k, v in EVENTS.items() if v == event)
+    needle = next(k for k, v in HOOKS.items() if v == event)
     for group in groups:
         for h in (group.get("hooks") or []) if isinstance(group, dict) else []:
             cmd = h.get("command", "") if isinstance(h, dict) else ""
@@ -289,16 +339,20 @@ def _has_our_hook(groups: list[Any], event: str) -> bool:
     return False
 
 
-def _merge_hooks(settings: Any, agent: str) -> dict[str, Any] | None:
+def _merge_hooks(settings: Any, agent: str,
+                 only: tuple[str, ...] | None = None) -> dict[str, Any] | None:
     """``settings`` (parsed JSON) with our hook groups added to the events that lack one of
     ours, every other key and hook kept in its order; None when the shape is not the one
-    both agents define (an object whose ``hooks`` maps event names to lists)."""
+    both agents define (an object whose ``hooks`` maps event names to lists). With
+    ``only``, those events alone are looked at."""
     if not isinstance(settings, dict):
         return None
     hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
         return None
     for event, groups in hook_config(agent)["hooks"].items():
+        if only is not None and event not in only:
+            continue
         have = hooks.get(event, [])
         if not isinstance(have, list):
             return None
@@ -456,16 +510,39 @@ def refresh_hooks(root: Path) -> list[str]:
 
     top = root.resolve()
     lines = []
-    for rel, notes in SETTINGS.values():
+    for agent, (rel, notes) in SETTINGS.items():
         try:
-            line = _refresh(top, rel, notes)[1]
-        except (OSError, LeanMemoryError):
+            text, line = _refresh(top, rel, notes)
+            if line is not None:
+                lines.append(line)
+            line = _add_new_events(top, agent, text)
+        except (OSError, LeanMemoryError, ValueError):
             continue
         if line is not None:
             lines.append(line)
     with contextlib.suppress(OSError, LeanMemoryError):
         lines.extend(_write_docs(Memory(top), top, claude=False, create=False))
     return lines
+
+
+def _add_new_events(top: Path, agent: str, text: str) -> str | None:
+    """Settings an older version wrote (our hooks there, SessionEnd not yet) given the
+    events added since, everything else kept; the line saying so, or None."""
+    import json
+
+    from .fsutil import atomic_write
+
+    if not text or not any(f"hook {e}" in text and "lean" in text for e in EVENTS):
+        return None  # not set up for this agent: `init --agent` does that
+    current = json.loads(text)
+    # only events added since: a hook of ours that the person took out stays out
+    merged = _merge_hooks(json.loads(text), agent, only=tuple(QUIET_EVENTS.values()))
+    if merged is None or merged == current:
+        return None
+    rel, notes = SETTINGS[agent]
+    atomic_write(top / rel, json.dumps(merged, indent=2, ensure_ascii=False) + "\n", root=top)
+    added = [e for e in merged["hooks"] if merged["hooks"][e] != current.get("hooks", {}).get(e)]
+    return f"{rel}: added {notes} hook{'s' if len(added) != 1 else ''} {', '.join(added)}"
 
 
 def _merge_settings(top: Path, agent: str) -> str:
@@ -483,7 +560,7 @@ def _merge_settings(top: Path, agent: str) -> str:
     if not text:
         ensure_dir(settings.parent, top)
         atomic_write(settings, json.dumps(hook_config(agent), indent=2) + "\n", root=top)
-        return f"wrote {rel}: {notes} hooks SessionStart and UserPromptSubmit"
+        return f"wrote {rel}: {notes} hooks {hook_events(agent)}"
     try:
         current = json.loads(text)
     except ValueError as exc:
@@ -498,7 +575,9 @@ def _merge_settings(top: Path, agent: str) -> str:
     if merged == current:
         return refreshed or f"{rel}: {notes} hooks already configured"
     atomic_write(settings, json.dumps(merged, indent=2, ensure_ascii=False) + "\n", root=top)
-    return f"{rel}: added {notes} hooks SessionStart and UserPromptSubmit (other settings kept)"
+    added = [e for e in merged["hooks"] if merged["hooks"][e] != current.get("hooks", {}).get(e)]
+    return (f"{rel}: added {notes} hook{'s' if len(added) != 1 else ''} "
+            f"{', '.join(added)} (other settings kept)")
 
 
 def setup_agent(mem: Memory, agent: str) -> list[str]:

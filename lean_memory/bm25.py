@@ -15,9 +15,9 @@ import unicodedata
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from itertools import accumulate, chain, repeat
+from itertools import accumulate, chain, compress, repeat
 
 from ._lazyre import lazy
 from ._stem import stem as _porter_stem
@@ -433,44 +433,65 @@ class _Segment:
         """The exactly rounded sum of the document lengths."""
         return math.fsum(self.lengths)
 
-    def postings(self, term: str) -> tuple[Sequence[int], Sequence[float]] | None:
+    def span(self, term: str) -> tuple[int, int] | None:
+        """Where the postings of ``term`` lie (start, end in the flat arrays), or None."""
         terms = self.terms
         i = bisect_left(terms, term)
         if i == len(terms) or terms[i] != term:
             return None
-        start, end = self.offsets[i], self.offsets[i + 1]
+        return self.offsets[i], self.offsets[i + 1]
+
+    def df(self, term: str) -> int:
+        """How many documents of the segment hold ``term``."""
+        where = self.span(term)
+        return 0 if where is None else where[1] - where[0]
+
+    def postings(self, term: str) -> tuple[Sequence[int], Sequence[float]] | None:
+        where = self.span(term)
+        if where is None:
+            return None
+        start, end = where
         return self.docs[start:end], self.tfs[start:end]
 
 
 class LazySegment(_Segment):
-    """A segment whose postings stay where they are (a file, say) until a term is looked up.
+    """A segment whose terms and postings stay where they are (a file, say) until a term is
+    looked up: only the document lengths are in memory.
 
+    ``find(term)`` returns where the term's postings lie (start, end) or None;
     ``fetch(start, end)`` returns ``docs[start:end], tfs[start:end]`` of the full segment;
-    terms, offsets and lengths are in memory, as in ``_Segment``.
+    ``whole()`` the segment with everything in memory (to rebuild from its counts).
     """
 
-    __slots__ = ("_fetch", "_total")
+    __slots__ = ("_fetch", "_find", "_spans", "_total", "_whole")
 
-    def __init__(self, terms: list[str], offsets: Sequence[int], lengths: Sequence[float],
+    def __init__(self, find: Callable[[str], tuple[int, int] | None],
                  fetch: Callable[[int, int], tuple[Sequence[int], Sequence[float]]],
+                 whole: Callable[[], _Segment], lengths: Sequence[float],
                  total: float | None = None) -> None:
-        super().__init__(terms, offsets, (), (), lengths)
+        super().__init__([], (0,), (), (), lengths)
+        self._find = find
         self._fetch = fetch
+        self._whole = whole
         self._total = total  # the stored fsum of lengths, if known
+        self._spans: dict[str, tuple[int, int] | None] = {}
 
     def total(self) -> float:
         return super().total() if self._total is None else self._total
 
+    def span(self, term: str) -> tuple[int, int] | None:
+        try:
+            return self._spans[term]
+        except KeyError:
+            where = self._spans[term] = self._find(term)
+            return where
+
     def postings(self, term: str) -> tuple[Sequence[int], Sequence[float]] | None:
-        terms = self.terms
-        i = bisect_left(terms, term)
-        if i == len(terms) or terms[i] != term:
-            return None
-        return self._fetch(self.offsets[i], self.offsets[i + 1])
+        where = self.span(term)
+        return None if where is None else self._fetch(*where)
 
     def counts(self) -> list[TermCounts]:
-        self.docs, self.tfs = self._fetch(0, self.offsets[-1])
-        return super().counts()
+        return self._whole().counts()
 
 
 class BM25Index:
@@ -572,7 +593,7 @@ class BM25Index:
 
     def df(self, term: str) -> int:
         """How many documents hold ``term`` (a token, as the tokenizer gives it)."""
-        return sum(len(hit[0]) for s in self._segments if (hit := s.postings(term)) is not None)
+        return sum(s.df(term) for s in self._segments)
 
     def score(self, query: str) -> dict[int, float]:
         """BM25 score of every document that matches the query (all scores are > 0).
@@ -584,16 +605,36 @@ class BM25Index:
         return self._scores(self._query_terms(query))
 
     def _scores(self, terms: Sequence[_Term]) -> dict[int, float]:
+        accs, touched = self._accumulate(terms)
+        scores: dict[int, float] = {}
+        for j, local in touched.items():
+            base, acc = self._bases[j], accs[j]
+            scores.update((base + doc, acc[doc]) for doc in local)
+        return scores
+
+    def _accumulate(self, terms: Sequence[_Term]
+                    ) -> tuple[dict[int, list[float]], dict[int, Collection[int]]]:
+        """Per segment: its documents' scores (a list indexed by local number), and the
+        documents the query touched.
+
+        Every float operation is the one of the formula below, in the same order, term by
+        term in query order. (The same loops as ``map`` chains over ``operator`` functions
+        measured twice as slow: a bound slot method costs more than the interpreter's
+        specialised list indexing.)
+        """
         k1, b, avgdl = self.k1, self.b, self.avgdl
         one_b = 1.0 - b
         segments = self._segments
-        # Per segment: its documents' scores so far (a list indexed by local number, cheaper
-        # than a dict per posting), the postings that touched it, and, once a term's postings
-        # cover a quarter of it, each document's length normalisation, shared by the terms.
-        # Every float operation is the one of the formula below, in the same order.
+        # When the query's postings in a segment outnumber its documents, each document's
+        # length normalisation is computed once for all of them and shared by the terms
+        # (else computed per posting: the same bits, less work).
         accs: dict[int, list[float]] = {}
-        touched: dict[int, list[Sequence[int]]] = {}
+        lists: dict[int, list[Sequence[int]]] = {}
         norms: dict[int, list[float]] = {}
+        postings: dict[int, int] = {}
+        for _, _, _, found in terms:
+            for j, (docs, _tfs) in found.items():
+                postings[j] = postings.get(j, 0) + len(docs)
         # BM25 (Lucene's IDF, in _query_terms, and saturation):
         # w = idf * f / (f + k1 * (1.0 - b + b * length / avgdl)).
         for qtf, idf, _, found in terms:
@@ -602,10 +643,10 @@ class BM25Index:
                 acc = accs.get(j)
                 if acc is None:
                     acc = accs[j] = [0.0] * len(lengths)
-                    touched[j] = []
-                touched[j].append(docs)
+                    lists[j] = []
+                lists[j].append(docs)
                 norm = norms.get(j)
-                if norm is None and 4 * len(docs) >= len(lengths):
+                if norm is None and postings[j] >= len(lengths):
                     norm = norms[j] = [k1 * (one_b + b * n / avgdl) for n in lengths]
                 if norm is None:
                     for doc, f in zip(docs, tfs, strict=True):
@@ -617,12 +658,9 @@ class BM25Index:
                 else:
                     for doc, f in zip(docs, tfs, strict=True):
                         acc[doc] += qtf * (idf * f / (f + norm[doc]))
-        scores: dict[int, float] = {}
-        for j, lists in touched.items():
-            local: Iterable[int] = lists[0] if len(lists) == 1 else set().union(*lists)
-            base, acc = self._bases[j], accs[j]
-            scores.update((base + doc, acc[doc]) for doc in local)
-        return scores
+        touched: dict[int, Collection[int]] = {
+            j: docs[0] if len(docs) == 1 else set().union(*docs) for j, docs in lists.items()}
+        return accs, touched
 
     def _query_terms(self, query: str) -> list[_Term]:
         """The query's indexed terms in order of first occurrence: (qtf, idf, df, postings
@@ -688,18 +726,20 @@ class BM25Index:
         """
         if k <= 0:
             return []
-        scores = self.score(query)
-        if isinstance(allowed, bytes | bytearray):
-            scores = {doc: s for doc, s in scores.items() if allowed[doc]}
-        elif allowed is not None:
-            scores = {doc: s for doc, s in scores.items() if doc in allowed}
-        if len(scores) > k:
-            # The k-th best score, found on bare floats, bounds the candidates; ties at that
-            # boundary are then settled like all the others.
-            floor = heapq.nlargest(k, scores.values())[-1]
-            items = [(doc, s) for doc, s in scores.items() if s >= floor]
-        else:
-            items = list(scores.items())
+        terms = self._query_terms(query)
+        items = self._pruned(terms, k, allowed)
+        if items is None:
+            pools = self._pools(*self._accumulate(terms), allowed)
+            if sum(len(local) for _, _, local in pools) > k:
+                # The k-th best score, found on bare floats, bounds the candidates; ties at
+                # that boundary are then settled like all the others.
+                floor = heapq.nlargest(k, chain.from_iterable(
+                    map(acc.__getitem__, local) for _, acc, local in pools))[-1]
+                items = [(base + doc, acc[doc]) for base, acc, local in pools
+                         for doc in compress(local, map(floor.__le__,
+                                                        map(acc.__getitem__, local)))]
+            else:
+                items = [(base + doc, acc[doc]) for base, acc, local in pools for doc in local]
         if newer is None:
             items.sort(key=_rank_key)
         else:
@@ -709,13 +749,74 @@ class BM25Index:
             items.sort(key=_score_key, reverse=True)
         return items[:k]
 
+    def _pools(self, accs: dict[int, list[float]], touched: dict[int, Collection[int]],
+               allowed: Container[int] | bytes | bytearray | None
+               ) -> list[tuple[int, list[float], Collection[int]]]:
+        """(base, scores, allowed documents touched) of each segment the query touched."""
+        bases = self._bases
+        pools: list[tuple[int, list[float], Collection[int]]] = []
+        for j, local in touched.items():
+            base = bases[j]
+            if isinstance(allowed, bytes | bytearray):
+                mask = allowed[base:bases[j + 1]]
+                local = list(filter(mask.__getitem__, local))
+            elif allowed is not None:
+                local = [doc for doc in local if base + doc in allowed]
+            pools.append((base, accs[j], local))
+        return pools
+
+    def _pruned(self, terms: Sequence[_Term], k: int,
+                allowed: Container[int] | bytes | bytearray | None
+                ) -> list[tuple[int, float]] | None:
+        """The documents scored at least the k-th best score, with their exact scores,
+        found without OR-ing the postings of the query's common terms; or None (the caller
+        then scores exhaustively): MaxScore with one split (ADR: index layout 2).
+
+        The light terms (in fewer than 1/_HEAVY of the documents) are scored alone first. No
+        heavy term adds more than ``qtf * idf`` to a score (``f / (f + norm) <= 1``), so with
+        ``theta`` the k-th best partial score of an allowed document (a lower bound of the
+        k-th best score), a document whose partial score plus the heavy terms' bound stays
+        under ``theta`` cannot reach the top k, nor tie it; nor can a document only the
+        heavy terms hold, once their bound is under ``theta``. The documents left are scored
+        exactly (:meth:`_exact`: the same float operations as :meth:`score`, in the same
+        order). Tried only when the query has a rare term (1/_RARE of the documents) and a
+        heavy one; given up when the bound does not settle or too many documents are left
+        to look up (then it would cost more than it saves).
+        """
+        n_docs = self.n_docs
+        heavy = [t for t in terms if t[2] * _HEAVY > n_docs]
+        light = [t for t in terms if t[2] * _HEAVY <= n_docs]
+        if not heavy or not any(t[2] * _RARE <= n_docs for t in light):
+            return None
+        pools = self._pools(*self._accumulate(light), allowed)
+        if sum(len(local) for _, _, local in pools) < k:
+            return None
+        theta = heapq.nlargest(k, chain.from_iterable(
+            map(acc.__getitem__, local) for _, acc, local in pools))[-1]
+        # Margins far above float rounding: the bound and the partial sums add in another
+        # order than the exact scores.
+        bound = math.fsum(qtf * idf for qtf, idf, _, _ in heavy) * (1.0 + 1e-9)
+        if bound >= theta * (1.0 - 1e-9):
+            return None
+        lowest = theta * (1.0 - 1e-9) - bound
+        numbers = [base + doc for base, acc, local in pools
+                   for doc in compress(local, map(lowest.__le__, map(acc.__getitem__, local)))]
+        if 2 * len(numbers) * len(terms) > sum(t[2] for t in heavy):
+            return None
+        exact = self._exact(terms, numbers)
+        floor = heapq.nlargest(k, exact)[-1]
+        return [(doc, score) for doc, score in zip(numbers, exact, strict=True)
+                if score >= floor]
+
     def to_state(self, *, binary: bool = True) -> dict[str, Any]:
         """The index as builtins for ``marshal`` (or ``json`` with ``binary=False``).
 
         Postings are flat arrays: as little-endian bytes by default, which ``marshal`` loads
         as one block each (10k entries: a few ms), or as lists of int and float.
         """
-        segment = self._segments[0] if len(self._segments) == 1 else _Segment.of(self.counts())
+        segments = self._segments
+        segment = (segments[0] if len(segments) == 1 and not isinstance(segments[0], LazySegment)
+                   else _Segment.of(self.counts()))
         tokenizer = self.tokenizer
         state: dict[str, Any] = {
             "format": _STATE_FORMAT,
@@ -774,6 +875,10 @@ class BM25Index:
         return cls([segment], k1=k1, b=b, title_weight=title_weight, tokenizer=tokenizer)
 
 
+# MaxScore (BM25Index._pruned): a term is heavy when more than 1/_HEAVY of the documents hold
+# it, rare when at most 1/_RARE do.
+_HEAVY = 4
+_RARE = 64
 _Term = tuple[int, float, int, dict[int, tuple[Sequence[int], Sequence[float]]]]
 """A query term: (qtf, idf, df, its postings by segment number)."""
 

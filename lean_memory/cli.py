@@ -407,18 +407,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_hook(args: argparse.Namespace, out: TextIO) -> int:
-    if args.event == "session-end":  # prints nothing, always exits 0: never blocks the agent
-        import contextlib
-
-        with contextlib.suppress(Exception):
-            from .agents import _find_memory_root, _read_input
-            from .learn import end_session
-
-            payload = _read_input(sys.stdin)
-            cwd = payload.get("cwd") if isinstance(payload, dict) else None
-            end_session(payload, _find_memory_root(cwd, args.root))
-        return 0
-    from .agents import run_hook
+    from .agents import run_hook  # session-end too: prints nothing, exit 0, time-bounded
 
     return run_hook(args.event, args.root, sys.stdin, out)
 

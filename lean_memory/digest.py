@@ -481,6 +481,9 @@ def digest(mem: Memory, prompt: str, *, budget_tokens: int = 1200, index: bool |
     asked = bool(prompt.strip())
     if index is None:
         index = not asked or mem.config.digest_index
+    # The matches first: on a fresh clone, bringing the index up to date within the prompt
+    # hook's time limit must not wait for the rules (which then read the verdicts it saved).
+    found = _matches(mem, prompt, include_archive, budget_tokens) if asked else None
     verdicts = Verdicts(mem)
     try:
         overview = _overview(mem, verdicts) if index else ""
@@ -488,7 +491,6 @@ def digest(mem: Memory, prompt: str, *, budget_tokens: int = 1200, index: bool |
     finally:
         verdicts.save()
     withheld = rules.withheld
-    found = _matches(mem, prompt, include_archive, budget_tokens) if asked else None
     note = count_note(withheld + (found.withheld if found else 0))
     budget = max(budget_tokens, 0)
     if not note:
@@ -501,19 +503,50 @@ def digest(mem: Memory, prompt: str, *, budget_tokens: int = 1200, index: bool |
     return text + note if text else ""
 
 
-def _block(budget: int, overview: str, rules: _Rules, found: _Matches | None) -> str:
+def _layout(budget: int, overview: str, matches: bool) -> tuple[str, int] | None:
+    """The overview as shown and the rules' room, in a block of ``budget`` tokens with or
+    without matches; None when not even the overview fits."""
     if overview and _tokens(overview) > budget // 2:  # a tiny budget: a pointer instead
         overview = POINTER
     if _tokens(overview) > budget:
-        return ""
+        return None
     left = budget - _tokens(overview)
     reserve = 0
-    if found is not None and found.hits:
+    if matches:
         floor = MIN_MATCH + _tokens(MATCH_HEAD) + _tokens(_left_out_note(10 ** 5, True)) + 2
         reserve = min(left, max(left // MATCH_SHARE, floor))
+    return overview, left - reserve - _tokens(RULES_HEAD) - 1
+
+
+def warm_rules(mem: Memory, budget_tokens: int) -> None:
+    """Build what a digest of ``budget_tokens`` reads, for the next prompt to find cached:
+    the verdicts of the rules and of the overview, and the rules' lines for a prompt with
+    matches and for one without (the prompt hook's background warm-up)."""
+    from .withhold import Verdicts
+
+    mem._require_init()
+    verdicts = Verdicts(mem)
+    try:
+        overview = _overview(mem, verdicts)  # the session start shows it
+        rules = _Rules(mem, verdicts)
+    finally:
+        verdicts.save()
+    shown = overview if mem.config.digest_index else ""
+    for matches in (False, True):
+        laid = _layout(max(budget_tokens, 0), shown, matches)
+        if laid is not None and rules.count:
+            rules.lines(laid[1])
+    rules.save()
+
+
+def _block(budget: int, overview: str, rules: _Rules, found: _Matches | None) -> str:
+    laid = _layout(budget, overview, found is not None and bool(found.hits))
+    if laid is None:
+        return ""
+    overview, room = laid
     rule_lines: list[str] = []
     if rules.count:
-        rule_lines = rules.lines(left - reserve - _tokens(RULES_HEAD) - 1)
+        rule_lines = rules.lines(room)
     parts = [overview] if overview else []
     if rule_lines:
         parts.append(RULES_HEAD + "\n".join(rule_lines) + "\n")

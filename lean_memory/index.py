@@ -1,19 +1,37 @@
-"""The on-disk search index: one file per shard file, read by offset (ADR 0016).
+"""The on-disk search index: one file per shard file, fixed regions read by offset (ADR 0016,
+layout 2).
 
-A part file is ``cache tag | 8-byte header length | marshal header | postings | keys |
-supersedes``; the tag (fsutil.write_cache, this user's key) covers the length and the header,
-which hold the shard file's signature (size, mtime, inode) the part is valid for, so a part
-from anywhere else is never believed.
-The header holds what every query needs of the part (entry spans in bytes and line numbers,
-document lengths, the term dictionary and its posting offsets; ids and dates as one string
-each, split only if a query needs them); the postings of a term are read only when a query
-asks for it, the keys (what each entry's indexed text hashes to) only when the part is
-rebuilt, the supersedes only when the superseded entries are worked out again. So a query
-loads a few kB to a few MB however large the memory. Entries appended to a shard file
-since its part was built go to a small tail part of their own (``base`` names the
-signature of the file the part was built from), so a put does not rewrite the part.
+A part file is ``cache tag | 8-byte meta length | marshal meta | body``. The tag
+(fsutil.write_cache, this user's key) covers the length and the meta; the meta holds the
+shard file's signature (size, mtime, inode) the part is valid for, the part's counts, where
+each region of the body lies, the first term of each block of the term dictionary, and the
+BLAKE2b digest of every ``CHUNK`` bytes of the body. So everything a query reads is checked
+before it is believed: the meta by the keyed tag, each chunk of the body by its digest (in
+the tagged meta) the first time this process reads it. A part from anywhere else, or
+changed in any byte a query reads, is never believed: the part is rebuilt.
 
-Everything here is derived: a part that fails any check is ``None`` and gets rebuilt.
+The body's regions, little-endian, in this order (``_REGIONS``):
+
+* ``lengths``: each document's length (f64; every query needs them all);
+* ``spans``, ``lines``: each entry's byte start and end in its file (i64) and first line (i32);
+* ``ids``, ``dates``: (n + 1) u32 offsets, then the UTF-8 strings ("" for no date);
+* ``dict``: the sorted terms, in blocks of ``BLOCK`` joined by newlines (UTF-8); the meta
+  holds each block's first term and byte offset, so a term is found by bisecting the
+  first terms in memory, then the one block read;
+* ``starts``: (terms + 1) i32: term i's postings are ``[starts[i], starts[i + 1])``;
+* ``docs``, ``tfs``: the postings, document numbers (i32) and raw frequencies (f64);
+* ``keys``: what each entry's indexed text hashes to (16 bytes each; zeros when withheld),
+  read only when the part is rebuilt;
+* ``supersedes``: marshal list, read only when the superseded entries are worked out again.
+
+So a query reads the lengths, one dictionary block and the postings of each query term, and
+the span, line, id and date of its hits: a few kB to a few MB however large the memory.
+Entries appended to a shard file since its part was built go to a small tail part of their
+own (``base`` names the signature of the file the part was built from), so a put does not
+rewrite the part.
+
+Everything here is derived: a part that fails any check is ``None`` (or raises ``Corrupt``
+while a query reads it) and gets rebuilt.
 """
 
 from __future__ import annotations
@@ -23,23 +41,38 @@ import math
 import os
 import sys
 from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from itertools import accumulate, pairwise
 
-from .bm25 import BM25Index, LazySegment
+from ._hash import blake2b
+from .bm25 import BM25Index, LazySegment, _Segment
 from .fsutil import CACHE_PREFIX, MAX_CACHE_BYTES, open_bounded, tag_matches, write_cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator
     from pathlib import Path
     from typing import Any, BinaryIO
 
-PART_FORMAT = "lean_memory.index/1"
+PART_FORMAT = "lean_memory.index/2"
+CHUNK = 8192  # bytes of body per digest
+BLOCK = 64  # terms per dictionary block
+_DIGEST = 16
 _NO_KEY = bytes(16)
 _LITTLE = sys.byteorder == "little"
+# The body's regions, in file order.
+_REGIONS = ("lengths", "spans", "lines", "ids", "dates", "dict", "starts", "docs", "tfs",
+            "keys", "supersedes")  # fmt: skip
+(_LENGTHS, _SPANS, _LINES, _IDS, _DATES, _DICT, _STARTS, _DOCS, _TFS, _KEYS,
+ _SUPERSEDES) = range(len(_REGIONS))  # fmt: skip
+_META_FIELDS = 16
+_SMALL = 1 << 18  # a body up to this size is read whole (a small memory's parts)
+_FIRST_READ = 1 << 16  # the first read of a part: the tag, the meta length and most metas
 
 
 class Corrupt(Exception):
-    """A part file turned out damaged while postings were read from it."""
+    """A part file turned out damaged while it was read."""
 
 
 def _packed(typecode: str, values: Sequence[Any]) -> bytes:
@@ -63,23 +96,25 @@ class Part:
 
     ``spans`` holds the byte start and end of each entry's raw text, ``lines`` its first
     line; ``withheld`` the numbers (in the part) of the entries that hold a credential.
+    Read from a file, ``ids``, ``dates``, ``spans`` and ``lines`` are read by offset, an
+    item at a time.
     """
 
-    __slots__ = ("_dates", "_ids", "_supersedes", "archived", "base", "digest", "file",
+    __slots__ = ("_supersedes", "archived", "base", "dates", "digest", "file", "ids",
                  "index", "keys", "lines", "n", "name", "sig", "spans", "withheld")  # fmt: skip
 
     def __init__(self, name: str, archived: bool, sig: tuple[int, int, int],
-                 ids: list[str] | str, dates: list[str] | str,
-                 supersedes: list[str] | Callable[[], list[str]], spans: array[int],
-                 lines: array[int], withheld: list[int], index: BM25Index,
+                 ids: Sequence[str], dates: Sequence[str],
+                 supersedes: list[str] | Callable[[], list[str]], spans: Sequence[int],
+                 lines: Sequence[int], withheld: list[int], index: BM25Index,
                  keys: list[bytes] | None = None, file: BinaryIO | None = None, *,
                  digest: bytes = b"", base: tuple[int, int, int] | None = None) -> None:
         self.name = name
         self.archived = archived
         self.sig = sig
         self.n = len(lines)
-        self._ids = ids  # a list, or joined by newlines until first needed
-        self._dates = dates
+        self.ids = ids
+        self.dates = dates
         self._supersedes = supersedes  # a list, or what reads it from the file
         self.spans = spans
         self.lines = lines
@@ -89,18 +124,6 @@ class Part:
         self.file = file  # the open part file its postings are read from
         self.digest = digest  # of the file's bytes the part covers (a whole part)
         self.base = base  # a tail: the entries appended since the file had this signature
-
-    @property
-    def ids(self) -> list[str]:
-        if isinstance(self._ids, str):
-            self._ids = _split(self._ids, self.n)
-        return self._ids
-
-    @property
-    def dates(self) -> list[str]:
-        if isinstance(self._dates, str):
-            self._dates = _split(self._dates, self.n)
-        return self._dates
 
     @property
     def supersedes(self) -> list[str]:
@@ -114,118 +137,315 @@ class Part:
             self.file = None
 
 
-def write_part(path: Path, root: Path | None, header: list[Any], part: Part) -> bool:
-    """Write ``part`` (built in memory, keys and supersedes known) atomically."""
+# -- writing ------------------------------------------------------------------------------
+
+
+def _strings(values: Sequence[str]) -> bytes:
+    blobs = [v.encode("utf-8", "surrogatepass") for v in values]
+    offsets = array("I", [0])
+    offsets.extend(accumulate(map(len, blobs)))
+    return _packed("I", offsets) + b"".join(blobs)
+
+
+def encode_part(header: list[Any], part: Part) -> tuple[bytes, int]:
+    """The part file's bytes (before the seal) and how many of them the tag covers."""
     state = part.index.to_state()
+    terms: list[str] = state["terms"]
+    blocks = [(terms[i], "\n".join(terms[i:i + BLOCK]).encode("utf-8", "surrogatepass"))
+              for i in range(0, len(terms), BLOCK)]
+    bounds = array("I", [0])
+    bounds.extend(accumulate(len(blob) for _, blob in blocks))
     # A withheld entry has no key (b""): stored as zeros to keep the width, read back as b"".
     keys = b"".join(key or _NO_KEY for key in part.keys or ())
-    supersedes = marshal.dumps(part.supersedes)
-    docs, tfs = state["docs"], state["tfs"]
+    regions = [state["lengths"], _packed("q", part.spans), _packed("i", part.lines),
+               _strings(part.ids), _strings(part.dates), b"".join(b for _, b in blocks),
+               state["offsets"], state["docs"], state["tfs"], keys,
+               marshal.dumps(list(part.supersedes))]  # fmt: skip
+    body = b"".join(regions)
+    at = list(accumulate(map(len, regions), initial=0))
+    view = memoryview(body)
+    digests = b"".join(blake2b(view[i:i + CHUNK], digest_size=_DIGEST).digest()
+                       for i in range(0, len(body), CHUNK))
     meta = marshal.dumps([
-        PART_FORMAT, header, part.name, part.archived, part.sig, _joined(part.ids),
-        _joined(part.dates), _packed("q", part.spans), _packed("i", part.lines), part.withheld,
-        "\n".join(state["terms"]), state["offsets"], state["lengths"], len(docs), len(tfs),
-        len(keys), len(supersedes), math.fsum(_unpacked("d", state["lengths"])), part.digest,
-        part.base,
+        PART_FORMAT, header, part.name, part.archived, list(part.sig), part.n, len(terms),
+        len(state["docs"]) // 4, math.fsum(_unpacked("d", state["lengths"])), part.withheld,
+        at, "\n".join(first for first, _ in blocks), _packed("I", bounds), digests,
+        part.digest, None if part.base is None else list(part.base),
     ])  # fmt: skip
-    data = b"".join((len(meta).to_bytes(8, "little"), meta, docs, tfs, keys, supersedes))
-    return write_cache(path, data, root, covered=8 + len(meta))
+    return b"".join((len(meta).to_bytes(8, "little"), meta, body)), 8 + len(meta)
+
+
+def write_part(path: Path, root: Path | None, header: list[Any], part: Part) -> bool:
+    """Write ``part`` (built in memory, keys and supersedes known) atomically."""
+    data, covered = encode_part(header, part)
+    return write_cache(path, data, root, covered=covered)
+
+
+# -- reading ------------------------------------------------------------------------------
+
+
+class _Body:
+    """The body of an open part file, read by offset, each chunk checked against its digest
+    the first time it is read (then kept, when it is read a piece at a time)."""
+
+    __slots__ = ("at", "chunks", "digests", "f", "size")
+
+    def __init__(self, f: BinaryIO, at: int, size: int, digests: bytes) -> None:
+        self.f = f
+        self.at = at  # where the body starts in the file
+        self.size = size
+        self.digests = digests
+        self.chunks: dict[int, bytes] = {}
+
+    def read(self, start: int, end: int) -> bytes:
+        """Bytes ``start:end`` of the body, checked; Corrupt if they are not what was
+        written."""
+        if not 0 <= start <= end <= self.size:
+            raise Corrupt("inconsistent search index")
+        if start == end:
+            return b""
+        if self.size <= _SMALL:  # read and checked whole, once: fewer reads and hashes
+            whole = self.chunks.get(-1)
+            if whole is None:
+                whole = self.chunks[-1] = self._pread(0, self.size)
+                view = memoryview(whole)
+                for i in range(0, self.size, CHUNK):
+                    if blake2b(view[i:i + CHUNK], digest_size=_DIGEST).digest() != \
+                            self.digests[_DIGEST * i // CHUNK:_DIGEST * (i // CHUNK + 1)]:
+                        raise Corrupt("damaged search index")
+            return whole[start:end]
+        first, last = start // CHUNK, (end - 1) // CHUNK
+        base = first * CHUNK
+        if last - first <= 1:  # small reads (a dictionary block, a hit's id): kept
+            data = self._chunk(first)
+            if last != first:
+                data += self._chunk(last)
+            return data[start - base:end - base]
+        # A long run (the postings of a common term): read at once, checked chunk by chunk.
+        stop = min((last + 1) * CHUNK, self.size)
+        data = self._pread(base, stop)
+        view = memoryview(data)
+        digests = self.digests
+        for i in range(first, last + 1):
+            piece = view[(i - first) * CHUNK:(i - first + 1) * CHUNK]
+            if blake2b(piece, digest_size=_DIGEST).digest() != \
+                    digests[_DIGEST * i:_DIGEST * (i + 1)]:
+                raise Corrupt("damaged search index")
+        return data[start - base:end - base]
+
+    def _chunk(self, i: int) -> bytes:
+        data = self.chunks.get(i)
+        if data is None:
+            data = self._pread(i * CHUNK, min((i + 1) * CHUNK, self.size))
+            if blake2b(data, digest_size=_DIGEST).digest() != \
+                    self.digests[_DIGEST * i:_DIGEST * (i + 1)]:
+                raise Corrupt("damaged search index")
+            self.chunks[i] = data
+        return data
+
+    def _pread(self, start: int, end: int) -> bytes:
+        f = self.f
+        f.seek(self.at + start)
+        data = f.read(end - start)
+        if len(data) != end - start:
+            raise Corrupt("truncated search index")
+        return data
+
+
+class _Strings(Sequence[str]):
+    """A region of strings (u32 offsets, then UTF-8), read one at a time, or all at once
+    when iterated."""
+
+    __slots__ = ("_all", "body", "n", "start")
+
+    def __init__(self, body: _Body, start: int, n: int) -> None:
+        self.body = body
+        self.start = start
+        self.n = n
+        self._all: list[str] | None = None
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> str:  # type: ignore[override]
+        if self._all is not None:
+            return self._all[i]
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        at = self.start
+        lo, hi = _unpacked("I", self.body.read(at + 4 * i, at + 4 * i + 8))
+        blob = at + 4 * (self.n + 1)
+        return self.body.read(blob + lo, blob + hi).decode("utf-8", "surrogatepass")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.values())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, list | _Strings) and self.values() == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def values(self) -> list[str]:
+        if self._all is None:
+            n, at = self.n, self.start
+            offsets = _unpacked("I", self.body.read(at, at + 4 * (n + 1)))
+            blob = self.body.read(at + 4 * (n + 1), at + 4 * (n + 1) + offsets[-1])
+            out = [blob[lo:hi].decode("utf-8", "surrogatepass")
+                   for lo, hi in pairwise(offsets)]
+            self._all = out
+        return self._all
+
+
+class _Numbers(Sequence[int]):
+    """A region of fixed-width numbers, read one at a time."""
+
+    __slots__ = ("body", "n", "start", "typecode", "width")
+
+    def __init__(self, body: _Body, start: int, n: int, typecode: str, width: int) -> None:
+        self.body = body
+        self.start = start
+        self.n = n
+        self.typecode = typecode
+        self.width = width
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> int:  # type: ignore[override]
+        if i < 0:
+            i += self.n
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        at = self.start + self.width * i
+        value: int = _unpacked(self.typecode, self.body.read(at, at + self.width))[0]
+        return value
+
+    def __iter__(self) -> Iterator[int]:
+        body = self.body.read(self.start, self.start + self.width * self.n)
+        return iter(_unpacked(self.typecode, body))
 
 
 def read_part(path: Path, root: Path | None, header: list[Any], *, k1: float, b: float,
               title_weight: float, full: bool = False) -> Part | None:
-    """The part stored at ``path`` if it was written with ``header``; postings are read on
-    demand from the open file (or all at once, with keys and supersedes, if ``full``)."""
+    """The part stored at ``path`` if it was written with ``header``; what a query needs
+    is read on demand from the open file (or all at once, with keys and supersedes, if
+    ``full``)."""
     try:
         f = open_bounded(path, MAX_CACHE_BYTES, root)
     except Exception:  # missing, refused, unreadable: rebuilt
         return None
     try:
-        return _read(f, path.name, header, k1, b, title_weight, full)
+        part = _read(f, path.name, header, k1, b, title_weight, full)
     except (ValueError, TypeError, IndexError, EOFError, KeyError, OSError, OverflowError,
-            Corrupt):
+            UnicodeError, MemoryError, Corrupt):
+        part = None
+    if part is None or part.file is None:
         f.close()
-        return None
+    return part
 
 
 def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_weight: float,
           full: bool) -> Part | None:
-    prefix = f.read(CACHE_PREFIX)
-    length = f.read(8)
-    size = int.from_bytes(length, "little")
-    if size > os.fstat(f.fileno()).st_size - CACHE_PREFIX - 8:
-        raise ValueError("truncated search index")
-    raw = f.read(size)
-    if not tag_matches(name, prefix, length + raw):
-        f.close()
+    size = os.fstat(f.fileno()).st_size
+    head = f.read(_FIRST_READ)
+    length = int.from_bytes(head[CACHE_PREFIX:CACHE_PREFIX + 8], "little")
+    at = CACHE_PREFIX + 8 + length  # where the body starts
+    if len(head) < CACHE_PREFIX + 8 or at > size:
         return None
-    meta = marshal.loads(raw)
-    (fmt_, head, name, archived, sig, ids, dates, spans, lines, withheld, terms, offsets,
-     lengths, n_docs, n_tfs, n_keys, n_sup, total, digest, base_sig) = meta
-    if fmt_ != PART_FORMAT or head != header:
-        f.close()
+    if at > len(head):
+        head += f.read(at - len(head))
+        if len(head) != at:
+            return None
+    if not tag_matches(name, head, memoryview(head)[CACHE_PREFIX:at]):
         return None
-    offsets_a = _unpacked("i", offsets)
-    lengths_a = _unpacked("d", lengths)
-    spans_a = _unpacked("q", spans)
-    lines_a = _unpacked("i", lines)
-    terms = terms.split("\n") if terms else []
-    n = len(lines_a)
-    if not (isinstance(terms, list) and len(offsets_a) == len(terms) + 1 and offsets_a[0] == 0
-            and n_docs == 4 * offsets_a[-1] and n_tfs == 8 * offsets_a[-1]
-            and isinstance(ids, str) and isinstance(dates, str) and len(lengths_a) == n
-            and len(spans_a) == 2 * n and (n > 0 or not ids)
-            and n_keys in (0, 16 * n) and all(0 <= i < n for i in withheld)):
-        f.close()
+    meta = marshal.loads(memoryview(head)[CACHE_PREFIX + 8:at])
+    if not (isinstance(meta, list) and len(meta) == _META_FIELDS and meta[0] == PART_FORMAT
+            and meta[1] == header):
         return None
-    base = CACHE_PREFIX + 8 + size
-    tfs_at = base + n_docs
+    (_, _, name, archived, sig, n, n_terms, n_postings, total, withheld, regions, firsts,
+     bounds_raw, digests, digest, base_sig) = meta
+    body_size = size - at
+    bounds = _unpacked("I", bounds_raw)
+    firsts = firsts.split("\n") if n_terms else []
+    expected = {_LENGTHS: 8 * n, _SPANS: 16 * n, _LINES: 4 * n, _STARTS: 4 * (n_terms + 1),
+                _DOCS: 4 * n_postings, _TFS: 8 * n_postings}
+    if not (isinstance(regions, list) and len(regions) == len(_REGIONS) + 1
+            and regions[0] == 0 and regions[-1] == body_size
+            and all(0 <= x <= y for x, y in pairwise(regions))
+            and all(regions[r + 1] - regions[r] == w for r, w in expected.items())
+            and regions[_KEYS + 1] - regions[_KEYS] in (0, 16 * n)
+            and len(firsts) == -(-n_terms // BLOCK) and len(bounds) == len(firsts) + 1
+            and bounds[0] == 0 and bounds[-1] == regions[_DICT + 1] - regions[_DICT]
+            and len(digests) == _DIGEST * -(-body_size // CHUNK)
+            and all(0 <= i < n for i in withheld)):
+        return None
+    body = _Body(f, at, body_size, digests)
+    lengths = _unpacked("d", body.read(regions[_LENGTHS], regions[_LENGTHS + 1]))
+    dict_at, starts_at = regions[_DICT], regions[_STARTS]
+    docs_at, tfs_at = regions[_DOCS], regions[_TFS]
+
+    def find(term: str) -> tuple[int, int] | None:
+        block = bisect_right(firsts, term) - 1
+        if block < 0:
+            return None
+        terms = body.read(dict_at + bounds[block], dict_at + bounds[block + 1])
+        words = terms.decode("utf-8", "surrogatepass").split("\n")
+        i = bisect_left(words, term)
+        if i == len(words) or words[i] != term:
+            return None
+        t = BLOCK * block + i
+        start, end = _unpacked("i", body.read(starts_at + 4 * t, starts_at + 4 * t + 8))
+        if not 0 <= start <= end <= n_postings:
+            raise Corrupt("inconsistent search index")
+        return start, end
 
     def fetch(start: int, end: int) -> tuple[array[int], array[float]]:
-        f.seek(base + 4 * start)
-        docs = _unpacked("i", f.read(4 * (end - start)))
-        f.seek(tfs_at + 8 * start)
-        tfs = _unpacked("d", f.read(8 * (end - start)))
-        if len(docs) != len(tfs) or len(docs) != end - start:
-            raise Corrupt("truncated search index")
+        docs = _unpacked("i", body.read(docs_at + 4 * start, docs_at + 4 * end))
+        tfs = _unpacked("d", body.read(tfs_at + 8 * start, tfs_at + 8 * end))
         return docs, tfs
 
+    def whole() -> _Segment:
+        blob = body.read(dict_at, regions[_DICT + 1])
+        terms = [term for lo, hi in pairwise(bounds)
+                 for term in blob[lo:hi].decode("utf-8", "surrogatepass").split("\n")]
+        offsets = _unpacked("i", body.read(starts_at, regions[_STARTS + 1]))
+        if len(terms) != n_terms or offsets[0] != 0 or offsets[-1] != n_postings:
+            raise Corrupt("inconsistent search index")
+        docs, tfs = fetch(0, n_postings)
+        return _Segment(terms, offsets, docs, tfs, lengths)
+
     def supersedes() -> list[str]:
-        f.seek(tfs_at + n_tfs + n_keys)
-        out = marshal.loads(f.read(n_sup))
+        out = marshal.loads(body.read(regions[_SUPERSEDES], regions[_SUPERSEDES + 1]))
         if not isinstance(out, list) or len(out) != n:
             raise Corrupt("inconsistent search index")
         return out
 
+    ids = _Strings(body, regions[_IDS], n)
+    dates = _Strings(body, regions[_DATES], n)
+    spans: Sequence[int] = _Numbers(body, regions[_SPANS], 2 * n, "q", 8)
+    lines: Sequence[int] = _Numbers(body, regions[_LINES], n, "i", 4)
     keys: list[bytes] | None = None
+    sup: list[str] | Callable[[], list[str]] = supersedes
+    segment: _Segment
     if full:
-        f.seek(tfs_at + n_tfs)
-        raw = f.read(n_keys)
-        if len(raw) != n_keys:
-            raise ValueError("truncated search index")
-        keys = [raw[i:i + 16] for i in range(0, n_keys, 16)] or [b""] * n
+        raw = body.read(regions[_KEYS], regions[_KEYS + 1])
+        keys = [raw[i:i + 16] for i in range(0, len(raw), 16)] or [b""] * n
         for i in withheld:
             keys[i] = b""
-        docs, tfs = fetch(0, offsets_a[-1])
-        sup: list[str] | Callable[[], list[str]] = supersedes()
-        f.close()
-        segment: Any = LazySegment(terms, offsets_a, lengths_a, lambda s, e: (docs[s:e], tfs[s:e]))
-    else:
-        segment = LazySegment(terms, offsets_a, lengths_a, fetch, float(total))
-        sup = supersedes
-    index = BM25Index([segment], k1=k1, b=b, title_weight=title_weight)
-    return Part(name, bool(archived), tuple(sig), ids, dates, sup, spans_a, lines_a,
-                list(withheld), index, keys, None if full else f, digest=bytes(digest),
-                base=None if base_sig is None else tuple(base_sig))
-
-
-def _joined(values: list[str]) -> str:
-    return "\n".join(values)
-
-
-def _split(joined: str, n: int) -> list[str]:
-    # Ids and dates never hold a newline (one header line each), "" stands for no date.
-    out = joined.split("\n") if n else []
-    if len(out) != n:
-        raise Corrupt("inconsistent search index")
-    return out
+        segment = whole()
+        sup = supersedes()
+        ids_list, dates_list = ids.values(), dates.values()
+        spans = _unpacked("q", body.read(regions[_SPANS], regions[_SPANS + 1]))
+        lines = _unpacked("i", body.read(regions[_LINES], regions[_LINES + 1]))
+        if len(ids_list) != n or len(dates_list) != n:
+            raise Corrupt("inconsistent search index")
+        return Part(name, bool(archived), tuple(sig), ids_list, dates_list, sup, spans, lines,
+                    list(withheld), BM25Index([segment], k1=k1, b=b, title_weight=title_weight),
+                    keys, None, digest=bytes(digest),
+                    base=None if base_sig is None else tuple(base_sig))
+    segment = LazySegment(find, fetch, whole, lengths, float(total))
+    return Part(name, bool(archived), tuple(sig), ids, dates, sup, spans, lines,
+                list(withheld), BM25Index([segment], k1=k1, b=b, title_weight=title_weight),
+                keys, f, digest=bytes(digest), base=None if base_sig is None else tuple(base_sig))

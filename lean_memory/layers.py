@@ -17,12 +17,11 @@
 from __future__ import annotations
 
 import os
-import sys
 
-from ._hash import blake2b
 from ._record import Record
 from .errors import LeanMemoryError
 from .folder import pure_path
+from .sessionlog import _data_home, app_home, data_home, project_key, session_home
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
@@ -33,6 +32,8 @@ if TYPE_CHECKING:
     from .fsutil import StrPath
     from .search import Hit
     from .store import Memory
+
+__all__ = ["app_home", "data_home", "project_key", "session_home"]  # moved to sessionlog
 
 GLOBAL_ENV = "LEAN_MEMORY_GLOBAL"
 GLOBAL = "global"
@@ -49,33 +50,6 @@ class LayerError(LeanMemoryError):
 
 
 # -- where the layers live ------------------------------------------------------------------
-
-
-def data_home() -> Path:
-    """The per-user data folder: ``$XDG_DATA_HOME`` (absolute), else the platform's."""
-    from pathlib import Path
-
-    return Path(_data_home())
-
-
-def _data_home() -> str:
-    # strings (os.path): the hot commands never import pathlib
-    xdg = os.environ.get("XDG_DATA_HOME", "")
-    if xdg and os.path.isabs(xdg):
-        return pure_path(xdg)
-    if sys.platform == "win32" and os.environ.get("APPDATA"):
-        return pure_path(os.environ["APPDATA"])
-    home = os.path.expanduser("~")  # as Path.home(), which raises when there is none
-    if home == "~":
-        raise RuntimeError("Could not determine home directory.")
-    home = pure_path(home)
-    if sys.platform == "darwin":
-        return os.path.join(home, "Library", "Application Support")
-    return os.path.join(home, ".local", "share")
-
-
-def app_home() -> Path:
-    return data_home() / "lean-memory"
 
 
 def global_root() -> Path:
@@ -137,22 +111,6 @@ def check_project(mem: Memory) -> Memory:
     return mem
 
 
-def project_key(root: Path) -> str:
-    """The session layer's folder name of a project: a readable slug and a hash of the
-    project's real path (two clones of one repository are two projects)."""
-    real = os.path.realpath(root)
-    import re
-
-    slug = re.sub(r"[^a-z0-9]+", "-", os.path.basename(real).lower()).strip("-")[:40]
-    digest = blake2b(real.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
-    return f"{slug or 'root'}-{digest}"
-
-
-def session_home(root: Path) -> Path:
-    """Where this project's session layer lives (asks, summaries, decisions)."""
-    return app_home() / "projects" / project_key(root)
-
-
 # -- one search over the layers -----------------------------------------------------------
 
 
@@ -178,21 +136,39 @@ def _key(entry: Entry) -> str:
 OVERRIDES = "supersedes-global:"  # the tag of a project entry that corrects a global one
 
 
-def _project_supersedes(project: Memory) -> set[str]:
-    """Global ids the project's live entries supersede (hidden in this project's views).
+def project_overrides(project: Memory) -> dict[str, str]:
+    """{global id: the project entry that supersedes it} (hidden in this project's views).
     Runs before every prompt: only a shard whose text names the tag is parsed."""
     from . import format as fmt
 
-    out: set[str] = set()
+    out: dict[str, str] = {}
     try:
         for name in project.shards:
             text = project.read_text(project._shard_file(name))
             if OVERRIDES in text:
-                out.update(t[len(OVERRIDES):] for e in fmt.parse(text, name).entries
-                           for t in e.tags if t.startswith(OVERRIDES))
+                for e in fmt.parse(text, name).entries:
+                    out.update((t[len(OVERRIDES):], e.id) for t in e.tags
+                               if t.startswith(OVERRIDES))
     except LeanMemoryError:
         return out
     return out
+
+
+def _project_supersedes(project: Memory) -> set[str]:
+    """Global ids the project's live entries supersede (hidden in this project's views)."""
+    return set(project_overrides(project))
+
+
+def global_texts(g: Memory) -> dict[str, tuple[str, str]]:
+    """{normalised main text: (id, shard)} of the global store's live entries: a project
+    entry saying the same is shown once, from the global layer."""
+    hidden = g.superseded_ids()
+    return {_key(e): (e.id, e.shard) for e in g.entries() if e.id not in hidden}
+
+
+def same_text(entry: Entry, texts: dict[str, tuple[str, str]]) -> tuple[str, str] | None:
+    """The global (id, shard) saying what ``entry`` says, if any."""
+    return texts.get(_key(entry))
 
 
 def overrides_global(project: Memory, entry_id: str) -> bool:

@@ -9,6 +9,12 @@ writes the session layer (:func:`lean_memory.layers.session_home`)::
     .agents/memory/sessions.md    one summary entry per distilled session
     decisions.jsonl               proposals said yes or no to (never proposed again)
     latest.json                   the last distilled session's "still open" lines
+    writes.jsonl                  entries written to this project, with the time
+                                  (:mod:`lean_memory.sessionlog`; the global store's own)
+    ends.jsonl                    when sessions ended (SessionEnd)
+
+What a session decided is what was written between its first ask and its end
+(:func:`window`), not what is dated within its days.
 
 Nothing here approves a proposal without a person: :func:`decide` is called by the CLI only.
 """
@@ -17,8 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +43,14 @@ from .layers import (
     project_key,
     session_home,
 )
+from .sessionlog import (
+    append_private,
+    load_writes,
+    now_utc,
+    private_dir,
+    read_private,
+    write_private,
+)
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
@@ -58,62 +70,22 @@ EXTRAS_SHARE = 4  # the session-start extras take at most 1/4 of the budget
 MAX_EVIDENCE = 4000  # asks the matcher reads (the latest): ~1.5 s, within the hook's time
 _FILE_NAME = lazy(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 _TAG = "session-summary"
+ENDS = "ends.jsonl"  # when sessions ended (SessionEnd): {"session", "at"} a line
 
 
 class LearnError(LeanMemoryError):
     """A learning-loop command cannot do what was asked."""
 
 
-def now_utc() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+# -- private files: the session layer's (lean_memory.sessionlog) ---------------------------
 
-
-# -- private files --------------------------------------------------------------------------
-
-
-def _private_dir(path: Path) -> None:
-    """``mkdir -p`` whose new folders only their owner may open (asks are personal)."""
-    missing = []
-    while not path.exists() and path != path.parent:
-        missing.append(path)
-        path = path.parent
-    for folder in reversed(missing):
-        with contextlib.suppress(FileExistsError):
-            folder.mkdir(mode=0o700)
-    for folder in (*missing, path):
-        if folder.is_symlink() or not folder.is_dir():
-            raise LearnError(f"{folder} is not a folder")
+_private_dir = private_dir
+_write = write_private
+_append = append_private
 
 
 def _read(path: Path) -> str:
-    """A session-layer file ('' when missing); never through a link."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except FileNotFoundError:
-        return ""
-    with os.fdopen(fd, "rb") as fh:
-        return fh.read(MAX_FILE).decode("utf-8", "replace")
-
-
-def _write(path: Path, text: str) -> None:
-    """Replace ``path`` atomically, readable by its owner only."""
-    _private_dir(path.parent)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0),
-                 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
-def _append(path: Path, line: str) -> None:
-    _private_dir(path.parent)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0),
-                 0o600)
-    with os.fdopen(fd, "a", encoding="utf-8") as fh:
-        fh.write(line)
+    return read_private(path, MAX_FILE)
 
 
 # -- asks -----------------------------------------------------------------------------------
@@ -341,16 +313,56 @@ def session_store(project: Memory, *, create: bool = False) -> Memory | None:
     return mem
 
 
-def _written(project: Memory, first: str, last: str) -> list[A.Written]:
-    """Entries of the project and global layers dated within a session's days (their
-    time of day is not kept: taken as after every ask of those days)."""
+def _later(at: str, seconds: float) -> str:
+    from datetime import datetime, timedelta
+
+    moved = datetime.strptime(at, "%Y-%m-%dT%H:%M:%SZ") + timedelta(seconds=seconds)
+    return moved.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _ends(home: Path) -> dict[str, str]:
+    """When each session ended (SessionEnd), the latest time noted."""
+    out: dict[str, str] = {}
+    for line in _read(home / ENDS).splitlines():
+        with contextlib.suppress(ValueError, TypeError, KeyError, AttributeError):
+            d = json.loads(line)
+            sid, at = d["session"], d["at"]
+            if isinstance(sid, str) and isinstance(at, str) and A._AT.fullmatch(at):
+                out[sid] = max(out.get(sid, ""), at)
+    return out
+
+
+def window(project: Memory, session: str, mine: list[A.Ask], others: Iterable[A.Ask],
+           ended: dict[str, str]) -> tuple[str, str]:
+    """The time a session ran, (first ask, end): its end is when it ended (SessionEnd),
+    else the first ask of another session of this project after its last, at the latest
+    ``distill_after`` after its last ask (it was quiet from then on)."""
+    first, last = mine[0].at, mine[-1].at
+    end = ended.get(session, "")
+    if end >= last:
+        return first, end
+    nxt = min((a.at for a in others if a.session != session and a.at > last), default="~")
+    return first, min(nxt, _later(last, project.config.distill_after))
+
+
+def _written(project: Memory, first: str, end: str) -> list[A.Written]:
+    """Entries written to the project and global layers between ``first`` and ``end``
+    (UTC times), as the write log noted them: each once, at its latest write, with its
+    text as the memory holds it now (an entry no longer there is left out)."""
     out = []
     for mem in (project, open_global()):
         if mem is None or not mem.dir.is_dir():
             continue
-        for e in mem.entries():
-            if e.date and first <= e.date <= last:
-                out.append(A.Written(e.id, e.shard, e.title, e.text))
+        latest: dict[str, tuple[str, str]] = {}
+        for at, entry_id, shard, _title in load_writes(mem.root):
+            if first <= at <= end and shard in mem.shards:
+                latest[entry_id] = (at, shard)
+        entries = {e.id: e for shard in sorted({s for _, s in latest.values()})
+                   for e in mem.entries(shard)}
+        for entry_id, (at, _shard) in sorted(latest.items()):
+            e = entries.get(entry_id)
+            if e is not None:
+                out.append(A.Written(e.id, e.shard, e.title, e.text, at))
     return out
 
 
@@ -368,10 +380,13 @@ def distill(project: Memory, *, now: str | None = None, ended: Iterable[str] = (
         live, now or now_utc(), project.config.distill_after, ended))
     done = []
     store = session_store(project, create=True) if quiet else None
+    every = load_asks(home, archived=None) if quiet else []
+    ends = _ends(home)
     for sid in sorted(quiet):
         assert store is not None
         mine = load_asks(home, session=sid, archived=None)
-        summary = A.distill(sid, mine, _written(project, mine[0].date, mine[-1].date))
+        first, end = window(project, sid, mine, every, ends)
+        summary = A.distill(sid, mine, _written(project, first, end))
         old = [e for e in store.entries(SESSIONS_SHARD) if summary.id in e.tags]
         if not old or old[-1].text.strip() != summary.text.strip():
             store.put_entry(SESSIONS_SHARD, summary.text, title=summary.title,
@@ -495,6 +510,10 @@ def end_session(payload: Any, where: Path | None) -> None:
     if isinstance(session, str) and session and where is not None:
         project = check_project(Memory(where))
         if project.dir.is_dir() and project.config.capture_asks:
+            home = session_home(project.root)
+            if load_asks(home, session=session):  # when it ended bounds what it decided
+                _append(home / ENDS, json.dumps({"session": A.clean_session_id(session),
+                                                 "at": now_utc()}, sort_keys=True) + "\n")
             distill(project, ended=[session])
 
 

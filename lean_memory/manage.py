@@ -116,7 +116,10 @@ def replace_entry(mem: Memory, entry_id: str, new_raw: str, *, expected_raw: str
             raise InvalidEntry("the edit would change other entries (an unclosed code fence?); "
                                "nothing was written")
         _write(mem, shard, entries)
-        return check.entries[i]
+    from .sessionlog import note_writes  # when, for "decided during the session"
+
+    note_writes(mem.root, [check.entries[i]], enabled=mem.config.capture_asks)
+    return check.entries[i]
 
 
 def _check(mem: Memory, entry: Entry) -> None:

@@ -99,8 +99,8 @@ TOOLS: list[dict[str, Any]] = [
           {"id": _S, "text": _S, "title": _S}, ("id", "text"), _CHANGE, _ENTRY),
     _tool("memory_forget", "Move a stale entry to the archive, saying why.",
           {"id": _S, "reason": _S}, ("id", "reason"), _CHANGE, _ENTRY),
-    _tool("memory_status", "Tokens per shard and total vs budget; is compaction due?",
-          {}, (), _READ),
+    _tool("memory_status", "Tokens per shard and total vs budget; is compaction due? Rule "
+          "proposals awaiting the person's yes.", {}, (), _READ),
 ]
 
 
@@ -347,6 +347,14 @@ class Server:
                            for s in st.shards],
                 "total_tokens": st.total_tokens, "token_budget": st.token_budget,
                 "compaction_due": st.compaction_due}
+        proposals = _proposals(self.open_memory())
+        if proposals:
+            lines.append(f"{len(proposals)} rule proposal{'s' if len(proposals) != 1 else ''} "
+                         "await the person's yes (only the person approves, with `lean-memory "
+                         "promote N --yes`; you cannot):")
+            lines += [f"{n}. {p['rule']} ({p['sessions']} sessions)"
+                      for n, p in enumerate(proposals, 1)]
+        data["proposals"] = proposals
         return "\n".join(lines), data
 
     # -- resources -------------------------------------------------------------------
@@ -379,6 +387,19 @@ class Server:
         except LeanMemoryError as exc:
             raise _RpcError(INTERNAL_ERROR, _error_text(exc)) from None
         return {"contents": [{"uri": uri, "mimeType": "text/markdown", "text": text}]}
+
+
+def _proposals(mem: Any) -> list[dict[str, Any]]:
+    """The rule proposals waiting for the person (ADR 0023), numbered as `promote` numbers
+    them; read only: no tool can approve one. [] when the session layer cannot be read."""
+    try:
+        from .learn import proposals
+
+        found = proposals(mem)
+    except (LeanMemoryError, OSError, ValueError):
+        return []
+    return [{"key": p.key, "rule": p.rule, "sessions": len(p.sessions),
+             "suggest_global": p.suggest_global} for p in found]
 
 
 def _entry(entry: Any, *, text: bool = False) -> dict[str, Any]:

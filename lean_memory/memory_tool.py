@@ -16,6 +16,15 @@ scanned and lean:
   the config. ``rename`` never overwrites; the shard's archive moves with it.
 * Paths are checked before anything is touched: the ``/memories`` prefix, no ``..`` in any
   spelling (``..\\``, ``%2e%2e%2f``), no absolute or empty segments, no symlinks.
+* **Layers** (ADR 0022): ``/memories/global/`` is the person's global store, the same
+  commands on its files; everything else is the project's. Only the environment says where
+  the global store is: a ``global`` folder the repository holds is never shown or written
+  (``/memories/global`` always means the person's). Writes go to the project unless their
+  path is under ``/memories/global/`` (a ``create`` there starts the store). The views
+  follow search's precedence: a project entry that says what a global entry says is shown
+  as a one-line pointer to it (the global one wins), and a global entry that a project
+  entry supersedes is shown as a pointer in this project's views only. A file never moves
+  between the layers.
 
 :class:`MemoryToolHandler` is plain Python (``execute(dict) -> str``, errors raise
 :class:`MemoryToolError`); :func:`anthropic_memory_tool` wraps it in the ``anthropic`` SDK's
@@ -37,6 +46,8 @@ if TYPE_CHECKING:
     from .store import Memory
 
 PREFIX = "/memories"
+GLOBAL_DIR = "global"  # /memories/global: the person's global store
+WRITES = frozenset({"create", "str_replace", "insert", "delete", "rename"})
 LINE_WIDTH = 6
 MAX_FILE_BYTES = 16 * 1024 * 1024
 MAX_PATH = 1024  # characters; no shard or archive path comes near it
@@ -62,13 +73,31 @@ def _size(n: int) -> str:
 class MemoryToolHandler:
     """The six memory-tool commands over ``mem`` (a :class:`lean_memory.Memory`)."""
 
-    def __init__(self, mem: Memory) -> None:
+    def __init__(self, mem: Memory, *, layers: bool = True, prefix: str = PREFIX,
+                 project: Memory | None = None) -> None:
         self.mem = mem
+        self.layers = layers  # the project's handler: /memories/global is the global store
+        self.prefix = prefix
+        self.project = project  # the global store's handler: the project it is seen from
 
     # -- paths -----------------------------------------------------------------------
 
     def _parts(self, path: Any) -> tuple[str, ...]:
-        """The path's segments below /memories, after every check; () is /memories."""
+        """The path's segments below the prefix, after every check; () is the prefix."""
+        parts = self._decode(path)
+        from .fsutil import UnsafePath, check_folders
+
+        # No ``..`` segment and no link from .agents down to the target: it stays inside.
+        try:
+            check_folders(self.mem.dir.joinpath(*parts))
+        except UnsafePath:
+            raise MemoryToolError(f"Path {quoted(path)} goes through a symlink; refused") from None
+        if parts and parts[0].startswith("."):
+            raise MemoryToolError(f"{quoted(path)}: hidden files are not part of memory")
+        return parts
+
+    def _decode(self, path: Any) -> tuple[str, ...]:
+        """The path's segments below the prefix, checked as text only (nothing on disk)."""
         if not isinstance(path, str) or not path:
             raise MemoryToolError("path must be a non-empty string starting with /memories")
         if len(path) > MAX_PATH:
@@ -86,16 +115,10 @@ class MemoryToolHandler:
         parts = tuple(rest.split("/")) if rest else ()
         if any(p in ("", ".", "..") for p in parts):
             raise MemoryToolError(f"Path {quoted(path)} would escape /memories directory")
-        from .fsutil import UnsafePath, check_folders
-
-        # No ``..`` segment and no link from .agents down to the target: it stays inside.
-        try:
-            check_folders(self.mem.dir.joinpath(*parts))
-        except UnsafePath:
-            raise MemoryToolError(f"Path {quoted(path)} goes through a symlink; refused") from None
-        if parts and parts[0].startswith("."):
-            raise MemoryToolError(f"{quoted(path)}: hidden files are not part of memory")
-        return parts
+        below = tuple(p for p in self.prefix[len(PREFIX):].split("/") if p)
+        if parts[:len(below)] != below:
+            raise MemoryToolError(f"Path must start with {self.prefix}, got: {quoted(path)}")
+        return parts[len(below):]
 
     def _shard_of(self, parts: tuple[str, ...], path: str, verb: str, *,
                   new: bool = False) -> str:
@@ -103,7 +126,7 @@ class MemoryToolHandler:
         name that is not a shard yet but could be one."""
         if not parts:
             raise MemoryToolError(f"cannot {verb} the /memories directory itself; name a file "
-                                  f"such as {PREFIX}/{self.mem.shards[0]}.md")
+                                  f"such as {self.prefix}/{self.mem.shards[0]}.md")
         if parts == ("INDEX.md",):
             raise MemoryToolError("INDEX.md is generated from the shards; write a shard "
                                   "instead and the index follows")
@@ -116,15 +139,15 @@ class MemoryToolHandler:
 
         suggestion = _shard_name("-".join((*parts[:-1], os.path.splitext(parts[-1])[0])))
         if not new:
-            shards = ", ".join(f"{PREFIX}/{s}.md" for s in self.mem.shards)
+            shards = ", ".join(f"{self.prefix}/{s}.md" for s in self.mem.shards)
             raise MemoryToolError(f"The path {quoted(path)} does not exist; the memory files "
-                                  f"are {shards} (or create {PREFIX}/{suggestion}.md)")
+                                  f"are {shards} (or create {self.prefix}/{suggestion}.md)")
         if (len(parts) != 1 or not parts[0].endswith(".md") or stem in RESERVED
                 or not SHARD_NAME.fullmatch(stem)):
             raise MemoryToolError(
                 f"cannot {verb} {quoted(path)}: memory files are Markdown files directly in "
-                f"/memories named with lowercase letters, digits, '-' and '_' (at most 40); "
-                f"use {PREFIX}/{suggestion}.md")
+                f"{self.prefix} named with lowercase letters, digits, '-' and '_' (at most 40); "
+                f"use {self.prefix}/{suggestion}.md")
         return stem
 
     # -- commands --------------------------------------------------------------------
@@ -139,6 +162,12 @@ class MemoryToolHandler:
                    "rename": self.rename}.get(name if isinstance(name, str) else "")
         if handler is None:
             raise MemoryToolError(f"unknown command {quoted(repr(name), 40)}")
+        if self.layers:
+            from .layers import check_project
+
+            check_project(self.mem)  # a project that is the global store is refused
+            if self._addresses_global(command):
+                return self._global(name in WRITES).execute(command)
         self.mem._require_init()
         self._reload()
         try:
@@ -147,6 +176,29 @@ class MemoryToolHandler:
             path = command.get("path", command.get("old_path"))
             reason = exc.strerror or type(exc).__name__
             raise MemoryToolError(f"cannot {name} {quoted(str(path), 80)}: {reason}") from None
+
+    def _addresses_global(self, command: dict[str, Any]) -> bool:
+        """Whether the command's path (both paths of a rename) is under /memories/global."""
+        keys = ("old_path", "new_path") if command.get("command") == "rename" else ("path",)
+        where = {bool(self._decode(command.get(k))[:1] == (GLOBAL_DIR,)) for k in keys}
+        if len(where) > 1:
+            raise MemoryToolError("a file cannot move between your global memory "
+                                  f"({PREFIX}/{GLOBAL_DIR}) and the project's: create it "
+                                  "there and delete it here")
+        return where == {True}
+
+    def _global(self, create: bool) -> MemoryToolHandler:
+        """The handler of the person's global store (its place from the environment only),
+        seen from this project; created for a write."""
+        from .layers import global_memory
+
+        g = global_memory(create=create)
+        if not g.dir.is_dir():
+            raise MemoryToolError(f"there is no global memory yet; create {PREFIX}/"
+                                  f"{GLOBAL_DIR}/conventions.md to start it (rules for "
+                                  "every project)")
+        return MemoryToolHandler(g, layers=False, prefix=f"{PREFIX}/{GLOBAL_DIR}",
+                                 project=self.mem)
 
     def view(self, command: dict[str, Any]) -> str:
         path = command.get("path")
@@ -182,8 +234,9 @@ class MemoryToolHandler:
 
         def walk(node: os.PathLike[str] | str, rel: str, depth: int) -> None:
             for name in sorted(os.listdir(node)):
-                if name.startswith("."):
-                    continue
+                if name.startswith(".") or (self.layers and not rel and not parts
+                                            and name == GLOBAL_DIR):
+                    continue  # /memories/global is the person's store, never the repository's
                 full = os.path.join(node, name)
                 st = os.lstat(full)
                 shown = f"{rel}{name}"
@@ -195,20 +248,86 @@ class MemoryToolHandler:
                     rows.append((st.st_size, shown))
 
         walk(folder, "", 1)
+        if self.layers and not parts:
+            from .layers import open_global
+
+            g = open_global()
+            if g is not None:
+                rows.append((os.lstat(g.dir).st_size, f"{GLOBAL_DIR}/"))
+                walk(g.dir, f"{GLOBAL_DIR}/", 2)
         head = (f"Here're the files and directories up to 2 levels deep in {path}, "
                 "excluding hidden items:")
         base = path.rstrip("/")
         lines = [f"{_size(os.lstat(folder).st_size)}\t{base}"]
         lines += [f"{_size(size)}\t{base}/{quoted(rel)}" for size, rel in rows]
-        return head + "\n" + "\n".join(lines)
+        return head + "\n" + "\n".join(lines) + (self._proposals() if self.layers and not parts
+                                                 else "")
+
+    def _proposals(self) -> str:
+        """The rule proposals waiting for the person (ADR 0023), listed, never approvable
+        here; '' when none (or the session layer cannot be read)."""
+        try:
+            from .learn import pending, proposals
+
+            found = proposals(self.mem) if pending(self.mem) else []
+        except (LeanMemoryError, OSError, ValueError):
+            return ""
+        if not found:
+            return ""
+        lines = [f"{n}. {p.rule} ({len(p.sessions)} sessions)" for n, p in enumerate(found, 1)]
+        return ("\n\nRule proposals awaiting the person's yes (only the person approves, with "
+                "`lean-memory promote N --yes`; you cannot):\n" + "\n".join(lines))
 
     def _read(self, parts: tuple[str, ...]) -> str:
         path = self.mem.dir.joinpath(*parts)
         if path.stat().st_size > MAX_FILE_BYTES:
-            raise MemoryToolError(f"{PREFIX}/{'/'.join(parts)} is too large to show")
+            raise MemoryToolError(f"{self.prefix}/{'/'.join(parts)} is too large to show")
         from .withhold import shown_path  # never a credential into the context
 
-        return shown_path(self.mem, path)
+        text = shown_path(self.mem, path)
+        if len(parts) == 1 and parts[0].endswith(".md") and parts[0][:-3] in self.mem.shards:
+            text = self._layered(parts[0][:-3], text)
+        return text
+
+    def _layered(self, shard: str, text: str) -> str:
+        """A shard as this project sees it over the layers: a project entry that says what
+        a global entry says, and a global entry this project supersedes, each shown as a
+        pointer (hidden, never deleted: the file keeps it)."""
+        from . import format as fmt
+        from .layers import global_texts, open_global, project_overrides, same_text
+
+        if self.layers:
+            g = open_global()
+            texts = global_texts(g) if g is not None else {}
+            if not texts:
+                return text
+
+            def pointer(e: Entry) -> str | None:
+                said = same_text(e, texts)
+                return None if said is None else (
+                    f"> [global wins] says what `{said[0]}` in {PREFIX}/{GLOBAL_DIR}/"
+                    f"{said[1]}.md says; shown from there\n")
+        elif self.project is not None:
+            overrides = project_overrides(self.project)
+            if not overrides:
+                return text
+
+            def pointer(e: Entry) -> str | None:
+                by = overrides.get(e.id)
+                return None if by is None else (
+                    f"> [superseded in this project] by `{by}` in the project's memory; "
+                    "hidden in this project's views only\n")
+        else:
+            return text
+        parsed = fmt.parse(text, shard)
+        if parsed.preamble + "".join(e.raw for e in parsed.entries) != text:
+            return text
+        out = [parsed.preamble]
+        for e in parsed.entries:
+            note = pointer(e)
+            out.append(e.raw if note is None else
+                       e.raw.split("\n", 1)[0] + "\n" + note + "\n")
+        return "".join(out)
 
     def create(self, command: dict[str, Any]) -> str:
         """A new shard, or a shard's text replaced (the entries it drops archived)."""
@@ -316,7 +435,7 @@ class MemoryToolHandler:
                 os.unlink(self.mem.dir / f"{shard}.md")
                 self.mem.write_index({})
         moved = len(parsed.entries)
-        where = f"{PREFIX}/archive/{shard}.md"
+        where = f"{self.prefix}/archive/{shard}.md"
         kept = "" if removed else " (the file keeps its heading)"
         return (f"Successfully deleted {quoted(str(path))}{kept}: its {moved} "
                 f"entr{'y' if moved == 1 else 'ies'} moved to {where} (nothing is destroyed)")
@@ -337,7 +456,7 @@ class MemoryToolHandler:
             moved = self.mem.archive_dir / f"{dst}.md"
             has_archive = os.path.lexists(archive)
             if has_archive and os.path.lexists(moved):
-                raise MemoryToolError(f"{PREFIX}/archive/{dst}.md already exists (entries "
+                raise MemoryToolError(f"{self.prefix}/archive/{dst}.md already exists (entries "
                                       f"of an earlier {dst}); choose another name")
             # copies first, the config, then the originals go: a crash leaves a copy too many
             atomic_write(target, current, root=self.mem.agents_dir)
@@ -372,7 +491,7 @@ class MemoryToolHandler:
             archive_entries(self.mem, shard, gone)
 
     def _names(self) -> str:
-        return ", ".join(f"{PREFIX}/{s}.md" for s in self.mem.shards)
+        return ", ".join(f"{self.prefix}/{s}.md" for s in self.mem.shards)
 
     def _set_shards(self, shards: tuple[str, ...]) -> None:
         """Write ``[memory] shards`` into config.toml (edited in place) and reload it."""
@@ -428,6 +547,10 @@ class MemoryToolHandler:
                       parsed.preamble)
         atomic_write(self.mem.dir / f"{shard}.md", after, root=self.mem.agents_dir)
         self.mem.write_index({shard: parsed})
+        from .sessionlog import note_writes  # when, for "decided during the session"
+
+        note_writes(self.mem.root, [e for e in parsed.entries if e.raw not in old],
+                    enabled=self.mem.config.capture_asks)
 
     def _check(self, shard: str, parsed: Shard, changed: list[Entry], *,
                before_preamble: str) -> None:

@@ -19,13 +19,17 @@ import contextlib
 import os
 import stat
 import subprocess
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
-from typing import IO
 
+from ._record import Record
 from .errors import LeanMemoryError
 from .secrets import Allowlist, Finding, redact_path, scan_text
 from .secrets import _path_allowed as path_allowed
+
+# Not typing.TYPE_CHECKING: see secrets.py.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import IO
 
 __all__ = ["BINARY_PROBE", "ScanResult", "scan_paths", "scan_staged", "scan_stream"]
 
@@ -46,8 +50,7 @@ _KINDS = (
 SYMLINK = "symlink, not followed"
 
 
-@dataclass(frozen=True)
-class ScanResult:
+class ScanResult(Record):
     """What a file scan found, and what it did not scan.
 
     ``skipped``: (path, reason) not scanned on purpose (symlinks); ``errors``: (path, reason)
@@ -55,11 +58,18 @@ class ScanResult:
     recognised and not scanned; ``scanned``: how many files were scanned.
     """
 
+    _fields = ("findings", "skipped", "errors", "binary", "scanned")
+    __slots__ = _fields
     findings: tuple[Finding, ...]
-    skipped: tuple[tuple[str, str], ...] = ()
-    errors: tuple[tuple[str, str], ...] = ()
-    binary: int = 0
-    scanned: int = 0
+    skipped: tuple[tuple[str, str], ...]
+    errors: tuple[tuple[str, str], ...]
+    binary: int
+    scanned: int
+
+    def __init__(self, findings: tuple[Finding, ...], skipped: tuple[tuple[str, str], ...] = (),
+                 errors: tuple[tuple[str, str], ...] = (), binary: int = 0,
+                 scanned: int = 0) -> None:
+        self._init(findings, skipped, errors, binary, scanned)
 
 
 class _Tally:
@@ -84,7 +94,8 @@ class _Tally:
             found = scan_stream(read, path, allow=allow, head=head)
             if found:  # only then: redacting every path would cost more than most scans
                 shown = redact_path(path)
-                self.findings.extend(replace(f, path=shown) for f in found)
+                self.findings.extend(Finding(f.rule, f.line, f.preview, f.fingerprint, shown)
+                                 for f in found)
 
     def error(self, path: str, reason: str) -> None:
         self.errors.append((redact_path(path), reason))
@@ -138,7 +149,7 @@ def scan_stream(read: Callable[[int], bytes], path: str | None = None, *,
                 continue  # seen before, whole or cut short at the previous chunk's end
             seen.add(key)
             seen_lines.add((f.rule, at))
-            findings.append(replace(f, line=at))
+            findings.append(Finding(f.rule, at, f.preview, f.fingerprint, f.path))
         if eof:
             return findings
         start = max(cut - OVERLAP, 0)

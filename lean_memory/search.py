@@ -24,7 +24,7 @@ import os
 import time
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from itertools import accumulate, chain, compress
@@ -397,8 +397,11 @@ def _hidden(parts: list[Part]) -> list[int]:
 
 
 # Within a deadline, a shard file is indexed in-process only if the time left allows it
-# at this many bytes a second (a cautious figure: ~2-5 MB/s measured, scanning included).
-_BUILD_BYTES_PER_S = 1 << 20
+# at this many bytes a second (~2-5 MB/s measured, scanning included: 2 MB/s of CPU time
+# on the shared 2-core machine, so a fresh clone of 10k entries, 4 MB, gets its matches
+# at the first prompt). Each file is checked again before it is indexed, at the pace
+# measured so far when slower (a loaded machine), so the deadline is overrun by little.
+_BUILD_BYTES_PER_S = 2 << 20
 
 
 def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) -> Corpus:
@@ -443,21 +446,27 @@ def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) ->
                     found[i] = [base, tail]
                     continue
             stale[i] = base
-        if deadline is not None:
-            todo = sum(max(sig[0], 0) - (stale[i].sig[0] if i in stale else 0)
-                       for i, sig in enumerate(sigs) if found[i] is None)
-            if todo > 0 and todo > (deadline - time.monotonic()) * _BUILD_BYTES_PER_S:
-                raise NotReady
+        todo = [max(sig[0], 0) - (stale[i].sig[0] if i in stale else 0)
+                if found[i] is None else 0 for i, sig in enumerate(sigs)]
+        if deadline is not None and sum(todo) > 0 \
+                and sum(todo) > (deadline - time.monotonic()) * _BUILD_BYTES_PER_S:
+            raise NotReady
         verdicts = Verdicts(mem)
         data: dict[int, bytes] = {}
+        began, done = time.monotonic(), 0  # the pace so far, once a file is done
         try:
             with gc_paused():
                 for i, ((name, archived, path), sig) in enumerate(zip(sources, sigs,
                                                                        strict=True)):
                     if found[i] is not None:
                         continue
-                    if deadline is not None and time.monotonic() > deadline:
-                        raise NotReady
+                    if deadline is not None:
+                        now = time.monotonic()
+                        pace = min(_BUILD_BYTES_PER_S, done / (now - began)) \
+                            if done and now > began else _BUILD_BYTES_PER_S
+                        if (deadline - now) * pace < max(todo[i], 0):
+                            raise NotReady
+                    done += max(todo[i], 0)
                     found[i] = _append_part(mem, stale.get(i), path, sig, header, verdicts)
                     if found[i] is not None:
                         continue
@@ -623,18 +632,27 @@ def _is_cached_bm25(r: Any, mem: Memory) -> bool:
             and r.title_weight == _TITLE_WEIGHT)
 
 
-_LIMIT: ContextVar[tuple[float, bool] | None] = ContextVar("lean_memory_search_limit",
-                                                          default=None)
+# (deadline, warm-up): False for none, True for the index alone, else the function to run
+# after it (see time_limit)
+_LIMIT: ContextVar[tuple[float, bool | Callable[[Any], None]] | None] = ContextVar(
+    "lean_memory_search_limit", default=None)
 # A warm-up marker older than this is left over from a crash: another warm-up may start.
 _WARMING_STALE_S = 600.0
 
 
 @contextmanager
-def time_limit(seconds: float, *, warm: bool = False) -> Iterator[None]:
+def time_limit(seconds: float, *,
+               warm: bool | Callable[[Any], None] = False) -> Iterator[None]:
     """Within the block, :func:`find` spends at most ``seconds`` (from now) bringing the
     index up to date; past that it returns ``Found([], ready=False)`` at once, keeping the
     parts it finished. With ``warm``, a background process then finishes the index, so the
-    next call finds it ready (the prompt hook: index and rules now, matches next prompt)."""
+    next call finds it ready (the prompt hook: index and rules now, matches next prompt).
+    ``warm`` may be a module-level function of lean_memory taking the ``Memory``: that
+    process then runs it too, after the index and before it says it is done (the prompt
+    hook's other caches: the next prompt then builds nothing). A call that indexed parts
+    itself starts that process as well, once it has its answer."""
+    if callable(warm) and not _warm_target(warm):
+        raise ValueError("warm must be a module-level function of lean_memory")
     token = _LIMIT.set((time.monotonic() + max(seconds, 0.0), warm))
     try:
         yield
@@ -642,9 +660,20 @@ def time_limit(seconds: float, *, warm: bool = False) -> Iterator[None]:
         _LIMIT.reset(token)
 
 
-def _start_warming(mem: Memory) -> bool:
-    """Start one detached process that brings the index up to date, unless one runs."""
-    import subprocess
+def _warm_target(fn: Callable[[Any], None]) -> str:
+    """``module:name`` of a module-level function of lean_memory ('' for anything else):
+    what the warm-up process imports, by name (never code) and only from lean_memory."""
+    module = getattr(fn, "__module__", "") or ""
+    name = getattr(fn, "__qualname__", "") or ""
+    if module.split(".")[0] != __name__.split(".")[0] or not name.isidentifier() \
+            or not all(part.isidentifier() for part in module.split(".")):
+        return ""
+    return f"{module}:{name}"
+
+
+def _start_warming(mem: Memory, then: bool | Callable[[Any], None] = True) -> bool:
+    """Start one detached process that brings the index up to date, then runs ``then``
+    (a function of ``time_limit``'s ``warm``), unless one runs."""
     import sys
 
     from .fsutil import ensure_dir
@@ -665,27 +694,64 @@ def _start_warming(mem: Memory) -> bool:
     env = dict(os.environ)
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
-    detach: dict[str, Any] = ({"creationflags": 0x00000008} if os.name == "nt"  # DETACHED
-                              else {"start_new_session": True})
+    # -P and a cwd outside the repository: `-c` would put the cwd first on sys.path, and
+    # a cloned repository may ship a `lean_memory/` of its own (ADR 0012). `os` and `sys`
+    # are loaded before the code runs, never from the cwd.
+    argv = [sys.executable, "-P", "-c",
+            "import os, sys; os.chdir(sys.argv[1]); from lean_memory.search import _warm; "
+            "from lean_memory.store import Memory; _warm(Memory(sys.argv[2]), *sys.argv[3:])",
+            here, os.path.abspath(mem.root), *([_warm_target(then)] if callable(then) else [])]
     try:
-        # -P and a cwd outside the repository: `-c` would put the cwd first on sys.path, and
-        # a cloned repository may ship a `lean_memory/` of its own (ADR 0012).
-        subprocess.Popen(
-            [sys.executable, "-P", "-c", "import sys; from lean_memory.search import _warm; "
-             "from lean_memory.store import Memory; _warm(Memory(sys.argv[1]))",
-             os.path.abspath(mem.root)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            cwd=here, env=env, **detach)
+        if os.name == "nt":
+            import subprocess
+
+            subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, cwd=here, env=env,
+                             creationflags=0x00000008)  # DETACHED_PROCESS
+        else:
+            # posix_spawn, not subprocess: subprocess imports threading, and threading first
+            # imported in the prompt hook's worker thread takes it for the main thread, so
+            # the hook would not exit at its time limit but wait for the worker (seconds at
+            # 100k entries). Its own session, and nothing of the hook's stdout: the harness
+            # reads that pipe to its end.
+            _reap()
+            null = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
+            _SPAWNED.append(os.posix_spawn(sys.executable, argv, env, file_actions=null,
+                                           setsid=True))
     except OSError:
         marker.unlink(missing_ok=True)
         return False
     return True
 
 
-def _warm(mem: Memory) -> None:
-    """The warm-up process: index every shard file, then remove the marker."""
+_SPAWNED: list[int] = []  # warm-up processes of this process not yet reaped
+
+
+def _reap() -> None:
+    """Collect the warm-ups that ended (a long-lived caller would keep them as zombies)."""
+    for pid in list(_SPAWNED):
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                continue
+        except ChildProcessError:
+            pass
+        _SPAWNED.remove(pid)
+
+
+def _warm(mem: Memory, then: str = "") -> None:
+    """The warm-up process: index every shard file, run ``then`` (``module:name`` of a
+    function of lean_memory, given the memory), then remove the marker. ``then`` is left
+    out when the index alone took half the marker's lifetime, so that no second warm-up
+    can start while this one runs."""
+    start = time.monotonic()
     try:
         _load(mem).close()
+        module, _, name = then.partition(":")
+        if then and time.monotonic() - start < _WARMING_STALE_S / 2 \
+                and module.split(".")[0] == __name__.split(".")[0] and name.isidentifier():
+            import importlib
+
+            getattr(importlib.import_module(module), name)(mem)
     finally:
         (mem.cache_dir / "search.warming").unlink(missing_ok=True)
 
@@ -721,7 +787,7 @@ def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = 
     names = tuple(shards) if shards else mem.shards
     for name in names:
         mem._shard_file(name)  # validates the name
-    warm = False
+    warm: bool | Callable[[Any], None] = False
     deadline = None if budget_s is None else time.monotonic() + budget_s
     limit = _LIMIT.get()
     if deadline is None and limit is not None:
@@ -730,10 +796,13 @@ def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = 
         corpus = _load(mem, deadline=deadline)
     except NotReady:
         if warm:
-            _start_warming(mem)
+            _start_warming(mem, warm)
         return Found([], 0, ready=False)
     except Corrupt:
         corpus = _load(mem, fresh=True)
+    # Parts indexed here (a fresh clone, a shard rewritten): the caches the warm-up builds
+    # after the index are likely cold too.
+    built = bool(corpus._data)
     try:
         return _search(mem, corpus, query, k, names, include_archive)
     except (_Stale, Corrupt):
@@ -745,6 +814,8 @@ def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = 
         return _search(mem, corpus, query, k, names, include_archive)
     finally:
         corpus.close()
+        if warm and built:
+            _start_warming(mem, warm)
 
 
 def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str],

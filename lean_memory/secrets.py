@@ -19,11 +19,14 @@ import os
 import re
 import sys
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 
-TYPE_CHECKING = False  # typing's own costs an import
+from ._record import Record
+
+# Not typing.TYPE_CHECKING: `typing` (and `collections.abc`, `dataclasses`) would cost a
+# `put` more than its whole scan.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from typing import Any
 
 __all__ = [
@@ -51,24 +54,34 @@ _ALLOW_MARKERS = ("lean-memory: allow", "pragma: allowlist secret")
 _ALLOW_NEXT_MARKERS = ("lean-memory: allow-next-line", "pragma: allowlist nextline secret")
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One detected secret, already redacted."""
+class Finding(Record):
+    """One detected secret, already redacted (immutable; equal when every field is)."""
 
+    _fields = ("rule", "line", "preview", "fingerprint", "path")
+    __slots__ = _fields
     rule: str
     line: int
     preview: str
     fingerprint: str
-    path: str | None = None
+    path: str | None
+
+    def __init__(self, rule: str, line: int, preview: str, fingerprint: str,
+                 path: str | None = None) -> None:
+        self._init(rule, line, preview, fingerprint, path)
 
 
-@dataclass(frozen=True)
-class Allowlist:
+class Allowlist(Record):
     """What to ignore: rule ids, path globs (posix, fnmatch) and value fingerprints."""
 
-    rules: frozenset[str] = frozenset()
-    paths: tuple[str, ...] = ()
-    fingerprints: frozenset[str] = frozenset()
+    _fields = ("rules", "paths", "fingerprints")
+    __slots__ = _fields
+    rules: frozenset[str]
+    paths: tuple[str, ...]
+    fingerprints: frozenset[str]
+
+    def __init__(self, rules: frozenset[str] = frozenset(), paths: tuple[str, ...] = (),
+                 fingerprints: frozenset[str] = frozenset()) -> None:
+        self._init(rules, paths, fingerprints)
 
 
 def format_finding(f: Finding) -> str:
@@ -248,6 +261,17 @@ class _Regexes:
         specs["k8s_item_re"] = (
             r"^(\s+)[\"']?([\w.\-]{1,100})[\"']?\s*:\s*[\"']?([^\s\"']{1,4000})[\"']?\s*$"
         )
+        # Punctuation at the edges of a word (`--ghp_…`, `ghp_…-`) and escapes from repr() (a
+        # tag `\x01ghp_…` shows as `'\\x01ghp_…'`) hide a token from rules that want a
+        # boundary; redact scans a copy with these blanked (same length, so offsets hold) too.
+        specs["repr_escape_re"] = (
+            r"\\(?:x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]"  # a terminal colour, as repr() shows it
+            r"|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0abfnrtv\\'\"])"
+        )
+        specs["edge_punct_re"] = r"(?:(?<=\s)|^)[^\sA-Za-z0-9]+|[^\sA-Za-z0-9]+(?=\s|$)"
+        specs["path_joins_re"] = r"[-/\\]"
+        specs["path_parts_re"] = r"[^/\\]+"
+        specs["word_joins_re"] = r"[-._ ]"
         self._specs = specs
 
     def __getattr__(self, name: str) -> re.Pattern[str]:
@@ -577,7 +601,8 @@ def _is_typed_filler(body: str) -> bool:
 # ---------------------------------------------------------------------------------------------
 # Validators named by the rules' ``check`` field. Each returns whether the match is a secret.
 
-_Validator = Callable[["re.Match[str]", str, str, str], bool]
+if TYPE_CHECKING:
+    _Validator = Callable[["re.Match[str]", str, str, str], bool]
 
 
 def _check_token(m: re.Match[str], value: str, prefix: str, text: str) -> bool:
@@ -1071,7 +1096,7 @@ class _Compiled:
     a put of ordinary prose then compiles none of them (compiling all costs ~50 ms)."""
 
     def __init__(self) -> None:
-        from ._secret_rules import GENERIC_KEYWORDS, RULES
+        from ._secret_rules import GENERIC_KEYWORDS, GENERIC_SPELLINGS, RULES
 
         # Each rule's keywords split once into those looked for in the lower-cased text and
         # the rest, so the test of a rule is two `any(map(…))` (no generator per rule).
@@ -1086,6 +1111,8 @@ class _Compiled:
              20 if kw.startswith("key") else _shortest_value(_kind_of(rid)))
             for kw, rid in GENERIC_KEYWORDS.items()
         ]
+        # The spellings of each keyword's `kw` group, for _may_judge (same order as generic).
+        self.spellings = [GENERIC_SPELLINGS[kw] for kw in GENERIC_KEYWORDS]
 
 
 class _Lazy:
@@ -1110,8 +1137,60 @@ class _Lazy:
 
 
 def _literal_prefix(pattern: str) -> str:
-    m = re.match(r"[a-z ]+", pattern)
-    return m.group(0) if m else pattern
+    """The literal start of a generic keyword's regex (all of it if that is empty)."""
+    n = 0
+    while n < len(pattern) and pattern[n] in "abcdefghijklmnopqrstuvwxyz ":
+        n += 1
+    return pattern[:n] if n else pattern
+
+
+# `kw` spellings whose finding must be a whole word (_judge_generic's "bypass" test).
+_WHOLE_WORD = frozenset({"pass", "pwd", "pw", "_pat"})
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+
+def _key_lookahead(lower: str, at: int) -> bool:
+    r"""The bare `key` regex's lookahead at ``at``, ``[a-z0-9_.\-]{0,30}["'`\]]?[=:]``, by
+    `str` tests: a quote, `]`, `=` or `:` is no name character, so only the whole run of
+    name characters can precede it."""
+    end = at
+    while end < len(lower) and lower[end] in _NAME_CHARS:
+        end += 1
+    if end - at > 30:
+        return False
+    if lower[end : end + 1] in ("\"", "'", "`", "]"):
+        end += 1
+    return lower[end : end + 1] in ("=", ":")
+
+
+def _may_judge(text: str, lower: str, literal: str, spellings: tuple[str, ...]) -> bool:
+    """Whether a generic rule could report anything in ``text``: some occurrence of its
+    keyword passes the first tests ``_judge_generic`` makes of the keyword alone.
+
+    Every match of the rule's regex starts with one of ``spellings`` (its ``kw`` group) at
+    an occurrence of ``literal``, so when this is False the regex can be left uncompiled
+    and unrun: each of its matches would be rejected. Ordinary prose ("tokens", "bypass",
+    "keyboard", "passed") is told here with `str.find`.
+    """
+    i = lower.find(literal)
+    while i >= 0:
+        for kw in spellings:
+            if not lower.startswith(kw, i):
+                continue
+            after = text[i + len(kw) : i + len(kw) + 1]
+            if after.islower():
+                continue  # "tokenizer", "passage"
+            if kw == "key" and not _key_lookahead(lower, i + 3):
+                continue  # "key_runner is", "keyed by"
+            if kw in _WHOLE_WORD:
+                if after.isalpha():
+                    continue  # "PASSTHROUGH", "passé"
+                before = text[i - 1 : i]
+                if (kw in ("pass", "pw") and before in _KEY_CHARS and before.isalpha()):
+                    continue  # "bypass": a key character, a letter, before the keyword
+            return True
+        i = lower.find(literal, i + 1)
+    return False
 
 
 _COMPILED: _Compiled | None = None
@@ -1215,8 +1294,8 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
     if "Secret" in text and _rx().k8s_kind_hint_re.search(text):
         for rule_id, start, end, value, preview in _scan_k8s(text):
             yield rule_id, start, end, value, preview, start
-    for kw, rule_id, regex, shortest in comp.generic:
-        if kw not in lower:
+    for (kw, rule_id, regex, shortest), spellings in zip(comp.generic, comp.spellings, strict=True):
+        if kw not in lower or not _may_judge(text, lower, kw, spellings):
             continue
         pos = 0
         while (gm := regex.search(lower, pos)) is not None:
@@ -1455,11 +1534,6 @@ _WITHHELD = "(message withheld: it quoted a credential)"
 # Punctuation at the edges of a word (`--ghp_…`, `ghp_…-`) and escapes from repr() (a tag
 # `\x01ghp_…` shows as `'\\x01ghp_…'`) hide a token from rules that want a boundary; a copy
 # with these blanked (same length, so offsets hold) is scanned too.
-_ESCAPES = re.compile(
-    r"\\(?:x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]"  # a terminal colour, as repr() shows it
-    r"|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0abfnrtv\\'\"])"
-)
-_EDGE_PUNCT = re.compile(r"(?:(?<=\s)|^)[^\sA-Za-z0-9]+|[^\sA-Za-z0-9]+(?=\s|$)")
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -1469,7 +1543,7 @@ def _blank(m: re.Match[str]) -> str:
 def _spans(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, preview) of every credential value in ``text``, allowlists ignored."""
     yield from _spans_of(text)
-    blanked = _EDGE_PUNCT.sub(_blank, _ESCAPES.sub(_blank, text))
+    blanked = _rx().edge_punct_re.sub(_blank, _rx().repr_escape_re.sub(_blank, text))
     if blanked != text:
         yield from _spans_of(blanked)
 
@@ -1504,9 +1578,6 @@ def redact(text: str) -> str:
     return _WITHHELD if any(True for _ in _spans(text)) else text
 
 
-_PATH_JOINS = re.compile(r"[-/\\]")
-_PATH_PARTS = re.compile(r"[^/\\]+")
-_WORD_JOINS = re.compile(r"[-._ ]")
 
 
 def redact_path(path: str) -> str:
@@ -1516,11 +1587,11 @@ def redact_path(path: str) -> str:
     if not isinstance(path, str) or not path:
         return path
     # The same length, so its spans are the path's: hyphens end a token (`ghp_…-x`) ...
-    spans = list(_spans(_PATH_JOINS.sub(" ", path)))
+    spans = list(_spans(_rx().path_joins_re.sub(" ", path)))
     # ... and each name read from every word start finds hyphenated tokens (`xoxb-1-2-…`)
     # whose rules want no word character before them (`deploy-xoxb-…`).
-    for part in _PATH_PARTS.finditer(path):
-        starts = [0, *(j.end() for j in _WORD_JOINS.finditer(part.group()))][:64]
+    for part in _rx().path_parts_re.finditer(path):
+        starts = [0, *(j.end() for j in _rx().word_joins_re.finditer(part.group()))][:64]
         for start in starts:
             offset = part.start() + start
             found = _spans(path[offset : part.end()])

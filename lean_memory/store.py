@@ -284,6 +284,9 @@ class Memory(Summaries):
                                                                   new=new)
                 self._save_state(done.status)
         stored, status = done.entry, done.status
+        from .sessionlog import note_writes  # when, for "decided during the session"
+
+        note_writes(self._root, [stored], enabled=self.config.capture_asks)
         if status.compaction_due and self.config.auto_compact:
             import contextlib
 
@@ -399,10 +402,10 @@ class Memory(Summaries):
     def _scan(self, title: str, text: str, tags: tuple[str, ...]) -> None:
         """The one place a write is checked for secrets; raises SecretFound."""
         from .errors import SecretFound
-        from .secrets import scan_text
+        from .secrets import Allowlist, scan_text
 
         # allow_paths is for `scan` (files); an entry is always scanned.
-        allow = replace(self.allowlist, paths=())
+        allow = Allowlist(self.allowlist.rules, (), self.allowlist.fingerprints)
         findings = [*scan_text(title, allow=allow, path="title"),
                     *scan_text(text, allow=allow, path="text"),
                     *scan_text("\n".join(tags), allow=allow, path="tags")]

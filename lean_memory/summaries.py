@@ -508,8 +508,10 @@ class Summaries(Folder):
             return self._state_status(state.shards, state.rows)
         st = self._status({})
         # kept like the stats (without the lock, as readers do): signatures taken before
-        # each file was read, so a change meanwhile voids it
-        self._save_state(st)
+        # each file was read, so a change meanwhile voids it; and not written over the put
+        # state of a put that changed a file meanwhile (the background warm-up, at 100k
+        # entries, takes seconds here)
+        self._save_state(st, current=True)
         return st
 
     def _status(self, fresh: dict[str, fmt.Shard], *, signatures: bool = False) -> Status:
@@ -559,9 +561,10 @@ class Summaries(Folder):
         except TypeError:  # a head of another shape
             return None
 
-    def _save_state(self, status: Status) -> None:
+    def _save_state(self, status: Status, *, current: bool = False) -> None:
         """Record the put state after a general put, from the summaries it holds (every
-        shard file's, under the signature it was summarised with) and its ``status``."""
+        shard file's, under the signature it was summarised with) and its ``status``;
+        with ``current``, only if every file still has that signature."""
         stats = self._stats or {}
         keys = self._state_keys()
         ids: list[str] = []
@@ -579,6 +582,8 @@ class Summaries(Folder):
                     corrections.append(link)
             if "/" not in key:
                 heads.append(Head.of(hit.summary))
+        if current and tuple(sigs) != tuple(file_signature(path) for _, path in keys):
+            return
         self._write_state(PutState(
             self.shards, tuple(sigs),
             tuple((r.description, r.entries, r.superseded, r.tokens) for r in status.shards),

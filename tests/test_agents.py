@@ -352,7 +352,7 @@ def test_setup_claude_writes_settings_and_claude_md(memory: lean_memory.Memory) 
     lines = agents.setup_agent(memory, "claude")
     settings = json.loads((memory.root / ".claude" / "settings.local.json").read_text())
     hooks = settings["hooks"]
-    assert set(hooks) == {"SessionStart", "UserPromptSubmit"}
+    assert set(hooks) == {"SessionStart", "UserPromptSubmit", "SessionEnd"}
     command = hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
     assert hooks["UserPromptSubmit"][0]["hooks"][0]["type"] == "command"
     doc = (memory.root / "CLAUDE.md").read_text(encoding="utf-8")

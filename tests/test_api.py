@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import lean_memory
 
 from .conftest import ROOT
@@ -27,8 +29,6 @@ def test_import_loads_nothing_heavy() -> None:
 def test_values_are_frozen() -> None:
     import copy
     import pickle
-
-    import pytest
 
     from lean_memory._record import replace
 

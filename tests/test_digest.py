@@ -169,6 +169,7 @@ def varied(tmp_path_factory: pytest.TempPathFactory) -> lean_memory.Memory:
 # Found by hypothesis (issue 22): the rules' "N more rules" line was added past the room
 # they were given, eating the matches' share, so "deploy" at 105 tokens got no match.
 @example(words=["deploy", "cache"], budget=105, index=True)
+@example(words=["deploy", "cache"], budget=125, index=True)
 def test_budget_rules_share_and_determinism(varied: lean_memory.Memory, words: list[str],
                                             budget: int, index: bool | None) -> None:
     prompt = " ".join(words)
@@ -179,7 +180,8 @@ def test_budget_rules_share_and_determinism(varied: lean_memory.Memory, words: l
     rules = d.split("## Memory matching")[0]
     if "## Memory matching" in d:
         other = varied.digest("deploy", budget_tokens=budget, index=index)
-        assert other.split("## Memory matching")[0] == rules
+        # (a digest without matches has no blank line after its rules)
+        assert other.split("## Memory matching")[0].rstrip("\n") == rules.rstrip("\n")
     # ... and a prompt that matches gets matches once the budget has room for one, when
     # memory knows all its words (a word it has never seen may say the prompt is about
     # something else: the relevance gate, ADR 0021).

@@ -18,6 +18,7 @@ def test_the_hook_does_not_import_threading(tmp_path: Path) -> None:
     mem.init()
     mem.put_entry("conventions", "Always run ruff before a commit.")
     mem.put_entry("failures", "The deploy failed: the socket timeout was too short.")
+    mem.search("deploy")  # indexed: a hook that indexes starts the warm-up (subprocess)
     payload = json.dumps({"cwd": str(tmp_path), "hook_event_name": "UserPromptSubmit",
                           "prompt": "why did the deploy fail"})
     code = ("import io, sys; from lean_memory import agents; out = io.StringIO(); "

@@ -293,3 +293,72 @@ def test_a_long_session_distills(project: Path, home: dict[str, str]) -> None:
                      at=f"2026-01-05T0{i // 60}:{i % 60:02d}:00Z")
     [summary] = learn.distill(mem, now="2026-01-06T00:00:00Z")
     assert len(summary.asked) == 120 and learn.load_asks(session_home(project)) == []
+
+
+def test_decided_is_what_was_written_during_the_session(project: Path, home: dict[str, str],
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """Catches: "decided" taken as every entry dated within the session's days (an entry
+    written that morning before the session, or by the next session, counted), global
+    writes left out, or a write log kept inside the repository."""
+    from lean_memory import sessionlog
+    from lean_memory.layers import global_memory
+
+    clock = {"now": ""}
+    monkeypatch.setattr(sessionlog, "now_utc", lambda: clock["now"])
+    monkeypatch.setattr(learn, "now_utc", lambda: clock["now"])
+
+    def put(at: str, shard: str, text: str, mem: lean_memory.Memory | None = None) -> str:
+        clock["now"] = at
+        return (mem or lean_memory.Memory(project)).put_entry(shard, text,
+                                                              date=at[:10]).id
+
+    mem = lean_memory.Memory(project)
+    before = put("2026-01-05T08:00:00Z", "insights", "the export job ran on cron at first")
+    learn.record(mem, "s1", "why does the cache warmer crash on startup", "2026-01-05T09:00:00Z")
+    dead = put("2026-01-05T09:10:00Z", "failures", "cache warmer: pinning the pool did not help")
+    learn.record(mem, "s1", "add metrics to the export job", "2026-01-05T09:30:00Z")
+    done = put("2026-01-05T09:40:00Z", "insights", "export job metrics go to statsd, per run")
+    rule = put("2026-01-05T09:45:00Z", "conventions", "Use uv, never pip.",
+               global_memory(create=True))
+    learn.record(mem, "s2", "rename the config loader", "2026-01-05T10:00:00Z")
+    later = put("2026-01-05T10:05:00Z", "insights", "the config loader is now settings.load")
+    clock["now"] = "2026-01-05T13:00:00Z"
+    summaries = {s.session: s for s in learn.distill(mem, now="2026-01-05T13:00:00Z")}
+    s1, s2 = summaries["s1"], summaries["s2"]
+    assert {i for i, _ in s1.decided} == {done, rule}
+    assert {i for i, _ in s1.dead_ends} == {dead}
+    assert [i for i, _ in s2.decided] == [later]
+    assert before not in {i for s in (s1, s2) for i, _ in (*s.decided, *s.dead_ends)}
+    assert [line for _, line in s1.open] == ["why does the cache warmer crash on startup"]
+    assert learn.distill(mem, now="2026-01-05T13:00:00Z") == []  # idempotent
+    assert not any(p.name.startswith("writes") for p in project.rglob("*"))
+    assert stat.S_IMODE(os.stat(session_home(project) / "writes.jsonl").st_mode) == 0o600
+
+
+def test_a_session_that_ended_decided_only_until_its_end(project: Path, home: dict[str, str],
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    """Catches: SessionEnd's time not bounding the window, or a window that depends on
+    anything but the files (the same files give the same window and entries)."""
+    from lean_memory import sessionlog
+
+    clock = {"now": "2026-01-05T15:05:00Z"}
+    monkeypatch.setattr(sessionlog, "now_utc", lambda: clock["now"])
+    monkeypatch.setattr(learn, "now_utc", lambda: clock["now"])
+    mem = lean_memory.Memory(project)
+    learn.record(mem, "s3", "document the retry policy of the uploader", "2026-01-05T15:00:00Z")
+    during = mem.put_entry("insights", "uploader retries 3 times with backoff").id
+    clock["now"] = "2026-01-05T15:10:00Z"
+    learn.end_session({"session_id": "s3"}, project)
+    clock["now"] = "2026-01-05T15:20:00Z"
+    mem.put_entry("insights", "the downloader never retries")
+    mine = learn.load_asks(session_home(project), session="s3", archived=True)
+    ends = learn._ends(session_home(project))
+    assert learn.window(mem, "s3", mine, mine, ends) == ("2026-01-05T15:00:00Z",
+                                                         "2026-01-05T15:10:00Z")
+    written = learn._written(mem, "2026-01-05T15:00:00Z", "2026-01-05T15:10:00Z")
+    assert [w.id for w in written] == [during]
+    assert written == learn._written(mem, "2026-01-05T15:00:00Z", "2026-01-05T15:10:00Z")
+    [summary] = learn.session_store(mem).entries("sessions")
+    assert during in summary.text and "downloader" not in summary.text

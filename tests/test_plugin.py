@@ -112,7 +112,7 @@ def test_the_plugin_is_whole_and_names_no_machine_path() -> None:
     hooks = _json("hooks/hooks.json")["hooks"]
     commands = [h["command"] for groups in hooks.values() for g in groups for h in g["hooks"]]
     server = _json(".mcp.json")["mcpServers"]["lean-memory"]
-    assert set(hooks) == {"SessionStart", "UserPromptSubmit"}
+    assert set(hooks) == {"SessionStart", "UserPromptSubmit", "SessionEnd"}
     for line in [*commands, " ".join(server["args"])]:
         assert "${CLAUDE_PLUGIN_ROOT}/scripts/lean-memory" in line
 

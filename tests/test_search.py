@@ -165,10 +165,21 @@ def test_cache_from_another_tokenizer_or_garbled_part_is_rebuilt(filled: Memory)
     data = part.read_bytes()[CACHE_PREFIX:]
     size = int.from_bytes(data[:8], "little")
     assert marshal.loads(data[8:8 + size])[1][1] == search_module.TOKENIZER_VERSION
-    for garble in (lambda meta: meta.__setitem__(10, "garbage\nterms"),  # terms
-                   lambda meta: meta.__setitem__(5, meta[5] + "\nextra")):  # ids
+    for garble in (lambda meta: meta.__setitem__(11, "garbage\nterms"),  # dictionary
+                   lambda meta: meta.__setitem__(5, meta[5] + 1),  # entry count
+                   lambda meta: meta.__setitem__(10, meta[10][:-1])):  # regions
         _rewrite_part(part, garble)
         assert _hits(filled, "windows postgres") == expected
+    # a byte of the body changed (the tag covers the meta only; the meta's digests the
+    # body): found out when the query reads that chunk
+    for at in (-1, CACHE_PREFIX + 8 + int.from_bytes(part.read_bytes()[CACHE_PREFIX:][:8],
+                                                     "little")):
+        data = bytearray(part.read_bytes())
+        data[at] ^= 0x55
+        part.write_bytes(bytes(data))
+        assert _hits(filled, "windows postgres") == expected
+        if at > 0:  # the lengths, which every query reads: the part was rebuilt
+            assert part.read_bytes() != bytes(data)
     # postings cut short: found out while the query reads them
     data = part.read_bytes()
     size = int.from_bytes(data[CACHE_PREFIX:][:8], "little")

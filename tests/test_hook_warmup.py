@@ -1,0 +1,181 @@
+"""The prompt hook's background warm-up (issue 24): it builds every cache the next prompt
+reads (search index, put state, the rules' verdicts and lines), so that prompt builds
+nothing; and a fresh clone (no ``.cache``) gets its matches by the second prompt even when
+the first one could not finish."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import lean_memory
+from lean_memory import agents
+from lean_memory import format as fmt
+from lean_memory.search import _warm_target, time_limit
+
+ROOT = Path(__file__).resolve().parent.parent
+PROMPT = "why is the docker build flaky on windows"
+MATCHES = "Memory matching this prompt"
+RULE = "Always run the linters before committing"
+# As for a memory too large to index within the hook's time (100k entries).
+SLOW_INDEX = "import lean_memory.search as s; s._BUILD_BYTES_PER_S = 1; "
+# As on a loaded machine at 100k entries: working out the correction links from every
+# shard file takes longer than the hook's whole time limit.
+SLOW_LINKS = ("import time, lean_memory.summaries as m; _all = m.Summaries._all_links; "
+              "m.Summaries._all_links = lambda self: (time.sleep(20), _all(self))[1]; ")
+
+
+def _memory(root: Path) -> lean_memory.Memory:
+    mem = lean_memory.Memory(root)
+    mem.init()
+    mem.put_entry("conventions", RULE, date="2026-01-01")
+    mem.put_entry("conventions", "Never commit generated files", date="2026-01-02")
+    for i in range(20):
+        mem.put_entry("failures", f"the release job {i} timed out waiting for the registry",
+                      date="2026-01-03")
+    old = mem.put_entry("quirks", "Docker builds fail on Linux hosts", date="2026-01-04")
+    mem.put_entry("quirks", "Docker builds are flaky on Windows hosts, retry once",
+                  date="2026-01-05", supersedes=old.id)
+    return mem
+
+
+def _hook(root: Path, prefix: str = "", timeout: float | None = None) -> str:
+    """The prompt hook as a real process (its own folder first on sys.path, as installed;
+    no site: a clean venv imports no threading at start)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("LEAN_MEMORY_ROOT", None)
+    if timeout is not None:
+        env["LEAN_MEMORY_HOOK_TIMEOUT"] = str(timeout)
+    code = (f"import sys; {prefix}from lean_memory.cli import main; "
+            "sys.exit(main(['hook', 'user-prompt-submit']))")
+    r = subprocess.run([sys.executable, "-P", "-S", "-c", code], cwd=root, capture_output=True,
+                       text=True, env=env, timeout=120, check=False,
+                       input=json.dumps({"hook_event_name": "UserPromptSubmit",
+                                         "prompt": PROMPT, "cwd": str(root)}))
+    assert r.returncode == 0, r.stderr
+    return str(json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]) \
+        if r.stdout.strip() else ""
+
+
+def _warmed(mem: lean_memory.Memory) -> None:
+    """Until no warm-up runs (its marker gone)."""
+    marker = mem.cache_dir / "search.warming"
+    for _ in range(1200):
+        if not marker.exists():
+            return
+        time.sleep(0.05)
+    raise AssertionError("the warm-up never finished")
+
+
+def _cache(mem: lean_memory.Memory) -> dict[str, tuple[int, int, int]]:
+    return {p.name: (p.stat().st_mtime_ns, p.stat().st_ino, p.stat().st_size)
+            for p in mem.cache_dir.iterdir() if p.name != "hook.log"}
+
+
+def test_after_the_warm_up_the_next_prompt_builds_no_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Caught: the warm-up built the search index alone; the next prompt then worked out
+    the correction links from every shard file (no put state: 3 s at 100k entries, and
+    again before every prompt) and rewrote the rules' lines for a prompt with matches."""
+    mem = _memory(tmp_path / "m")
+    for p in mem.cache_dir.iterdir():
+        p.unlink()
+    first = _hook(mem.root, SLOW_INDEX)
+    assert RULE in first and MATCHES not in first  # rules now, matches next prompt
+    _warmed(mem)
+    before = _cache(mem)
+    assert "put-state.marshal" in before
+    second = _hook(mem.root)
+    assert RULE in second and "flaky on Windows" in second.split(MATCHES)[1]
+    assert _cache(mem) == before  # nothing rebuilt, nothing rewritten
+    parsed: list[str] = []
+    real = fmt.parse
+    files = {mem.read_text(mem.shard_path(s)) for s in mem.shards}
+
+    def counting(text: str, name: str, *args: object, **kw: object) -> fmt.Shard:
+        if text in files:  # a whole shard file (a hit's own text is parsed alone)
+            parsed.append(name)
+        return real(text, name, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fmt, "parse", counting)
+    payload = {"hook_event_name": "UserPromptSubmit", "prompt": PROMPT, "cwd": str(mem.root)}
+    assert "flaky on Windows" in agents.hook_output("user-prompt-submit", None, payload)
+    assert parsed == []  # no shard file parsed: every answer came from a cache
+    assert _cache(mem) == before
+
+
+def test_a_fresh_clone_has_matches_at_the_first_prompt_and_warms_the_rest(
+        tmp_path: Path) -> None:
+    """A small fresh clone: matches at the first prompt (the index built in the hook), and
+    the warm-up it starts then builds what the next prompt reads (the put state).
+    Caught: a hook that indexed the memory itself started no warm-up, so every later
+    prompt worked out the correction links from every shard file again."""
+    mem = _memory(tmp_path / "m")
+    for p in mem.cache_dir.iterdir():
+        p.unlink()
+    first = _hook(mem.root)
+    assert RULE in first and "flaky on Windows" in first.split(MATCHES)[1]
+    _warmed(mem)
+    assert (mem.cache_dir / "put-state.marshal").exists()
+    before = _cache(mem)
+    assert "flaky on Windows" in _hook(mem.root).split(MATCHES)[1]
+    assert _cache(mem) == before
+
+
+def test_a_fresh_clone_has_matches_by_the_second_prompt_when_the_first_runs_out(
+        tmp_path: Path) -> None:
+    """Fresh clone, large memory, loaded machine: the first prompt cannot finish in the
+    hook's time, but the warm-up it starts brings the second one its matches.
+    Caught: the hook worked out the rules (every shard file parsed for the correction
+    links) before it asked the index, ran out of time there, and never started the
+    warm-up: no prompt ever had matches (100k entries under load)."""
+    mem = _memory(tmp_path / "m")
+    for p in mem.cache_dir.iterdir():
+        p.unlink()
+    t0 = time.monotonic()
+    _hook(mem.root, SLOW_INDEX + SLOW_LINKS, timeout=3)  # gives up: prints nothing
+    # ... at its time limit, not when its worker is done (threading first imported in the
+    # worker, to start the warm-up, would take it for the main thread and wait for it)
+    assert time.monotonic() - t0 < 12
+    _warmed(mem)
+    second = _hook(mem.root, SLOW_INDEX + SLOW_LINKS, timeout=3)
+    assert RULE in second and "flaky on Windows" in second.split(MATCHES)[1]
+
+
+def test_the_warm_up_runs_only_functions_of_lean_memory_by_name() -> None:
+    assert _warm_target(agents.warm_up) == "lean_memory.agents:warm_up"
+    assert _warm_target(print) == ""
+    assert _warm_target(lambda m: None) == ""
+    with pytest.raises(ValueError), time_limit(1.0, warm=json.dumps):
+        pass
+
+
+def test_a_put_during_the_warm_ups_status_keeps_its_put_state(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Caught: ``status`` (the warm-up's, seconds long at 100k entries) wrote its put state
+    over the one a put saved meanwhile, for files that had changed since: the put state
+    was void, and the next put summarised its shard again."""
+    mem = _memory(tmp_path / "m")
+    for p in mem.cache_dir.iterdir():
+        p.unlink()
+    from lean_memory.summaries import Summaries
+
+    real = Summaries._status
+
+    def slow(self: Summaries, *args: object, **kw: object) -> object:
+        st = real(self, *args, **kw)  # type: ignore[arg-type]
+        other = lean_memory.Memory(mem.root)
+        other.put_entry("failures", "a put while the warm-up works", date="2026-01-06")
+        assert other._load_state() is not None
+        return st
+
+    monkeypatch.setattr(Summaries, "_status", slow)
+    lean_memory.Memory(mem.root).status()
+    monkeypatch.setattr(Summaries, "_status", real)
+    assert lean_memory.Memory(mem.root)._load_state() is not None

@@ -1,0 +1,342 @@
+"""Index layout 2 (fixed regions read by offset, every chunk checked) and MaxScore: a part
+round-trips exactly, a damaged, truncated, old or foreign part is never believed and never
+crashes a query, and the pruned top k is the exhaustive top k, bit for bit."""
+
+from __future__ import annotations
+
+import functools
+import marshal
+import math
+from array import array
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import lean_memory
+from lean_memory import fsutil
+from lean_memory import search as search_module
+from lean_memory.bm25 import BM25Index, documents_terms, tokenize
+from lean_memory.fsutil import CACHE_PREFIX, write_cache
+from lean_memory.index import PART_FORMAT, Corrupt, Part, read_part, write_part
+
+PARAMS = {"k1": 1.2, "b": 0.75, "title_weight": 2.0}
+HEADER: list[Any] = ["test-header", 1]
+WORDS = ["cache", "flaky", "windows", "docker", "retry", "parse_config", "os.path.join",
+         "deploy", "lock", "timeout", "E0502", "linux", "build", "merge", "caché", "naïve"]
+text = st.lists(st.sampled_from(WORDS), min_size=0, max_size=10).map(" ".join)
+name_text = st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=12)
+
+
+@st.composite
+def parts(draw: st.DrawFn) -> Part:
+    docs = draw(st.lists(st.tuples(text, text), min_size=0, max_size=30))
+    n = len(docs)
+    counts = documents_terms(docs)
+    index = BM25Index.from_counts(counts, **PARAMS)
+    withheld = sorted(draw(st.sets(st.integers(0, n - 1), max_size=n))) if n else []
+    keys = [b"" if i in withheld else draw(st.binary(min_size=16, max_size=16))
+            for i in range(n)]
+    starts = sorted(draw(st.lists(st.integers(0, 1 << 40), min_size=n, max_size=n)))
+    spans = array("q", [x for s in starts for x in (s, s + 7)])
+    lines = array("i", draw(st.lists(st.integers(1, 1 << 30), min_size=n, max_size=n)))
+    base = draw(st.none() | st.tuples(st.integers(0, 99), st.integers(0, 99),
+                                      st.integers(0, 99)))
+    return Part(draw(st.sampled_from(["quirks", "seed"])), draw(st.booleans()), (n, 2, 3),
+                draw(st.lists(name_text, min_size=n, max_size=n)),
+                draw(st.lists(st.sampled_from(["", "2026-01-02", "2025-12-31"]), min_size=n,
+                              max_size=n)),
+                draw(st.lists(name_text.map(lambda s: s.replace("\n", "")), min_size=n,
+                              max_size=n)),
+                spans, lines, withheld, index, keys, digest=draw(st.binary(max_size=16)),
+                base=base)
+
+
+def _terms(part: Part) -> list[str]:
+    return sorted({t for tf, _ in part.index.counts() for t in tf})
+
+
+def _same(read: Part, built: Part) -> None:
+    """Everything a query or a rebuild reads of ``read`` is what ``built`` holds."""
+    assert read.n == built.n and read.name == built.name and read.archived == built.archived
+    assert read.sig == built.sig and read.base == built.base and read.digest == built.digest
+    assert list(read.ids) == list(built.ids) and list(read.dates) == list(built.dates)
+    assert [read.ids[i] for i in range(read.n)] == list(built.ids)
+    assert [read.dates[-1 - i] for i in range(read.n)] == list(built.dates)[::-1]
+    assert list(read.spans) == list(built.spans) and list(read.lines) == list(built.lines)
+    assert [read.spans[i] for i in range(2 * read.n)] == list(built.spans)
+    assert [read.lines[i] for i in range(read.n)] == list(built.lines)
+    assert read.withheld == built.withheld and read.supersedes == built.supersedes
+    segment, reference = read.index._segments[0], built.index._segments[0]
+    for term in [*_terms(built), "absent", "", "zzz", "\uffff"]:
+        got, want = segment.postings(term), reference.postings(term)
+        assert (got is None and want is None) or (
+            got is not None and want is not None
+            and list(got[0]) == list(want[0]) and list(got[1]) == list(want[1]))
+    assert read.index.counts() == built.index.counts()
+    assert list(segment.lengths) == list(reference.lengths)
+    assert read.index.avgdl == built.index.avgdl
+    for query in ("docker windows cache", "caché naïve", "nothing", "deploy deploy lock"):
+        if tokenize(query):
+            assert read.index.top(query, 3) == built.index.top(query, 3)
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(built=parts())
+def test_a_part_round_trips_exactly_lazy_and_full(tmp_path: Path, built: Part) -> None:
+    """Catches: a region misplaced or mis-sized, a dictionary block boundary missed (the
+    terms are few here, so BLOCK is made small below), ids or dates of non-ASCII text or
+    empty, keys of withheld entries, a tail's base signature lost."""
+    where = tmp_path / "search-live-x.idx"
+    assert write_part(where, tmp_path, HEADER, built)
+    lazy = read_part(where, tmp_path, HEADER, **PARAMS)
+    full = read_part(where, tmp_path, HEADER, full=True, **PARAMS)
+    assert lazy is not None and full is not None
+    try:
+        assert full.file is None and full.keys == built.keys
+        _same(lazy, built)
+        _same(full, built)
+    finally:
+        lazy.close()
+
+
+@pytest.fixture(autouse=True, params=["by chunk", "whole"])
+def _small_blocks(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    """Blocks of 3 terms and chunks of 64 bytes: every boundary case occurs in small parts;
+    bodies read by chunk, or whole (as small parts are)."""
+    from lean_memory import index
+
+    monkeypatch.setattr(index, "BLOCK", 3)
+    monkeypatch.setattr(index, "CHUNK", 64)
+    monkeypatch.setattr(index, "_SMALL", 0 if request.param == "by chunk" else 1 << 18)
+
+
+def _built(tmp_path: Path, n: int = 40) -> Part:
+    docs = [(f"t{i} {WORDS[i % len(WORDS)]}", " ".join(WORDS[(i * j) % len(WORDS)]
+                                                       for j in range(1, 6)))
+            for i in range(n)]
+    index = BM25Index.from_counts(documents_terms(docs), **PARAMS)
+    return Part("quirks", False, (n, 2, 3), [f"id{i}" for i in range(n)],
+                ["2026-01-02"] * n, [""] * n, array("q", range(2 * n)), array("i", range(n)),
+                [], index, [bytes(16)] * n)
+
+
+def _answers(part: Part) -> list[Any]:
+    """Everything a query and a rebuild read, in one list."""
+    return [list(part.ids), list(part.dates), list(part.spans), list(part.lines),
+            part.supersedes, part.index.counts(),
+            [part.index.top(q, 5) for q in ("docker", "cache windows", "retry lock merge")]]
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cut=st.integers(0, 1 << 20), flip=st.integers(0, 1 << 20), xor=st.integers(1, 255),
+       how=st.sampled_from(["truncate", "flip", "both"]))
+def test_a_damaged_part_is_refused_or_caught_never_believed(tmp_path: Path, cut: int,
+                                                           flip: int, xor: int,
+                                                           how: str) -> None:
+    """A part cut short or with any byte changed is refused when read (None), or the read
+    that meets the damage raises Corrupt (the query then rebuilds): it never answers
+    differently and never raises anything else. Catches: regions read without their
+    digests checked (layout 1 trusted its postings), a length believed before the size."""
+    built = _built(tmp_path)
+    where = tmp_path / "search-live-quirks.idx"
+    assert write_part(where, tmp_path, HEADER, built)
+    expected = _answers(built)
+    data = bytearray(where.read_bytes())
+    if how in ("flip", "both"):
+        data[flip % len(data)] ^= xor
+    if how in ("truncate", "both"):
+        del data[cut % len(data):]
+    where.write_bytes(bytes(data))
+    part = read_part(where, tmp_path, HEADER, **PARAMS)
+    if part is None:
+        return
+    try:
+        assert _answers(part) == expected
+    except Corrupt:
+        pass
+    finally:
+        part.close()
+
+
+def test_a_part_of_another_key_format_or_header_is_not_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    built = _built(tmp_path)
+    where = tmp_path / "search-live-quirks.idx"
+    assert write_part(where, tmp_path, HEADER, built)
+    assert read_part(where, tmp_path, ["other"], **PARAMS) is None
+    data = where.read_bytes()[CACHE_PREFIX:]
+    size = int.from_bytes(data[:8], "little")
+    meta = marshal.loads(data[8:8 + size])
+    assert meta[0] == PART_FORMAT
+    meta[0] = "lean_memory.index/1"
+    new = marshal.dumps(meta)
+    assert write_cache(where, len(new).to_bytes(8, "little") + new + data[8 + size:], tmp_path,
+                       covered=8 + len(new))
+    assert read_part(where, tmp_path, HEADER, **PARAMS) is None
+    # sealed with someone else's key
+    monkeypatch.setattr(fsutil, "_key", bytes(range(32)))
+    monkeypatch.setattr(fsutil, "_key_loaded", True)
+    assert write_part(where, tmp_path, HEADER, built)
+    monkeypatch.undo()
+    assert read_part(where, tmp_path, HEADER, **PARAMS) is None
+
+
+def _rewrite(path: Path, change: Any) -> None:
+    data = path.read_bytes()[CACHE_PREFIX:]
+    size = int.from_bytes(data[:8], "little")
+    meta = marshal.loads(data[8:8 + size])
+    body = change(meta, bytearray(data[8 + size:]))
+    new = marshal.dumps(meta)
+    assert write_cache(path, len(new).to_bytes(8, "little") + new + bytes(body),
+                       covered=8 + len(new))
+
+
+def test_a_memory_with_old_or_damaged_parts_answers_as_without_them(
+        mem: lean_memory.Memory) -> None:
+    """Through the whole query: a layout-1 part, a part whose postings were changed and
+    resealed without their digests (as a bug or an editor could), a part cut after its
+    lengths: each is rebuilt, the answers stay those of a fresh index."""
+    for i in range(30):
+        mem.put_entry(["quirks", "failures"][i % 2],
+                      f"docker build {WORDS[i % len(WORDS)]} retry {i}", date="2026-01-02")
+    query = "docker windows retry"
+
+    def answers() -> list[tuple[str, float]]:
+        return [(h.entry.id, h.score) for h in mem.search(query, k=8)]
+
+    expected = answers()
+    part = mem.cache_dir / "search-live-quirks.idx"
+
+    def old(meta: list[Any], body: bytearray) -> bytearray:
+        meta[0] = "lean_memory.index/1"
+        return body
+
+    def postings(meta: list[Any], body: bytearray) -> bytearray:
+        start, end = meta[10][7:9]  # the docs region
+        body[start:end] = bytes(x ^ 0x5A for x in body[start:end])
+        return body
+
+    for change in (old, postings):
+        _rewrite(part, change)
+        assert answers() == expected
+        meta = marshal.loads(part.read_bytes()[CACHE_PREFIX + 8:])
+        assert meta[0] == PART_FORMAT
+    data = part.read_bytes()
+    part.write_bytes(data[:len(data) - 10])
+    assert answers() == expected
+    assert len(part.read_bytes()) == len(data)  # rebuilt
+
+
+# -- MaxScore -------------------------------------------------------------------------------
+
+COMMON = ["import", "token", "method", "option"]
+RARE = [f"rare{i}" for i in range(6)]
+MID = [f"mid{i}" for i in range(10)]
+
+
+@st.composite
+def corpora(draw: st.DrawFn) -> list[tuple[str, str]]:
+    n = draw(st.integers(64, 260))
+    docs = []
+    for _ in range(n):
+        words = [w for w in COMMON if draw(st.booleans())]
+        words += draw(st.lists(st.sampled_from(MID), max_size=4))
+        if draw(st.integers(0, 40)) == 0:
+            words += draw(st.lists(st.sampled_from(RARE), min_size=1, max_size=3))
+        title = " ".join(draw(st.lists(st.sampled_from(COMMON + MID), max_size=2)))
+        docs.append((title, " ".join(words) or "empty"))
+    return docs
+
+
+def _textbook_top(counts: list[tuple[dict[str, float], float]], query: str, k: int,
+                  allowed: bytes, newer: list[str], k1: float = 1.2,
+                  b: float = 0.75) -> list[tuple[int, float]]:
+    """Exhaustive BM25 written out, one document at a time, the terms in query order (the
+    float operations of the README's formula, in its order), and the tie rules of
+    ``BM25Index.top``: no code of the package ranks here."""
+    n = len(counts)
+    avgdl = math.fsum(length for _, length in counts) / n
+    qtfs: dict[str, int] = {}
+    for t in tokenize(query):
+        qtfs[t] = qtfs.get(t, 0) + 1
+    scores: dict[int, float] = {}
+    for term, qtf in qtfs.items():
+        df = sum(1 for tf, _ in counts if term in tf)
+        if not df:
+            continue
+        idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        for d, (tf, length) in enumerate(counts):
+            if term in tf:
+                f = tf[term]
+                w = idf * f / (f + k1 * (1.0 - b + b * length / avgdl))
+                scores[d] = scores.get(d, 0.0) + (w if qtf == 1 else qtf * w)
+
+    def order(x: tuple[int, float], y: tuple[int, float]) -> int:
+        if x[1] != y[1]:
+            return -1 if x[1] > y[1] else 1
+        if newer[x[0]] != newer[y[0]]:
+            return -1 if newer[x[0]] > newer[y[0]] else 1
+        return x[0] - y[0]
+
+    items = sorted(((d, s) for d, s in scores.items() if allowed[d]),
+                   key=functools.cmp_to_key(order))
+    return items[:k]
+
+
+@settings(max_examples=120, deadline=None)
+@given(docs=corpora(), data=st.data())
+def test_pruned_top_k_is_the_exhaustive_top_k_bit_for_bit(docs: list[tuple[str, str]],
+                                                         data: st.DataObject) -> None:
+    """Ids and float scores identical to exhaustive BM25 (== on floats), whether MaxScore
+    settles or gives up, split into segments or not, with masks and date ties. Catches: a
+    bound that ignores qtf, a candidate dropped at a tie with the k-th score, exact scores
+    summed in another order than the query's."""
+    counts = documents_terms(docs)
+    n = len(docs)
+    query = " ".join(data.draw(st.lists(st.sampled_from(COMMON + RARE + MID), min_size=1,
+                                        max_size=6)))
+    k = data.draw(st.integers(1, 12))
+    allowed = bytes(data.draw(st.lists(st.sampled_from([0, 1, 1, 1]), min_size=n,
+                                       max_size=n)))
+    newer = data.draw(st.lists(st.sampled_from(["", "2026-01-01", "2026-02-01"]), min_size=n,
+                               max_size=n))
+    cut = data.draw(st.integers(0, n))
+    whole = BM25Index.from_counts(counts)
+    split = BM25Index.merge([BM25Index.from_counts(counts[:cut]),
+                             BM25Index.from_counts(counts[cut:])])
+    expected = _textbook_top(counts, query, k, allowed, newer)
+    for index in (whole, split):
+        assert index.top(query, k, allowed=allowed, newer=newer) == expected
+
+
+def test_maxscore_settles_on_a_query_with_a_rare_term() -> None:
+    """The pruned path is taken (and right) where it should be: a rare term among common
+    ones; and not on common words alone."""
+    docs = [(f"note {i}", "import token method option " + ("zebra " if i % 97 == 0 else "")
+             + " ".join(f"w{(i * j) % 50}" for j in range(5))) for i in range(800)]
+    counts = documents_terms(docs)
+    index = BM25Index.from_counts(counts)
+    allowed = b"\x01" * len(docs)
+    newer = [""] * len(docs)
+    for query in ("zebra import token", "zebra w3 option"):
+        terms = index._query_terms(query)
+        assert index._pruned(terms, 5, allowed) is not None
+        assert index.top(query, 5, allowed=allowed, newer=newer) == \
+            _textbook_top(counts, query, 5, allowed, newer)
+    assert index._pruned(index._query_terms("import token method option"), 5, allowed) is None
+
+
+def test_the_search_cache_format_is_layout_2(mem: lean_memory.Memory) -> None:
+    mem.put_entry("quirks", "Docker builds are flaky on Windows", date="2026-01-02")
+    mem.search("docker")
+    data = (mem.cache_dir / "search-live-quirks.idx").read_bytes()
+    meta = marshal.loads(data[CACHE_PREFIX + 8:])
+    assert meta[0] == PART_FORMAT == "lean_memory.index/2"
+    corpus = search_module._load(mem)
+    try:
+        assert corpus.index.n_docs == 1
+    finally:
+        corpus.close()
