@@ -47,6 +47,8 @@ class Config:
     ollama_model: str = "nomic-embed-text"
     ollama_host: str = ""  # empty: $OLLAMA_HOST, else http://127.0.0.1:11434
     ollama_allow_remote: bool = False
+    # A nearest neighbour below this cosine never fills a search or the digest (ADR 0021).
+    ollama_min_cosine: float = 0.3
     allow_rules: tuple[str, ...] = field(default=())
     allow_paths: tuple[str, ...] = field(default=())
     allow_fingerprints: tuple[str, ...] = field(default=())
@@ -57,7 +59,7 @@ class Config:
 
 
 _SECRETS_KEYS = {"allow_rules", "allow_paths", "allow_fingerprints"}
-_OLLAMA_KEYS = {"ollama_model", "ollama_host", "ollama_allow_remote"}
+_OLLAMA_KEYS = {"ollama_model", "ollama_host", "ollama_allow_remote", "ollama_min_cosine"}
 FUSION_MODES = ("rerank", "rrf")
 _RANGES: dict[str, tuple[float, float]] = {
     "token_budget": (100, 10_000_000),
@@ -71,6 +73,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "bm25_b": (0.0, 1.0),
     "distill_after": (60, 10_000_000),
     "digest_min_coverage": (0.0, 1.0),
+    "ollama_min_cosine": (-1.0, 1.0),
 }
 
 

@@ -192,4 +192,5 @@ def retriever(mem: Memory) -> EmbeddingRetriever:
     doc, query = prefixes(c.ollama_model)
     return EmbeddingRetriever("ollama", ollama, Vectors.load(vectors_path(mem, c.ollama_model),
                                                              mem.agents_dir),
-                              model=c.ollama_model, document_prefix=doc, query_prefix=query)
+                              model=c.ollama_model, document_prefix=doc, query_prefix=query,
+                              floor=c.ollama_min_cosine)

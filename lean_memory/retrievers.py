@@ -9,7 +9,9 @@ the caller until it lets go, which no thread-based limit can prevent.
 Fusion (ADR 0019): ``rerank`` (the default) mixes the first retriever's top ``depth``
 with the others' scores for the same entries, each min-max normalised, by a convex
 combination; ``rrf`` is weighted Reciprocal Rank Fusion of full rankings. In both, when
-the first retriever returns fewer than ``k`` hits, the others' hits fill the rest.
+the first retriever returns fewer than ``k`` hits, the others' hits fill the rest, but
+never one scored below the retriever's own ``floor`` (a cosine floor for embedders): a
+prompt nothing in memory is about gets no nearest neighbours (ADR 0021).
 """
 
 from __future__ import annotations
@@ -190,6 +192,7 @@ class Run:
         self.k = 0
         self.result: Any = None
         self.missing = 0
+        self.floor: float | None = None
         self.done = threading.Event()
         threading.Thread(target=self._run, daemon=True, name=f"retriever-{job.name}").start()
 
@@ -205,6 +208,8 @@ class Run:
                 raise _TimedOut
             self.result = list(retriever.rank(self.query, self.entries, self.k))
             self.missing = int(getattr(retriever, "missing", 0) or 0)
+            floor = getattr(retriever, "floor", None)
+            self.floor = None if floor is None else float(floor)
         except BaseException as exc:
             self.result = exc
         self.done.set()
@@ -376,8 +381,9 @@ def fuse(query: str, k: int, sources: Sequence[tuple[str, Job | None]], fusion: 
         if why:
             notes.append(why)
         if run.missing:
-            notes.append(f"retriever {sources[i][0]!r}: {run.missing} entries have no "
-                         "vector yet (run `lean-memory embed`)")
+            notes.append(note(f"retriever {sources[i][0]!r}: {run.missing} of the "
+                              f"{len(run.entries)} entries it ranked have no vector yet "
+                              "(run `lean-memory embed`)"))
         if ranked is None:
             return None
         return [(pool[e], s) for e, s in ranked if e in pool]
@@ -391,7 +397,8 @@ def fuse(query: str, k: int, sources: Sequence[tuple[str, Job | None]], fusion: 
         for i, (_, job) in enumerate(sources):
             got = bm25(depth, None) if job is None else ranking_of(i)
             if got is not None:
-                rankings.append([n for n, _ in got[:depth]])
+                floor = runs[i].floor if i in runs else None
+                rankings.append([n for n, s in got[:depth] if floor is None or s >= floor])
                 weights.append(fusion.weight(i))
         if not rankings:
             return bm25(k, None), notes
@@ -418,7 +425,9 @@ def fuse(query: str, k: int, sources: Sequence[tuple[str, Job | None]], fusion: 
         if got is None:
             continue
         others.append(dict(got))
-        extra.append([n for n, _ in got])
+        floor = runs[i].floor if i in runs else None
+        # the rescue: only neighbours at or above the retriever's floor may fill
+        extra.append([n for n, s in got if floor is None or s >= floor])
         weights.append(fusion.weight(i))
     fused = rerank(first, others, weights, fusion.depth) if others else first
     return (fill(fused, extra, k) if short else fused), notes

@@ -1,0 +1,108 @@
+"""The semantic extra under the digest's rule (issue 22, ADR 0021): a nearest neighbour
+below ``[ollama] min_cosine`` never fills a search or the digest, and neighbours alone
+never open the gate."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+import pytest
+
+from lean_memory import Memory
+from lean_memory.config import Config
+from lean_memory.embedcmd import embed_missing
+from lean_memory.errors import ConfigError
+from lean_memory.retrievers import Fusion, Job, fuse
+
+from .test_gate import matches
+from .test_semantic import configure, fake, fill_memory, toy  # noqa: F401  (fake: a fixture)
+
+
+def cosine(a: str, b: str) -> float:
+    u, v = toy(a), toy(b)
+    return sum(x * y for x, y in zip(u, v, strict=True)) / math.sqrt(
+        sum(x * x for x in u) * sum(y * y for y in v))
+
+
+CLOSE = "Automobile collision\nAutomobile collision in the parking lot report"
+FAR = "Run the linters before every commit\nRun the linters before every commit"
+PROMPT = "postgres vacuum after a car crash"
+
+
+def _floor_between() -> tuple[float, float, float]:
+    """A floor between the far neighbour's cosine and the close one's (computed, not
+    assumed: the toy model decides)."""
+    close, far = cosine(PROMPT, CLOSE), cosine(PROMPT, FAR)
+    assert close > far
+    return (close + far) / 2, close, far
+
+
+def test_the_rescue_never_fills_with_a_neighbour_below_the_floor(
+        mem: Memory, fake: Any) -> None:  # noqa: F811
+    floor, _, _ = _floor_between()
+    m = configure(mem, fake[1], ollama=f"min_cosine = {floor}")
+    fill_memory(m)
+    embed_missing(m)
+    got = [h.entry.title for h in m.search(PROMPT, k=5)]
+    assert got[:2] == ["postgres vacuum", "postgres at night"] or "postgres vacuum" in got
+    assert "Automobile collision" in got  # above the floor: the paraphrase is rescued
+    assert not any("linters" in t for t in got)  # below it: never
+    configure(m, fake[1], ollama="min_cosine = -1")
+    assert len(Memory(m.root).search(PROMPT, k=5)) == 4  # the reference: the floor cuts
+
+
+def test_inside_an_open_gate_a_neighbour_below_the_floor_is_not_injected(
+        mem: Memory, fake: Any) -> None:  # noqa: F811
+    floor, _, _ = _floor_between()
+    m = configure(mem, fake[1], ollama=f"min_cosine = {floor}")
+    fill_memory(m)
+    embed_missing(m)
+    lines = matches(m.digest(PROMPT))
+    assert any("postgres" in ln for ln in lines)  # the gate is open (lexical evidence)
+    assert any("Automobile" in ln for ln in lines)
+    assert not any("linters" in ln for ln in lines)
+    # neighbours alone never open the gate, even above the floor
+    assert [h.entry.title for h in m.search("car crash", k=1)] == ["Automobile collision"]
+    assert matches(m.digest("car crash")) == []
+
+
+class E(NamedTuple):
+    id: str
+
+
+def _fuse(mode: str, floor: float | None) -> list[int]:
+    class Dense:
+        name = "dense"
+
+        def __init__(self) -> None:
+            self.floor = floor
+
+        def rank(self, query: str, entries: Any, k: int) -> list[tuple[str, float]]:
+            scores = {"a": 0.9, "b": 0.5, "c": 0.1, "d": 0.05}
+            return sorted(((e.id, scores[e.id]) for e in entries), key=lambda t: -t[1])[:k]
+
+    ids = ["a", "b", "c", "d"]
+    fused, _ = fuse("q", 4, [("bm25", None), ("dense", Job("dense", lambda _d: Dense()))],
+                    Fusion(mode, weights=(1.0, 1.0)),
+                    bm25=lambda depth, among: [(3, 2.0)], numbers=lambda: [0, 1, 2, 3],
+                    entries=lambda ns: [E(ids[n]) for n in ns], timeout_ms=5000)
+    return [n for n, _ in fused]
+
+
+@pytest.mark.parametrize("mode", ["rerank", "rrf"])
+def test_fuse_keeps_neighbours_below_a_retrievers_floor_out_of_the_fill(mode: str) -> None:
+    assert _fuse(mode, None)[0] in (0, 3) and set(_fuse(mode, None)) == {0, 1, 2, 3}
+    assert set(_fuse(mode, 0.3)) == {3, 0, 1}  # c (0.1) is below, d is BM25's own hit
+
+
+@pytest.mark.parametrize("value", ["2", "-1.5", '"high"', "true"])
+def test_min_cosine_is_validated(value: str) -> None:
+    from lean_memory.config import parse_config
+
+    with pytest.raises(ConfigError, match=r"\[ollama\] min_cosine"):
+        parse_config({"ollama": {"min_cosine": __import__("tomllib").loads(f"v = {value}")["v"]}})
+
+
+def test_min_cosine_default_is_a_floor() -> None:
+    assert 0 < Config().ollama_min_cosine < 1
