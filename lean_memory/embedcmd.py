@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .embedding import Embed, EmbeddingRetriever
-from .ollama import BATCH, OllamaError, client, prefixes, vectors_path
+from .ollama import BATCH, OllamaError, canonical, client, legacy_path, prefixes, vectors_path
 from .search import load_corpus
 from .vectors import Vectors
 
@@ -33,7 +33,32 @@ def _offline(mem: Memory, embed: Embed) -> EmbeddingRetriever:
     c = mem.config
     return EmbeddingRetriever("ollama", embed, Vectors.load(vectors_path(mem, c.ollama_model),
                                                             mem.agents_dir),
-                              model=c.ollama_model, document_prefix=prefixes(c.ollama_model)[0])
+                              model=canonical(c.ollama_model),
+                              document_prefix=prefixes(c.ollama_model)[0])
+
+
+def _adopt_legacy(mem: Memory, r: EmbeddingRetriever, entries: list[fmt.Entry]) -> None:
+    """Vectors an older version cached under the ``:latest`` spelling of the model move
+    to the one file of the model (no text is sent again), and that file goes."""
+    from .embedding import content_key, document_text
+    from .fsutil import UnsafePath, check_folders
+
+    old = legacy_path(mem, mem.config.ollama_model)
+    if old is None:
+        return
+    legacy = Vectors.load(old, mem.agents_dir)
+    if len(legacy) and (not len(r.vectors) or legacy.dim == r.vectors.dim):
+        for e in entries:
+            text = r.document_prefix + document_text(e)
+            v = legacy.get(content_key(mem.config.ollama_model, text))
+            key = content_key(r.model, text)
+            if v is not None and key not in r.vectors:
+                r.vectors.add(key, v)
+    try:  # never through a linked folder (ADR 0012); unlink removes a link, not its target
+        if check_folders(old.parent, mem.agents_dir):
+            old.unlink(missing_ok=True)
+    except (OSError, UnsafePath):
+        pass  # only a cache: the next embed tries again
 
 
 def embed_missing(mem: Memory, progress: Callable[[int, int], None] | None = None, *,
@@ -46,6 +71,7 @@ def embed_missing(mem: Memory, progress: Callable[[int, int], None] | None = Non
     entries = _searchable(mem)
     r = _offline(mem, client(c, timeout))
     path = vectors_path(mem, c.ollama_model)
+    _adopt_legacy(mem, r, entries)
     keep = [r.key(e) for e in entries]
     todo = r.todo(entries)
     done = 0

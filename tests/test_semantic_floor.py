@@ -106,3 +106,45 @@ def test_min_cosine_is_validated(value: str) -> None:
 
 def test_min_cosine_default_is_a_floor() -> None:
     assert 0 < Config().ollama_min_cosine < 1
+
+
+# -- one vector cache per model, however its tag is spelt --------------------------------
+
+def test_latest_tag_shares_one_vector_cache(mem: Memory, fake: Any) -> None:  # noqa: F811
+    from lean_memory.ollama import vectors_path
+
+    state, host = fake
+    m = configure(mem, host, ollama='model = "all-minilm:latest"')
+    fill_memory(m)
+    assert embed_missing(m) == (4, 4)
+    assert vectors_path(m, "all-minilm:latest") == vectors_path(m, "all-minilm")
+    state.requests.clear()
+    m = configure(m, host, ollama='model = "all-minilm"')
+    assert embed_missing(m) == (0, 4)  # the same vectors: nothing sent again
+    assert state.requests == []
+    assert [p.name for p in m.cache_dir.glob("vectors-*.bin")] == [
+        vectors_path(m, "all-minilm").name]
+
+
+def test_an_old_latest_cache_is_adopted_then_removed(mem: Memory, fake: Any) -> None:  # noqa: F811
+    """Before, ``all-minilm:latest`` kept its own file under its own keys: it is moved into
+    the model's one file (no text sent again) and deleted, not left behind."""
+    from hashlib import blake2b
+
+    from lean_memory.embedding import content_key, document_text
+    from lean_memory.vectors import Vectors
+
+    state, host = fake
+    m = configure(mem, host, ollama='model = "all-minilm:latest"')
+    fill_memory(m)
+    old = Vectors()
+    for s in m.shards:
+        for e in m.entries(s):
+            old.add(content_key("all-minilm:latest", document_text(e)), toy(document_text(e)))
+    tag = blake2b(b"all-minilm:latest", digest_size=4).hexdigest()
+    m.cache_dir.mkdir(parents=True, exist_ok=True)
+    legacy = m.cache_dir / f"vectors-{tag}.bin"
+    old.save(legacy, m.agents_dir)
+    assert embed_missing(m) == (0, 4)
+    assert state.requests == [] and not legacy.exists()
+    assert [h.entry.title for h in m.search("car crash", k=1)] == ["Automobile collision"]
