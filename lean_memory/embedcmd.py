@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .embedding import Embed, EmbeddingRetriever
+from .errors import LeanMemoryError
 from .ollama import BATCH, OllamaError, canonical, client, legacy_path, prefixes, vectors_path
 from .search import load_corpus
 from .vectors import Vectors
@@ -98,4 +99,25 @@ def describe(mem: Memory) -> dict[str, Any]:
     entries = _searchable(mem)
     todo = _offline(mem, lambda texts: []).todo(entries)
     return {"model": mem.config.ollama_model, "entries": len(entries),
-            "embedded": len(entries) - len(todo)}
+            "embedded": len(entries) - len(todo), "last_skipped": last_skip(mem)}
+
+
+SKIPPED = "retriever 'ollama'"
+
+
+def last_skip(mem: Memory) -> dict[str, str] | None:
+    """When and why the prompt hook last searched without the ``ollama`` retriever (timed
+    out or busy, unreachable, failed, entries without a vector), from ``.cache/hook.log``;
+    None when it never did. Asks no model."""
+    from .fsutil import read_bounded
+
+    try:
+        raw = read_bounded(mem.cache_dir / "hook.log", 1 << 20, mem.agents_dir)
+    except (OSError, LeanMemoryError):
+        return None
+    for line in reversed(raw.decode("utf-8", "replace").splitlines()):
+        stamp, _, rest = line.partition(" ")
+        _, sep, message = rest.partition(": ")
+        if sep and message.startswith(SKIPPED):
+            return {"when": stamp, "why": message}
+    return None

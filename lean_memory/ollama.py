@@ -187,7 +187,8 @@ def legacy_path(mem: Memory, model: str) -> Path | None:
     """The file an older version kept for ``model`` spelt with ``:latest``, if it differs."""
     if canonical(model) == model:
         return None
-    return mem.cache_dir / f"vectors-{blake2b(model.encode('utf-8'), digest_size=4).hexdigest()}.bin"
+    tag = blake2b(model.encode("utf-8"), digest_size=4).hexdigest()
+    return mem.cache_dir / f"vectors-{tag}.bin"
 
 
 def client(config: Config, timeout: float) -> Ollama:

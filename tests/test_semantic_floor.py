@@ -148,3 +148,34 @@ def test_an_old_latest_cache_is_adopted_then_removed(mem: Memory, fake: Any) -> 
     assert embed_missing(m) == (0, 4)
     assert state.requests == [] and not legacy.exists()
     assert [h.entry.title for h in m.search("car crash", k=1)] == ["Automobile collision"]
+
+
+# -- status and context say when and why the extra was skipped ---------------------------
+
+def test_status_and_context_say_when_and_why_the_hook_went_without_the_extra(
+        mem: Memory, fake: Any) -> None:  # noqa: F811
+    """The hook fell back in silence (20 of 20 prompts while `embed` ran); and the note
+    that entries lack a vector never reached the hook's log."""
+    import json
+
+    from .conftest import run_cli
+    from .test_agents import claude_prompt, hook
+    from .test_semantic import _closed_port
+
+    m = configure(mem, fake[1])
+    fill_memory(m)  # no vector yet
+    status = run_cli("status", cwd=m.root).stdout.decode()
+    assert "the prompt hook never searched without it" in status
+    assert hook("user-prompt-submit", json.dumps(claude_prompt(m.root, "postgres slow")))[0] == 0
+    status = run_cli("status", cwd=m.root).stdout.decode()
+    assert "last searched without by the prompt hook (" in status
+    assert "entries it ranked have no vector yet" in status
+    embed_missing(m)
+    m = configure(m, f"http://127.0.0.1:{_closed_port()}")
+    hook("user-prompt-submit", json.dumps(claude_prompt(m.root, "postgres slow")))
+    status = run_cli("status", cwd=m.root).stdout.decode()
+    assert "cannot reach Ollama" in status.splitlines()[-1]
+    shown = json.loads(run_cli("status", "--json", cwd=m.root).stdout)
+    assert "cannot reach Ollama" in shown["vectors"]["last_skipped"]["why"]
+    context = run_cli("context", "postgres slow", cwd=m.root).stdout.decode()
+    assert "semantic extra skipped now: retriever 'ollama' failed (cannot reach" in context

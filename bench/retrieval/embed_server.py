@@ -56,7 +56,7 @@ def wordllama() -> Embed:
 
 def serve(embed: Embed, port: int = 0) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             if self.path != "/api/embed":
                 self._answer(404, {"error": "not found"})
                 return
@@ -79,7 +79,7 @@ def serve(embed: Embed, port: int = 0) -> ThreadingHTTPServer:
             self.end_headers()
             self.wfile.write(raw)
 
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: object) -> None:
             pass
 
     return ThreadingHTTPServer(("127.0.0.1", port), Handler)
