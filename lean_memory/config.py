@@ -49,6 +49,8 @@ class Config:
     ollama_allow_remote: bool = False
     # A nearest neighbour below this cosine never fills a search or the digest (ADR 0021).
     ollama_min_cosine: float = 0.3
+    # After a put, new entries get their vectors in a bounded background process (ADR 0019).
+    ollama_embed_on_put: bool = True
     allow_rules: tuple[str, ...] = field(default=())
     allow_paths: tuple[str, ...] = field(default=())
     allow_fingerprints: tuple[str, ...] = field(default=())
@@ -59,7 +61,8 @@ class Config:
 
 
 _SECRETS_KEYS = {"allow_rules", "allow_paths", "allow_fingerprints"}
-_OLLAMA_KEYS = {"ollama_model", "ollama_host", "ollama_allow_remote", "ollama_min_cosine"}
+_OLLAMA_KEYS = {"ollama_model", "ollama_host", "ollama_allow_remote", "ollama_min_cosine",
+                "ollama_embed_on_put"}
 FUSION_MODES = ("rerank", "rrf")
 _RANGES: dict[str, tuple[float, float]] = {
     "token_budget": (100, 10_000_000),

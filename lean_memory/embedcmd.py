@@ -63,7 +63,7 @@ def _adopt_legacy(mem: Memory, r: EmbeddingRetriever, entries: list[fmt.Entry]) 
 
 
 def embed_missing(mem: Memory, progress: Callable[[int, int], None] | None = None, *,
-                  timeout: float = 120.0) -> tuple[int, int]:
+                  timeout: float = 120.0, limit: int | None = None) -> tuple[int, int]:
     """Embed every searchable entry (live and archived) that has no vector yet; returns
     (embedded now, searchable entries). Entries that hold a credential are never sent.
     The file is saved after every batch, so an interruption keeps what was done; vectors
@@ -74,7 +74,9 @@ def embed_missing(mem: Memory, progress: Callable[[int, int], None] | None = Non
     path = vectors_path(mem, c.ollama_model)
     _adopt_legacy(mem, r, entries)
     keep = [r.key(e) for e in entries]
-    todo = r.todo(entries)
+    if limit is not None:  # bounded: the newest first (a put's entry is the newest)
+        entries = sorted(reversed(entries), key=lambda e: e.date or "", reverse=True)
+    todo = r.todo(entries)[:limit]
     done = 0
     for start in range(0, len(todo), BATCH):
         batch = todo[start:start + BATCH]
@@ -121,3 +123,47 @@ def last_skip(mem: Memory) -> dict[str, str] | None:
         if sep and message.startswith(SKIPPED):
             return {"when": stamp, "why": message}
     return None
+
+
+# The background embedder after a put (ADR 0019): at most this many texts, this long, so
+# a memory that never ran `embed` is not embedded whole by its next put.
+BACKGROUND_LIMIT = 256
+BACKGROUND_S = 120.0
+BACKGROUND_TIMEOUT = 30.0
+
+
+def embed_in_background(mem: Memory) -> None:
+    """The process :func:`lean_memory.spawn.embed_soon` starts: embed what puts added
+    (again while puts arrive, within the bounds), log a failure where ``status`` finds it,
+    and remove the marker."""
+    import time
+
+    from .spawn import EMBEDDING
+
+    start = time.monotonic()
+    left = BACKGROUND_LIMIT
+    try:
+        while left > 0 and time.monotonic() - start < BACKGROUND_S:
+            done, _ = embed_missing(mem, timeout=BACKGROUND_TIMEOUT, limit=left)
+            left -= done
+            if not done:
+                break
+    except LeanMemoryError as exc:
+        _log_skip(mem, f"{SKIPPED} could not embed after a put ({exc})")
+    finally:
+        (mem.cache_dir / EMBEDDING).unlink(missing_ok=True)
+
+
+def _log_skip(mem: Memory, message: str) -> None:
+    """A line in ``.cache/hook.log`` (never through a link); never raises."""
+    import time
+
+    from .errors import quoted
+    from .fsutil import append_line
+
+    try:
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        append_line(mem.cache_dir / "hook.log", f"{stamp} embed: {quoted(message, 2000)}\n",
+                    limit=256 * 1024, root=mem.agents_dir)
+    except Exception:  # logging must never fail the embedder
+        pass

@@ -283,6 +283,10 @@ class Memory(Summaries):
                                                                   new=new)
                 self._save_state(done.status)
         stored, status = done.entry, done.status
+        if "ollama" in self.config.retrievers:  # its vector, off this call's path (ADR 0019)
+            from .spawn import embed_soon
+
+            embed_soon(self)
         if status.compaction_due and self.config.auto_compact:
             import contextlib
 

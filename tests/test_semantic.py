@@ -125,6 +125,8 @@ def fake() -> Iterator[tuple[Fake, str]]:
 
 
 def configure(mem: Memory, host: str, extra: str = "", ollama: str = "") -> Memory:
+    if "embed_on_put" not in ollama:  # the background embedder: only where a test asks
+        ollama += "\nembed_on_put = false"
     (mem.agents_dir / "config.toml").write_text(
         f'[memory]\nretrievers = ["bm25", "ollama"]\n{extra}\n'
         f'[ollama]\nhost = "{host}"\n{ollama}\n')
@@ -262,7 +264,8 @@ def test_cli_embed_status_and_query(mem: Memory, fake: tuple[Fake, str]) -> None
     assert b"embedded 204/204" in r.stderr  # progress, since it is long
     assert max(len(q["input"]) for q in state.requests) <= 32
     data = json.loads(run_cli("status", "--json", cwd=m.root).stdout)
-    assert data["vectors"] == {"model": "nomic-embed-text", "entries": 204, "embedded": 204}
+    assert data["vectors"] == {"model": "nomic-embed-text", "entries": 204, "embedded": 204,
+                               "last_skipped": None}
     r = run_cli("get", "--query", "vehicle accident", "-k", "1", "--json", cwd=m.root)
     assert r.returncode == 0 and r.stderr == b""
     assert json.loads(r.stdout)[0]["title"] == "Automobile collision"

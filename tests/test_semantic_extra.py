@@ -1,6 +1,6 @@
-"""The semantic extra under the digest's rule (issue 22, ADR 0021): a nearest neighbour
-below ``[ollama] min_cosine`` never fills a search or the digest, and neighbours alone
-never open the gate."""
+"""The semantic extra under the digest's rule (issue 22, ADR 0019, 0021): a cosine floor on
+the nearest neighbours, one vector cache per model, the background embedder after a put,
+and status and context saying when and why the extra was skipped."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from lean_memory.errors import ConfigError
 from lean_memory.retrievers import Fusion, Job, fuse
 
 from .test_gate import matches
+from .test_hostile_exec import clone  # noqa: F401  (a fixture)
 from .test_semantic import configure, fake, fill_memory, toy  # noqa: F401  (fake: a fixture)
 
 
@@ -179,3 +180,82 @@ def test_status_and_context_say_when_and_why_the_hook_went_without_the_extra(
     assert "cannot reach Ollama" in shown["vectors"]["last_skipped"]["why"]
     context = run_cli("context", "postgres slow", cwd=m.root).stdout.decode()
     assert "semantic extra skipped now: retriever 'ollama' failed (cannot reach" in context
+
+
+# -- the background embedder after a put --------------------------------------------------
+
+def _wait_embedded(m: Memory, n: int, seconds: float = 20.0) -> dict[str, Any]:
+    import time
+
+    from lean_memory.embedcmd import describe
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        shown = describe(m)
+        if shown["embedded"] >= n and not (m.cache_dir / "embed.running").exists():
+            return shown
+        time.sleep(0.05)
+    return describe(m)
+
+
+def test_a_put_embeds_its_entry_in_the_background(mem: Memory, fake: Any) -> None:  # noqa: F811
+    """Vectors came only from `lean-memory embed`: a new entry was found by BM25 alone
+    until someone ran it."""
+    import time
+
+    state, host = fake
+    m = configure(mem, host, ollama="embed_on_put = true")
+    started = time.perf_counter()
+    m.put_entry("failures", "Automobile collision in the parking lot report",
+                title="Automobile collision", date="2026-01-10")
+    assert time.perf_counter() - started < 2  # the put never waits for the model
+    assert _wait_embedded(m, 1)["embedded"] == 1
+    assert [h.entry.title for h in m.search("car crash", k=1)] == ["Automobile collision"]
+    assert all(r["model"] == "nomic-embed-text" for r in state.requests)
+
+
+def test_the_background_embedder_is_bounded_and_newest_first(
+        mem: Memory, fake: Any, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    from lean_memory import embedcmd
+
+    m = configure(mem, fake[1])  # embed_on_put off: the entries below wait for a backfill
+    for i in range(5):
+        m.put_entry("quirks", f"fact number {i} about postgres", date=f"2026-01-1{i}")
+    monkeypatch.setattr(embedcmd, "BACKGROUND_LIMIT", 2)
+    embedcmd.embed_in_background(m)  # what the child runs, in this process
+    r = embedcmd._offline(m, lambda t: [])
+    got = sorted(e.text for e in m.entries("quirks") if r.key(e) in r.vectors)
+    assert got == ["fact number 3 about postgres", "fact number 4 about postgres"]
+    assert embed_missing(m) == (3, 5)  # `embed` backfills the rest
+
+
+def test_no_background_embedder_without_the_extra(mem: Memory) -> None:
+    from lean_memory.spawn import embed_soon
+
+    mem.put_entry("quirks", "postgres: vacuum weekly")
+    assert not (mem.cache_dir / "embed.running").exists()
+    assert embed_soon(mem) is False
+
+
+def test_a_failed_background_embed_is_said_by_status(mem: Memory) -> None:
+    from .conftest import run_cli
+    from .test_semantic import _closed_port
+
+    m = configure(mem, f"http://127.0.0.1:{_closed_port()}", ollama="embed_on_put = true")
+    m.put_entry("quirks", "postgres: vacuum weekly")
+    _wait_embedded(m, 99, seconds=10)  # until the child gave up and removed its marker
+    status = run_cli("status", cwd=m.root).stdout.decode()
+    assert "could not embed after a put (cannot reach Ollama" in status
+
+
+def test_the_background_embedder_runs_no_code_from_a_cloned_repository(
+        clone: Any, fake: Any) -> None:  # noqa: F811
+    """ADR 0012: the child is ``python -P`` from the package's folder, never the clone's."""
+    from .test_hostile_exec import run
+
+    assert run(clone.root, "init").returncode == 0
+    (clone.root / ".agents" / "config.toml").write_text(
+        f'[memory]\nretrievers = ["bm25", "ollama"]\n[ollama]\nhost = "{fake[1]}"\n')
+    assert run(clone.root, "put", "failures", "Automobile collision in the lot").returncode == 0
+    assert _wait_embedded(Memory(clone.root), 1)["embedded"] == 1  # the child did its work
+    assert clone.ran() == ""
