@@ -48,7 +48,7 @@ class Config:
     ollama_host: str = ""  # empty: $OLLAMA_HOST, else http://127.0.0.1:11434
     ollama_allow_remote: bool = False
     # A nearest neighbour below this cosine never fills a search or the digest (ADR 0021).
-    ollama_min_cosine: float = 0.3
+    ollama_min_cosine: float = 0.4
     # After a put, new entries get their vectors in a bounded background process (ADR 0019).
     ollama_embed_on_put: bool = True
     allow_rules: tuple[str, ...] = field(default=())

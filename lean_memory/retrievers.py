@@ -35,6 +35,11 @@ BUILTIN = frozenset({"bm25", "ollama"})
 # 0.4 cosine; in rrf the dense list counts a fifth.
 DEFAULT_WEIGHTS = {"rerank": (0.6, 0.4), "rrf": (1.0, 0.2)}
 DEFAULT_DEPTH = 20
+# The rescue (the first stage found fewer than k) lets the others rank at most this many
+# entries, the newest: each is read back from its shard and parsed (~0.1-0.3 ms) and scored
+# in pure Python (~0.03 ms at 384-d); 8,740 entries took 311-344 ms of the 400 ms deadline
+# (bench/retrieval/rescue_speed.py).
+RESCUE_CAP = 1000
 
 
 @runtime_checkable
@@ -413,7 +418,7 @@ def fuse(query: str, k: int, sources: Sequence[tuple[str, Job | None]], fusion: 
     if first is None:  # the built-in BM25, also when a first-stage plugin failed
         first = bm25(head, None)
     short = len(first) < k  # then the others rank everything, and fill the rest
-    candidates = all_numbers() if short else [n for n, _ in first[:fusion.depth]]
+    candidates = all_numbers()[:RESCUE_CAP] if short else [n for n, _ in first[:fusion.depth]]
     for i, run in runs.items():
         if i:
             give(run, candidates, len(candidates))
