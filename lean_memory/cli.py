@@ -301,7 +301,16 @@ def cmd_status(args: argparse.Namespace, out: TextIO) -> int:
         out.write(f"vectors ({vectors['model']}): {vectors['embedded']} of "
                   f"{vectors['entries']} entries"
                   f"{f'; run `{PROG} embed` for the {todo} left' if todo else ''}\n")
+        out.write(_skip_line(vectors.get("last_skipped")))
     return 0
+
+
+def _skip_line(skip: dict[str, str] | None) -> str:
+    """When and why the prompt hook last searched without the semantic extra."""
+    if not skip:
+        return "semantic extra: the prompt hook never searched without it\n"
+    return f"semantic extra, last searched without by the prompt hook ({skip['when']}): " \
+           f"{skip['why']}\n"
 
 
 def _context_line(mem: Memory) -> str:
@@ -584,12 +593,18 @@ def cmd_distill(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_context(args: argparse.Namespace, out: TextIO) -> int:
+    from ._listeners import listeners
     from .learn import context
     from .tokens import estimate_tokens
 
     mem = _memory(args)
     mem._require_init()
-    parts = context(mem, args.prompt, args.budget, args.session)
+    skipped: list[str] = []  # the semantic extra searched without, now
+    listeners.append(skipped.append)
+    try:
+        parts = context(mem, args.prompt, args.budget, args.session)
+    finally:
+        listeners.remove(skipped.append)
     rows = [(when, b.layer, b.name, estimate_tokens(b.text), b.note)
             for when, blocks in parts for b in blocks]
     if args.json:
@@ -605,6 +620,12 @@ def cmd_context(args: argparse.Namespace, out: TextIO) -> int:
                       f"{'  (' + b.note + ')' if b.note else ''}\n")
         if not blocks:
             out.write("  nothing\n")
+    if "ollama" in mem.config.retrievers:
+        from .embedcmd import SKIPPED, last_skip
+
+        now = [n for n in skipped if n.startswith(SKIPPED)]
+        out.write(f"semantic extra skipped now: {'; '.join(dict.fromkeys(now))}\n" if now
+                  else _skip_line(last_skip(mem)))
     return 0
 
 

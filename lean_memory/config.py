@@ -32,7 +32,8 @@ class Config(Record):
                  "max_entry_tokens", "max_index_tokens", "auto_compact", "search_archive",
                  "digest_index", "digest_min_coverage", "bm25_k1", "bm25_b", "capture_asks",
                  "distill_after", "ollama_model", "ollama_host", "ollama_allow_remote",
-                 "allow_rules", "allow_paths", "allow_fingerprints")
+                 "ollama_min_cosine", "ollama_embed_on_put", "allow_rules", "allow_paths",
+                 "allow_fingerprints")
     __slots__ = _fields
     token_budget: int
     compact_at_percent: int
@@ -58,6 +59,10 @@ class Config(Record):
     ollama_model: str
     ollama_host: str  # empty: $OLLAMA_HOST, else http://127.0.0.1:11434
     ollama_allow_remote: bool
+    # A nearest neighbour below this cosine never fills a search or the digest (ADR 0021).
+    ollama_min_cosine: float
+    # After a put, new entries get their vectors in a bounded background process (ADR 0019).
+    ollama_embed_on_put: bool
     allow_rules: tuple[str, ...]
     allow_paths: tuple[str, ...]
     allow_fingerprints: tuple[str, ...]
@@ -86,6 +91,8 @@ class Config(Record):
         ollama_model: str = "nomic-embed-text",
         ollama_host: str = "",
         ollama_allow_remote: bool = False,
+        ollama_min_cosine: float = 0.4,
+        ollama_embed_on_put: bool = True,
         allow_rules: tuple[str, ...] = (),
         allow_paths: tuple[str, ...] = (),
         allow_fingerprints: tuple[str, ...] = (),
@@ -94,8 +101,8 @@ class Config(Record):
                    retriever_timeout_ms, fusion, rerank_depth, fusion_weights, max_entry_tokens,
                    max_index_tokens, auto_compact, search_archive, digest_index,
                    digest_min_coverage, bm25_k1, bm25_b, capture_asks, distill_after,
-                   ollama_model, ollama_host, ollama_allow_remote, allow_rules, allow_paths,
-                   allow_fingerprints)
+                   ollama_model, ollama_host, ollama_allow_remote, ollama_min_cosine,
+                   ollama_embed_on_put, allow_rules, allow_paths, allow_fingerprints)
 
     @property
     def compact_threshold(self) -> int:
@@ -106,7 +113,8 @@ _DEFAULT = Config()
 
 
 _SECRETS_KEYS = {"allow_rules", "allow_paths", "allow_fingerprints"}
-_OLLAMA_KEYS = {"ollama_model", "ollama_host", "ollama_allow_remote"}
+_OLLAMA_KEYS = {"ollama_model", "ollama_host", "ollama_allow_remote", "ollama_min_cosine",
+                "ollama_embed_on_put"}
 FUSION_MODES = ("rerank", "rrf")
 _RANGES: dict[str, tuple[float, float]] = {
     "token_budget": (100, 10_000_000),
@@ -120,6 +128,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "bm25_b": (0.0, 1.0),
     "distill_after": (60, 10_000_000),
     "digest_min_coverage": (0.0, 1.0),
+    "ollama_min_cosine": (-1.0, 1.0),
 }
 
 

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .embedding import Embed, EmbeddingRetriever
-from .ollama import BATCH, OllamaError, client, prefixes, vectors_path
+from .errors import LeanMemoryError
+from .ollama import BATCH, OllamaError, canonical, client, legacy_path, prefixes, vectors_path
 from .search import load_corpus
 from .vectors import Vectors
 
@@ -33,11 +34,36 @@ def _offline(mem: Memory, embed: Embed) -> EmbeddingRetriever:
     c = mem.config
     return EmbeddingRetriever("ollama", embed, Vectors.load(vectors_path(mem, c.ollama_model),
                                                             mem.agents_dir),
-                              model=c.ollama_model, document_prefix=prefixes(c.ollama_model)[0])
+                              model=canonical(c.ollama_model),
+                              document_prefix=prefixes(c.ollama_model)[0])
+
+
+def _adopt_legacy(mem: Memory, r: EmbeddingRetriever, entries: list[fmt.Entry]) -> None:
+    """Vectors an older version cached under the ``:latest`` spelling of the model move
+    to the one file of the model (no text is sent again), and that file goes."""
+    from .embedding import content_key, document_text
+    from .fsutil import UnsafePath, check_folders
+
+    old = legacy_path(mem, mem.config.ollama_model)
+    if old is None:
+        return
+    legacy = Vectors.load(old, mem.agents_dir)
+    if len(legacy) and (not len(r.vectors) or legacy.dim == r.vectors.dim):
+        for e in entries:
+            text = r.document_prefix + document_text(e)
+            v = legacy.get(content_key(mem.config.ollama_model, text))
+            key = content_key(r.model, text)
+            if v is not None and key not in r.vectors:
+                r.vectors.add(key, v)
+    try:  # never through a linked folder (ADR 0012); unlink removes a link, not its target
+        if check_folders(old.parent, mem.agents_dir):
+            old.unlink(missing_ok=True)
+    except (OSError, UnsafePath):
+        pass  # only a cache: the next embed tries again
 
 
 def embed_missing(mem: Memory, progress: Callable[[int, int], None] | None = None, *,
-                  timeout: float = 120.0) -> tuple[int, int]:
+                  timeout: float = 120.0, limit: int | None = None) -> tuple[int, int]:
     """Embed every searchable entry (live and archived) that has no vector yet; returns
     (embedded now, searchable entries). Entries that hold a credential are never sent.
     The file is saved after every batch, so an interruption keeps what was done; vectors
@@ -46,8 +72,11 @@ def embed_missing(mem: Memory, progress: Callable[[int, int], None] | None = Non
     entries = _searchable(mem)
     r = _offline(mem, client(c, timeout))
     path = vectors_path(mem, c.ollama_model)
+    _adopt_legacy(mem, r, entries)
     keep = [r.key(e) for e in entries]
-    todo = r.todo(entries)
+    if limit is not None:  # bounded: the newest first (a put's entry is the newest)
+        entries = sorted(reversed(entries), key=lambda e: e.date or "", reverse=True)
+    todo = r.todo(entries)[:limit]
     done = 0
     for start in range(0, len(todo), BATCH):
         batch = todo[start:start + BATCH]
@@ -72,4 +101,69 @@ def describe(mem: Memory) -> dict[str, Any]:
     entries = _searchable(mem)
     todo = _offline(mem, lambda texts: []).todo(entries)
     return {"model": mem.config.ollama_model, "entries": len(entries),
-            "embedded": len(entries) - len(todo)}
+            "embedded": len(entries) - len(todo), "last_skipped": last_skip(mem)}
+
+
+SKIPPED = "retriever 'ollama'"
+
+
+def last_skip(mem: Memory) -> dict[str, str] | None:
+    """When and why the prompt hook last searched without the ``ollama`` retriever (timed
+    out or busy, unreachable, failed, entries without a vector), from ``.cache/hook.log``;
+    None when it never did. Asks no model."""
+    from .fsutil import read_bounded
+
+    try:
+        raw = read_bounded(mem.cache_dir / "hook.log", 1 << 20, mem.agents_dir)
+    except (OSError, LeanMemoryError):
+        return None
+    for line in reversed(raw.decode("utf-8", "replace").splitlines()):
+        stamp, _, rest = line.partition(" ")
+        _, sep, message = rest.partition(": ")
+        if sep and message.startswith(SKIPPED):
+            return {"when": stamp, "why": message}
+    return None
+
+
+# The background embedder after a put (ADR 0019): at most this many texts, this long, so
+# a memory that never ran `embed` is not embedded whole by its next put.
+BACKGROUND_LIMIT = 256
+BACKGROUND_S = 120.0
+BACKGROUND_TIMEOUT = 30.0
+
+
+def embed_in_background(mem: Memory) -> None:
+    """The process :func:`lean_memory.spawn.embed_soon` starts: embed what puts added
+    (again while puts arrive, within the bounds), log a failure where ``status`` finds it,
+    and remove the marker."""
+    import time
+
+    from .spawn import EMBEDDING
+
+    start = time.monotonic()
+    left = BACKGROUND_LIMIT
+    try:
+        while left > 0 and time.monotonic() - start < BACKGROUND_S:
+            done, _ = embed_missing(mem, timeout=BACKGROUND_TIMEOUT, limit=left)
+            left -= done
+            if not done:
+                break
+    except LeanMemoryError as exc:
+        _log_skip(mem, f"{SKIPPED} could not embed after a put ({exc})")
+    finally:
+        (mem.cache_dir / EMBEDDING).unlink(missing_ok=True)
+
+
+def _log_skip(mem: Memory, message: str) -> None:
+    """A line in ``.cache/hook.log`` (never through a link); never raises."""
+    import time
+
+    from .errors import quoted
+    from .fsutil import append_line
+
+    try:
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        append_line(mem.cache_dir / "hook.log", f"{stamp} embed: {quoted(message, 2000)}\n",
+                    limit=256 * 1024, root=mem.agents_dir)
+    except Exception:  # logging must never fail the embedder
+        pass

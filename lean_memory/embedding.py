@@ -44,7 +44,8 @@ class EmbeddingRetriever:
     """Ranks entries by cosine similarity to the query (vectors are unit length)."""
 
     def __init__(self, name: str, embed: Embed, vectors: Vectors, *, model: str,
-                 document_prefix: str = "", query_prefix: str = "") -> None:
+                 document_prefix: str = "", query_prefix: str = "",
+                 floor: float | None = None) -> None:
         self.name = name
         self.embed = embed
         self.vectors = vectors
@@ -52,6 +53,8 @@ class EmbeddingRetriever:
         self.document_prefix = document_prefix
         self.query_prefix = query_prefix
         self.missing = 0  # entries of the last rank() without a vector
+        # A neighbour below this cosine never fills a short lexical ranking (ADR 0021).
+        self.floor = floor
 
     def key(self, e: EntryLike) -> bytes:
         return content_key(self.model, self.document_prefix + document_text(e))

@@ -171,8 +171,22 @@ def _vectors(raw: bytes, n: int, where: str) -> list[Sequence[float]]:
     return list(vectors)
 
 
+def canonical(model: str) -> str:
+    """The model's name as Ollama resolves it: ``all-minilm:latest`` is ``all-minilm``
+    (one vector cache, one set of keys, whichever way the config spells it)."""
+    return model.removesuffix(":latest")
+
+
 def vectors_path(mem: Memory, model: str) -> Path:
     """One file per model: vectors of different models never mix."""
+    tag = blake2b(canonical(model).encode("utf-8"), digest_size=4).hexdigest()
+    return mem.cache_dir / f"vectors-{tag}.bin"
+
+
+def legacy_path(mem: Memory, model: str) -> Path | None:
+    """The file an older version kept for ``model`` spelt with ``:latest``, if it differs."""
+    if canonical(model) == model:
+        return None
     tag = blake2b(model.encode("utf-8"), digest_size=4).hexdigest()
     return mem.cache_dir / f"vectors-{tag}.bin"
 
@@ -192,4 +206,6 @@ def retriever(mem: Memory) -> EmbeddingRetriever:
     doc, query = prefixes(c.ollama_model)
     return EmbeddingRetriever("ollama", ollama, Vectors.load(vectors_path(mem, c.ollama_model),
                                                              mem.agents_dir),
-                              model=c.ollama_model, document_prefix=doc, query_prefix=query)
+                              model=canonical(c.ollama_model), document_prefix=doc,
+                              query_prefix=query,
+                              floor=c.ollama_min_cosine)

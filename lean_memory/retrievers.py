@@ -9,7 +9,9 @@ the caller until it lets go, which no thread-based limit can prevent.
 Fusion (ADR 0019): ``rerank`` (the default) mixes the first retriever's top ``depth``
 with the others' scores for the same entries, each min-max normalised, by a convex
 combination; ``rrf`` is weighted Reciprocal Rank Fusion of full rankings. In both, when
-the first retriever returns fewer than ``k`` hits, the others' hits fill the rest.
+the first retriever returns fewer than ``k`` hits, the others' hits fill the rest, but
+never one scored below the retriever's own ``floor`` (a cosine floor for embedders): a
+prompt nothing in memory is about gets no nearest neighbours (ADR 0021).
 """
 
 from __future__ import annotations
@@ -33,6 +35,11 @@ BUILTIN = frozenset({"bm25", "ollama"})
 # 0.4 cosine; in rrf the dense list counts a fifth.
 DEFAULT_WEIGHTS = {"rerank": (0.6, 0.4), "rrf": (1.0, 0.2)}
 DEFAULT_DEPTH = 20
+# The rescue (the first stage found fewer than k) lets the others rank at most this many
+# entries, the newest: each is read back from its shard and parsed (~0.1-0.3 ms) and scored
+# in pure Python (~0.03 ms at 384-d); 8,740 entries took 311-344 ms of the 400 ms deadline
+# (bench/retrieval/rescue_speed.py).
+RESCUE_CAP = 1000
 
 
 @runtime_checkable
@@ -190,6 +197,7 @@ class Run:
         self.k = 0
         self.result: Any = None
         self.missing = 0
+        self.floor: float | None = None
         self.done = threading.Event()
         threading.Thread(target=self._run, daemon=True, name=f"retriever-{job.name}").start()
 
@@ -205,6 +213,8 @@ class Run:
                 raise _TimedOut
             self.result = list(retriever.rank(self.query, self.entries, self.k))
             self.missing = int(getattr(retriever, "missing", 0) or 0)
+            floor = getattr(retriever, "floor", None)
+            self.floor = None if floor is None else float(floor)
         except BaseException as exc:
             self.result = exc
         self.done.set()
@@ -376,8 +386,9 @@ def fuse(query: str, k: int, sources: Sequence[tuple[str, Job | None]], fusion: 
         if why:
             notes.append(why)
         if run.missing:
-            notes.append(f"retriever {sources[i][0]!r}: {run.missing} entries have no "
-                         "vector yet (run `lean-memory embed`)")
+            notes.append(note(f"retriever {sources[i][0]!r}: {run.missing} of the "
+                              f"{len(run.entries)} entries it ranked have no vector yet "
+                              "(run `lean-memory embed`)"))
         if ranked is None:
             return None
         return [(pool[e], s) for e, s in ranked if e in pool]
@@ -391,7 +402,8 @@ def fuse(query: str, k: int, sources: Sequence[tuple[str, Job | None]], fusion: 
         for i, (_, job) in enumerate(sources):
             got = bm25(depth, None) if job is None else ranking_of(i)
             if got is not None:
-                rankings.append([n for n, _ in got[:depth]])
+                floor = runs[i].floor if i in runs else None
+                rankings.append([n for n, s in got[:depth] if floor is None or s >= floor])
                 weights.append(fusion.weight(i))
         if not rankings:
             return bm25(k, None), notes
@@ -406,7 +418,7 @@ def fuse(query: str, k: int, sources: Sequence[tuple[str, Job | None]], fusion: 
     if first is None:  # the built-in BM25, also when a first-stage plugin failed
         first = bm25(head, None)
     short = len(first) < k  # then the others rank everything, and fill the rest
-    candidates = all_numbers() if short else [n for n, _ in first[:fusion.depth]]
+    candidates = all_numbers()[:RESCUE_CAP] if short else [n for n, _ in first[:fusion.depth]]
     for i, run in runs.items():
         if i:
             give(run, candidates, len(candidates))
@@ -418,7 +430,9 @@ def fuse(query: str, k: int, sources: Sequence[tuple[str, Job | None]], fusion: 
         if got is None:
             continue
         others.append(dict(got))
-        extra.append([n for n, _ in got])
+        floor = runs[i].floor if i in runs else None
+        # the rescue: only neighbours at or above the retriever's floor may fill
+        extra.append([n for n, s in got if floor is None or s >= floor])
         weights.append(fusion.weight(i))
     fused = rerank(first, others, weights, fusion.depth) if others else first
     return (fill(fused, extra, k) if short else fused), notes

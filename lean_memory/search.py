@@ -851,7 +851,8 @@ def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str
     def numbers() -> list[int]:
         # Plugins get the entries newest first, then in file order (stable sort).
         out = list(compress(range(len(allowed)), allowed))
-        out.sort(key=corpus.dates.__getitem__, reverse=True)
+        dates = [d for part in corpus.parts for d in part.dates]  # one list: 100k in ~10 ms
+        out.sort(key=dates.__getitem__, reverse=True)
         return out
 
     from .retrievers import Fusion, fuse

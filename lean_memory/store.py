@@ -287,6 +287,10 @@ class Memory(Summaries):
         from .sessionlog import note_writes  # when, for "decided during the session"
 
         note_writes(self._root, [stored], enabled=self.config.capture_asks)
+        if "ollama" in self.config.retrievers:  # its vector, off this call's path (ADR 0019)
+            from .spawn import embed_soon
+
+            embed_soon(self)
         if status.compaction_due and self.config.auto_compact:
             import contextlib
 

@@ -29,6 +29,16 @@ LoCoMo question (every n-th with ``--stride n``). Per budget: evidence recall, m
 median tokens on answerable prompts; mean tokens and the share of empty digests on
 unanswerable ones. LoCoMo is also reported by
 half (even conversations: where the gate's constants were tuned; odd: held out).
+
+The semantic extra, with ``--extra off,on`` (ADR 0019, 0021): "on" configures each memory as
+a user does (``retrievers = ["bm25", "ollama"]``, ``[ollama] host``, ``model``,
+``min_cosine``), fills its vectors with ``lean-memory embed``'s code, and runs the same
+prompts through the product's own ``ollama`` client. The embedder is an Ollama-compatible
+``/api/embed`` server: ``--embed-host URL``, or ``--embed-python PY`` to start
+``embed_server.py`` with that interpreter (wordllama, 256-d, offline; ``--fake-embedder`` for
+its deterministic fake). ``--floors`` lists the ``min_cosine`` values compared (-1: no floor).
+``--calibrate`` prints, per set, the cosine of each unanswerable prompt's nearest entry and of
+each answerable prompt's nearest evidence (the quantiles a floor is chosen from).
 """
 
 from __future__ import annotations
@@ -38,6 +48,7 @@ import re
 import shutil
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -48,6 +59,7 @@ from common import REPO, load
 
 sys.path.insert(0, str(REPO))
 from lean_memory import estimate_tokens
+from lean_memory.retrievers import listeners
 from lean_memory.store import Memory
 
 SHARDS = ("seed", "failures", "corrections", "insights", "quirks")
@@ -179,10 +191,47 @@ def run(name: str, budgets: list[int], limit: int | None, work: Path) -> None:
               + f" | {lost[b]} |")
 
 
-def set_coverage(mem: Memory, coverage: float) -> None:
+class Extra:
+    """The semantic extra as a user configures it; ``host`` None: off."""
+
+    def __init__(self, host: str | None, floor: float = -1.0, timeout_ms: int = 2000) -> None:
+        self.host = host
+        self.floor = floor
+        self.timeout_ms = timeout_ms
+
+    @property
+    def label(self) -> str:
+        return "off" if self.host is None else f"on, min_cosine {self.floor:g}"
+
+
+MODEL = "wordllama-l2-supercat"
+
+
+def set_coverage(mem: Memory, coverage: float, extra: Extra | None = None) -> None:
     config = mem.agents_dir / "config.toml"
-    config.write_text(f"[memory]\ndigest_min_coverage = {coverage}\n", encoding="utf-8")
+    text = f"[memory]\ndigest_min_coverage = {coverage}\n"
+    if extra is not None and extra.host is not None:
+        # a generous deadline: this measures what the extra adds, not the machine's load
+        text += (f'retrievers = ["bm25", "ollama"]\nretriever_timeout_ms = {extra.timeout_ms}\n'
+                 f'[ollama]\nhost = "{extra.host}"\nmodel = "{MODEL}"\n'
+                 f"min_cosine = {extra.floor}\n")
+    config.write_text(text, encoding="utf-8")
     mem.__dict__.pop("config", None)  # Memory.config is read once per object
+
+
+def embed_all(mem: Memory, host: str) -> None:
+    from lean_memory.embedcmd import embed_missing
+
+    set_coverage(mem, 0.25, Extra(host))
+    embed_missing(mem, timeout=600)
+
+
+def start_server(python: str, fake: bool) -> tuple[str, subprocess.Popen[str]]:
+    args = [python, str(Path(__file__).resolve().parent / "embed_server.py")]
+    proc = subprocess.Popen(args + (["--fake"] if fake else []), stdout=subprocess.PIPE,
+                            text=True)
+    assert proc.stdout is not None
+    return proc.stdout.readline().strip(), proc
 
 
 class Tally:
@@ -203,10 +252,12 @@ class Tally:
 
 
 def gate_run(budgets: list[int], coverages: list[float], work: Path, limit: int | None,
-             sets: list[str], stride: int = 1) -> None:
+             sets: list[str], stride: int = 1, extras: list[Extra] | None = None) -> None:
     """The answerable / unanswerable table (see the module's docstring)."""
     locomo = load("locomo")
-    cells: dict[tuple[str, float, int], Tally] = {}
+    extras = extras or [Extra(None)]
+    cells: dict[tuple[str, str, float, int], Tally] = {}
+    skipped = 0
     over = 0
     t0 = time.perf_counter()
     plans: list[tuple[str, list[dict], list[dict], list[dict]]] = []
@@ -222,8 +273,14 @@ def gate_run(budgets: list[int], coverages: list[float], work: Path, limit: int 
     for group, docs, answerable, unanswerable in plans:
         by_id = {d["id"]: norm(d["text"]) for d in docs}
         mem = build(work, docs)
-        for c in coverages:
-            set_coverage(mem, c)
+        hosts = {x.host for x in extras if x.host is not None}
+        for host in hosts:
+            embed_all(mem, host)
+        for x, c in ((x, c) for x in extras for c in coverages):
+            set_coverage(mem, c, x)
+            mem = Memory(mem.root)
+            notes: list[str] = []
+            listeners.append(notes.append)
             for kind, queries in (("a", answerable), ("u", unanswerable)):
                 for q in queries:
                     evidence = [by_id[r] for r in q["relevant"] if by_id.get(r)]
@@ -234,20 +291,67 @@ def gate_run(budgets: list[int], coverages: list[float], work: Path, limit: int 
                         tokens = estimate_tokens(block)
                         over += tokens > b
                         for name in (group, "locomo all") if group != "cranfield" else (group,):
-                            cell = cells.setdefault((name, c, b), Tally())
+                            cell = cells.setdefault((name, x.label, c, b), Tally())
                             if kind == "a":
                                 cell.answerable.append(tokens)
                                 text = norm(block)
                                 cell.answered += any(e in text for e in evidence)
                             else:
                                 cell.unanswerable.append(tokens)
-    print(f"\ngate: {time.perf_counter() - t0:.0f} s; digests over budget: {over}\n")
-    print("| set | digest_min_coverage | budget | evidence recall (answerable) | "
+            listeners.remove(notes.append)
+            skipped += sum("timed out" in n or "failed" in n for n in notes)
+    print(f"\ngate: {time.perf_counter() - t0:.0f} s; digests over budget: {over}; "
+          f"searches the extra was skipped in (timeout, failure): {skipped}\n")
+    print("| set | semantic extra | digest_min_coverage | budget | evidence recall (answerable) | "
           "mean tokens (answerable) | median tokens (answerable) | "
           "mean tokens (unanswerable) | empty digests (unanswerable) |")
-    print("|---|---|---|---|---|---|---|---|")
-    for (name, c, b), cell in sorted(cells.items()):
-        print(f"| {name} | {c:g} | {b:,} | {cell.row()} |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for (name, label, c, b), cell in sorted(cells.items()):
+        print(f"| {name} | {label} | {c:g} | {b:,} | {cell.row()} |")
+
+
+def calibrate(host: str, work: Path, limit: int | None, sets: list[str], stride: int) -> None:
+    """Cosine quantiles: each unanswerable prompt's nearest entry, each answerable prompt's
+    nearest evidence and nearest entry, through the product's retriever and vectors."""
+    from lean_memory.ollama import retriever
+
+    locomo = load("locomo")
+    plans: list[tuple[str, list[dict], list[dict], list[dict]]] = []
+    if "locomo" in sets:
+        plans += [("locomo", c.docs, c.queries[:limit],
+                   locomo[(i + 1) % len(locomo)].queries[:limit]) for i, c in enumerate(locomo)]
+    if "cranfield" in sets:
+        cran = load("cranfield")[0]
+        plans.append(("cranfield", cran.docs, cran.queries[:limit],
+                      [q for c in locomo for q in c.queries[:limit]][::stride]))
+    tops: dict[tuple[str, str], list[float]] = {}
+    for group, docs, answerable, unanswerable in plans:
+        mem = build(work, docs)
+        embed_all(mem, host)
+        set_coverage(mem, 0.25, Extra(host, -1.0, 600_000))
+        mem = Memory(mem.root)
+        r = retriever(mem)
+        entries = [e for s in mem.shards for e in mem.entries(s)]
+        text = {e.id: norm(e.text) for e in entries}
+        for kind, queries in (("answerable", answerable), ("unanswerable", unanswerable)):
+            for q in queries:
+                ranked = r.rank(q["q"], entries, len(entries))
+                tops.setdefault((group, f"{kind}: nearest entry"), []).append(ranked[0][1])
+                if kind == "answerable":
+                    evidence = {norm(by) for d in docs if d["id"] in q["relevant"]
+                                for by in [d["text"]]}
+                    best = [s for i, s in ranked if text[i] in evidence][:1]
+                    if best:
+                        tops.setdefault((group, "answerable: nearest evidence"),
+                                        []).append(best[0])
+    qs = (0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95)
+    print(f"\ncosine quantiles ({MODEL})\n")
+    print("| set | cosine of | n | " + " | ".join(f"q{round(q * 100)}" for q in qs) + " |")
+    print("|---|---|---|" + "---|" * len(qs))
+    for (group, what), values in sorted(tops.items()):
+        values.sort()
+        cells = [f"{values[min(len(values) - 1, int(q * len(values)))]:.3f}" for q in qs]
+        print(f"| {group} | {what} | {len(values)} | " + " | ".join(cells) + " |")
 
 
 def main() -> None:
@@ -261,15 +365,44 @@ def main() -> None:
                     help="digest_min_coverage values the gate table compares")
     ap.add_argument("--stride", type=int, default=1,
                     help="ask Cranfield's memory every n-th LoCoMo question (default all)")
+    ap.add_argument("--extra", default="off", help="off, on or off,on: the semantic extra")
+    ap.add_argument("--floors", default="-1,0.3",
+                    help="[ollama] min_cosine values compared with the extra on")
+    ap.add_argument("--embed-host", default=None, help="an Ollama-compatible /api/embed server")
+    ap.add_argument("--embed-python", default=None,
+                    help="start embed_server.py with this interpreter (wordllama installed)")
+    ap.add_argument("--fake-embedder", action="store_true")
+    ap.add_argument("--calibrate", action="store_true", help="cosine quantiles only")
     args = ap.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
-    with tempfile.TemporaryDirectory(prefix="lean-digest-") as tmp:
-        if args.gate:
-            gate_run(budgets, [float(c) for c in args.coverage.split(",")],
-                     Path(tmp) / "memory", args.limit, args.sets.split(","), args.stride)
-            return
-        for name in args.sets.split(","):
-            run(name, budgets, args.limit, Path(tmp) / "memory")
+    modes = args.extra.split(",")
+    server = None
+    host = args.embed_host
+    if ("on" in modes or args.calibrate) and host is None:
+        if args.embed_python is None:
+            raise SystemExit("--extra on needs --embed-host or --embed-python")
+        host, server = start_server(args.embed_python, args.fake_embedder)
+    extras = [Extra(None)] if "off" in modes else []
+    if "on" in modes:
+        extras += [Extra(host, float(f)) for f in args.floors.split(",")]
+    try:
+        with tempfile.TemporaryDirectory(prefix="lean-digest-") as tmp:
+            if args.calibrate:
+                assert host is not None
+                calibrate(host, Path(tmp) / "memory", args.limit, args.sets.split(","),
+                          args.stride)
+                return
+            if args.gate:
+                gate_run(budgets, [float(c) for c in args.coverage.split(",")],
+                         Path(tmp) / "memory", args.limit, args.sets.split(","), args.stride,
+                         extras)
+                return
+            for name in args.sets.split(","):
+                run(name, budgets, args.limit, Path(tmp) / "memory")
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait()
 
 
 if __name__ == "__main__":

