@@ -41,7 +41,7 @@ from .bm25 import (
     gc_paused,
     tokenize,
 )
-from .errors import LeanMemoryError, QueryError, ShardError, UnknownShard
+from .errors import QueryError, ShardError, UnknownShard
 from .fsutil import MAX_FILE_BYTES, dump_record, load_record, open_bounded, read_bounded
 from .index import Corrupt, Part, read_part, write_part
 
@@ -674,68 +674,12 @@ def _warm_target(fn: Callable[[Any], None]) -> str:
 def _start_warming(mem: Memory, then: bool | Callable[[Any], None] = True) -> bool:
     """Start one detached process that brings the index up to date, then runs ``then``
     (a function of ``time_limit``'s ``warm``), unless one runs."""
-    import sys
+    from .spawn import detached
 
-    from .fsutil import ensure_dir
-
-    marker = mem.cache_dir / "search.warming"
-    try:
-        ensure_dir(mem.cache_dir, mem.agents_dir)
-        try:
-            if time.time() - os.lstat(marker).st_mtime < _WARMING_STALE_S:
-                return False
-            os.unlink(marker)
-        except FileNotFoundError:
-            pass
-        # O_EXCL: one winner among racing hooks, and never through a link (ADR 0012).
-        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
-    except (OSError, LeanMemoryError):
-        return False
-    env = dict(os.environ)
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
-    # -P and a cwd outside the repository: `-c` would put the cwd first on sys.path, and
-    # a cloned repository may ship a `lean_memory/` of its own (ADR 0012). `os` and `sys`
-    # are loaded before the code runs, never from the cwd.
-    argv = [sys.executable, "-P", "-c",
-            "import os, sys; os.chdir(sys.argv[1]); from lean_memory.search import _warm; "
-            "from lean_memory.store import Memory; _warm(Memory(sys.argv[2]), *sys.argv[3:])",
-            here, os.path.abspath(mem.root), *([_warm_target(then)] if callable(then) else [])]
-    try:
-        if os.name == "nt":
-            import subprocess
-
-            subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, cwd=here, env=env,
-                             creationflags=0x00000008)  # DETACHED_PROCESS
-        else:
-            # posix_spawn, not subprocess: subprocess imports threading, and threading first
-            # imported in the prompt hook's worker thread takes it for the main thread, so
-            # the hook would not exit at its time limit but wait for the worker (seconds at
-            # 100k entries). Its own session, and nothing of the hook's stdout: the harness
-            # reads that pipe to its end.
-            _reap()
-            null = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
-            _SPAWNED.append(os.posix_spawn(sys.executable, argv, env, file_actions=null,
-                                           setsid=True))
-    except OSError:
-        marker.unlink(missing_ok=True)
-        return False
-    return True
-
-
-_SPAWNED: list[int] = []  # warm-up processes of this process not yet reaped
-
-
-def _reap() -> None:
-    """Collect the warm-ups that ended (a long-lived caller would keep them as zombies)."""
-    for pid in list(_SPAWNED):
-        try:
-            if os.waitpid(pid, os.WNOHANG)[0] == 0:
-                continue
-        except ChildProcessError:
-            pass
-        _SPAWNED.remove(pid)
+    return detached(mem, "search.warming",
+                    "from lean_memory.search import _warm; from lean_memory.store import Memory; "
+                    "_warm(Memory(sys.argv[1]), *sys.argv[2:])",
+                    *([_warm_target(then)] if callable(then) else []), stale_s=_WARMING_STALE_S)
 
 
 def _warm(mem: Memory, then: str = "") -> None:
