@@ -317,9 +317,9 @@ def opens(hits: Sequence[Hit], prompt: str, n_docs: int, df: Sequence[tuple[str,
 
 def _first_stage(hits: Sequence[Hit]) -> list[int]:
     """The hits' positions in the first stage's order (by ``Hit.base``, BM25's own score
-    by default; ties keep their order): a semantic re-rank re-orders the head of the
-    ranking, and the gate must read the evidence, not the re-ordering (ADR 0021)."""
-    return sorted(range(len(hits)), key=lambda i: -hits[i].base)
+    by default, then ``Hit.rank``): a semantic re-rank re-orders the head of the ranking,
+    and the gate must read the evidence, not the re-ordering (ADR 0021)."""
+    return sorted(range(len(hits)), key=lambda i: (-hits[i].base, hits[i].rank))
 
 
 def trimmed(hits: list[Hit]) -> tuple[list[Hit], bool]:

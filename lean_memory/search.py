@@ -86,21 +86,24 @@ class Hit(Record):
     ``base`` is the first stage's own score for the entry (BM25's, by default) before
     fusion re-ordered its head: the score itself when nothing was fused, and for an entry
     only another retriever found (the rescue). The digest's gate reads it (ADR 0021): a
-    re-rank re-orders what the gate lets in, never changes how much. Not compared.
+    re-rank re-orders what the gate lets in, never changes how much. ``rank`` is the
+    entry's place in the first stage's ranking (ties of ``base`` are broken by it; 0 when
+    nothing was fused: the hits' own order). Neither is compared.
     """
 
-    _fields = ("entry", "shard", "score", "archived", "base")
-    _hidden = ("base",)
+    _fields = ("entry", "shard", "score", "archived", "base", "rank")
+    _hidden = ("base", "rank")
     __slots__ = _fields
     entry: fmt.Entry
     shard: str
     score: float
     archived: bool
     base: float
+    rank: int
 
     def __init__(self, entry: fmt.Entry, shard: str, score: float,
-                 archived: bool = False, base: float | None = None) -> None:
-        self._init(entry, shard, score, archived, score if base is None else base)
+                 archived: bool = False, base: float | None = None, rank: int = 0) -> None:
+        self._init(entry, shard, score, archived, score if base is None else base, rank)
 
 
 class Found(Record):
@@ -866,10 +869,12 @@ def _found(corpus: Corpus, fused: Sequence[tuple[int, float]], k: int, query: st
            allowed: bytearray, names: Sequence[str], include_archive: bool,
            notes: Sequence[str], base: Mapping[int, float] | None = None) -> Found:
     hits = []
-    for n, score in fused[:k]:
+    # the first stage's order (``base`` keeps it); the others' hits after it
+    ranks = {n: i for i, n in enumerate(base or ())}
+    for j, (n, score) in enumerate(fused[:k]):
         shard, archived = corpus.where(n)
         hits.append(Hit(corpus.entry(n), shard, score, archived,
-                        None if base is None else base.get(n)))
+                        None if base is None else base.get(n), ranks.get(n, len(ranks) + j)))
     index = corpus.index
     return Found(hits, _withheld_matches(corpus, query, k, allowed, names, include_archive,
                                          [n for n, _ in fused[:k]]),

@@ -8,7 +8,7 @@ import math
 from typing import Any, NamedTuple
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lean_memory import Memory
@@ -339,12 +339,12 @@ def test_with_the_extra_on_bm25s_25th_hit_still_reaches_the_digest(tmp_path: Any
     assert fused[24].base == ranked[24].score  # the evidence the gate reads
 
 
-def _hit(i: int, score: float, base: float, text: str = "") -> Any:
+def _hit(i: int, score: float, base: float, text: str = "", rank: int = 0) -> Any:
     from lean_memory.format import Entry
     from lean_memory.search import Hit
 
     text = text or f"entry {i}"
-    return Hit(Entry(f"e{i}", "quirks", text, text), "quirks", score, False, base)
+    return Hit(Entry(f"e{i}", "quirks", text, text), "quirks", score, False, base, rank)
 
 
 def _old_trimmed(hits: list[Any]) -> list[Any]:
@@ -358,6 +358,7 @@ def _old_trimmed(hits: list[Any]) -> list[Any]:
 
 @given(st.lists(st.floats(0.01, 30.0), max_size=45), st.randoms(use_true_random=False),
        st.integers(1, 30))
+@example([1.0] * 12 + [3.0], __import__("random").Random(0), 13)  # ties at the cut
 @settings(max_examples=200, deadline=None)
 def test_a_rerank_reorders_what_the_tail_cut_keeps_never_how_much(
         scores: list[float], rnd: Any, depth: int) -> None:
@@ -365,8 +366,11 @@ def test_a_rerank_reorders_what_the_tail_cut_keeps_never_how_much(
     first = [_hit(i, s, s) for i, s in enumerate(scores)]  # the extra off: base == score
     head = first[:depth]
     rnd.shuffle(head)
-    fused = [_hit(int(h.entry.id[1:]), 1.0 - j / 100, h.base) for j, h in enumerate(head)]
-    fused += [_hit(int(h.entry.id[1:]), -1.0, h.base) for h in first[depth:]]  # as rerank
+    def again(h: Any, score: float) -> Any:  # as search does: the first stage's place
+        return _hit(int(h.entry.id[1:]), score, h.base, rank=int(h.entry.id[1:]))
+
+    fused = [again(h, 1.0 - j / 100) for j, h in enumerate(head)]
+    fused += [again(h, -1.0) for h in first[depth:]]  # as rerank
     assert dg.trimmed(first)[0] == _old_trimmed(first)  # off: the cut is unchanged
     kept, cut = dg.trimmed(fused)
     assert {h.entry.id for h in kept} == {h.entry.id for h in _old_trimmed(first)}
