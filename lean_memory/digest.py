@@ -307,22 +307,33 @@ def _coverage(hit: Hit, weights: dict[str, float], mass: float) -> float:
 def opens(hits: Sequence[Hit], prompt: str, n_docs: int, df: Sequence[tuple[str, int]],
           min_coverage: float) -> bool:
     """Whether memory has something to say about ``prompt``: one of its GATE_TOP best hits
-    holds at least ``min_coverage`` of the query's weight. Deterministic: a function of
-    the hits, the prompt and the memory's term counts."""
+    (in the first stage's order) holds at least ``min_coverage`` of the query's weight.
+    Deterministic: a function of the hits, the prompt and the memory's term counts."""
     if not hits:
         return False
     weights = _term_weights(prompt, n_docs, df)
     mass = sum(weights.values())
-    return mass > 0 and max(_coverage(h, weights, mass) for h in hits[:GATE_TOP]) >= min_coverage
+    top = [hits[i] for i in _first_stage(hits)[:GATE_TOP]]
+    return mass > 0 and max(_coverage(h, weights, mass) for h in top) >= min_coverage
+
+
+def _first_stage(hits: Sequence[Hit]) -> list[int]:
+    """The hits' positions in the first stage's order (by ``Hit.base``, BM25's own score
+    by default, then ``Hit.rank``): a semantic re-rank re-orders the head of the ranking,
+    and the gate must read the evidence, not the re-ordering (ADR 0021)."""
+    return sorted(range(len(hits)), key=lambda i: (-hits[i].base, hits[i].rank))
 
 
 def trimmed(hits: list[Hit]) -> tuple[list[Hit], bool]:
-    """``hits`` up to the first one, after the first GATE_KEEP, that scores under GATE_RATIO
-    of the best (the long tail of weak word matches); whether any was cut."""
-    best = hits[0].score if hits else 0.0
-    for i in range(GATE_KEEP, len(hits)):
-        if not (best > 0 and hits[i].score >= GATE_RATIO * best):
-            return hits[:i], True
+    """``hits`` less the long tail of weak word matches: in the first stage's order, from
+    the first one after the first GATE_KEEP that scores under GATE_RATIO of the best;
+    whether any was cut. The rest keep their (fused) order."""
+    order = _first_stage(hits)
+    best = hits[order[0]].base if hits else 0.0
+    for j in range(GATE_KEEP, len(order)):
+        if not (best > 0 and hits[order[j]].base >= GATE_RATIO * best):
+            cut = set(order[j:])
+            return [h for i, h in enumerate(hits) if i not in cut], True
     return hits, False
 
 
@@ -343,7 +354,12 @@ class _Matches:
         self.complete = False  # every match is in ``hits``
         self.min_coverage = mem.config.digest_min_coverage
         self.open: bool | None = None  # the gate's decision, made on the first batch
-        self._fetch(min(max(room // LINE_GUESS, MIN_FETCH, GATE_TOP), MAX_FETCH))
+        k = max(room // LINE_GUESS, MIN_FETCH, GATE_TOP)
+        if mem._retrievers is not None or any(n != "bm25" for n in mem.config.retrievers):
+            # fused: the first stage's whole re-ranked head, so that the gate sees its
+            # GATE_TOP best and the cut its order
+            k = max(k, mem.config.rerank_depth)
+        self._fetch(min(k, MAX_FETCH))
 
     def _fetch(self, k: int) -> None:
         from .search import find

@@ -354,8 +354,12 @@ BM25Top = Callable[[int, Sequence[int] | None], list[tuple[int, float]]]
 def fuse(query: str, k: int, sources: Sequence[tuple[str, Job | None]], fusion: Fusion, *,
          bm25: BM25Top, numbers: Callable[[], list[int]],
          entries: Callable[[Sequence[int]], list[fmt.Entry]],
-         timeout_ms: int) -> tuple[list[tuple[int, float]], list[str]]:
+         timeout_ms: int, base: dict[int, float] | None = None,
+         ) -> tuple[list[tuple[int, float]], list[str]]:
     """The fused ranking of entry numbers, and notes on the sources searched without.
+
+    ``base``, when given, receives the first source's own score of each entry it ranked
+    (the digest's gate reads that evidence, not the fused score: ADR 0021).
 
     ``sources`` are in config order (job None: the built-in BM25); ``numbers`` gives the
     searchable entries in the order plugins see them and ``entries`` reads them. Plugins
@@ -401,6 +405,8 @@ def fuse(query: str, k: int, sources: Sequence[tuple[str, Job | None]], fusion: 
         weights: list[float] = []
         for i, (_, job) in enumerate(sources):
             got = bm25(depth, None) if job is None else ranking_of(i)
+            if got is not None and not rankings and base is not None:
+                base.update(got[:depth])
             if got is not None:
                 floor = runs[i].floor if i in runs else None
                 rankings.append([n for n, s in got[:depth] if floor is None or s >= floor])
@@ -417,6 +423,8 @@ def fuse(query: str, k: int, sources: Sequence[tuple[str, Job | None]], fusion: 
         first = ranking_of(0)
     if first is None:  # the built-in BM25, also when a first-stage plugin failed
         first = bm25(head, None)
+    if base is not None:
+        base.update(first)
     short = len(first) < k  # then the others rank everything, and fill the rest
     candidates = all_numbers()[:RESCUE_CAP] if short else [n for n, _ in first[:fusion.depth]]
     for i, run in runs.items():

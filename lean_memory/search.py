@@ -24,7 +24,7 @@ import os
 import time
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from itertools import accumulate, chain, compress
@@ -81,18 +81,29 @@ _TITLE_WEIGHT = BM25().title_weight
 
 
 class Hit(Record):
-    """One search result: the entry, its shard and its score (higher is better)."""
+    """One search result: the entry, its shard and its score (higher is better).
 
-    _fields = ("entry", "shard", "score", "archived")
+    ``base`` is the first stage's own score for the entry (BM25's, by default) before
+    fusion re-ordered its head: the score itself when nothing was fused, and for an entry
+    only another retriever found (the rescue). The digest's gate reads it (ADR 0021): a
+    re-rank re-orders what the gate lets in, never changes how much. ``rank`` is the
+    entry's place in the first stage's ranking (ties of ``base`` are broken by it; 0 when
+    nothing was fused: the hits' own order). Neither is compared.
+    """
+
+    _fields = ("entry", "shard", "score", "archived", "base", "rank")
+    _hidden = ("base", "rank")
     __slots__ = _fields
     entry: fmt.Entry
     shard: str
     score: float
     archived: bool
+    base: float
+    rank: int
 
     def __init__(self, entry: fmt.Entry, shard: str, score: float,
-                 archived: bool = False) -> None:
-        self._init(entry, shard, score, archived)
+                 archived: bool = False, base: float | None = None, rank: int = 0) -> None:
+        self._init(entry, shard, score, archived, score if base is None else base, rank)
 
 
 class Found(Record):
@@ -801,10 +812,12 @@ def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str
 
     from .retrievers import Fusion, fuse
 
+    base: dict[int, float] = {}
     fused, more = fuse(query, k, sources, Fusion.of(c, [name for name, _ in sources]),
                        bm25=bm25, numbers=numbers, entries=lambda ns: [corpus.entry(n) for n in ns],
-                       timeout_ms=c.retriever_timeout_ms)
-    return _found(corpus, fused, k, query, allowed, names, include_archive, [*notes, *more])
+                       timeout_ms=c.retriever_timeout_ms, base=base)
+    return _found(corpus, fused, k, query, allowed, names, include_archive, [*notes, *more],
+                  base)
 
 
 def _given(r: Any) -> Job:
@@ -816,11 +829,14 @@ def _given(r: Any) -> Job:
 
 def _found(corpus: Corpus, fused: Sequence[tuple[int, float]], k: int, query: str,
            allowed: bytearray, names: Sequence[str], include_archive: bool,
-           notes: Sequence[str]) -> Found:
+           notes: Sequence[str], base: Mapping[int, float] | None = None) -> Found:
     hits = []
-    for n, score in fused[:k]:
+    # the first stage's order (``base`` keeps it); the others' hits after it
+    ranks = {n: i for i, n in enumerate(base or ())}
+    for j, (n, score) in enumerate(fused[:k]):
         shard, archived = corpus.where(n)
-        hits.append(Hit(corpus.entry(n), shard, score, archived))
+        hits.append(Hit(corpus.entry(n), shard, score, archived,
+                        None if base is None else base.get(n), ranks.get(n, len(ranks) + j)))
     index = corpus.index
     return Found(hits, _withheld_matches(corpus, query, k, allowed, names, include_archive,
                                          [n for n, _ in fused[:k]]),

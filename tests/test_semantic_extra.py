@@ -8,8 +8,11 @@ import math
 from typing import Any, NamedTuple
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from lean_memory import Memory
+from lean_memory import digest as dg
 from lean_memory.config import Config
 from lean_memory.embedcmd import embed_missing
 from lean_memory.errors import ConfigError
@@ -283,3 +286,108 @@ def test_the_rescue_ranks_at_most_the_newest_rescue_cap_entries(
                     numbers=lambda: newest_first,
                     entries=lambda ns: [E(str(n)) for n in ns], timeout_ms=5000)
     assert seen == [3] and [n for n, _ in fused] == [9, 8, 7]
+
+
+# -- the gate reads the first stage's evidence, not the fused score -------------------------
+
+class Reversed:
+    """A deterministic 'dense' retriever: the entries it is given, scored against their
+    order (the last given is its best), so that the re-rank re-orders BM25's head."""
+
+    name = "reversed"
+
+    def rank(self, query: str, entries: Any, k: int) -> list[tuple[str, float]]:
+        n = len(entries)
+        return [(e.id, (i + 1) / n) for i, e in enumerate(entries)][::-1][:k]
+
+
+def _many_matches(tmp_path: Any, n: int = 40) -> Memory:
+    """``n`` entries that all hold the query's words, with BM25 scores close together
+    (longer filler, slightly lower score): no tail cut on BM25's own scores."""
+    m = Memory(tmp_path)
+    m.init()
+    for i in range(n):
+        filler = " ".join(f"w{i}x{j}" for j in range(i % 7))
+        m.put_entry(("quirks", "insights", "failures")[i % 3],
+                    f"Kubernetes rollout note {i}: the rollout of service s{i} {filler}",
+                    date="2026-11-02")
+    return m
+
+
+def test_with_the_extra_on_bm25s_25th_hit_still_reaches_the_digest(tmp_path: Any) -> None:
+    """The fused score of a hit past the re-rank's depth is -1: the tail cut read it and
+    no hit past the 20th ever reached the digest with the extra on (LoCoMo's recall fell
+    from .727 to .662 at 1,200 tokens). It reads BM25's own score now."""
+    from lean_memory.bm25 import BM25
+
+    prompt = "kubernetes rollout"
+    off = _many_matches(tmp_path)
+    ranked = off.search(prompt, k=40)
+    assert len(ranked) == 40 and ranked[24].score >= dg.GATE_RATIO * ranked[0].score
+    evidence = ranked[24].entry.id  # BM25's 25th hit: past the re-rank's depth (20)
+    on = Memory(off.root, retrievers=[BM25(), Reversed()])
+    fused = on.search(prompt, k=40)
+    assert [h.entry.id for h in fused] != [h.entry.id for h in ranked]  # re-ordered
+    assert fused[24].entry.id == evidence  # past the depth, BM25's order
+    lines_off = matches(off.digest(prompt, budget_tokens=4000))
+    lines_on = matches(on.digest(prompt, budget_tokens=4000))
+    marker = ranked[24].entry.text.split(":")[0]  # "Kubernetes rollout note <i>"
+    assert sum(marker + ":" in ln for ln in lines_off) == 1
+    assert sum(marker + ":" in ln for ln in lines_on) == 1
+    assert sorted(lines_on) == sorted(lines_off)  # re-ordered, never shrunk
+    assert lines_on != lines_off
+    assert fused[24].base == ranked[24].score  # the evidence the gate reads
+
+
+def _hit(i: int, score: float, base: float, text: str = "", rank: int = 0) -> Any:
+    from lean_memory.format import Entry
+    from lean_memory.search import Hit
+
+    text = text or f"entry {i}"
+    return Hit(Entry(f"e{i}", "quirks", text, text), "quirks", score, False, base, rank)
+
+
+def _old_trimmed(hits: list[Any]) -> list[Any]:
+    """The cut as ADR 0021 defines it, on a ranking in the first stage's order."""
+    best = hits[0].base if hits else 0.0
+    for i in range(dg.GATE_KEEP, len(hits)):
+        if not (best > 0 and hits[i].base >= dg.GATE_RATIO * best):
+            return hits[:i]
+    return hits
+
+
+@given(st.lists(st.floats(0.01, 30.0), max_size=45), st.randoms(use_true_random=False),
+       st.integers(1, 30))
+@example([1.0] * 12 + [3.0], __import__("random").Random(0), 13)  # ties at the cut
+@settings(max_examples=200, deadline=None)
+def test_a_rerank_reorders_what_the_tail_cut_keeps_never_how_much(
+        scores: list[float], rnd: Any, depth: int) -> None:
+    scores.sort(reverse=True)
+    first = [_hit(i, s, s) for i, s in enumerate(scores)]  # the extra off: base == score
+    head = first[:depth]
+    rnd.shuffle(head)
+    def again(h: Any, score: float) -> Any:  # as search does: the first stage's place
+        return _hit(int(h.entry.id[1:]), score, h.base, rank=int(h.entry.id[1:]))
+
+    fused = [again(h, 1.0 - j / 100) for j, h in enumerate(head)]
+    fused += [again(h, -1.0) for h in first[depth:]]  # as rerank
+    assert dg.trimmed(first)[0] == _old_trimmed(first)  # off: the cut is unchanged
+    kept, cut = dg.trimmed(fused)
+    assert {h.entry.id for h in kept} == {h.entry.id for h in _old_trimmed(first)}
+    assert cut == dg.trimmed(first)[1]
+    order = [h.entry.id for h in fused]
+    assert [h.entry.id for h in kept] == [i for i in order if i in {h.entry.id for h in kept}]
+
+
+def test_the_gate_reads_the_first_stages_best_hits_not_the_fused_top() -> None:
+    """BM25's best hit holds the whole query; a re-rank that moves it past GATE_TOP must
+    not close the gate (the fused top ten hold none of the query's words)."""
+    words = "flaky pipeline"
+    hits = [_hit(0, 0.0, 9.0, f"The {words} retries twice")]
+    hits += [_hit(i, 0.0, 9.0 - i / 10, f"note {i} unrelated") for i in range(1, 20)]
+    from lean_memory.bm25 import tokenize
+
+    df = tuple((t, 1) for t in tokenize(words))
+    assert dg.opens(hits, words, 30, df, 0.25)
+    fused = hits[1:15] + hits[:1] + hits[15:]  # BM25's best now 15th
+    assert dg.opens(fused, words, 30, df, 0.25)
