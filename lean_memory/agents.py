@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 from .digest import RULES_SHARD
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import IO, Any
 
     from .store import Memory
@@ -47,19 +47,22 @@ SECTION_END = "<!-- lean-memory:end -->"
 # -- the hook command -----------------------------------------------------------------
 
 
-def _find_memory_root(cwd: object, root: str | None) -> Path | None:
+def _find_memory_root(cwd: object, root: str | None) -> str | None:
     """The input's ``cwd`` when it leads to a memory, else ``--root``, env, the cwd."""
-    if isinstance(cwd, str) and cwd:
-        here = Path(cwd)
-        if here.is_absolute() and here.is_dir():
-            for folder in (here, *here.parents):
-                if (folder / ".agents" / "memory").is_dir():
-                    return folder
-    if root:
-        return Path(root)
-    from .folder import find_root
+    from .folder import _find_root, pure_path
 
-    return find_root()
+    if isinstance(cwd, str) and cwd and os.path.isabs(cwd) and os.path.isdir(cwd):
+        folder = pure_path(cwd)
+        while True:  # the folder and its parents, as Path(cwd).parents
+            if os.path.isdir(os.path.join(folder, ".agents", "memory")):
+                return folder
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+    if root:
+        return pure_path(root)
+    return _find_root()
 
 
 def _read_input(stdin: IO[str] | IO[bytes] | Any) -> Any:
@@ -88,7 +91,7 @@ def hook_output(event: str, root: str | None, payload: Any,
     from .store import Memory
 
     mem = Memory(where)
-    if not mem.dir.is_dir():
+    if not os.path.isdir(mem._dir):
         return ""  # no memory here: nothing to say
     _state["mem"] = mem
     if budget_tokens is None:
@@ -157,7 +160,7 @@ def _log(event: str, message: str) -> None:
         from .errors import quoted
         from .fsutil import append_line
 
-        if not mem.dir.is_dir():
+        if not os.path.isdir(mem._dir):
             return
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         # never through a link: a cloned repository may commit hook.log as one (ADR 0012)
@@ -173,7 +176,7 @@ def _describe(exc: BaseException) -> str:
     tb = exc.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
-    where = f" at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}" if tb else ""
+    where = f" at {os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}" if tb else ""
     return f"{type(exc).__name__}{where}"
 
 
@@ -279,6 +282,8 @@ def hook_command(event: str, *, portable: bool = False) -> str:
     ``$SHELL -lc``), which may be fish; the rest of stdin is read so the agent's write
     never meets a closed pipe."""
     if not portable:
+        from pathlib import Path
+
         py = Path(sys.executable).as_posix()
         return f'"{py}" {SAFE_M} hook {event}'
     if event == "session-start":
@@ -609,6 +614,8 @@ def setup_agent(mem: Memory, agent: str) -> list[str]:
         lines.append("Codex: trust the two new hooks once in Codex's /hooks (until then Codex "
                      "skips them); project .codex/ files load only in a trusted project")
     if not on_path():
+        from pathlib import Path
+
         lines.append(f"note: {CLI} is not on PATH here, and AGENTS.md"
                      f"{' and the Codex hooks' if agent == 'codex' else ''} use it: "
                      f"{INSTALL} (each teammate too), or put "

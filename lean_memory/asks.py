@@ -30,15 +30,24 @@ import math
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta
 
 from ._hash import blake2b
 from ._lazyre import lazy
+from ._record import Record
 from ._stem import stem
 from .bm25 import STOP_WORDS
-from .secrets import redact
+
+TYPE_CHECKING = False  # typing's own costs an import
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from datetime import datetime
+
+
+def redact(text: str) -> str:
+    """:func:`lean_memory.secrets.redact`, imported when first needed (its rules are big)."""
+    from .secrets import redact as scan
+
+    return scan(text)
 
 __all__ = [
     "MAX_ASKS_PER_SESSION",
@@ -86,15 +95,20 @@ _PLAIN_ID = lazy(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
 # -- the record --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Ask:
+class Ask(Record):
     """One prompt of one session. ``text`` was scanned and bounded by :func:`make_ask`."""
 
+    _fields = ("id", "session", "at", "text", "project")
+    __slots__ = _fields
     id: str
     session: str
     at: str  # UTC, "YYYY-MM-DDTHH:MM:SSZ"
     text: str
-    project: str = ""  # a label of the project it was asked in (for the global suggestion)
+    project: str  # a label of the project it was asked in (for the global suggestion)
+
+    def __init__(self, id: str, session: str, at: str, text: str,
+                 project: str = "") -> None:
+        self._init(id, session, at, text, project)
 
     @property
     def date(self) -> str:
@@ -362,12 +376,16 @@ def _signed(clause: str, replacing: bool) -> tuple[dict[str, int], bool]:
     return terms, cue
 
 
-@dataclass(frozen=True)
-class _Clause:
+class _Clause(Record):
+    _fields = ("ask", "nth", "text", "terms")
+    __slots__ = _fields
     ask: Ask
     nth: int  # which rule sentence of the ask
     text: str
     terms: dict[str, int]
+
+    def __init__(self, ask: Ask, nth: int, text: str, terms: dict[str, int]) -> None:
+        self._init(ask, nth, text, terms)
 
 
 def rule_clauses(text: str) -> list[tuple[str, dict[str, int]]]:
@@ -456,21 +474,30 @@ def same_request(a: str, b: str) -> bool:
 # -- proposals ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(Record):
+    _fields = ("ask", "session", "date", "text")
+    __slots__ = _fields
     ask: str  # the ask id
     session: str
     date: str
     text: str  # the phrasing, one line
 
+    def __init__(self, ask: str, session: str, date: str, text: str) -> None:
+        self._init(ask, session, date, text)
 
-@dataclass(frozen=True)
-class Proposal:
+
+class Proposal(Record):
+    _fields = ("key", "rule", "sessions", "projects", "evidence")
+    __slots__ = _fields
     key: str  # stable over runs while the same asks stand behind it
     rule: str  # the proposed one-line rule
     sessions: tuple[str, ...]
     projects: tuple[str, ...]
     evidence: tuple[Evidence, ...]
+
+    def __init__(self, key: str, rule: str, sessions: tuple[str, ...],
+                 projects: tuple[str, ...], evidence: tuple[Evidence, ...]) -> None:
+        self._init(key, rule, sessions, projects, evidence)
 
     @property
     def suggest_global(self) -> bool:
@@ -600,20 +627,26 @@ SUMMARY_SHARD = "sessions"
 DEAD_END_SHARD = "failures"
 
 
-@dataclass(frozen=True)
-class Written:
+class Written(Record):
     """An entry written to memory during a session (``at`` as for asks; None: time unknown,
     taken as after every ask)."""
 
+    _fields = ("id", "shard", "title", "text", "at")
+    __slots__ = _fields
     id: str
     shard: str
     title: str
-    text: str = ""
-    at: str | None = None
+    text: str
+    at: str | None
+
+    def __init__(self, id: str, shard: str, title: str, text: str = "",
+                 at: str | None = None) -> None:
+        self._init(id, shard, title, text, at)
 
 
-@dataclass(frozen=True)
-class Summary:
+class Summary(Record):
+    _fields = ("id", "session", "title", "text", "asked", "decided", "open", "dead_ends")
+    __slots__ = _fields
     id: str
     session: str
     title: str
@@ -622,6 +655,12 @@ class Summary:
     decided: tuple[tuple[str, str], ...]
     open: tuple[tuple[str, str], ...]
     dead_ends: tuple[tuple[str, str], ...]
+
+    def __init__(self, id: str, session: str, title: str, text: str,
+                 asked: tuple[tuple[str, str], ...], decided: tuple[tuple[str, str], ...],
+                 open: tuple[tuple[str, str], ...],
+                 dead_ends: tuple[tuple[str, str], ...]) -> None:
+        self._init(id, session, title, text, asked, decided, open, dead_ends)
 
 
 def _fields(e: Written) -> tuple[str, str, str, str]:
@@ -703,6 +742,8 @@ def _render(sid: str, mine: tuple[Ask, ...], asked: tuple[tuple[str, str], ...],
 
 
 def _parse_at(at: str) -> datetime:
+    from datetime import datetime
+
     return datetime.strptime(at, "%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -712,6 +753,8 @@ def quiet_sessions(asks: Iterable[Ask], now: str, after_seconds: float = 7200,
     last: dict[str, str] = {}
     for a in asks:
         last[a.session] = max(last.get(a.session, ""), a.at)
+    from datetime import timedelta
+
     cutoff = _parse_at(now) - timedelta(seconds=after_seconds)
     done = set(ended)
     return tuple(s for s in sorted(last) if s in done or _parse_at(last[s]) <= cutoff)

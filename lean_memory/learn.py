@@ -23,27 +23,27 @@ from __future__ import annotations
 
 import contextlib
 import json
-from dataclasses import dataclass
-from pathlib import Path
+import os
 
 from . import asks as A
 from ._hash import blake2b
 from ._lazyre import lazy
+from ._record import Record
 from .errors import LeanMemoryError
 from .layers import (
     GLOBAL,
     PROJECT,
     SESSION,
     Block,
-    app_home,
     check_project,
     digest_blocks,
     global_memory,
     open_global,
     project_key,
-    session_home,
 )
 from .sessionlog import (
+    _data_home,
+    _session_home,
     append_private,
     load_writes,
     now_utc,
@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
 
+    from .fsutil import StrPath
     from .search import Hit
     from .store import Memory
 
@@ -84,7 +85,7 @@ _write = write_private
 _append = append_private
 
 
-def _read(path: Path) -> str:
+def _read(path: StrPath) -> str:
     return read_private(path, MAX_FILE)
 
 
@@ -121,10 +122,10 @@ def record(project: Memory, session: str, prompt: str, at: str | None = None) ->
     holds at most :data:`asks.MAX_ASKS_PER_SESSION` asks: the latest."""
     if not project.config.capture_asks:
         return None
-    ask = A.make_ask(session, prompt, at or now_utc(), project=project_key(project.root))
+    ask = A.make_ask(session, prompt, at or now_utc(), project=project_key(project._root))
     if ask is None:
         return None
-    path = session_home(project.root) / ASKS_DIR / _file_name(session)
+    path = os.path.join(_session_home(project._root), ASKS_DIR, _file_name(session))
     have = _parse(_read(path))
     if any(a.id == ask.id for a in have):
         return None
@@ -136,21 +137,22 @@ def record(project: Memory, session: str, prompt: str, at: str | None = None) ->
     return ask
 
 
-def _ask_files(home: Path, archived: bool) -> list[Path]:
-    folder = home / ASKS_DIR / (ARCHIVE_DIR if archived else "")
-    with contextlib.suppress(OSError):
-        return sorted(p for p in folder.iterdir() if p.suffix == ".jsonl" and p.is_file()
-                      and not p.is_symlink())
+def _ask_files(home: StrPath, archived: bool) -> list[str]:
+    folder = os.path.join(home, ASKS_DIR, ARCHIVE_DIR) if archived else \
+        os.path.join(home, ASKS_DIR)
+    with contextlib.suppress(OSError), os.scandir(folder) as found:
+        return sorted(e.path for e in found if e.name.endswith(".jsonl") and e.name != ".jsonl"
+                      and e.is_file() and not e.is_symlink())
     return []
 
 
-def load_asks(home: Path, *, session: str | None = None,
+def load_asks(home: StrPath, *, session: str | None = None,
               archived: bool | None = False) -> list[A.Ask]:
     """The asks kept in ``home`` (live; with ``archived`` True the archived ones, None both),
     in time order; of one session only with ``session``."""
     kinds = (False, True) if archived is None else (archived,)
     files = [p for k in kinds for p in _ask_files(home, k)
-             if session is None or p.name == _file_name(session)]
+             if session is None or os.path.basename(p) == _file_name(session)]
     found = [a for p in files for a in _parse(_read(p))]
     if session is not None:
         sid = A.clean_session_id(session)
@@ -158,10 +160,10 @@ def load_asks(home: Path, *, session: str | None = None,
     return A._unique_asks(found)
 
 
-def _homes() -> list[Path]:
-    with contextlib.suppress(OSError):
-        return sorted(p for p in (app_home() / "projects").iterdir() if p.is_dir()
-                      and not p.is_symlink())
+def _homes() -> list[str]:
+    with contextlib.suppress(OSError), \
+            os.scandir(os.path.join(_data_home(), "lean-memory", "projects")) as found:
+        return sorted(e.path for e in found if e.is_dir() and not e.is_symlink())
     return []
 
 
@@ -181,7 +183,7 @@ def ask_hits(project: Memory, session: str, query: str, k: int = 5) -> list[Hit]
 
     want = set(tokenize(query))
     scored = []
-    for a in load_asks(session_home(project.root), session=session, archived=None):
+    for a in load_asks(_session_home(project._root), session=session, archived=None):
         shared = len(want & set(tokenize(a.text)))
         if shared:
             title = " ".join(a.text.split())[:80]
@@ -194,17 +196,22 @@ def ask_hits(project: Memory, session: str, query: str, k: int = 5) -> list[Hit]
 # -- proposals ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(Record):
+    _fields = ("key", "rule", "verdict", "to")
+    __slots__ = _fields
     key: str
     rule: str
     verdict: str  # "yes" or "no"
     to: str  # the layer written to ("" for a no)
 
+    def __init__(self, key: str, rule: str, verdict: str, to: str) -> None:
+        self._init(key, rule, verdict, to)
+
 
 def decisions(project: Memory) -> list[Decision]:
     out = []
-    for line in _read(session_home(project.root) / "decisions.jsonl").splitlines():
+    path = os.path.join(_session_home(project._root), "decisions.jsonl")
+    for line in _read(path).splitlines():
         with contextlib.suppress(ValueError, TypeError, KeyError):
             d = json.loads(line)
             out.append(Decision(str(d["key"]), str(d["rule"]), str(d["verdict"]),
@@ -215,7 +222,7 @@ def decisions(project: Memory) -> list[Decision]:
 def _rules(mem: Memory | None) -> list[str]:
     from .digest import RULES_SHARD
 
-    if mem is None or RULES_SHARD not in mem.shards or not mem.dir.is_dir():
+    if mem is None or RULES_SHARD not in mem.shards or not os.path.isdir(mem._dir):
         return []
     return [e.title + "\n" + e.text for e in mem.entries(RULES_SHARD)]
 
@@ -236,10 +243,10 @@ def _inputs_signature(project: Memory) -> str:
     from .fsutil import file_signature
 
     files = [p for h in _homes() for k in (False, True) for p in _ask_files(h, k)]
-    files.append(session_home(project.root) / "decisions.jsonl")
+    files.append(os.path.join(_session_home(project._root), "decisions.jsonl"))
     for mem in (project, open_global()):
         if mem is not None and RULES_SHARD in mem.shards:
-            files.append(mem.shard_path(RULES_SHARD))
+            files.append(mem._shard_file(RULES_SHARD))
     sigs = "\n".join(f"{p}\0{file_signature(p)}" for p in files)
     return blake2b(sigs.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
@@ -247,7 +254,7 @@ def _inputs_signature(project: Memory) -> str:
 def pending(project: Memory) -> int:
     """How many proposals wait, remembered while nothing they depend on changed (the
     matcher runs at most once per change, not at every session start)."""
-    path = session_home(project.root) / "pending.json"
+    path = os.path.join(_session_home(project._root), "pending.json")
     key = _inputs_signature(project)
     with contextlib.suppress(ValueError, TypeError):
         cached = json.loads(_read(path) or "{}")
@@ -285,7 +292,7 @@ def decide(project: Memory, proposal: A.Proposal, yes: bool, *, to_global: bool 
         said = f"wrote {entry.id} to {where} {RULES_SHARD}: {entry.title}"
     else:
         said = f"dismissed {proposal.key}: it will not be proposed again"
-    _append(session_home(project.root) / "decisions.jsonl", json.dumps(
+    _append(os.path.join(_session_home(project._root), "decisions.jsonl"), json.dumps(
         {"key": proposal.key, "rule": proposal.rule, "verdict": "yes" if yes else "no",
          "to": where, "at": now_utc()}, ensure_ascii=False, sort_keys=True) + "\n")
     return said
@@ -298,14 +305,14 @@ def session_store(project: Memory, *, create: bool = False) -> Memory | None:
     """The session layer's own store (its ``sessions`` shard holds the summaries)."""
     from .store import Memory
 
-    home = session_home(project.root)
+    home = _session_home(project._root)
     mem = Memory(home)
-    if not mem.dir.is_dir():
+    if not os.path.isdir(mem._dir):
         if not create:
             return None
-        _private_dir(home / ".agents")
-        config = home / ".agents" / "config.toml"
-        if not config.exists():
+        _private_dir(os.path.join(home, ".agents"))
+        config = os.path.join(home, ".agents", "config.toml")
+        if not os.path.exists(config):
             # a summary of a long session lists up to 20 lines a part: over a project's cap
             _write(config, f'[memory]\nshards = ["{SESSIONS_SHARD}"]\n'
                            'max_entry_tokens = 20000\ntoken_budget = 1000000\n')
@@ -320,10 +327,10 @@ def _later(at: str, seconds: float) -> str:
     return moved.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _ends(home: Path) -> dict[str, str]:
+def _ends(home: str) -> dict[str, str]:
     """When each session ended (SessionEnd), the latest time noted."""
     out: dict[str, str] = {}
-    for line in _read(home / ENDS).splitlines():
+    for line in _read(os.path.join(home, ENDS)).splitlines():
         with contextlib.suppress(ValueError, TypeError, KeyError, AttributeError):
             d = json.loads(line)
             sid, at = d["session"], d["at"]
@@ -351,10 +358,10 @@ def _written(project: Memory, first: str, end: str) -> list[A.Written]:
     text as the memory holds it now (an entry no longer there is left out)."""
     out = []
     for mem in (project, open_global()):
-        if mem is None or not mem.dir.is_dir():
+        if mem is None or not os.path.isdir(mem._dir):
             continue
         latest: dict[str, tuple[str, str]] = {}
-        for at, entry_id, shard, _title in load_writes(mem.root):
+        for at, entry_id, shard, _title in load_writes(mem._root):
             if first <= at <= end and shard in mem.shards:
                 latest[entry_id] = (at, shard)
         entries = {e.id: e for shard in sorted({s for _, s in latest.values()})
@@ -371,7 +378,7 @@ def distill(project: Memory, *, now: str | None = None, ended: Iterable[str] = (
     """Fold each quiet session (no prompt for ``distill_after``, or ended, or every one
     with ``everything``) into one summary entry and archive its asks. Idempotent: a
     distilled session has no live asks left, and its summary is written once."""
-    home = session_home(project.root)
+    home = _session_home(project._root)
     live = load_asks(home)
     if not live:
         return []
@@ -398,26 +405,27 @@ def distill(project: Memory, *, now: str | None = None, ended: Iterable[str] = (
     return done
 
 
-def _archive(home: Path, session: str) -> None:
-    src = home / ASKS_DIR / _file_name(session)
-    dst = home / ASKS_DIR / ARCHIVE_DIR / _file_name(session)
+def _archive(home: str, session: str) -> None:
+    src = os.path.join(home, ASKS_DIR, _file_name(session))
+    dst = os.path.join(home, ASKS_DIR, ARCHIVE_DIR, _file_name(session))
     text = _read(dst) + _read(src)
     _write(dst, "".join(_record(a) for a in A._unique_asks(_parse(text))))
-    src.unlink(missing_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(src)
 
 
-def _note_latest(home: Path, summary: A.Summary, at: str) -> None:
+def _note_latest(home: str, summary: A.Summary, at: str) -> None:
     old = _latest(home)
     if old and str(old.get("at", "")) > at:
         return
-    _write(home / "latest.json", json.dumps(
+    _write(os.path.join(home, "latest.json"), json.dumps(
         {"session": summary.session, "id": summary.id, "at": at,
          "open": [list(x) for x in summary.open]}, ensure_ascii=False, sort_keys=True) + "\n")
 
 
-def _latest(home: Path) -> dict[str, Any]:
+def _latest(home: str) -> dict[str, Any]:
     with contextlib.suppress(ValueError):
-        d = json.loads(_read(home / "latest.json") or "{}")
+        d = json.loads(_read(os.path.join(home, "latest.json")) or "{}")
         return d if isinstance(d, dict) else {}
     return {}
 
@@ -431,7 +439,7 @@ def start_blocks(project: Memory, session: str | None, source: str | None,
     session's still-open lines, how many proposals wait; in ``budget`` tokens."""
     from .digest import _clip, _tokens
 
-    home = session_home(project.root)
+    home = _session_home(project._root)
     blocks: list[Block] = []
     left = budget
     if fold and project.config.capture_asks:
@@ -501,7 +509,7 @@ def hook_text(project: Memory, event: str, payload: dict[str, Any], prompt: str,
                                                budget)).lstrip("\n")
 
 
-def end_session(payload: Any, where: Path | None) -> None:
+def end_session(payload: Any, where: StrPath | None) -> None:
     """``hook session-end``: distill the session that ended (``session_id`` of the hook's
     ``payload``) in the project at ``where``. The caller fails open."""
     from .store import Memory
@@ -509,11 +517,12 @@ def end_session(payload: Any, where: Path | None) -> None:
     session = payload.get("session_id") if isinstance(payload, dict) else None
     if isinstance(session, str) and session and where is not None:
         project = check_project(Memory(where))
-        if project.dir.is_dir() and project.config.capture_asks:
-            home = session_home(project.root)
+        if os.path.isdir(project._dir) and project.config.capture_asks:
+            home = _session_home(project._root)
             if load_asks(home, session=session):  # when it ended bounds what it decided
-                _append(home / ENDS, json.dumps({"session": A.clean_session_id(session),
-                                                 "at": now_utc()}, sort_keys=True) + "\n")
+                _append(os.path.join(home, ENDS), json.dumps(
+                    {"session": A.clean_session_id(session), "at": now_utc()},
+                    sort_keys=True) + "\n")
             distill(project, ended=[session])
 
 
@@ -525,7 +534,7 @@ def context(project: Memory, prompt: str | None, budget: int,
                         {"session_id": session or "", "source": "compact"}, "", budget,
                         act=False)
     if prompt is None:
-        mine = load_asks(session_home(project.root), session=session)
+        mine = load_asks(_session_home(project._root), session=session)
         prompt = mine[-1].text if mine else ""
     before = digest_blocks(project, prompt, budget_tokens=budget) if prompt.strip() else []
     return [("session start", start), ("before a prompt", before)]

@@ -6,13 +6,13 @@ from __future__ import annotations
 import functools
 import random
 import string
-from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lean_memory import asks as A
+from lean_memory._record import replace
 from lean_memory.asks import Ask, Written, distill, make_ask, propose, same_request
 from lean_memory.secrets import scan_text
 

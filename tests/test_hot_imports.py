@@ -4,6 +4,7 @@ are plain classes with slots (``lean_memory._record``), not dataclasses (which i
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -28,11 +29,13 @@ HEAVY = {"dataclasses", "inspect", "ast", "dis", "typing"}
 QUERY = "why does the deploy fail with ECONNREFUSED after the upgrade"
 
 
-def _loaded(root: Path, *args: str) -> tuple[list[str], str]:
+def _loaded(root: Path, *args: str, stdin: str = "") -> tuple[list[str], str]:
     # -S: no site (its .pth files import what they like); the package from its own folder
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "LEAN_MEMORY"))}
+    env["XDG_DATA_HOME"] = str(root / "data")  # the session layer's asks: kept in the test
     done = subprocess.run([sys.executable, "-S", "-c", WRAPPER.format(root=PACKAGE_ROOT), *args],
-                          cwd=root, capture_output=True, text=True, env=env, check=False)
+                          cwd=root, capture_output=True, text=True, env=env, check=False,
+                          input=stdin)
     assert done.returncode == 0, done.stderr
     _, _, modules = done.stderr.rpartition("\nMODULES ")
     return modules.split(), done.stdout
@@ -73,6 +76,29 @@ def test_hot_commands_load_no_pathlib(root: Path, args: tuple[str, ...]) -> None
     modules, out = _loaded(root, *args)
     assert out.strip()
     assert not {"pathlib", "fnmatch", "urllib.parse"}.intersection(modules), modules
+
+
+def _prompt(root: Path, session: str) -> str:
+    return json.dumps({"session_id": session, "prompt": QUERY, "cwd": str(root),
+                       "hook_event_name": "UserPromptSubmit"})
+
+
+@pytest.mark.parametrize("args", [("hook", "user-prompt-submit"), ("status",)])
+def test_the_prompt_hook_and_status_load_no_pathlib_nor_dataclasses(
+        root: Path, args: tuple[str, ...]) -> None:
+    """The learning loop's modules (asks kept per prompt, the session layer, the context
+    line of ``status``) are light too: plain values, ``os.path`` strings, no clock types."""
+    _loaded(root, "hook", "user-prompt-submit", stdin=_prompt(root, "s-1"))  # an ask kept
+    modules, out = _loaded(root, *args, stdin=_prompt(root, "s-2"))
+    if args[0] == "hook":
+        assert "ECONNREFUSED" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
+        assert "lean_memory.learn" in modules  # the prompt was kept as an ask
+        asks = root / "data" / "lean-memory" / "projects"
+        assert len(list(asks.glob("*/asks/s-2.jsonl"))) == 1
+    else:
+        assert "failures" in out
+    light = HEAVY | {"pathlib", "fnmatch", "urllib.parse", "ipaddress", "datetime"}
+    assert not light.intersection(modules), sorted(light.intersection(modules))
 
 
 def test_a_memory_builds_its_path_attributes_on_demand(root: Path) -> None:
