@@ -344,8 +344,9 @@ CACHE_TAG = 16
 CACHE_PREFIX = len(CACHE_MAGIC) + CACHE_TAG
 KEY_BYTES = 32
 _KEY_NAME = "cache-key"
-_key: bytes | None = None
-_key_loaded = False
+# Read once per key folder: a process whose HOME or XDG_CACHE_HOME changes (a test, an
+# embedding program) seals with the key of the folder it names now, as its children do.
+_keys: dict[str | None, bytes | None] = {}
 
 
 def _key_dir() -> str | None:
@@ -411,19 +412,20 @@ def cache_key() -> bytes | None:
     """This user's cache key (created on first use), or None when it cannot be had (no
     home, a read-only one, a key file of the wrong owner or mode): then no cache is read
     or written, which costs speed only."""
-    global _key, _key_loaded
-    if not _key_loaded:
-        _key_loaded = True
-        folder = _key_dir()
-        try:
-            if folder is not None:
-                try:
-                    _key = _read_key(os.path.join(folder, _KEY_NAME))
-                except FileNotFoundError:
-                    _key = _new_key(folder)
-        except (OSError, ValueError):
-            _key = None
-    return _key
+    folder = _key_dir()
+    if folder in _keys:
+        return _keys[folder]
+    key = None
+    try:
+        if folder is not None:
+            try:
+                key = _read_key(os.path.join(folder, _KEY_NAME))
+            except FileNotFoundError:
+                key = _new_key(folder)
+    except (OSError, ValueError):
+        key = None
+    _keys[folder] = key
+    return key
 
 
 def cache_tag(name: str, body: bytes | memoryview) -> bytes | None:

@@ -79,13 +79,26 @@ def origin(tmp_path: Path) -> Path:
     return root
 
 
+class _Always(dict[str | None, bytes | None]):
+    """A key cache that answers one key for every key folder."""
+
+    def __init__(self, key: bytes) -> None:
+        super().__init__()
+        self.key = key
+
+    def __contains__(self, folder: object) -> bool:
+        return True
+
+    def __getitem__(self, folder: str | None) -> bytes | None:
+        return self.key
+
+
 @pytest.fixture
 def attacker(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[], None]]:
     """Within the context: lean_memory writes caches as the attacker's machine would (its
     own key) and judges no text to hold a credential. Call the yielded function to end it."""
     patch = pytest.MonkeyPatch()
-    patch.setattr(fsutil, "_key", ATTACKER_KEY, raising=False)
-    patch.setattr(fsutil, "_key_loaded", True, raising=False)
+    patch.setattr(fsutil, "_keys", _Always(ATTACKER_KEY))
     patch.setattr(withhold, "_batch_findings", lambda texts, allow: [False] * len(texts))
     yield patch.undo
     patch.undo()
@@ -262,18 +275,17 @@ def test_the_key_is_private_and_made_once(tmp_path: Path, monkeypatch: pytest.Mo
     """The per-user key: 0600, outside any repository, not replaced once made, not read
     through a link."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    monkeypatch.setattr(fsutil, "_key", None, raising=False)  # this process's, restored after
-    monkeypatch.setattr(fsutil, "_key_loaded", False, raising=False)
+    monkeypatch.setattr(fsutil, "_keys", {})  # this process's, restored after
     first = fsutil.cache_key()
     path = tmp_path / "xdg" / "lean_memory" / "cache-key"
     assert first is not None and path.read_bytes() == first
     assert path.stat().st_mode & 0o777 == 0o600
-    monkeypatch.setattr(fsutil, "_key_loaded", False)
+    fsutil._keys.clear()
     assert fsutil.cache_key() == first
     path.unlink()
     os.symlink(tmp_path / "elsewhere", path)
     (tmp_path / "elsewhere").write_bytes(first)
-    monkeypatch.setattr(fsutil, "_key_loaded", False)
+    fsutil._keys.clear()
     assert fsutil.cache_key() is None
 
 

@@ -177,8 +177,7 @@ def test_a_part_of_another_key_format_or_header_is_not_read(
                        covered=8 + len(new))
     assert read_part(where, tmp_path, HEADER, **PARAMS) is None
     # sealed with someone else's key
-    monkeypatch.setattr(fsutil, "_key", bytes(range(32)))
-    monkeypatch.setattr(fsutil, "_key_loaded", True)
+    monkeypatch.setattr(fsutil, "cache_key", lambda: bytes(range(32)))
     assert write_part(where, tmp_path, HEADER, built)
     monkeypatch.undo()
     assert read_part(where, tmp_path, HEADER, **PARAMS) is None
