@@ -112,6 +112,13 @@ def hook_output(event: str, root: str | None, payload: Any,
             from .learn import hook_text
 
             text = hook_text(mem, name, payload, prompt, budget_tokens)
+        if mem.links_without_state:
+            # The index was ready (built by `get --query`, say) but not the put state: every
+            # prompt would read every shard's summary for the rules' links (~0.1 s at 100k
+            # entries) until a put or `status`. The warm-up builds it once, off this prompt.
+            from .search import _start_warming
+
+            _start_warming(mem, warm_up)
     finally:
         listeners.remove(logged)
     note = ""

@@ -350,6 +350,9 @@ class Summaries(Folder):
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
         super().__init__(root)
         self._stats: dict[str, Known | None] | None = None
+        # True once the correction links had to be read from every shard's summary (no
+        # valid put state): the prompt hook then has the put state built in the background.
+        self.links_without_state = False
 
     # -- links ----------------------------------------------------------------------
 
@@ -365,6 +368,7 @@ class Summaries(Folder):
         state = self._load_state()
         if state is not None:
             return state.corrections
+        self.links_without_state = True
         return tuple(link for link in self._all_links() if link[LINK_TARGET])
 
     def _all_links(self) -> list[Link]:

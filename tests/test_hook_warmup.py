@@ -179,3 +179,22 @@ def test_a_put_during_the_warm_ups_status_keeps_its_put_state(
     lean_memory.Memory(mem.root).status()
     monkeypatch.setattr(Summaries, "_status", real)
     assert lean_memory.Memory(mem.root)._load_state() is not None
+
+
+def test_an_index_built_outside_the_hook_still_gets_its_put_state(tmp_path: Path) -> None:
+    """Caught: after `get --query` built the index (no warm-up: the CLI has no time limit),
+    no process ever wrote the put state, so every prompt read every shard's summary for the
+    rules' correction links (~0.1 s at 100k entries) until the next put or `status`."""
+    mem = _memory(tmp_path / "m")
+    for p in mem.cache_dir.iterdir():
+        p.unlink()
+    assert lean_memory.Memory(mem.root).search("docker windows", k=3)  # the index, in-process
+    state = mem.cache_dir / "put-state.marshal"
+    assert not state.exists()
+    first = _hook(mem.root)
+    assert "flaky on Windows" in first.split(MATCHES)[1]
+    _warmed(mem)
+    assert state.exists()  # built once, in the background
+    before = _cache(mem)
+    assert "flaky on Windows" in _hook(mem.root).split(MATCHES)[1]
+    assert _cache(mem) == before  # and the next prompt builds nothing
