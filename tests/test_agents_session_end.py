@@ -20,26 +20,12 @@ import pytest
 import lean_memory
 from lean_memory import agents, learn
 from lean_memory.layers import session_home
-from tests.conftest import ROOT, git
+from tests import test_learn
+from tests.conftest import ROOT
 from tests.test_layers_global import ok
 
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    (tmp_path / "home").mkdir()
-    env = {"HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "data")}
-    for k, v in env.items():
-        monkeypatch.setenv(k, v)
-    return env
-
-
-@pytest.fixture
-def project(tmp_path: Path, home: dict[str, str]) -> Path:
-    root = tmp_path / "proj"
-    root.mkdir()
-    git(root, "init", "-q")
-    ok("init", "--no-git", cwd=root, env=home)
-    return root
+home = test_learn.home  # the same fixtures as the learning loop's tests
+project = test_learn.project
 
 
 def _settings(root: Path) -> dict[str, Any]:
