@@ -26,6 +26,9 @@ META_PREFIX = "<!-- lean-memory: "
 META_SUFFIX = " -->"
 HEADING = "## "
 BOM = "\ufeff"
+# Starts the "Said again" part of a body (lean_memory.dedup writes and strips it): text
+# without it is its own main text, and needs no dedup (nor its regexes) to find it.
+SAID_AGAIN = "<!-- lean-memory said-again -->"
 # Line ends are "\n", "\r\n" and a lone "\r" (old Mac files), everywhere in this module.
 # The text is read with str methods, not regular expressions: a query parses the entries it
 # shows and so would import ``re`` and compile its patterns (~8 ms) for a few lines each.

@@ -325,8 +325,6 @@ def _index_entries(mem: Memory, name: str, archived: bool, sig: tuple[int, int, 
                    entries: Sequence[fmt.Entry], start: int, line: int, previous: Part | None,
                    verdicts: Verdicts, base: tuple[int, int, int] | None = None) -> Part:
     """The part of ``entries``, the first at byte ``start`` and line ``line`` of its file."""
-    from .dedup import MARKER, main_text
-
     flags = verdicts.holding([e.raw for e in entries])
     known: dict[bytes, TermCounts] = {}
     if previous is not None and previous.keys is not None:
@@ -347,8 +345,7 @@ def _index_entries(mem: Memory, name: str, archived: bool, sig: tuple[int, int, 
             keys.append(b"")
             reused.append(({}, 0.0))
             continue
-        # The substring test spares most entries main_text's regex search.
-        body = (main_text(e.text) if MARKER in e.text else e.text) + _tag_text(e)
+        body = _main_text(e.text) + _tag_text(e)
         # The key of what is indexed: a changed "Said again" part keeps the entry's counts.
         key = blake2b(f"{e.title}\x00{body}".encode("utf-8", "surrogatepass"),
                       digest_size=16).digest()
@@ -390,9 +387,16 @@ def _tag_text(e: fmt.Entry) -> str:
 
 def _indexed_body(e: fmt.Entry) -> str:
     """The body BM25 indexes, as ``_build_part`` makes it."""
+    return _main_text(e.text) + _tag_text(e)
+
+
+def _main_text(text: str) -> str:
+    """``dedup.main_text``: the substring test spares most texts its import and regex."""
+    if fmt.SAID_AGAIN not in text:
+        return text
     from .dedup import main_text
 
-    return main_text(e.text) + _tag_text(e)
+    return main_text(text)
 
 
 def _hidden(parts: list[Part]) -> list[int]:
@@ -910,8 +914,6 @@ class _Extended(Sequence[str]):
 def render_hits(hits: Sequence[Hit]) -> str:
     """Hits as Markdown ready for a prompt: title, where it lives (archived hits marked),
     the body."""
-    from .dedup import main_text
-
     parts = []
     for h in hits:
         e = h.entry
@@ -921,6 +923,6 @@ def render_hits(hits: Sequence[Hit]) -> str:
             facts.append(f"date: {e.date}")
         if e.tags:
             facts.append(f"tags: {', '.join(e.tags)}")
-        body = fmt.escape_body(main_text(e.text)).rstrip("\n")
+        body = fmt.escape_body(_main_text(e.text)).rstrip("\n")
         parts.append(f"## {e.title}\n_{' · '.join(facts)}_\n\n{body}\n")
     return "\n".join(parts)
