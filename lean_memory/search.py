@@ -26,7 +26,6 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from contextvars import ContextVar
 from itertools import accumulate, chain, compress
 
 from . import format as fmt
@@ -47,6 +46,7 @@ from .index import Corrupt, Part, read_part, write_part
 
 TYPE_CHECKING = False  # typing's own costs an import; so does .retrievers (typing, Protocol)
 if TYPE_CHECKING:
+    from contextvars import ContextVar
     from pathlib import Path
     from typing import Any, BinaryIO
 
@@ -647,10 +647,10 @@ def _is_cached_bm25(r: Any, mem: Memory) -> bool:
             and r.title_weight == _TITLE_WEIGHT)
 
 
-# (deadline, warm-up): False for none, True for the index alone, else the function to run
-# after it (see time_limit)
-_LIMIT: ContextVar[tuple[float, bool | Callable[[Any], None]] | None] = ContextVar(
-    "lean_memory_search_limit", default=None)
+# time_limit's context variable, made by its first use (``contextvars`` is an import a
+# query does without): (deadline, warm-up), warm-up False for none, True for the index
+# alone, else the function to run after it. dict.setdefault: two threads get the same one.
+_LIMIT: dict[str, ContextVar[tuple[float, bool | Callable[[Any], None]] | None]] = {}
 # A warm-up marker older than this is left over from a crash: another warm-up may start.
 _WARMING_STALE_S = 600.0
 
@@ -668,11 +668,16 @@ def time_limit(seconds: float, *,
     itself starts that process as well, once it has its answer."""
     if callable(warm) and not _warm_target(warm):
         raise ValueError("warm must be a module-level function of lean_memory")
-    token = _LIMIT.set((time.monotonic() + max(seconds, 0.0), warm))
+    var = _LIMIT.get("var")
+    if var is None:
+        from contextvars import ContextVar
+
+        var = _LIMIT.setdefault("var", ContextVar("lean_memory_search_limit", default=None))
+    token = var.set((time.monotonic() + max(seconds, 0.0), warm))
     try:
         yield
     finally:
-        _LIMIT.reset(token)
+        var.reset(token)
 
 
 def _warm_target(fn: Callable[[Any], None]) -> str:
@@ -748,7 +753,8 @@ def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = 
         mem._shard_file(name)  # validates the name
     warm: bool | Callable[[Any], None] = False
     deadline = None if budget_s is None else time.monotonic() + budget_s
-    limit = _LIMIT.get()
+    var = _LIMIT.get("var")
+    limit = None if var is None else var.get()
     if deadline is None and limit is not None:
         deadline, warm = limit
     try:
