@@ -102,7 +102,8 @@ _ORACLE = {"fence_parts": re_fence_parts, "_structure": re_structure,
 
 _CHARS = "#`~ \\\n\r-;=>,%<!aZ09AF\t\ufeff\u0663\u00e9"
 _LINES = ["## Title", "### Sub", "#", "## ", "```", "````py", "~~~", "~~~~~", "   ```", "    ```",
-          " ~~~ x", "```a`b", "\\## x", "\\\\```", "\\", "<!-- lean-memory: id=a1; date=2026-01-02 -->",
+          " ~~~ x", "```a`b", "\\## x", "\\\\```", "\\",
+          "<!-- lean-memory: id=a1; date=2026-01-02 -->",
           "<!-- lean-memory: tags=a%2Cb, c; x=%3B%zz -->", "<!-- lean-memory:  -->", "-->", "",
           "text", "2026-01-02", "%41%4", "\ufeff## t"]
 _ENDS = ["\n", "\r\n", "\r", "\n\n", "\r\r", ""]
