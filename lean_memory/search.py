@@ -299,6 +299,15 @@ def _build_part(mem: Memory, name: str, archived: bool, path: str, sig: tuple[in
     return part, data
 
 
+def _missing_part(mem: Memory, name: str, archived: bool, sig: tuple[int, int, int],
+                  verdicts: Verdicts) -> Part:
+    """The part of a shard file that does not exist, as :func:`_build_part` builds it
+    (from the empty text): built in memory rather than read from its part file."""
+    part = _index_entries(mem, name, archived, sig, [], 0, 1, None, verdicts)
+    part.digest = blake2b(b"", digest_size=16).digest()
+    return part
+
+
 def _tail_part(mem: Memory, base: Part, data: bytes, sig: tuple[int, int, int],
                previous: Part | None, verdicts: Verdicts) -> Part | None:
     """The entries appended to ``base``'s file since it was indexed, as a part of their
@@ -442,8 +451,12 @@ def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) ->
     stale: dict[int, Part] = {}  # indexed parts of files changed since: appended to?
     opened: list[Part] = []
     rebuilt = False  # a part built whole: the superseded entries are worked out again
+    verdicts = Verdicts(mem)
     try:
         for i, ((name, archived, _), sig) in enumerate(zip(sources, sigs, strict=True)):
+            if sig[0] < 0:  # no such file (an archive never written): nothing to read
+                found.append([_missing_part(mem, name, archived, sig, verdicts)])
+                continue
             base = None if fresh else read_part(_part_path(mem, name, archived), root, header,
                                                 **params)
             found.append(None)
@@ -466,7 +479,6 @@ def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) ->
         if deadline is not None and sum(todo) > 0 \
                 and sum(todo) > (deadline - time.monotonic()) * _BUILD_BYTES_PER_S:
             raise NotReady
-        verdicts = Verdicts(mem)
         data: dict[int, bytes] = {}
         began, done = time.monotonic(), 0  # the pace so far, once a file is done
         try:
