@@ -14,4 +14,11 @@ _require_python()  # before anything a Python older than 3.11 cannot import
 
 from .cli import main  # noqa: E402
 
-sys.exit(main())
+code = main()
+# The process ends here. Its last garbage collection would walk every object the loaded
+# modules hold (~5 ms of a warm query, measured) to free what the exit frees anyway: frozen,
+# they are left to the exit (issue 24). atexit handlers and the flush of stdout still run.
+import gc  # noqa: E402
+
+gc.freeze()
+sys.exit(code)
