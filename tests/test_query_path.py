@@ -60,17 +60,19 @@ def test_the_said_again_marker_is_dedups() -> None:
 
 def test_the_command_line_leaves_its_objects_to_the_exit(root: Path) -> None:
     """``python -m lean_memory`` freezes what it allocated before it exits: the final garbage
-    collection (~5 ms of a warm query) is skipped; atexit handlers and output still run."""
+    collection (~5 ms of a warm query) is skipped; atexit handlers and output still run.
+    A read runs without the collector at all; other commands keep it."""
     import subprocess
     import sys
 
     from .test_hot_imports import PACKAGE_ROOT, WRAPPER
 
-    frozen_count = '"\\nFROZEN " + str(__import__("gc").get_freeze_count()) + '
-    wrapper = WRAPPER.replace('"\\nMODULES "', frozen_count + '"\\nMODULES "')
-    done = subprocess.run([sys.executable, "-S", "-c", wrapper.format(root=PACKAGE_ROOT),
-                           "get", "--query", QUERY], cwd=root, capture_output=True, text=True,
-                          check=False)
-    assert done.returncode == 0 and "ECONNREFUSED" in done.stdout, done.stderr
-    frozen = int(done.stderr.rpartition("\nFROZEN ")[2].split()[0])
-    assert frozen > 1000
+    gc_state = ('"\\nFROZEN " + str(__import__("gc").get_freeze_count()) + " " + '
+                'str(__import__("gc").isenabled()) + ')
+    wrapper = WRAPPER.replace('"\\nMODULES "', gc_state + '"\\nMODULES "')
+    for args, enabled in ((("get", "--query", QUERY), "False"), (("status",), "True")):
+        done = subprocess.run([sys.executable, "-S", "-c", wrapper.format(root=PACKAGE_ROOT),
+                               *args], cwd=root, capture_output=True, text=True, check=False)
+        assert done.returncode == 0 and "failures" in done.stdout + done.stderr, done.stderr
+        frozen, now = done.stderr.rpartition("\nFROZEN ")[2].split()[:2]
+        assert int(frozen) > 1000 and now == enabled
