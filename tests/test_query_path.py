@@ -125,3 +125,35 @@ def test_summaries_round_trip_through_pickle() -> None:
     s = Summary("d", 3, (("a", "", ""),))
     assert pickle.loads(pickle.dumps(s)) == s and s.costs == () and s.hand == 0
     assert s._replace(tokens=4).tokens == 4 and repr(s).startswith("Summary(description='d'")
+
+
+def test_a_small_part_checks_only_the_chunks_a_query_reads(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A small part's body is read whole, but each chunk is hashed (checked against its
+    digest) when first read: a query reads about half of them. A damaged chunk still fails
+    its first read, however the body was read."""
+    import io
+
+    from lean_memory import index
+
+    body = bytes(range(256)) * (3 * index.CHUNK // 256 + 7)  # three chunks and a bit
+    digests = b"".join(index.blake2b(body[i:i + index.CHUNK], digest_size=16).digest()
+                       for i in range(0, len(body), index.CHUNK))
+    hashed: list[int] = []
+    real = index.blake2b
+
+    def counting(data: bytes | memoryview, **kwargs: int) -> object:
+        hashed.append(len(data))
+        return real(data, **kwargs)
+
+    monkeypatch.setattr(index, "blake2b", counting)
+    part = index._Body(io.BytesIO(b"head" + body), 4, len(body), digests)  # type: ignore[arg-type]
+    assert part.read(10, 20) == body[10:20] and hashed == [index.CHUNK]
+    assert part.read(index.CHUNK - 5, index.CHUNK + 5) == body[index.CHUNK - 5:index.CHUNK + 5]
+    assert part.read(0, 30) == body[:30] and hashed == [index.CHUNK, index.CHUNK]
+    damaged = bytearray(body)
+    damaged[3 * index.CHUNK + 1] ^= 1
+    bad = index._Body(io.BytesIO(b"head" + bytes(damaged)), 4, len(body), digests)  # type: ignore[arg-type]
+    assert bad.read(0, 8) == body[:8]
+    with pytest.raises(index.Corrupt):
+        bad.read(3 * index.CHUNK, 3 * index.CHUNK + 2)
