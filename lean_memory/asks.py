@@ -27,7 +27,6 @@ the same output.
 from __future__ import annotations
 
 import math
-import re
 import unicodedata
 from collections import defaultdict
 
@@ -88,8 +87,23 @@ LINK_COSINE = 0.55  # signed, idf-weighted cosine at or above which two rule sen
 DISTINCT_SHARE = 0.7  # an unshared term this heavy (vs the sentence's heaviest) names a thing
 CONFLICT_SHARE = 0.25  # shared weight with opposite signs above this share: they disagree
 
-_AT = lazy(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
-_PLAIN_ID = lazy(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
+_ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+def is_time(at: str) -> bool:
+    """Whether ``at`` reads ``YYYY-MM-DDTHH:MM:SSZ``: the regular expression
+    ``\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z`` in str methods (``\\d`` is any decimal
+    digit, as ``str.isdecimal``), since the prompt hook imports no ``re``."""
+    return (len(at) == 20 and at[4] == at[7] == "-" and at[10] == "T"
+            and at[13] == at[16] == ":" and at[19] == "Z"
+            and (at[:4] + at[5:7] + at[8:10] + at[11:13] + at[14:16] + at[17:19]).isdecimal())
+
+
+def plain_name(text: str, more: str = "._:-") -> bool:
+    """Whether ``text`` is ``[A-Za-z0-9][A-Za-z0-9<more>]{0,63}`` (``more``: punctuation
+    allowed after the first character), in str methods."""
+    return (0 < len(text) <= 64 and text.isascii() and text[0].isalnum()
+            and not text.strip(_ALNUM + more))
 
 
 # -- the record --------------------------------------------------------------------------------
@@ -145,7 +159,7 @@ def _label(value: str) -> str:
 def clean_session_id(session: str) -> str:
     """A session id as asks key on it. Harnesses send UUIDs; anything else that is not a
     short plain name the scanner passes is keyed by its digest, so no part of it is shown."""
-    if _PLAIN_ID.fullmatch(session) and redact(session) == session:
+    if plain_name(session) and redact(session) == session:
         return session
     raw = session.encode("utf-8", "replace")
     return "h-" + blake2b(raw, digest_size=8).hexdigest() if session else "unknown"
@@ -154,7 +168,7 @@ def clean_session_id(session: str) -> str:
 def make_ask(session: str, prompt: str, at: str, project: str = "") -> Ask | None:
     """The ask for ``prompt`` sent in ``session`` at ``at`` (UTC, ``YYYY-MM-DDTHH:MM:SSZ``);
     None for a prompt with nothing in it. The id depends only on session, time and kept text."""
-    if not _AT.fullmatch(at):
+    if not is_time(at):
         raise ValueError(f"ask time must be YYYY-MM-DDTHH:MM:SSZ, got {redact(at[:40])!r}")
     text = bound_text(prompt).strip()
     if not text:
@@ -191,7 +205,7 @@ def bound_session(asks: Iterable[Ask], limit: int = MAX_ASKS_PER_SESSION) -> tup
 # -- reading a request -------------------------------------------------------------------------
 
 # Phrases rewritten to one cue word before tokenising; order matters ("don't forget" first).
-_PHRASES = [(lazy(p, re.IGNORECASE), r) for p, r in (
+_PHRASES = [(lazy("(?i)" + p), r) for p, r in (
     (r"\b(?:do not|don'?t|dont) forget\b|\bkeep in mind\b|\bbear in mind\b|\bas i said\b"
      r"|\blike i said\b|\bi told you\b", " remember "),
     (r"\bfrom now on\b|\bgoing forward\b|\bin (?:the )?future\b|\bby default\b|\bevery time\b"
@@ -511,10 +525,9 @@ def _one_line(text: str, limit: int) -> str:
 
 
 _LEAD_FILLER = lazy(
-    r"^(?:(?:please|pls|kindly|remember|reminder|also|and|oh|btw|ok|okay|hey|again|so|just"
-    r"|note|as i said|like i said)\b[\s,:;!-]*)+", re.IGNORECASE)
-_TAIL_FILLER = lazy(r"(?:[\s,]+(?:please|pls|thanks|thank you|again))+[\s.!]*$",
-                          re.IGNORECASE)
+    r"(?i)^(?:(?:please|pls|kindly|remember|reminder|also|and|oh|btw|ok|okay|hey|again|so|just"
+    r"|note|as i said|like i said)\b[\s,:;!-]*)+")
+_TAIL_FILLER = lazy(r"(?i)(?:[\s,]+(?:please|pls|thanks|thank you|again))+[\s.!]*$")
 
 
 def _rule_text(text: str) -> str:

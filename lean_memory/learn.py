@@ -22,12 +22,11 @@ Nothing here approves a proposal without a person: :func:`decide` is called by t
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 
 from . import asks as A
 from ._hash import blake2b
-from ._lazyre import lazy
+from ._jsonc import loads, string
 from ._record import Record
 from .errors import LeanMemoryError
 from .layers import (
@@ -69,7 +68,6 @@ COMPACT_ASKS = 10  # asks a compacted session gets back at its start
 OPEN_LINES = 5  # "still open" lines of the last session at the next one's start
 EXTRAS_SHARE = 4  # the session-start extras take at most 1/4 of the budget
 MAX_EVIDENCE = 4000  # asks the matcher reads (the latest): ~1.5 s, within the hook's time
-_FILE_NAME = lazy(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 _TAG = "session-summary"
 ENDS = "ends.jsonl"  # when sessions ended (SessionEnd): {"session", "at"} a line
 
@@ -94,21 +92,25 @@ def _read(path: StrPath) -> str:
 
 def _file_name(session: str) -> str:
     sid = A.clean_session_id(session)
-    if _FILE_NAME.fullmatch(sid):
+    if A.plain_name(sid, "_-"):  # [A-Za-z0-9][A-Za-z0-9_-]{0,63}
         return sid + ".jsonl"
     return "h-" + blake2b(sid.encode(), digest_size=8).hexdigest() + ".jsonl"
 
 
 def _record(ask: A.Ask) -> str:
-    return json.dumps({"id": ask.id, "session": ask.session, "at": ask.at, "text": ask.text,
-                       "project": ask.project}, ensure_ascii=False, sort_keys=True) + "\n"
+    # json.dumps({"id": …, "session": …, "at": …, "text": …, "project": …},
+    # ensure_ascii=False, sort_keys=True), without importing json (the prompt hook's path)
+    at, ask_id, project, session, text = (string(v, False) for v in (
+        ask.at, ask.id, ask.project, ask.session, ask.text))
+    return (f'{{"at": {at}, "id": {ask_id}, "project": {project}, "session": {session}, '
+            f'"text": {text}}}\n')
 
 
 def _parse(text: str) -> list[A.Ask]:
     out = []
     for line in text.splitlines():
         with contextlib.suppress(ValueError, TypeError, KeyError):
-            d = json.loads(line)
+            d = loads(line)
             if isinstance(d, dict) and all(isinstance(d.get(k), str)
                                            for k in ("id", "session", "at", "text")):
                 out.append(A.Ask(d["id"], d["session"], d["at"], d["text"],
@@ -213,7 +215,7 @@ def decisions(project: Memory) -> list[Decision]:
     path = os.path.join(_session_home(project._root), "decisions.jsonl")
     for line in _read(path).splitlines():
         with contextlib.suppress(ValueError, TypeError, KeyError):
-            d = json.loads(line)
+            d = loads(line)
             out.append(Decision(str(d["key"]), str(d["rule"]), str(d["verdict"]),
                                 str(d.get("to", ""))))
     return out
@@ -257,11 +259,13 @@ def pending(project: Memory) -> int:
     path = os.path.join(_session_home(project._root), "pending.json")
     key = _inputs_signature(project)
     with contextlib.suppress(ValueError, TypeError):
-        cached = json.loads(_read(path) or "{}")
+        cached = loads(_read(path) or "{}")
         if isinstance(cached, dict) and cached.get("key") == key and \
                 isinstance(cached.get("count"), int):
             return int(cached["count"])
     count = len(proposals(project))
+    import json
+
     with contextlib.suppress(OSError, LeanMemoryError):
         _write(path, json.dumps({"key": key, "count": count}) + "\n")
     return count
@@ -292,6 +296,8 @@ def decide(project: Memory, proposal: A.Proposal, yes: bool, *, to_global: bool 
         said = f"wrote {entry.id} to {where} {RULES_SHARD}: {entry.title}"
     else:
         said = f"dismissed {proposal.key}: it will not be proposed again"
+    import json
+
     _append(os.path.join(_session_home(project._root), "decisions.jsonl"), json.dumps(
         {"key": proposal.key, "rule": proposal.rule, "verdict": "yes" if yes else "no",
          "to": where, "at": now_utc()}, ensure_ascii=False, sort_keys=True) + "\n")
@@ -332,9 +338,9 @@ def _ends(home: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for line in _read(os.path.join(home, ENDS)).splitlines():
         with contextlib.suppress(ValueError, TypeError, KeyError, AttributeError):
-            d = json.loads(line)
+            d = loads(line)
             sid, at = d["session"], d["at"]
-            if isinstance(sid, str) and isinstance(at, str) and A._AT.fullmatch(at):
+            if isinstance(sid, str) and isinstance(at, str) and A.is_time(at):
                 out[sid] = max(out.get(sid, ""), at)
     return out
 
@@ -418,6 +424,8 @@ def _note_latest(home: str, summary: A.Summary, at: str) -> None:
     old = _latest(home)
     if old and str(old.get("at", "")) > at:
         return
+    import json
+
     _write(os.path.join(home, "latest.json"), json.dumps(
         {"session": summary.session, "id": summary.id, "at": at,
          "open": [list(x) for x in summary.open]}, ensure_ascii=False, sort_keys=True) + "\n")
@@ -425,7 +433,7 @@ def _note_latest(home: str, summary: A.Summary, at: str) -> None:
 
 def _latest(home: str) -> dict[str, Any]:
     with contextlib.suppress(ValueError):
-        d = json.loads(_read(os.path.join(home, "latest.json")) or "{}")
+        d = loads(_read(os.path.join(home, "latest.json")) or "{}")
         return d if isinstance(d, dict) else {}
     return {}
 
@@ -520,6 +528,8 @@ def end_session(payload: Any, where: StrPath | None) -> None:
         if os.path.isdir(project._dir) and project.config.capture_asks:
             home = _session_home(project._root)
             if load_asks(home, session=session):  # when it ended bounds what it decided
+                import json
+
                 _append(os.path.join(home, ENDS), json.dumps(
                     {"session": A.clean_session_id(session), "at": now_utc()},
                     sort_keys=True) + "\n")
