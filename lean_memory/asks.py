@@ -159,10 +159,19 @@ def _label(value: str) -> str:
 def clean_session_id(session: str) -> str:
     """A session id as asks key on it. Harnesses send UUIDs; anything else that is not a
     short plain name the scanner passes is keyed by its digest, so no part of it is shown."""
-    if plain_name(session) and redact(session) == session:
-        return session
-    raw = session.encode("utf-8", "replace")
-    return "h-" + blake2b(raw, digest_size=8).hexdigest() if session else "unknown"
+    got = _SESSION_IDS.get(session)
+    if got is None:
+        if plain_name(session) and redact(session) == session:
+            got = session
+        else:
+            raw = session.encode("utf-8", "replace")
+            got = "h-" + blake2b(raw, digest_size=8).hexdigest() if session else "unknown"
+        if len(_SESSION_IDS) < 1024:  # a prompt asks twice (its ask, its file): one scan
+            _SESSION_IDS[session] = got
+    return got
+
+
+_SESSION_IDS: dict[str, str] = {}
 
 
 def make_ask(session: str, prompt: str, at: str, project: str = "") -> Ask | None:

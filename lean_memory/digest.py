@@ -314,7 +314,9 @@ def opens(hits: Sequence[Hit], prompt: str, n_docs: int, df: Sequence[tuple[str,
     weights = _term_weights(prompt, n_docs, df)
     mass = sum(weights.values())
     top = [hits[i] for i in _first_stage(hits)[:GATE_TOP]]
-    return mass > 0 and max(_coverage(h, weights, mass) for h in top) >= min_coverage
+    # max(coverage) >= min_coverage, stopping at the first hit that has it (usually the best:
+    # each coverage tokenizes the entry)
+    return mass > 0 and any(_coverage(h, weights, mass) >= min_coverage for h in top)
 
 
 def _first_stage(hits: Sequence[Hit]) -> list[int]:
