@@ -144,3 +144,36 @@ def test_plain_name_lengths() -> None:
     for n in (0, 1, 63, 64, 65):
         text = "a" * n
         assert plain_name(text) == bool(PLAIN_ID.fullmatch(text)) == (0 < n <= 64)
+
+
+# -- the rules' cache: the correction links are read only when a shard file changed --------
+
+
+def test_the_rules_cache_reads_no_links_while_no_shard_file_changed(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import lean_memory
+    from lean_memory.digest import digest
+    from lean_memory.summaries import Summaries
+
+    mem = lean_memory.Memory(tmp_path)
+    mem.init()
+    rule = mem.put_entry("conventions", "Always run ruff before a commit.")
+    mem.put_entry("failures", "The deploy failed: the socket timeout was too short.")
+    first = digest(lean_memory.Memory(tmp_path), "why did the deploy fail")
+    reads: list[int] = []
+    real = Summaries.correction_links
+
+    def counted(self: Any) -> Any:
+        reads.append(1)
+        return real(self)
+
+    monkeypatch.setattr(Summaries, "correction_links", counted)
+    assert digest(lean_memory.Memory(tmp_path), "why did the deploy fail") == first
+    assert reads == []  # nothing changed: the links were not read
+    mem.put_entry("failures", "The build failed: the cache was cold.")
+    assert "ruff" in digest(lean_memory.Memory(tmp_path), "why did the build fail")
+    assert reads == [1]  # read once after the put (the same links) ...
+    digest(lean_memory.Memory(tmp_path), "why did the build fail")
+    assert reads == [1]  # ... and not again
+    mem.put_entry("failures", "Use black, not ruff.", supersedes=rule.id)
+    assert "ruff before" not in digest(lean_memory.Memory(tmp_path), "why did the build fail")
