@@ -1,7 +1,8 @@
 """The learning loop's storage and steps: asks kept per session, proposals said yes or no
 to, quiet sessions distilled, and what the hooks add at session start (ADR 0023).
 
-The matcher and the summaries are :mod:`lean_memory.asks` (pure); this module reads and
+The matcher and the summaries are :mod:`lean_memory.asks` (pure; imported when needed, the
+prompt hook keeps an ask with :mod:`lean_memory._askrecord` alone); this module reads and
 writes the session layer (:func:`lean_memory.layers.session_home`)::
 
     asks/<session>.jsonl          one JSON ask a line, append-only, 0600
@@ -24,7 +25,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from . import asks as A
+from . import _askrecord as R
 from ._hash import blake2b
 from ._jsonc import loads, string
 from ._record import Record
@@ -56,14 +57,15 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
 
+    from . import asks as A
     from .fsutil import StrPath
     from .search import Hit
     from .store import Memory
 
 ASKS_DIR = "asks"
 ARCHIVE_DIR = "archive"
-SESSIONS_SHARD = A.SUMMARY_SHARD
-MAX_FILE = A.MAX_ASKS_PER_SESSION * (A.MAX_ASK_BYTES + 1024)
+SESSIONS_SHARD = R.SUMMARY_SHARD
+MAX_FILE = R.MAX_ASKS_PER_SESSION * (R.MAX_ASK_BYTES + 1024)
 COMPACT_ASKS = 10  # asks a compacted session gets back at its start
 OPEN_LINES = 5  # "still open" lines of the last session at the next one's start
 EXTRAS_SHARE = 4  # the session-start extras take at most 1/4 of the budget
@@ -91,13 +93,13 @@ def _read(path: StrPath) -> str:
 
 
 def _file_name(session: str) -> str:
-    sid = A.clean_session_id(session)
-    if A.plain_name(sid, "_-"):  # [A-Za-z0-9][A-Za-z0-9_-]{0,63}
+    sid = R.clean_session_id(session)
+    if R.plain_name(sid, "_-"):  # [A-Za-z0-9][A-Za-z0-9_-]{0,63}
         return sid + ".jsonl"
     return "h-" + blake2b(sid.encode(), digest_size=8).hexdigest() + ".jsonl"
 
 
-def _record(ask: A.Ask) -> str:
+def _record(ask: R.Ask) -> str:
     # json.dumps({"id": …, "session": …, "at": …, "text": …, "project": …},
     # ensure_ascii=False, sort_keys=True), without importing json (the prompt hook's path)
     at, ask_id, project, session, text = (string(v, False) for v in (
@@ -106,33 +108,33 @@ def _record(ask: A.Ask) -> str:
             f'"text": {text}}}\n')
 
 
-def _parse(text: str) -> list[A.Ask]:
+def _parse(text: str) -> list[R.Ask]:
     out = []
     for line in text.splitlines():
         with contextlib.suppress(ValueError, TypeError, KeyError):
             d = loads(line)
             if isinstance(d, dict) and all(isinstance(d.get(k), str)
                                            for k in ("id", "session", "at", "text")):
-                out.append(A.Ask(d["id"], d["session"], d["at"], d["text"],
+                out.append(R.Ask(d["id"], d["session"], d["at"], d["text"],
                                  str(d.get("project", ""))))
     return out
 
 
-def record(project: Memory, session: str, prompt: str, at: str | None = None) -> A.Ask | None:
+def record(project: Memory, session: str, prompt: str, at: str | None = None) -> R.Ask | None:
     """Keep ``prompt`` as an ask of ``session`` (scanned, bounded, deterministic id); None
     when capture is off, the prompt is empty or the same ask is already kept. A session
     holds at most :data:`asks.MAX_ASKS_PER_SESSION` asks: the latest."""
     if not project.config.capture_asks:
         return None
-    ask = A.make_ask(session, prompt, at or now_utc(), project=project_key(project._root))
+    ask = R.make_ask(session, prompt, at or now_utc(), project=project_key(project._root))
     if ask is None:
         return None
     path = os.path.join(_session_home(project._root), ASKS_DIR, _file_name(session))
     have = _parse(_read(path))
     if any(a.id == ask.id for a in have):
         return None
-    if len(have) >= A.MAX_ASKS_PER_SESSION:
-        kept = A.bound_session([*have, ask])
+    if len(have) >= R.MAX_ASKS_PER_SESSION:
+        kept = R.bound_session([*have, ask])
         _write(path, "".join(_record(a) for a in kept))
     else:
         _append(path, _record(ask))
@@ -149,7 +151,7 @@ def _ask_files(home: StrPath, archived: bool) -> list[str]:
 
 
 def load_asks(home: StrPath, *, session: str | None = None,
-              archived: bool | None = False) -> list[A.Ask]:
+              archived: bool | None = False) -> list[R.Ask]:
     """The asks kept in ``home`` (live; with ``archived`` True the archived ones, None both),
     in time order; of one session only with ``session``."""
     kinds = (False, True) if archived is None else (archived,)
@@ -157,9 +159,9 @@ def load_asks(home: StrPath, *, session: str | None = None,
              if session is None or os.path.basename(p) == _file_name(session)]
     found = [a for p in files for a in _parse(_read(p))]
     if session is not None:
-        sid = A.clean_session_id(session)
+        sid = R.clean_session_id(session)
         found = [a for a in found if a.session == sid]
-    return A._unique_asks(found)
+    return R._unique_asks(found)
 
 
 def _homes() -> list[str]:
@@ -169,10 +171,10 @@ def _homes() -> list[str]:
     return []
 
 
-def all_asks() -> list[A.Ask]:
+def all_asks() -> list[R.Ask]:
     """The latest :data:`MAX_EVIDENCE` asks of every project of this person, live and
     archived (the evidence proposals need: a rule asked in three projects is one rule)."""
-    return A._unique_asks(a for h in _homes() for a in load_asks(h, archived=None))[
+    return R._unique_asks(a for h in _homes() for a in load_asks(h, archived=None))[
         -MAX_EVIDENCE:]
 
 
@@ -232,6 +234,8 @@ def _rules(mem: Memory | None) -> list[str]:
 def proposals(project: Memory) -> list[A.Proposal]:
     """Requests that came back in three or more sessions, not yet written as a rule here
     or globally, not said yes or no to: numbered 1.. in this order."""
+    from . import asks as A
+
     done = decisions(project)
     known = [*_rules(project), *_rules(open_global()), *(d.rule for d in done)]
     keys = {d.key for d in done}
@@ -340,12 +344,12 @@ def _ends(home: str) -> dict[str, str]:
         with contextlib.suppress(ValueError, TypeError, KeyError, AttributeError):
             d = loads(line)
             sid, at = d["session"], d["at"]
-            if isinstance(sid, str) and isinstance(at, str) and A.is_time(at):
+            if isinstance(sid, str) and isinstance(at, str) and R.is_time(at):
                 out[sid] = max(out.get(sid, ""), at)
     return out
 
 
-def window(project: Memory, session: str, mine: list[A.Ask], others: Iterable[A.Ask],
+def window(project: Memory, session: str, mine: list[R.Ask], others: Iterable[R.Ask],
            ended: dict[str, str]) -> tuple[str, str]:
     """The time a session ran, (first ask, end): its end is when it ended (SessionEnd),
     else the first ask of another session of this project after its last, at the latest
@@ -362,6 +366,8 @@ def _written(project: Memory, first: str, end: str) -> list[A.Written]:
     """Entries written to the project and global layers between ``first`` and ``end``
     (UTC times), as the write log noted them: each once, at its latest write, with its
     text as the memory holds it now (an entry no longer there is left out)."""
+    from . import asks as A
+
     out = []
     for mem in (project, open_global()):
         if mem is None or not os.path.isdir(mem._dir):
@@ -384,11 +390,13 @@ def distill(project: Memory, *, now: str | None = None, ended: Iterable[str] = (
     """Fold each quiet session (no prompt for ``distill_after``, or ended, or every one
     with ``everything``) into one summary entry and archive its asks. Idempotent: a
     distilled session has no live asks left, and its summary is written once."""
+    from . import asks as A
+
     home = _session_home(project._root)
     live = load_asks(home)
     if not live:
         return []
-    ended = [A.clean_session_id(s) for s in ended]
+    ended = [R.clean_session_id(s) for s in ended]
     quiet = {a.session for a in live} if everything else set(A.quiet_sessions(
         live, now or now_utc(), project.config.distill_after, ended))
     done = []
@@ -415,7 +423,7 @@ def _archive(home: str, session: str) -> None:
     src = os.path.join(home, ASKS_DIR, _file_name(session))
     dst = os.path.join(home, ASKS_DIR, ARCHIVE_DIR, _file_name(session))
     text = _read(dst) + _read(src)
-    _write(dst, "".join(_record(a) for a in A._unique_asks(_parse(text))))
+    _write(dst, "".join(_record(a) for a in R._unique_asks(_parse(text))))
     with contextlib.suppress(FileNotFoundError):
         os.unlink(src)
 
@@ -466,7 +474,7 @@ def start_blocks(project: Memory, session: str | None, source: str | None,
             blocks.append(Block("asks of this session", SESSION, text, note))
     latest = _latest(home)
     still = [x for x in latest.get("open", []) if isinstance(x, list) and len(x) == 2]
-    if still and latest.get("session") != (A.clean_session_id(session) if session else None):
+    if still and latest.get("session") != (R.clean_session_id(session) if session else None):
         lines = [_clip(f"- {x[1]} ({x[0]})", 50)[0] for x in still[:OPEN_LINES]]
         more = len(still) - len(lines)
         text = "\n## Still open from the last session\n" + "\n".join(lines) + "\n" + (
@@ -531,7 +539,7 @@ def end_session(payload: Any, where: StrPath | None) -> None:
                 import json
 
                 _append(os.path.join(home, ENDS), json.dumps(
-                    {"session": A.clean_session_id(session), "at": now_utc()},
+                    {"session": R.clean_session_id(session), "at": now_utc()},
                     sort_keys=True) + "\n")
             distill(project, ended=[session])
 

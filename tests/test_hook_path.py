@@ -119,7 +119,7 @@ FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
         lambda t: t[0][: t[1]] + t[2] + t[0][t[1] + (1 if t[3] else 0):]),
     st.text(max_size=22)))
 def test_is_time_is_the_regular_expression(text: str) -> None:
-    from lean_memory.asks import is_time
+    from lean_memory._askrecord import is_time
 
     assert is_time(text) == bool(AT.fullmatch(text))
 
@@ -132,14 +132,14 @@ names = st.one_of(
 @settings(max_examples=1000, deadline=None)
 @given(names)
 def test_plain_name_is_the_regular_expression(text: str) -> None:
-    from lean_memory.asks import plain_name
+    from lean_memory._askrecord import plain_name
 
     assert plain_name(text) == bool(PLAIN_ID.fullmatch(text))
     assert plain_name(text, "_-") == bool(FILE_NAME.fullmatch(text))
 
 
 def test_plain_name_lengths() -> None:
-    from lean_memory.asks import plain_name
+    from lean_memory._askrecord import plain_name
 
     for n in (0, 1, 63, 64, 65):
         text = "a" * n
@@ -177,3 +177,39 @@ def test_the_rules_cache_reads_no_links_while_no_shard_file_changed(
     assert reads == [1]  # ... and not again
     mem.put_entry("failures", "Use black, not ruff.", supersedes=rule.id)
     assert "ruff before" not in digest(lean_memory.Memory(tmp_path), "why did the build fail")
+
+
+def test_the_prompt_hook_imports_neither_json_nor_the_matcher(tmp_path: Any) -> None:
+    """The hook keeps the prompt as an ask and answers in JSON with neither ``json`` (it
+    imports ``re``) nor the asks matcher (``lean_memory.asks``: its tables and patterns)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import lean_memory
+
+    project, data = tmp_path / "p", tmp_path / "data"
+    mem = lean_memory.Memory(project)
+    mem.init()
+    mem.put_entry("conventions", "Always run ruff before a commit.")
+    mem.put_entry("failures", "The deploy failed: the socket timeout was too short.")
+    mem.search("deploy")
+    mem.status()
+    payload = json.dumps({"cwd": str(project), "hook_event_name": "UserPromptSubmit",
+                          "session_id": "s-1", "prompt": "why did the deploy fail"})
+    code = ("import io, sys; from lean_memory import agents; out = io.StringIO(); "
+            f"agents.run_hook('user-prompt-submit', None, io.StringIO({payload!r}), out); "
+            "print(sorted(m for m in ('json', 'lean_memory.asks') if m in sys.modules)); "
+            "print(out.getvalue())")
+    package_root = str(Path(agents.__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": package_root, "XDG_DATA_HOME": str(data),
+           "LEAN_MEMORY_GLOBAL": str(tmp_path / "global")}
+    out = subprocess.run([sys.executable, "-S", "-c", code], cwd=project, capture_output=True,
+                         text=True, check=True, env=env).stdout
+    modules, printed = out.split("\n", 1)
+    assert modules == "[]"
+    assert "socket timeout" in json.loads(printed)["hookSpecificOutput"]["additionalContext"]
+    kept = [line for f in data.rglob("*.jsonl") if "asks" in f.parts
+            for line in f.read_text().splitlines()]
+    assert [json.loads(line)["text"] for line in kept] == ["why did the deploy fail"]
