@@ -39,7 +39,6 @@ from .layers import (
     digest_blocks,
     global_memory,
     open_global,
-    project_key,
 )
 from .sessionlog import (
     _data_home,
@@ -126,10 +125,11 @@ def record(project: Memory, session: str, prompt: str, at: str | None = None) ->
     holds at most :data:`asks.MAX_ASKS_PER_SESSION` asks: the latest."""
     if not project.config.capture_asks:
         return None
-    ask = R.make_ask(session, prompt, at or now_utc(), project=project_key(project._root))
+    home = _session_home(project._root)  # its last part is the project's key
+    ask = R.make_ask(session, prompt, at or now_utc(), project=os.path.basename(home))
     if ask is None:
         return None
-    path = os.path.join(_session_home(project._root), ASKS_DIR, _file_name(session))
+    path = os.path.join(home, ASKS_DIR, _file_name(session))
     have = _parse(_read(path))
     if any(a.id == ask.id for a in have):
         return None
