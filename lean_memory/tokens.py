@@ -102,6 +102,7 @@ _LOWER = _span("a", "z")
 _UPPER = _span("A", "Z")
 _DIGIT = _span("0", "9")
 _PUNCT_CHARS = _span("!", "/") + _span(":", "@") + _span("[", "`") + _span("{", "~")
+_LETTER = _table({_LOWER + _UPPER: b"\x01"}, b"\x00")
 _CASE = _table({_LOWER: b"a", _UPPER: b"A"})  # the runs of a word's case
 _DIGITS = _table({_DIGIT: b"0"})
 # a space before a digit: numbers do not take the space before them, so it is a token of its own
@@ -157,6 +158,15 @@ def _beyond_plain(data: bytes) -> bool:
     return False
 
 
+def _long_word_letters(data: bytes) -> int:
+    """Letters past the 6th of each run of letters: how many letters have six letters right
+    before them (one bit a byte of a big int, ANDed with itself shifted: no loop per word)."""
+    value = int.from_bytes(data.translate(_LETTER), "big")
+    two = value & value >> 8  # this byte and the one before are letters
+    four = two & two >> 16
+    return (four & four >> 24).bit_count()  # and the six before it
+
+
 def _punctuation(data: bytes) -> int:
     """Runs of one repeated punctuation character (``-----`` is one; ``-=`` two)."""
     marks = data.translate(_PUNCT)
@@ -198,7 +208,7 @@ def _features(text: str) -> tuple[float, ...]:
     # lower case = these four counts
     words = padded.count(b" a") + padded.count(b" A") + padded.count(b"aA") + \
         padded.count(b"AAa")
-    long_extra = sum(len(w) - 6 for w in case.split() if len(w) > 6)
+    long_extra = _long_word_letters(data)
     digit_groups = sum((len(run) + 2) // 3 for run in data.translate(_DIGITS).split())
     n_cjk = n_hangul = n_latin_ext = n_script_words = n_symbol_bytes = 0
     if not ascii_only:  # the non-ASCII passes are skipped for plain ASCII (most texts)
