@@ -70,9 +70,9 @@ def _read_input(stdin: IO[str] | IO[bytes] | Any) -> Any:
     data = stream.read()
     if isinstance(data, bytes):
         data = data.decode("utf-8")
-    import json
+    from ._jsonc import loads
 
-    return json.loads(data)
+    return loads(data)
 
 
 def hook_output(event: str, root: str | None, payload: Any,
@@ -130,11 +130,16 @@ def hook_output(event: str, root: str | None, payload: Any,
     text = text + note if text.strip() else ""
     if not text.strip():
         return ""
-    import json
+    return answer(name, text)
 
-    return json.dumps({"hookSpecificOutput": {"hookEventName": name,
-                                              "additionalContext": text}},
-                      ensure_ascii=True) + "\n"
+
+def answer(name: str, text: str) -> str:
+    """``json.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext":
+    text}})`` and a line break, without importing ``json`` (it imports ``re``)."""
+    from ._jsonc import string
+
+    return (f'{{"hookSpecificOutput": {{"hookEventName": {string(name)}, '
+            f'"additionalContext": {string(text)}}}}}\n')
 
 
 def _digest_tokens() -> int:

@@ -27,10 +27,22 @@ the same output.
 from __future__ import annotations
 
 import math
-import re
 import unicodedata
 from collections import defaultdict
 
+from ._askrecord import (  # the ask as the prompt hook keeps it (re-exported)
+    CUT_MARK,
+    MAX_ASK_BYTES,
+    MAX_ASKS_PER_SESSION,
+    SUMMARY_SHARD,
+    Ask,
+    _order,
+    _unique_asks,
+    bound_session,
+    bound_text,
+    clean_session_id,
+    make_ask,
+)
 from ._hash import blake2b
 from ._lazyre import lazy
 from ._record import Record
@@ -43,13 +55,8 @@ if TYPE_CHECKING:
     from datetime import datetime
 
 
-def redact(text: str) -> str:
-    """:func:`lean_memory.secrets.redact`, imported when first needed (its rules are big)."""
-    from .secrets import redact as scan
-
-    return scan(text)
-
 __all__ = [
+    "CUT_MARK",
     "MAX_ASKS_PER_SESSION",
     "MAX_ASK_BYTES",
     "MIN_SESSIONS",
@@ -70,128 +77,20 @@ __all__ = [
     "summary_id",
 ]
 
-MAX_ASK_BYTES = 24 * 1024  # the guard the prompt hook applies to what it keeps
-MAX_ASKS_PER_SESSION = 200
 MIN_SESSIONS = 3
-MAX_SESSION_ID = 128  # characters of a project label
 MAX_RULE_CHARS = 200
 MAX_LINE_CHARS = 160
 MAX_SECTION_LINES = 20  # per part of a summary; the rest are named by id
-CUT_MARK = " …(cut)"
-# Scanning is linear but not free: a pasted log of megabytes is cut to this before the scan.
-# Cutting (here and at the end) happens at white space, so no fragment of a credential that
-# straddles a cut is kept where the scanner could no longer recognise it.
-_SCAN_BYTES = 4 * MAX_ASK_BYTES
 
 # Tuned on the train split of bench/promote only (see its README).
 LINK_COSINE = 0.55  # signed, idf-weighted cosine at or above which two rule sentences link
 DISTINCT_SHARE = 0.7  # an unshared term this heavy (vs the sentence's heaviest) names a thing
 CONFLICT_SHARE = 0.25  # shared weight with opposite signs above this share: they disagree
 
-_AT = lazy(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
-_PLAIN_ID = lazy(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
-
-
-# -- the record --------------------------------------------------------------------------------
-
-
-class Ask(Record):
-    """One prompt of one session. ``text`` was scanned and bounded by :func:`make_ask`."""
-
-    _fields = ("id", "session", "at", "text", "project")
-    __slots__ = _fields
-    id: str
-    session: str
-    at: str  # UTC, "YYYY-MM-DDTHH:MM:SSZ"
-    text: str
-    project: str  # a label of the project it was asked in (for the global suggestion)
-
-    def __init__(self, id: str, session: str, at: str, text: str,
-                 project: str = "") -> None:
-        self._init(id, session, at, text, project)
-
-    @property
-    def date(self) -> str:
-        return self.at[:10]
-
-
-def _cut(text: str, limit: int) -> str:
-    """``text`` within ``limit`` UTF-8 bytes, cut at white space, with :data:`CUT_MARK`."""
-    data = text.encode("utf-8")
-    if len(data) <= limit:
-        return text
-    room = limit - len(CUT_MARK.encode("utf-8"))
-    head = data[:room].decode("utf-8", "ignore")
-    space = max(head.rfind(" "), head.rfind("\n"), head.rfind("\t"))
-    return head[:space].rstrip() + CUT_MARK if space > 0 else CUT_MARK.lstrip()
-
-
-def bound_text(prompt: str) -> str:
-    """A prompt as an ask keeps it: credentials cut out (first), then at most
-    :data:`MAX_ASK_BYTES` of UTF-8, cut at white space."""
-    # lone surrogates (JSON may carry them) could never be written as UTF-8
-    text = prompt.encode("utf-8", "replace").decode("utf-8").replace("\x00", "")
-    return _cut(redact(_cut(text, _SCAN_BYTES)), MAX_ASK_BYTES)
-
-
-def _label(value: str) -> str:
-    """A harness's name for something made safe to show and to key on: printable, bounded,
-    no credential."""
-    kept = "".join(ch for ch in value[: 4 * MAX_SESSION_ID] if ch.isprintable()
-                   and not ch.isspace() and not "\ud800" <= ch <= "\udfff")
-    return redact(kept[:MAX_SESSION_ID])
-
-
-def clean_session_id(session: str) -> str:
-    """A session id as asks key on it. Harnesses send UUIDs; anything else that is not a
-    short plain name the scanner passes is keyed by its digest, so no part of it is shown."""
-    if _PLAIN_ID.fullmatch(session) and redact(session) == session:
-        return session
-    raw = session.encode("utf-8", "replace")
-    return "h-" + blake2b(raw, digest_size=8).hexdigest() if session else "unknown"
-
-
-def make_ask(session: str, prompt: str, at: str, project: str = "") -> Ask | None:
-    """The ask for ``prompt`` sent in ``session`` at ``at`` (UTC, ``YYYY-MM-DDTHH:MM:SSZ``);
-    None for a prompt with nothing in it. The id depends only on session, time and kept text."""
-    if not _AT.fullmatch(at):
-        raise ValueError(f"ask time must be YYYY-MM-DDTHH:MM:SSZ, got {redact(at[:40])!r}")
-    text = bound_text(prompt).strip()
-    if not text:
-        return None
-    sid = clean_session_id(session)
-    digest = blake2b(f"{sid}\0{at}\0{text}".encode(), digest_size=5)
-    return Ask(id="a-" + digest.hexdigest(), session=sid, at=at, text=text,
-               project=_label(project))
-
-
-def _order(ask: Ask) -> tuple[str, str, str]:
-    return (ask.at, ask.session, ask.id)
-
-
-def _unique_asks(asks: Iterable[Ask]) -> list[Ask]:
-    """Each ask once, in time order; of two records with one id, the same one whatever the
-    input order (the greatest by its fields)."""
-    by_id: dict[str, Ask] = {}
-    for a in asks:
-        old = by_id.get(a.id)
-        if old is None or (a.at, a.session, a.text, a.project) > (
-                old.at, old.session, old.text, old.project):
-            by_id[a.id] = a
-    return sorted(by_id.values(), key=_order)
-
-
-def bound_session(asks: Iterable[Ask], limit: int = MAX_ASKS_PER_SESSION) -> tuple[Ask, ...]:
-    """One session's asks, each once, in time order, at most ``limit``: the latest are kept,
-    since they are what a compacted context most needs back."""
-    unique = _unique_asks(asks)
-    return tuple(unique[-limit:]) if limit > 0 else ()
-
-
 # -- reading a request -------------------------------------------------------------------------
 
 # Phrases rewritten to one cue word before tokenising; order matters ("don't forget" first).
-_PHRASES = [(lazy(p, re.IGNORECASE), r) for p, r in (
+_PHRASES = [(lazy("(?i)" + p), r) for p, r in (
     (r"\b(?:do not|don'?t|dont) forget\b|\bkeep in mind\b|\bbear in mind\b|\bas i said\b"
      r"|\blike i said\b|\bi told you\b", " remember "),
     (r"\bfrom now on\b|\bgoing forward\b|\bin (?:the )?future\b|\bby default\b|\bevery time\b"
@@ -511,10 +410,9 @@ def _one_line(text: str, limit: int) -> str:
 
 
 _LEAD_FILLER = lazy(
-    r"^(?:(?:please|pls|kindly|remember|reminder|also|and|oh|btw|ok|okay|hey|again|so|just"
-    r"|note|as i said|like i said)\b[\s,:;!-]*)+", re.IGNORECASE)
-_TAIL_FILLER = lazy(r"(?:[\s,]+(?:please|pls|thanks|thank you|again))+[\s.!]*$",
-                          re.IGNORECASE)
+    r"(?i)^(?:(?:please|pls|kindly|remember|reminder|also|and|oh|btw|ok|okay|hey|again|so|just"
+    r"|note|as i said|like i said)\b[\s,:;!-]*)+")
+_TAIL_FILLER = lazy(r"(?i)(?:[\s,]+(?:please|pls|thanks|thank you|again))+[\s.!]*$")
 
 
 def _rule_text(text: str) -> str:
@@ -623,7 +521,6 @@ def _last_date_key(p: Proposal) -> int:
 
 # -- distill -----------------------------------------------------------------------------------
 
-SUMMARY_SHARD = "sessions"
 DEAD_END_SHARD = "failures"
 
 

@@ -51,7 +51,7 @@ FETCH_HINT = '`lean-memory get --query "<words>"`'
 POINTER = ("Project memory: `lean-memory get` (index), "
            f"{FETCH_HINT}.\n")
 _CACHE_NAME = "digest-rules.marshal"
-_CACHE_VERSION = "lean_memory.digest/2"
+_CACHE_VERSION = "lean_memory.digest/3"
 _CACHE_ROOMS = 16  # rooms remembered (the budget and the overview vary little)
 RULES_HEAD = f"\n## Standing rules ({RULES_SHARD}: follow them)\n"
 MATCH_HEAD = "\n## Memory matching this prompt\n"
@@ -116,6 +116,11 @@ class _Rules:
     of the rules are in the shard's bytes). An ordinary put changes none of them. A hit
     skips parsing the shard, working out the superseded entries (every shard's summary) and
     clipping each rule (the token estimator in a binary search), every prompt.
+
+    The links are a function of the shard files, so the record also keeps the signatures
+    of every shard file they were read under: while those are the same, the links are not
+    read at all (the put state holds them, with every entry's id: ~8 ms at 100k entries);
+    after a put they are read once and compared, and the signatures brought up to date.
     """
 
     def __init__(self, mem: Memory, verdicts: Verdicts) -> None:
@@ -124,6 +129,8 @@ class _Rules:
         self._entries: list[Entry] | None = None
         self._lines: dict[int, list[str]] = {}
         self._key: list[Any] = []
+        self._sigs: list[list[int]] = []
+        self._links: list[list[str]] | None = None
         self._dirty = False
         if RULES_SHARD not in mem.shards:
             return
@@ -133,27 +140,44 @@ class _Rules:
         self._text, bad = verdicts.read(path, RULES_SHARD)
         self._bad = bad
         self._key = [_CACHE_VERSION, list(mem.shards),
-                     [list(link) for link in mem.correction_links()],
                      blake2b(self._text.encode("utf-8", "surrogatepass"),
                              digest_size=16).digest(),
                      sorted(bad)]
+        self._sigs = self._signatures()
         cached = self._load()
         if cached is not None:
             self.count, self.withheld, self._lines = cached
         else:
             self._parse()
 
+    def _signatures(self) -> list[list[int]]:
+        from .fsutil import file_signature
+
+        mem = self.mem
+        return [list(file_signature(mem._shard_file(name, archive=archive)))
+                for archive in (False, True) for name in mem.shards]
+
+    def links(self) -> list[list[str]]:
+        if self._links is None:
+            self._links = [list(link) for link in self.mem.correction_links()]
+        return self._links
+
     def _load(self) -> tuple[int, int, dict[int, list[str]]] | None:
         from .fsutil import load_record
 
-        cached = load_record(os.path.join(self.mem._cache, _CACHE_NAME), self._key, 3,
+        cached = load_record(os.path.join(self.mem._cache, _CACHE_NAME), self._key, 5,
                              self.mem._agents)
         if cached is None:
+            self.links()  # (a memory without its put state is warmed up for the next prompt)
             return None
-        count, withheld, lines = cached
+        count, withheld, lines, sigs, links = cached
         if not (isinstance(count, int) and isinstance(withheld, int)
                 and isinstance(lines, dict)):
             return None
+        if sigs != self._sigs:
+            if links != self.links():
+                return None
+            self._dirty = True  # the same links under the new signatures
         return count, withheld, lines
 
     def _parse(self) -> list[Entry]:
@@ -190,7 +214,8 @@ class _Rules:
         from .fsutil import dump_record
 
         dump_record(os.path.join(self.mem._cache, _CACHE_NAME), self._key,
-                    (self.count, self.withheld, self._lines), self.mem._agents)
+                    (self.count, self.withheld, self._lines, self._sigs, self.links()),
+                    self.mem._agents)
         self._dirty = False
 
 
@@ -314,7 +339,9 @@ def opens(hits: Sequence[Hit], prompt: str, n_docs: int, df: Sequence[tuple[str,
     weights = _term_weights(prompt, n_docs, df)
     mass = sum(weights.values())
     top = [hits[i] for i in _first_stage(hits)[:GATE_TOP]]
-    return mass > 0 and max(_coverage(h, weights, mass) for h in top) >= min_coverage
+    # max(coverage) >= min_coverage, stopping at the first hit that has it (usually the best:
+    # each coverage tokenizes the entry)
+    return mass > 0 and any(_coverage(h, weights, mass) >= min_coverage for h in top)
 
 
 def _first_stage(hits: Sequence[Hit]) -> list[int]:

@@ -1,7 +1,8 @@
 """The learning loop's storage and steps: asks kept per session, proposals said yes or no
 to, quiet sessions distilled, and what the hooks add at session start (ADR 0023).
 
-The matcher and the summaries are :mod:`lean_memory.asks` (pure); this module reads and
+The matcher and the summaries are :mod:`lean_memory.asks` (pure; imported when needed, the
+prompt hook keeps an ask with :mod:`lean_memory._askrecord` alone); this module reads and
 writes the session layer (:func:`lean_memory.layers.session_home`)::
 
     asks/<session>.jsonl          one JSON ask a line, append-only, 0600
@@ -22,12 +23,11 @@ Nothing here approves a proposal without a person: :func:`decide` is called by t
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 
-from . import asks as A
+from . import _askrecord as R
 from ._hash import blake2b
-from ._lazyre import lazy
+from ._jsonc import loads, string
 from ._record import Record
 from .errors import LeanMemoryError
 from .layers import (
@@ -39,7 +39,6 @@ from .layers import (
     digest_blocks,
     global_memory,
     open_global,
-    project_key,
 )
 from .sessionlog import (
     _data_home,
@@ -57,19 +56,19 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
 
+    from . import asks as A
     from .fsutil import StrPath
     from .search import Hit
     from .store import Memory
 
 ASKS_DIR = "asks"
 ARCHIVE_DIR = "archive"
-SESSIONS_SHARD = A.SUMMARY_SHARD
-MAX_FILE = A.MAX_ASKS_PER_SESSION * (A.MAX_ASK_BYTES + 1024)
+SESSIONS_SHARD = R.SUMMARY_SHARD
+MAX_FILE = R.MAX_ASKS_PER_SESSION * (R.MAX_ASK_BYTES + 1024)
 COMPACT_ASKS = 10  # asks a compacted session gets back at its start
 OPEN_LINES = 5  # "still open" lines of the last session at the next one's start
 EXTRAS_SHARE = 4  # the session-start extras take at most 1/4 of the budget
 MAX_EVIDENCE = 4000  # asks the matcher reads (the latest): ~1.5 s, within the hook's time
-_FILE_NAME = lazy(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 _TAG = "session-summary"
 ENDS = "ends.jsonl"  # when sessions ended (SessionEnd): {"session", "at"} a line
 
@@ -93,44 +92,49 @@ def _read(path: StrPath) -> str:
 
 
 def _file_name(session: str) -> str:
-    sid = A.clean_session_id(session)
-    if _FILE_NAME.fullmatch(sid):
+    sid = R.clean_session_id(session)
+    if R.plain_name(sid, "_-"):  # [A-Za-z0-9][A-Za-z0-9_-]{0,63}
         return sid + ".jsonl"
     return "h-" + blake2b(sid.encode(), digest_size=8).hexdigest() + ".jsonl"
 
 
-def _record(ask: A.Ask) -> str:
-    return json.dumps({"id": ask.id, "session": ask.session, "at": ask.at, "text": ask.text,
-                       "project": ask.project}, ensure_ascii=False, sort_keys=True) + "\n"
+def _record(ask: R.Ask) -> str:
+    # json.dumps({"id": …, "session": …, "at": …, "text": …, "project": …},
+    # ensure_ascii=False, sort_keys=True), without importing json (the prompt hook's path)
+    at, ask_id, project, session, text = (string(v, False) for v in (
+        ask.at, ask.id, ask.project, ask.session, ask.text))
+    return (f'{{"at": {at}, "id": {ask_id}, "project": {project}, "session": {session}, '
+            f'"text": {text}}}\n')
 
 
-def _parse(text: str) -> list[A.Ask]:
+def _parse(text: str) -> list[R.Ask]:
     out = []
     for line in text.splitlines():
         with contextlib.suppress(ValueError, TypeError, KeyError):
-            d = json.loads(line)
+            d = loads(line)
             if isinstance(d, dict) and all(isinstance(d.get(k), str)
                                            for k in ("id", "session", "at", "text")):
-                out.append(A.Ask(d["id"], d["session"], d["at"], d["text"],
+                out.append(R.Ask(d["id"], d["session"], d["at"], d["text"],
                                  str(d.get("project", ""))))
     return out
 
 
-def record(project: Memory, session: str, prompt: str, at: str | None = None) -> A.Ask | None:
+def record(project: Memory, session: str, prompt: str, at: str | None = None) -> R.Ask | None:
     """Keep ``prompt`` as an ask of ``session`` (scanned, bounded, deterministic id); None
     when capture is off, the prompt is empty or the same ask is already kept. A session
     holds at most :data:`asks.MAX_ASKS_PER_SESSION` asks: the latest."""
     if not project.config.capture_asks:
         return None
-    ask = A.make_ask(session, prompt, at or now_utc(), project=project_key(project._root))
+    home = _session_home(project._root)  # its last part is the project's key
+    ask = R.make_ask(session, prompt, at or now_utc(), project=os.path.basename(home))
     if ask is None:
         return None
-    path = os.path.join(_session_home(project._root), ASKS_DIR, _file_name(session))
+    path = os.path.join(home, ASKS_DIR, _file_name(session))
     have = _parse(_read(path))
     if any(a.id == ask.id for a in have):
         return None
-    if len(have) >= A.MAX_ASKS_PER_SESSION:
-        kept = A.bound_session([*have, ask])
+    if len(have) >= R.MAX_ASKS_PER_SESSION:
+        kept = R.bound_session([*have, ask])
         _write(path, "".join(_record(a) for a in kept))
     else:
         _append(path, _record(ask))
@@ -147,7 +151,7 @@ def _ask_files(home: StrPath, archived: bool) -> list[str]:
 
 
 def load_asks(home: StrPath, *, session: str | None = None,
-              archived: bool | None = False) -> list[A.Ask]:
+              archived: bool | None = False) -> list[R.Ask]:
     """The asks kept in ``home`` (live; with ``archived`` True the archived ones, None both),
     in time order; of one session only with ``session``."""
     kinds = (False, True) if archived is None else (archived,)
@@ -155,9 +159,9 @@ def load_asks(home: StrPath, *, session: str | None = None,
              if session is None or os.path.basename(p) == _file_name(session)]
     found = [a for p in files for a in _parse(_read(p))]
     if session is not None:
-        sid = A.clean_session_id(session)
+        sid = R.clean_session_id(session)
         found = [a for a in found if a.session == sid]
-    return A._unique_asks(found)
+    return R._unique_asks(found)
 
 
 def _homes() -> list[str]:
@@ -167,10 +171,10 @@ def _homes() -> list[str]:
     return []
 
 
-def all_asks() -> list[A.Ask]:
+def all_asks() -> list[R.Ask]:
     """The latest :data:`MAX_EVIDENCE` asks of every project of this person, live and
     archived (the evidence proposals need: a rule asked in three projects is one rule)."""
-    return A._unique_asks(a for h in _homes() for a in load_asks(h, archived=None))[
+    return R._unique_asks(a for h in _homes() for a in load_asks(h, archived=None))[
         -MAX_EVIDENCE:]
 
 
@@ -213,7 +217,7 @@ def decisions(project: Memory) -> list[Decision]:
     path = os.path.join(_session_home(project._root), "decisions.jsonl")
     for line in _read(path).splitlines():
         with contextlib.suppress(ValueError, TypeError, KeyError):
-            d = json.loads(line)
+            d = loads(line)
             out.append(Decision(str(d["key"]), str(d["rule"]), str(d["verdict"]),
                                 str(d.get("to", ""))))
     return out
@@ -230,6 +234,8 @@ def _rules(mem: Memory | None) -> list[str]:
 def proposals(project: Memory) -> list[A.Proposal]:
     """Requests that came back in three or more sessions, not yet written as a rule here
     or globally, not said yes or no to: numbered 1.. in this order."""
+    from . import asks as A
+
     done = decisions(project)
     known = [*_rules(project), *_rules(open_global()), *(d.rule for d in done)]
     keys = {d.key for d in done}
@@ -257,11 +263,13 @@ def pending(project: Memory) -> int:
     path = os.path.join(_session_home(project._root), "pending.json")
     key = _inputs_signature(project)
     with contextlib.suppress(ValueError, TypeError):
-        cached = json.loads(_read(path) or "{}")
+        cached = loads(_read(path) or "{}")
         if isinstance(cached, dict) and cached.get("key") == key and \
                 isinstance(cached.get("count"), int):
             return int(cached["count"])
     count = len(proposals(project))
+    import json
+
     with contextlib.suppress(OSError, LeanMemoryError):
         _write(path, json.dumps({"key": key, "count": count}) + "\n")
     return count
@@ -292,6 +300,8 @@ def decide(project: Memory, proposal: A.Proposal, yes: bool, *, to_global: bool 
         said = f"wrote {entry.id} to {where} {RULES_SHARD}: {entry.title}"
     else:
         said = f"dismissed {proposal.key}: it will not be proposed again"
+    import json
+
     _append(os.path.join(_session_home(project._root), "decisions.jsonl"), json.dumps(
         {"key": proposal.key, "rule": proposal.rule, "verdict": "yes" if yes else "no",
          "to": where, "at": now_utc()}, ensure_ascii=False, sort_keys=True) + "\n")
@@ -332,14 +342,14 @@ def _ends(home: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for line in _read(os.path.join(home, ENDS)).splitlines():
         with contextlib.suppress(ValueError, TypeError, KeyError, AttributeError):
-            d = json.loads(line)
+            d = loads(line)
             sid, at = d["session"], d["at"]
-            if isinstance(sid, str) and isinstance(at, str) and A._AT.fullmatch(at):
+            if isinstance(sid, str) and isinstance(at, str) and R.is_time(at):
                 out[sid] = max(out.get(sid, ""), at)
     return out
 
 
-def window(project: Memory, session: str, mine: list[A.Ask], others: Iterable[A.Ask],
+def window(project: Memory, session: str, mine: list[R.Ask], others: Iterable[R.Ask],
            ended: dict[str, str]) -> tuple[str, str]:
     """The time a session ran, (first ask, end): its end is when it ended (SessionEnd),
     else the first ask of another session of this project after its last, at the latest
@@ -356,6 +366,8 @@ def _written(project: Memory, first: str, end: str) -> list[A.Written]:
     """Entries written to the project and global layers between ``first`` and ``end``
     (UTC times), as the write log noted them: each once, at its latest write, with its
     text as the memory holds it now (an entry no longer there is left out)."""
+    from . import asks as A
+
     out = []
     for mem in (project, open_global()):
         if mem is None or not os.path.isdir(mem._dir):
@@ -378,11 +390,13 @@ def distill(project: Memory, *, now: str | None = None, ended: Iterable[str] = (
     """Fold each quiet session (no prompt for ``distill_after``, or ended, or every one
     with ``everything``) into one summary entry and archive its asks. Idempotent: a
     distilled session has no live asks left, and its summary is written once."""
+    from . import asks as A
+
     home = _session_home(project._root)
     live = load_asks(home)
     if not live:
         return []
-    ended = [A.clean_session_id(s) for s in ended]
+    ended = [R.clean_session_id(s) for s in ended]
     quiet = {a.session for a in live} if everything else set(A.quiet_sessions(
         live, now or now_utc(), project.config.distill_after, ended))
     done = []
@@ -409,7 +423,7 @@ def _archive(home: str, session: str) -> None:
     src = os.path.join(home, ASKS_DIR, _file_name(session))
     dst = os.path.join(home, ASKS_DIR, ARCHIVE_DIR, _file_name(session))
     text = _read(dst) + _read(src)
-    _write(dst, "".join(_record(a) for a in A._unique_asks(_parse(text))))
+    _write(dst, "".join(_record(a) for a in R._unique_asks(_parse(text))))
     with contextlib.suppress(FileNotFoundError):
         os.unlink(src)
 
@@ -418,6 +432,8 @@ def _note_latest(home: str, summary: A.Summary, at: str) -> None:
     old = _latest(home)
     if old and str(old.get("at", "")) > at:
         return
+    import json
+
     _write(os.path.join(home, "latest.json"), json.dumps(
         {"session": summary.session, "id": summary.id, "at": at,
          "open": [list(x) for x in summary.open]}, ensure_ascii=False, sort_keys=True) + "\n")
@@ -425,7 +441,7 @@ def _note_latest(home: str, summary: A.Summary, at: str) -> None:
 
 def _latest(home: str) -> dict[str, Any]:
     with contextlib.suppress(ValueError):
-        d = json.loads(_read(os.path.join(home, "latest.json")) or "{}")
+        d = loads(_read(os.path.join(home, "latest.json")) or "{}")
         return d if isinstance(d, dict) else {}
     return {}
 
@@ -458,7 +474,7 @@ def start_blocks(project: Memory, session: str | None, source: str | None,
             blocks.append(Block("asks of this session", SESSION, text, note))
     latest = _latest(home)
     still = [x for x in latest.get("open", []) if isinstance(x, list) and len(x) == 2]
-    if still and latest.get("session") != (A.clean_session_id(session) if session else None):
+    if still and latest.get("session") != (R.clean_session_id(session) if session else None):
         lines = [_clip(f"- {x[1]} ({x[0]})", 50)[0] for x in still[:OPEN_LINES]]
         more = len(still) - len(lines)
         text = "\n## Still open from the last session\n" + "\n".join(lines) + "\n" + (
@@ -520,8 +536,10 @@ def end_session(payload: Any, where: StrPath | None) -> None:
         if os.path.isdir(project._dir) and project.config.capture_asks:
             home = _session_home(project._root)
             if load_asks(home, session=session):  # when it ended bounds what it decided
+                import json
+
                 _append(os.path.join(home, ENDS), json.dumps(
-                    {"session": A.clean_session_id(session), "at": now_utc()},
+                    {"session": R.clean_session_id(session), "at": now_utc()},
                     sort_keys=True) + "\n")
             distill(project, ended=[session])
 
