@@ -11,7 +11,6 @@ import gc
 import heapq
 import math
 import sys
-import unicodedata
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import deque
@@ -269,6 +268,8 @@ _piece_cache = _PieceMemo()
 
 def _normalize(text: str) -> str:
     if not text.isascii():
+        import unicodedata  # an ASCII text (most queries) does without it
+
         text = unicodedata.normalize("NFKC", text)
         return _APOSTROPHE.sub("", _POSSESSIVE.sub("", text))
     if "'" in text:

@@ -16,7 +16,6 @@ parsed shard gives back the same bytes whatever the input (ADR 0002).
 from __future__ import annotations
 
 from ._hash import sha256
-from ._lazyre import lazy
 from ._record import Record, replace
 
 TYPE_CHECKING = False
@@ -27,22 +26,19 @@ META_PREFIX = "<!-- lean-memory: "
 META_SUFFIX = " -->"
 HEADING = "## "
 BOM = "\ufeff"
-_SPECIAL = r"(?:## | {0,3}(?:`{3,}|~{3,}))"
-_ESCAPED = lazy(r"\\+" + _SPECIAL)
+# Starts the "Said again" part of a body (lean_memory.dedup writes and strips it): text
+# without it is its own main text, and needs no dedup (nor its regexes) to find it.
+SAID_AGAIN = "<!-- lean-memory said-again -->"
 # Line ends are "\n", "\r\n" and a lone "\r" (old Mac files), everywhere in this module.
-_UNESCAPE = lazy(r"(?:\A|(?<=[\r\n]))\\(?=\\*" + _SPECIAL + ")")
-# A line start (a line end; offset 0 is checked apart) followed by a heading or a fence
-# marker. A literal first character lets the regex engine skip ahead at C speed.
-_STRUCTURE = lazy(r"(?:\n|\r(?!\n))(?=" + _SPECIAL + ")")
-_EOL = lazy(r"\r\n?|\n")
-_LINE_SPLIT = lazy(r"(?<=\n)|(?<=\r)(?!\n)")
-_STRUCTURE_AT_0 = lazy(_SPECIAL)
-_PERCENT = lazy(r"%([0-9A-F]{2})")
-_FENCE = lazy(r" {0,3}(`{3,}|~{3,})(.*)")
-_META_LINE = lazy(r"<!-- lean-memory: (.*) -->\r?\n?")
-_DATE = lazy(r"\d{4}-\d{2}-\d{2}")
+# The text is read with str methods, not regular expressions: a query parses the entries it
+# shows and so would import ``re`` and compile its patterns (~8 ms) for a few lines each.
+# tests/test_format_strparse.py checks every helper against the regex it replaced.
+_FENCE_CHARS = ("`", "~")
+_META_ENDS_1 = (META_SUFFIX + "\r", META_SUFFIX + "\n")
+_META_END_2 = META_SUFFIX + "\r\n"
+_HEX = frozenset("0123456789ABCDEF")
 # Percent-escaping keeps a metadata value on one line and away from `;`, `=` and `-->`.
-_META_UNSAFE = lazy(r"[%;=>\r\n,]")
+_META_UNSAFE = {ord(c): f"%{ord(c):02X}" for c in "%;=>\r\n,"}
 _KNOWN_KEYS = ("id", "date", "tags", "supersedes")
 
 
@@ -101,17 +97,58 @@ class Shard(Record):
         return ""
 
 
+def fence_parts(line: str) -> tuple[str, str] | None:
+    """(marker, rest) of a fence line: up to three spaces, a run of three or more backticks
+    or tildes (the marker), then the rest (no line feed in it); None for any other line."""
+    rest = line.lstrip(" ")
+    indent = len(line) - len(rest)
+    if indent > 3 or not rest.startswith(_FENCE_CHARS):
+        return None
+    after = rest.lstrip(rest[0])
+    run = len(rest) - len(after)
+    if run < 3 or "\n" in after:
+        return None
+    return rest[:run], after
+
+
 def _fence_closes(opener: str, line: str) -> bool:
-    m = _FENCE.fullmatch(line.rstrip("\r\n"))
-    return bool(m and m.group(1)[0] == opener[0] and len(m.group(1)) >= len(opener)
-                and not m.group(2).strip())
+    m = fence_parts(line.rstrip("\r\n"))
+    return bool(m and m[0][0] == opener[0] and len(m[0]) >= len(opener) and not m[1].strip())
 
 
 def _opens_fence(line: str) -> str | None:
-    m = _FENCE.fullmatch(line.rstrip("\r\n"))
-    if m is None or (m.group(1)[0] == "`" and "`" in m.group(2)):
+    m = fence_parts(line.rstrip("\r\n"))
+    if m is None or (m[0][0] == "`" and "`" in m[1]):
         return None
-    return m.group(1)
+    return m[0]
+
+
+def _special_at(text: str, i: int) -> bool:
+    """Whether a heading (``## ``) or a fence marker (after up to three spaces) starts at
+    ``i``: the lines that can matter to the structure."""
+    if text.startswith(HEADING, i):
+        return True
+    j = i
+    while j < i + 3 and text.startswith(" ", j):
+        j += 1
+    return text.startswith(("```", "~~~"), j)
+
+
+def _candidates(text: str) -> list[int]:
+    """The starts (after a line end) of the lines :func:`_special_at` accepts, in order."""
+    out: list[int] = []
+    for marker in (HEADING, "```", "~~~"):
+        at = text.find(marker, 1)
+        while at >= 0:
+            start = at
+            if marker != HEADING:  # a fence may be indented by up to three spaces
+                while start > max(at - 3, 0) and text[start - 1] == " ":
+                    start -= 1
+            if start > 0 and text[start - 1] in "\r\n":
+                out.append(start)
+            at = text.find(marker, at + 1)
+    out.sort()
+    return out
 
 
 def _step(fence: str | None, line: str) -> tuple[str | None, bool]:
@@ -128,22 +165,30 @@ def _structure(text: str) -> tuple[list[int], bool]:
     """Offsets of entry headings (``## `` at column 0, outside fenced code), and whether
     a fence is still open at the end.
 
-    Only lines that could matter (headings and fence markers) are looked at, which keeps
-    parsing a multi-megabyte shard in C-speed regex scans rather than a loop over lines.
+    Only lines that could matter (headings and fence markers) are looked at, found by
+    C-speed ``str.find`` scans rather than a loop over lines.
     """
     found: list[int] = []
     fence: str | None = None
-    starts = [m.end() for m in _STRUCTURE.finditer(text)]
+    starts = _candidates(text)
     # The first line starts after a UTF-8 byte order mark, which stays in the preamble.
     first = 1 if text.startswith(BOM) else 0
-    if _STRUCTURE_AT_0.match(text, first):
+    if _special_at(text, first):
         starts.insert(0, first)
     for start in starts:
-        eol = _EOL.search(text, start)
-        fence, heading = _step(fence, text[start:] if eol is None else text[start:eol.start()])
+        fence, heading = _step(fence, text[start:_eol_at(text, start)])
         if heading:
             found.append(start)
     return found, fence is not None
+
+
+def _eol_at(text: str, start: int = 0) -> int:
+    """Where the line at ``start`` ends (its line end's first character, or the end)."""
+    nl = text.find("\n", start)
+    cr = text.find("\r", start, len(text) if nl < 0 else nl)
+    if cr >= 0:
+        return cr
+    return len(text) if nl < 0 else nl
 
 
 def entry_offsets(text: str) -> list[int]:
@@ -159,15 +204,23 @@ def open_fence_at_end(text: str) -> bool:
 
 def split_lines(text: str) -> list[str]:
     """Split after each line end (``\\n``, ``\\r\\n`` or a lone ``\\r``), keeping it."""
-    lines = _LINE_SPLIT.split(text)
-    if lines and not lines[-1]:
-        lines.pop()
-    return lines
+    if "\r" not in text:
+        lines = [line + "\n" for line in text.split("\n")]
+        last = lines.pop()
+        if len(last) > 1:
+            lines.append(last[:-1])
+        return lines
+    out: list[str] = []
+    start, n = 0, len(text)
+    while start < n:
+        end = line_end(text, start)
+        out.append(text[start:end])
+        start = end
+    return out
 
 
 def line_end(text: str, start: int = 0) -> int:
     """The offset just after the line end of the line at ``start`` (``len(text)`` if none)."""
-    # str.find, not the _EOL regex: this runs once or twice per entry parsed.
     nl = text.find("\n", start)
     cr = text.find("\r", start, len(text) if nl < 0 else nl)
     if cr >= 0:
@@ -185,10 +238,11 @@ def count_lines(text: str, start: int = 0, end: int | None = None) -> int:
 
 def split_first_line(text: str) -> tuple[str, str, str]:
     """(first line, its line end, the rest), like ``str.partition("\\n")`` for any line end."""
-    m = _EOL.search(text)
-    if m is None:
+    eol = _eol_at(text)
+    if eol == len(text):
         return text, "", ""
-    return text[: m.start()], m.group(), text[m.end():]
+    sep = "\r\n" if text.startswith("\r\n", eol) else text[eol]
+    return text[:eol], sep, text[eol + len(sep):]
 
 
 def escape_body(body: str) -> str:
@@ -201,7 +255,7 @@ def escape_body(body: str) -> str:
     """
     lines = split_lines(body)
     n = len(lines)
-    escaped = [bool(_ESCAPED.match(line)) for line in lines]
+    escaped = [_escaped(line) for line in lines]
     # The longest closing fence of each kind at or after each line: an opener with no
     # closer after it is known at once, so the scan stays linear (rescanning the rest of
     # the body after each unclosed opener was quadratic).
@@ -209,10 +263,10 @@ def escape_body(body: str) -> str:
     for i in range(n - 1, -1, -1):
         for row in longest.values():
             row[i] = row[i + 1]
-        m = None if escaped[i] else _FENCE.fullmatch(lines[i].rstrip("\r\n"))
-        if m is not None and not m.group(2).strip():
-            row = longest[m.group(1)[0]]
-            row[i] = max(row[i], len(m.group(1)))
+        m = None if escaped[i] else fence_parts(lines[i].rstrip("\r\n"))
+        if m is not None and not m[1].strip():
+            row = longest[m[0][0]]
+            row[i] = max(row[i], len(m[0]))
     needs: set[int] = set()
     i = 0
     while i < n:
@@ -241,17 +295,40 @@ def escape_body(body: str) -> str:
 
 def unescape_body(text: str) -> str:
     """Inverse of :func:`escape_body`: drop one backslash where one was added."""
-    return _UNESCAPE.sub("", text) if "\\" in text else text
+    if "\\" not in text:
+        return text
+    return "".join(line[1:] if _escaped(line) else line for line in split_lines(text))
+
+
+def _escaped(line: str) -> bool:
+    """Whether ``line`` is backslashes before a heading or a fence marker (one of them was
+    added by :func:`escape_body`)."""
+    rest = line.lstrip("\\")
+    return len(rest) < len(line) and _special_at(rest, 0)
 
 
 def meta_escape(value: str) -> str:
-    return _META_UNSAFE.sub(lambda m: f"%{ord(m.group()):02X}", value)
+    return value.translate(_META_UNSAFE)
 
 
 def _meta_unescape(value: str) -> str:
     if "%" not in value:
         return value
-    return _PERCENT.sub(lambda m: chr(int(m.group(1), 16)), value)
+    pieces = value.split("%")
+    out = [pieces[0]]
+    for piece in pieces[1:]:  # each "%XY" (upper-case hex) is the character XY
+        if len(piece) >= 2 and piece[0] in _HEX and piece[1] in _HEX:
+            out.append(chr(int(piece[:2], 16)) + piece[2:])
+        else:
+            out.append("%" + piece)
+    return "".join(out)
+
+
+def is_date(value: str) -> bool:
+    """Whether ``value`` is a date as the metadata holds one: ``dddd-dd-dd`` (any decimal
+    digits)."""
+    return (len(value) == 10 and value[4] == value[7] == "-"
+            and (value[:4] + value[5:7] + value[8:]).isdecimal())
 
 
 def format_meta(pairs: list[tuple[str, str]]) -> str:
@@ -261,15 +338,33 @@ def format_meta(pairs: list[tuple[str, str]]) -> str:
 
 def parse_meta(line: str) -> list[tuple[str, str]] | None:
     """Key/value pairs of a metadata line, or None if the line is not one."""
-    m = _META_LINE.fullmatch(line)
-    if m is None:
+    body = _meta_body(line)
+    if body is None:
         return None
     pairs: list[tuple[str, str]] = []
-    for part in m.group(1).split(";"):
+    for part in body.split(";"):
         key, sep, value = part.strip().partition("=")
         if sep and key:
             pairs.append((key, value.strip()))
     return pairs
+
+
+def _meta_body(line: str) -> str | None:
+    """What a metadata line holds between its prefix and its suffix (then an optional
+    ``\\r``, an optional ``\\n``), with no line feed in it; None if not a metadata line."""
+    if not line.startswith(META_PREFIX):
+        return None
+    # At most one of the endings fits (each ends with another character).
+    if line.endswith(META_SUFFIX):
+        stop = len(line) - len(META_SUFFIX)
+    elif line.endswith(_META_ENDS_1):
+        stop = len(line) - len(META_SUFFIX) - 1
+    elif line.endswith(_META_END_2):
+        stop = len(line) - len(META_SUFFIX) - 2
+    else:
+        return None
+    body = line[len(META_PREFIX):stop]
+    return None if stop < len(META_PREFIX) or "\n" in body else body
 
 
 def _strip_body(region: str, exact: bool) -> str:
@@ -327,7 +422,7 @@ def _parse_entry(shard: str, raw: str, line_no: int) -> Entry:
         else:
             extra.append((key, _meta_unescape(value)))
     date = _meta_unescape(known.get("date", "")) or None
-    if date is not None and not _DATE.fullmatch(date):
+    if date is not None and not is_date(date):
         extra.append(("date", date))  # kept, but the entry counts as undated
         date = None
     tags = tuple(t for t in (_meta_unescape(x.strip()) for x in known.get("tags", "").split(","))

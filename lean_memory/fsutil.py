@@ -654,9 +654,9 @@ if sys.platform == "win32":
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
 
 else:
-    import fcntl
-
     def _acquire(fd: int, path: StrPath, timeout: float) -> None:
+        import fcntl  # here: a read takes no lock, and fcntl is a shared library to load
+
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -668,4 +668,6 @@ else:
                 time.sleep(0.002)
 
     def _release(fd: int) -> None:
+        import fcntl
+
         fcntl.flock(fd, fcntl.LOCK_UN)

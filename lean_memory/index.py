@@ -188,7 +188,7 @@ class _Body:
     """The body of an open part file, read by offset, each chunk checked against its digest
     the first time it is read (then kept, when it is read a piece at a time)."""
 
-    __slots__ = ("at", "chunks", "digests", "f", "size")
+    __slots__ = ("at", "checked", "chunks", "digests", "f", "size")
 
     def __init__(self, f: BinaryIO, at: int, size: int, digests: bytes) -> None:
         self.f = f
@@ -196,6 +196,7 @@ class _Body:
         self.size = size
         self.digests = digests
         self.chunks: dict[int, bytes] = {}
+        self.checked = bytearray()  # a small body's chunks checked so far
 
     def read(self, start: int, end: int) -> bytes:
         """Bytes ``start:end`` of the body, checked; Corrupt if they are not what was
@@ -204,15 +205,20 @@ class _Body:
             raise Corrupt("inconsistent search index")
         if start == end:
             return b""
-        if self.size <= _SMALL:  # read and checked whole, once: fewer reads and hashes
+        if self.size <= _SMALL:  # read whole, once (fewer reads); each chunk checked when
+            # first read, as below (a query reads about half of them)
             whole = self.chunks.get(-1)
             if whole is None:
                 whole = self.chunks[-1] = self._pread(0, self.size)
-                view = memoryview(whole)
-                for i in range(0, self.size, CHUNK):
-                    if blake2b(view[i:i + CHUNK], digest_size=_DIGEST).digest() != \
-                            self.digests[_DIGEST * i // CHUNK:_DIGEST * (i // CHUNK + 1)]:
+                self.checked = bytearray(-(-self.size // CHUNK))
+            checked = self.checked
+            for i in range(start // CHUNK, (end - 1) // CHUNK + 1):
+                if not checked[i]:
+                    if blake2b(memoryview(whole)[i * CHUNK:(i + 1) * CHUNK],
+                               digest_size=_DIGEST).digest() != \
+                            self.digests[_DIGEST * i:_DIGEST * (i + 1)]:
                         raise Corrupt("damaged search index")
+                    checked[i] = 1
             return whole[start:end]
         first, last = start // CHUNK, (end - 1) // CHUNK
         base = first * CHUNK

@@ -26,7 +26,6 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from contextvars import ContextVar
 from itertools import accumulate, chain, compress
 
 from . import format as fmt
@@ -47,6 +46,7 @@ from .index import Corrupt, Part, read_part, write_part
 
 TYPE_CHECKING = False  # typing's own costs an import; so does .retrievers (typing, Protocol)
 if TYPE_CHECKING:
+    from contextvars import ContextVar
     from pathlib import Path
     from typing import Any, BinaryIO
 
@@ -299,6 +299,15 @@ def _build_part(mem: Memory, name: str, archived: bool, path: str, sig: tuple[in
     return part, data
 
 
+def _missing_part(mem: Memory, name: str, archived: bool, sig: tuple[int, int, int],
+                  verdicts: Verdicts) -> Part:
+    """The part of a shard file that does not exist, as :func:`_build_part` builds it
+    (from the empty text): built in memory rather than read from its part file."""
+    part = _index_entries(mem, name, archived, sig, [], 0, 1, None, verdicts)
+    part.digest = blake2b(b"", digest_size=16).digest()
+    return part
+
+
 def _tail_part(mem: Memory, base: Part, data: bytes, sig: tuple[int, int, int],
                previous: Part | None, verdicts: Verdicts) -> Part | None:
     """The entries appended to ``base``'s file since it was indexed, as a part of their
@@ -325,8 +334,6 @@ def _index_entries(mem: Memory, name: str, archived: bool, sig: tuple[int, int, 
                    entries: Sequence[fmt.Entry], start: int, line: int, previous: Part | None,
                    verdicts: Verdicts, base: tuple[int, int, int] | None = None) -> Part:
     """The part of ``entries``, the first at byte ``start`` and line ``line`` of its file."""
-    from .dedup import MARKER, main_text
-
     flags = verdicts.holding([e.raw for e in entries])
     known: dict[bytes, TermCounts] = {}
     if previous is not None and previous.keys is not None:
@@ -347,8 +354,7 @@ def _index_entries(mem: Memory, name: str, archived: bool, sig: tuple[int, int, 
             keys.append(b"")
             reused.append(({}, 0.0))
             continue
-        # The substring test spares most entries main_text's regex search.
-        body = (main_text(e.text) if MARKER in e.text else e.text) + _tag_text(e)
+        body = _main_text(e.text) + _tag_text(e)
         # The key of what is indexed: a changed "Said again" part keeps the entry's counts.
         key = blake2b(f"{e.title}\x00{body}".encode("utf-8", "surrogatepass"),
                       digest_size=16).digest()
@@ -390,9 +396,16 @@ def _tag_text(e: fmt.Entry) -> str:
 
 def _indexed_body(e: fmt.Entry) -> str:
     """The body BM25 indexes, as ``_build_part`` makes it."""
+    return _main_text(e.text) + _tag_text(e)
+
+
+def _main_text(text: str) -> str:
+    """``dedup.main_text``: the substring test spares most texts its import and regex."""
+    if fmt.SAID_AGAIN not in text:
+        return text
     from .dedup import main_text
 
-    return main_text(e.text) + _tag_text(e)
+    return main_text(text)
 
 
 def _hidden(parts: list[Part]) -> list[int]:
@@ -438,8 +451,12 @@ def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) ->
     stale: dict[int, Part] = {}  # indexed parts of files changed since: appended to?
     opened: list[Part] = []
     rebuilt = False  # a part built whole: the superseded entries are worked out again
+    verdicts = Verdicts(mem)
     try:
         for i, ((name, archived, _), sig) in enumerate(zip(sources, sigs, strict=True)):
+            if sig[0] < 0:  # no such file (an archive never written): nothing to read
+                found.append([_missing_part(mem, name, archived, sig, verdicts)])
+                continue
             base = None if fresh else read_part(_part_path(mem, name, archived), root, header,
                                                 **params)
             found.append(None)
@@ -462,7 +479,6 @@ def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) ->
         if deadline is not None and sum(todo) > 0 \
                 and sum(todo) > (deadline - time.monotonic()) * _BUILD_BYTES_PER_S:
             raise NotReady
-        verdicts = Verdicts(mem)
         data: dict[int, bytes] = {}
         began, done = time.monotonic(), 0  # the pace so far, once a file is done
         try:
@@ -643,10 +659,10 @@ def _is_cached_bm25(r: Any, mem: Memory) -> bool:
             and r.title_weight == _TITLE_WEIGHT)
 
 
-# (deadline, warm-up): False for none, True for the index alone, else the function to run
-# after it (see time_limit)
-_LIMIT: ContextVar[tuple[float, bool | Callable[[Any], None]] | None] = ContextVar(
-    "lean_memory_search_limit", default=None)
+# time_limit's context variable, made by its first use (``contextvars`` is an import a
+# query does without): (deadline, warm-up), warm-up False for none, True for the index
+# alone, else the function to run after it. dict.setdefault: two threads get the same one.
+_LIMIT: dict[str, ContextVar[tuple[float, bool | Callable[[Any], None]] | None]] = {}
 # A warm-up marker older than this is left over from a crash: another warm-up may start.
 _WARMING_STALE_S = 600.0
 
@@ -664,11 +680,16 @@ def time_limit(seconds: float, *,
     itself starts that process as well, once it has its answer."""
     if callable(warm) and not _warm_target(warm):
         raise ValueError("warm must be a module-level function of lean_memory")
-    token = _LIMIT.set((time.monotonic() + max(seconds, 0.0), warm))
+    var = _LIMIT.get("var")
+    if var is None:
+        from contextvars import ContextVar
+
+        var = _LIMIT.setdefault("var", ContextVar("lean_memory_search_limit", default=None))
+    token = var.set((time.monotonic() + max(seconds, 0.0), warm))
     try:
         yield
     finally:
-        _LIMIT.reset(token)
+        var.reset(token)
 
 
 def _warm_target(fn: Callable[[Any], None]) -> str:
@@ -744,7 +765,8 @@ def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = 
         mem._shard_file(name)  # validates the name
     warm: bool | Callable[[Any], None] = False
     deadline = None if budget_s is None else time.monotonic() + budget_s
-    limit = _LIMIT.get()
+    var = _LIMIT.get("var")
+    limit = None if var is None else var.get()
     if deadline is None and limit is not None:
         deadline, warm = limit
     try:
@@ -910,8 +932,6 @@ class _Extended(Sequence[str]):
 def render_hits(hits: Sequence[Hit]) -> str:
     """Hits as Markdown ready for a prompt: title, where it lives (archived hits marked),
     the body."""
-    from .dedup import main_text
-
     parts = []
     for h in hits:
         e = h.entry
@@ -921,6 +941,6 @@ def render_hits(hits: Sequence[Hit]) -> str:
             facts.append(f"date: {e.date}")
         if e.tags:
             facts.append(f"tags: {', '.join(e.tags)}")
-        body = fmt.escape_body(main_text(e.text)).rstrip("\n")
+        body = fmt.escape_body(_main_text(e.text)).rstrip("\n")
         parts.append(f"## {e.title}\n_{' · '.join(facts)}_\n\n{body}\n")
     return "\n".join(parts)

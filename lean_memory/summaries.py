@@ -359,6 +359,9 @@ class Summaries(Folder):
     def superseded_ids(self, entries: Iterable[fmt.Entry] | None = None) -> set[str]:
         """Ids named by an entry's ``supersedes`` (unless the named entry is newer)."""
         if entries is None:
+            state = self._load_state()
+            if state is not None and not state.corrections:
+                return set()  # no entry supersedes another: no summary need be read
             return hidden_ids(self._all_links())
         return hidden_ids((e.id, e.date or "", e.supersedes or "") for e in entries)
 
