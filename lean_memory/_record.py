@@ -99,85 +99,18 @@ class _NamedTupleMeta(type):
     def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> Any:
         if not bases:
             return super().__new__(mcls, name, bases, ns)
+        from collections import namedtuple
+
         fields = list(ns.get("__annotations__", {}))
         defaults = [ns[f] for f in fields if f in ns]
-        cls = _tuple_class(name, tuple(fields), defaults, ns["__module__"])
+        cls = namedtuple(name, fields, defaults=defaults,  # type: ignore[misc]
+                         module=ns["__module__"])
         cls.__qualname__ = ns.get("__qualname__", name)
         cls.__doc__ = ns.get("__doc__", cls.__doc__)
         for key, value in ns.items():
             if key not in fields and key not in _KEEP:
                 setattr(cls, key, value)
         return cls
-
-
-def _tuple_class(name: str, fields: tuple[str, ...], defaults: list[Any],
-                 module: str) -> type[tuple[Any, ...]]:
-    """``collections.namedtuple(name, fields, defaults=defaults, module=module)``, built
-    without compiling its ``__new__`` from source (~0.2 ms a class at every start)."""
-    try:
-        from _collections import _tuplegetter  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # pragma: no cover - another Python
-        from operator import itemgetter
-
-        def _tuplegetter(i: int, doc: str) -> Any:
-            return property(itemgetter(i), doc=doc)
-
-    n = len(fields)
-    field_defaults = dict(zip(fields[n - len(defaults):], defaults, strict=True))
-    new = tuple.__new__
-
-    def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
-        if len(args) == n and not kwargs:
-            return new(cls, args)
-        if len(args) > n:
-            raise TypeError(f"{name}.__new__() takes {n + 1} positional arguments but "
-                            f"{len(args) + 1} were given")
-        values = list(args)
-        for f in fields[len(args):]:
-            if f in kwargs:
-                values.append(kwargs.pop(f))
-            elif f in field_defaults:
-                values.append(field_defaults[f])
-            else:
-                raise TypeError(f"{name}.__new__() missing required argument: {f!r}")
-        if kwargs:
-            twice = [k for k in kwargs if k in fields]
-            what = "got multiple values for argument" if twice else \
-                "got an unexpected keyword argument"
-            raise TypeError(f"{name}.__new__() {what} {(twice or list(kwargs))[0]!r}")
-        return new(cls, values)
-
-    def _make(cls: type, iterable: Any) -> Any:
-        result: tuple[Any, ...] = new(cls, iterable)
-        if len(result) != n:
-            raise TypeError(f"Expected {n} arguments, got {len(result)}")
-        return result
-
-    def _replace(self: Any, /, **kwds: Any) -> Any:
-        result = self._make(map(kwds.pop, fields, self))
-        if kwds:
-            raise ValueError(f"Got unexpected field names: {list(kwds)!r}")
-        return result
-
-    def __repr__(self: Any) -> str:
-        shown = ", ".join(f"{f}={v!r}" for f, v in zip(fields, self, strict=True))
-        return f"{self.__class__.__name__}({shown})"
-
-    def _asdict(self: Any) -> dict[str, Any]:
-        return dict(zip(fields, self, strict=True))
-
-    def __getnewargs__(self: Any) -> tuple[Any, ...]:
-        return tuple(self)
-
-    ns: dict[str, Any] = {
-        "__doc__": f"{name}({', '.join(fields)})", "__slots__": (), "_fields": fields,
-        "_field_defaults": field_defaults, "__new__": __new__, "_make": classmethod(_make),
-        "_replace": _replace, "__repr__": __repr__, "_asdict": _asdict,
-        "__getnewargs__": __getnewargs__, "__match_args__": fields, "__module__": module,
-    }
-    for i, f in enumerate(fields):
-        ns[f] = _tuplegetter(i, f"Alias for field number {i}")
-    return type(name, (tuple,), ns)
 
 
 _KEEP = frozenset({"__annotations__", "__module__", "__qualname__", "__doc__", "__slots__",

@@ -968,6 +968,18 @@ def _say_error(message: str) -> None:
     _say(f"error: {message}")
 
 
+def run() -> int:
+    """The process's entry (``python -m lean_memory``, the ``lean-memory`` script): :func:`main`,
+    then what allocated is frozen, so that the exit's last garbage collection does not walk
+    every object the loaded modules hold (~5 ms of a warm query) to free what the exit frees
+    anyway. atexit handlers and the flush of stdout still run. Not for in-process callers."""
+    code = main()
+    import gc
+
+    gc.freeze()
+    return code
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     from . import _require_python
 
