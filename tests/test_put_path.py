@@ -1,0 +1,100 @@
+"""The put path without regular expressions (issue 24): each str-method check equals the
+regex it replaced, kept here as the oracle; and a plain put imports no ``re`` of its own."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lean_memory import fsutil, sessionlog, store
+
+# Characters near every boundary the checks draw: controls, C1, surrogates, spaces, marks.
+EDGES = st.sampled_from(
+    [*map(chr, range(0x00, 0x21)), *map(chr, range(0x7e, 0xa2)), "\ud800", "\udfff",
+     "\u2028", "\u3000", "\u00a0", ".", ":", ";", "!", "?", "#", ">", "*", "-", "`", "a",
+     "\u00e9", "\u2026"])
+TEXT = st.text(st.one_of(EDGES, st.characters()), max_size=200)
+
+# The regexes of main (store.py), the oracles.
+CLAUSE_END = re.compile(r"[.:;!?](?=\s)")
+CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+TEXT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def old_default_title(text: str) -> str:
+    for line in text.splitlines():
+        line = line.strip().lstrip("#>*-+ \t").strip().strip("`")
+        if line:
+            break
+    else:
+        line = "Untitled"
+    line = " ".join(line.split())
+    clause = CLAUSE_END.search(line, 16)
+    if clause is not None and clause.start() <= 80:
+        line = line[: clause.start()]
+    if len(line) > 80:
+        cut = line[:80].rsplit(" ", 1)[0] or line[:80]
+        line = cut.rstrip(" ,;:.") + "…"
+    return line
+
+
+@settings(max_examples=500)
+@given(TEXT)
+def test_control_checks_equal_the_regexes(text: str) -> None:
+    bad = TEXT_CONTROL.search(text)
+    assert store._first_of(text, store._TEXT_CONTROLS) == (-1 if bad is None else bad.start())
+    bad = CONTROL.search(text)
+    assert store._first_of(text, store._CONTROLS) == (-1 if bad is None else bad.start())
+    assert store._has_surrogate(text) == (SURROGATE.search(text) is not None)
+
+
+@settings(max_examples=500)
+@given(st.lists(st.one_of(TEXT, st.sampled_from(["a. b", "x" * 20 + ". y", "? ", ":\t"])),
+                max_size=6).map("".join))
+def test_default_title_equals_the_regex_version(text: str) -> None:
+    assert store.default_title(text) == old_default_title(text)
+
+
+TEMP = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
+NAME_PART = st.text(st.sampled_from([".", "a", "z", "0", "9", "_", "A", "-", "\n", "é", "t",
+                                     "m", "p"]), max_size=10)
+
+
+@settings(max_examples=1000)
+@given(st.lists(st.one_of(NAME_PART, st.sampled_from([".tmp", ".", ".shard.md"]),
+                          st.text(st.sampled_from("abc_09"), min_size=8, max_size=8)),
+                max_size=5).map("".join))
+def test_temp_names_equal_the_regex(name: str) -> None:
+    assert fsutil._is_temp(name) == (TEMP.fullmatch(name) is not None)
+
+
+def test_temp_names_made_are_temp_names(tmp_path: Path) -> None:
+    fd, tmp = fsutil._temp_file(str(tmp_path / "a.md"))
+    os.close(fd)
+    assert fsutil._is_temp(os.path.basename(tmp))
+
+
+@settings(max_examples=500)
+@given(st.lists(TEXT, min_size=4, max_size=4))
+def test_write_log_line_equals_json(fields: list[str]) -> None:
+    at, entry_id, shard, title = fields
+    assert sessionlog._write_line(at, entry_id, shard, title) == json.dumps(
+        {"at": at, "id": entry_id, "shard": shard, "title": title},
+        ensure_ascii=False, sort_keys=True) + "\n"
+
+
+@settings(max_examples=500)
+@given(st.text(st.one_of(st.sampled_from("aZ09-_. \u00c9\u0130\u212a"), st.characters()),
+               max_size=60).filter(lambda name: "/" not in name and "\0" not in name))
+def test_project_key_slug_equals_the_regex(name: str) -> None:
+    real = os.path.realpath(os.path.join("/tmp", name)) if name not in ("", ".", "..") else ""
+    if not real:
+        return
+    slug = re.sub(r"[^a-z0-9]+", "-", os.path.basename(real).lower()).strip("-")[:40]
+    assert sessionlog.project_key(real).rsplit("-", 1)[0] == (slug or "root")
