@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import unicodedata
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lean_memory import fsutil, sessionlog, store
+from lean_memory import dedup, fsutil, sessionlog, store
 
 # Characters near every boundary the checks draw: controls, C1, surrogates, spaces, marks.
 EDGES = st.sampled_from(
@@ -98,3 +99,84 @@ def test_project_key_slug_equals_the_regex(name: str) -> None:
         return
     slug = re.sub(r"[^a-z0-9]+", "-", os.path.basename(real).lower()).strip("-")[:40]
     assert sessionlog.project_key(real).rsplit("-", 1)[0] == (slug or "root")
+
+
+# -- dedup's tokenizer, contractions and said-again marker: the regexes of main as oracles --
+
+OLD_TOKEN = re.compile(
+    r"\w+(?:[./:@+-]+\w+)*|(?<![\w~./$@#-])[~./$@#-]+\w+(?:[./:@+-]+\w+)*"
+    r"|[<>=!]=|[<>=\u2264\u2265\u2260\u00b1%+\u00d7\u00f7^\u2192\u2190\u21d2"
+    r"\u20ac\u00a3\u00a5\u00b0]")
+OLD_CONTRACTION = re.compile(r"(?i)\b(?:(ca|wo|sha)n't|(can)not)\b|n't\b|'(s|re|ve|ll|d|m)\b")
+OLD_PLAIN = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+OLD_NO_VOWEL = re.compile(r"[^aeiouy]+s")
+OLD_MARKER_AT = re.compile(r"(?:\r\n\r\n|\n\n)" + re.escape(dedup.MARKER) + r"(?=\r?\n|\Z)")
+
+
+def old_spell_out(m: re.Match[str]) -> str:
+    head = m.group(1) or m.group(2)
+    if head is not None:
+        return dedup._SPELT[head.lower()]
+    return " not" if m.group(3) is None else dedup._SPELT[m.group(3).lower()]
+
+
+def old_word_key(token: str) -> str | None:
+    low = token.casefold()
+    if OLD_PLAIN.fullmatch(low) is None:
+        return low
+    if low in dedup.STOP_WORDS:
+        return None
+    if "-" in low or low in dedup._UNINFLECTED or (low[-1] == "s" and OLD_NO_VOWEL.fullmatch(low)):
+        return low
+    key = dedup.inflection(low)
+    return key + "+" if len(key) <= 2 < len(low) else key
+
+
+def old_main_text(text: str) -> str:
+    if dedup.MARKER not in text:
+        return text
+    m = OLD_MARKER_AT.search(text)
+    return text if m is None else text[: m.start()]
+
+
+def old_content_words(text: str) -> tuple[str, ...]:
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+    if "'" in text or "annot" in text.lower():
+        text = OLD_CONTRACTION.sub(old_spell_out, text)
+    return tuple(filter(None, map(old_word_key, OLD_TOKEN.findall(text))))
+
+
+PROSE = st.lists(st.one_of(
+    st.sampled_from(["can't", "CANNOT", "won't", "Shan't", "isn't", "n't", "'s", "'RE", "'ve",
+                     "'ll", "'d", "'m", "cannotx", "xcan't", "\u017f", "\u2019s", "--x", "-x",
+                     "a.-b", "a#b", "~/x", "$HOME", "@user", "v1.2", "lib/a.py", "<=", "!=",
+                     "==", "=", "\u2264", "%", "+", "x+", "+x", "\u00b0C", "_a", "a_", "..",
+                     "/etc", "#1", "a--", "\u212a", "\u0130", "\u0663", "\u00b2", " ", "\n",
+                     "\t", "\u3000",
+                     "gcs", "https", "news", "uses", "used", "passes", "a-b-c", "-", "'",
+                     dedup.MARKER, "\n\n", "\r\n\r\n", "\r\n", "\r"]),
+    st.text(st.characters(blacklist_categories=("Cs",)), max_size=4),
+    st.text(st.sampled_from("aSnN't'-./:@+$~#_<>=!%0 \n"), max_size=6)), max_size=30).map("".join)
+
+
+@settings(max_examples=1500)
+@given(PROSE)
+def test_tokens_equal_the_regex(text: str) -> None:
+    assert dedup._tokens(text) == OLD_TOKEN.findall(text)
+
+
+@settings(max_examples=1500)
+@given(PROSE)
+def test_contractions_equal_the_regex(text: str) -> None:
+    text = unicodedata.normalize("NFKC", text)
+    assert dedup._spell_contractions(text) == OLD_CONTRACTION.sub(old_spell_out, text)
+
+
+@settings(max_examples=1500)
+@given(PROSE)
+def test_content_words_and_main_text_equal_the_regex_version(text: str) -> None:
+    assert dedup.content_words(text) == old_content_words(text)
+    assert dedup.main_text(text) == old_main_text(text)
+    tokens = OLD_TOKEN.findall(text)
+    assert list(map(dedup._word_key, tokens)) == list(map(old_word_key, tokens))
