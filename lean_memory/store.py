@@ -526,7 +526,7 @@ class Memory(Summaries):
 
         def record(written: Signature, change: Appended, after: Head, status: Status) -> None:
             self._append_stat(entry.shard, state.sigs[at], written, change)
-            self._write_state(state._replace(
+            self._append_state(state._replace(
                 sigs=(*state.sigs[:at], written, *state.sigs[at + 1:]),
                 rows=tuple((r.description, r.entries, r.superseded, r.tokens)
                            for r in status.shards),
