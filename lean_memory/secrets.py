@@ -1121,7 +1121,7 @@ class _Compiled:
         self.rules = [
             (r.id, r.keywords, _Lazy(r.pattern), _VALIDATORS[r.check], r.ci, r.scope,
              tuple(k for k in r.keywords if k.islower()),
-             tuple(k for k in r.keywords if not k.islower()))
+             tuple(k for k in r.keywords if not k.islower()), r.shape)
             for r in RULES
         ]
         self.generic = [
@@ -1279,7 +1279,7 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
     if len(lower) != len(text):  # a character whose lower case is longer: keep offsets aligned
         lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     runs: _Runs | None = None
-    for rule_id, keywords, regex, validator, ci, scope, low_kws, cased_kws in comp.rules:
+    for rule_id, keywords, regex, validator, ci, scope, low_kws, cased_kws, shape in comp.rules:
         hay = lower if ci else text
         if scope in ("token", "runs"):
             # Vendor prefixes sit inside long runs of token characters; ordinary text has few
@@ -1290,6 +1290,8 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
                     or any(map(runs.joined.__contains__, cased_kws))):
                 continue
             if scope == "runs":
+                if shape and shape not in runs.hex_shape():
+                    continue
                 for m in regex.finditer(runs.joined):
                     start = runs.to_text(m.start("s"))
                     end = start + len(m.group("s"))
@@ -1388,6 +1390,9 @@ def _run_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+_HEX_SHAPE = str.maketrans(dict.fromkeys("0123456789abcdef", "h"))
+
+
 class _Runs:
     """The maximal runs of token characters (16+ long) of a text, joined by newlines."""
 
@@ -1397,6 +1402,13 @@ class _Runs:
         self.lower = self.joined.lower()
         self._starts: list[int] = []  # where each run starts in `joined`: on first use, as
         # most texts have no keyword in their runs
+        self._hex_shape: str | None = None
+
+    def hex_shape(self) -> str:
+        """``joined`` with each lowercase hex digit as ``h`` (see ``Rule.shape``)."""
+        if self._hex_shape is None:
+            self._hex_shape = self.joined.translate(_HEX_SHAPE)
+        return self._hex_shape
 
     def to_text(self, pos: int) -> int:
         if not self._starts:

@@ -6,13 +6,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 import unicodedata
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lean_memory import dedup, fsutil, sessionlog, store
+from lean_memory import Memory, dedup, fsutil, sessionlog, store, summaries
 
 # Characters near every boundary the checks draw: controls, C1, surrogates, spaces, marks.
 EDGES = st.sampled_from(
@@ -181,3 +184,94 @@ def test_content_words_and_main_text_equal_the_regex_version(text: str) -> None:
     assert dedup.main_text(text) == old_main_text(text)
     tokens = OLD_TOKEN.findall(text)
     assert list(map(dedup._word_key, tokens)) == list(map(old_word_key, tokens))
+
+
+# -- what a put writes grows with its entry, not with the memory --------------------------
+
+
+def _fresh_state(root: Path) -> summaries.PutState | None:
+    again = Memory(root)
+    live = again._summaries({})
+    again._links(live)
+    again._save_state(again._status_of(live, again._summaries({}, archive=True)))
+    return Memory(root)._load_state()
+
+
+@pytest.mark.parametrize("tail_max", [0, 2, 1000])
+def test_quick_puts_append_to_the_put_state_tail(tmp_path: Path, tail_max: int,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(summaries, "_STATE_TAIL_MAX", tail_max)
+    mem = Memory(tmp_path)
+    mem.init()
+    mem.put_entry("seed", "The first entry names the cache folder.", date="2026-01-01")
+    state_file = os.path.join(mem._cache, "put-state.marshal")
+    stats_file = mem._stat_path("quirks")
+    base = fsutil.file_signature(state_file)
+    for i in range(5):
+        Memory(tmp_path).put_entry("quirks", f"Tool {i} needs the flag --frozen-{i} in CI.",
+                                   date="2026-01-02")
+    stats = fsutil.file_signature(stats_file)
+    Memory(tmp_path).put_entry("quirks", "A sixth tool wants a pinned lockfile version.",
+                               date="2026-01-03")
+    if tail_max == 1000:  # neither the put state nor the shard's stats file rewritten
+        assert fsutil.file_signature(state_file) == base
+        assert fsutil.file_signature(stats_file) == stats
+        assert os.path.exists(os.path.join(mem._cache, "put-state.tail.marshal"))
+    state = Memory(tmp_path)._load_state()
+    assert state is not None
+    assert len(state.ids.split()) == 7
+    fresh = _fresh_state(tmp_path)
+    assert fresh is not None
+    assert sorted(fresh.ids.split()) == sorted(state.ids.split())
+    assert fresh._replace(ids="", heads=()) == state._replace(ids="", heads=())
+    assert [h._replace(lines=None) for h in fresh.heads] == \
+        [h._replace(lines=None) for h in state.heads]
+
+
+# -- what a put loads ---------------------------------------------------------------------
+
+PACKAGE_ROOT = str(Path(store.__file__).resolve().parent.parent)
+# Runs ``python -m lean_memory ARGS``, noting the modules loaded and the file of every
+# caller that compiled a regex (format.py and tokens.py still do, for now).
+WRAPPER = """
+import atexit, runpy, sys
+sys.path.insert(0, {root!r})
+compiled = []
+def loaded():
+    sys.stderr.write("\\nCOMPILED " + " ".join(compiled))
+    sys.stderr.write("\\nMODULES " + " ".join(sys.modules) + "\\n")
+atexit.register(loaded)
+import re._compiler as rc  # imported here: the put's own imports are not what is checked
+real = rc.compile
+def compile(p, flags=0):
+    f = sys._getframe(1)
+    while f and f.f_code.co_filename.endswith(("re/__init__.py", "_lazyre.py")):
+        f = f.f_back
+    compiled.append(f.f_code.co_filename.rsplit("/", 1)[-1] if f else "?")
+    return real(p, flags)
+rc.compile = compile
+sys.argv = ["lean_memory", *sys.argv[1:]]
+runpy.run_module("lean_memory", run_name="__main__", alter_sys=True)
+"""
+MINE = {"store.py", "secrets.py", "_secret_rules.py", "sessionlog.py", "dedup.py",
+        "fsutil.py"}
+
+
+def test_a_put_compiles_no_regex_of_its_own_and_imports_no_json(tmp_path: Path) -> None:
+    mem = Memory(tmp_path)
+    mem.init()
+    mem.put_entry("quirks", "The first entry: it builds the put state.", date="2026-01-01")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "LEAN_MEMORY"))}
+    env["XDG_DATA_HOME"] = str(tmp_path / "data")
+    for text in ("Sockets time out when the balancer drops idle connections; it isn't "
+                 "the pool's fault (see lib/pool.py, v3.11).", "Caf\u00e9 cr\u00e8me: the "
+                 "t\u00eate-\u00e0-t\u00eate name is Unicode, and the --frozen-lockfile flag."):
+        done = subprocess.run(
+            [sys.executable, "-S", "-c", WRAPPER.format(root=PACKAGE_ROOT), "put", "quirks",
+             text], cwd=tmp_path, capture_output=True, text=True, env=env, check=False)
+        assert done.returncode == 0, done.stderr
+        rest, _, modules = done.stderr.rpartition("\nMODULES ")
+        compiled = rest.rpartition("\nCOMPILED ")[2].split()
+        assert "json" not in modules.split()
+        assert not MINE & set(compiled), compiled
+    assert len(Memory(tmp_path)._load_state().ids.split()) == 3  # type: ignore[union-attr]
