@@ -260,14 +260,6 @@ class _Regexes:
         specs["k8s_item_re"] = (
             r"^(\s+)[\"']?([\w.\-]{1,100})[\"']?\s*:\s*[\"']?([^\s\"']{1,4000})[\"']?\s*$"
         )
-        # Punctuation at the edges of a word (`--ghp_…`, `ghp_…-`) and escapes from repr() (a
-        # tag `\x01ghp_…` shows as `'\\x01ghp_…'`) hide a token from rules that want a
-        # boundary; redact scans a copy with these blanked (same length, so offsets hold) too.
-        specs["repr_escape_re"] = (
-            r"\\(?:x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]"  # a terminal colour, as repr() shows it
-            r"|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0abfnrtv\\'\"])"
-        )
-        specs["edge_punct_re"] = r"(?:(?<=\s)|^)[^\sA-Za-z0-9]+|[^\sA-Za-z0-9]+(?=\s|$)"
         specs["path_joins_re"] = r"[-/\\]"
         specs["path_parts_re"] = r"[^/\\]+"
         specs["word_joins_re"] = r"[-._ ]"
@@ -1578,16 +1570,90 @@ _WITHHELD = "(message withheld: it quoted a credential)"
 # with these blanked (same length, so offsets hold) is scanned too.
 
 
-def _blank(m: re.Match[str]) -> str:
-    return " " * len(m.group())
-
-
 def _spans(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, preview) of every credential value in ``text``, allowlists ignored."""
     yield from _spans_of(text)
-    blanked = _rx().edge_punct_re.sub(_blank, _rx().repr_escape_re.sub(_blank, text))
+    blanked = _blank_edges(_blank_escapes(text))
     if blanked != text:
         yield from _spans_of(blanked)
+
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def _escape_end(text: str, at: int) -> int:
+    r"""Where the repr() escape at the backslash ``at`` ends (``at``: none there): regex
+    ``\(?:x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}``
+    ``|[0abfnrtv\'"])``. Its classes are disjoint, so reading each greedily is exact."""
+    if text.startswith("x1b[", at + 1):
+        end = at + 5
+        while end < len(text) and end - at - 5 < 32 and text[end] in "0123456789;?":
+            end += 1
+        stop = end + 4
+        while end < min(stop, len(text)) and " " <= text[end] <= "/":
+            end += 1
+        if end < len(text) and "@" <= text[end] <= "~":
+            return end + 1
+    kind = text[at + 1:at + 2]
+    size = {"x": 2, "u": 4, "U": 8}.get(kind)
+    if size is not None:
+        digits = text[at + 2:at + 2 + size]
+        if len(digits) == size and all(c in _HEX for c in digits):
+            return at + 2 + size
+    return at + 2 if kind and kind in "0abfnrtv\\'\"" else at
+
+
+def _blank_escapes(text: str) -> str:
+    r"""``text`` with the escapes repr() writes (````, ``
+``, a terminal colour)
+    blanked, the same length (punctuation at a word's edge, and such escapes, as a tag
+    ``ghp_…`` shows in ``'\x01ghp_…'``, hide a token from rules that want a boundary)."""
+    at = text.find("\\")
+    if at < 0:
+        return text
+    out: list[str] = []
+    last = 0
+    while at >= 0:
+        end = _escape_end(text, at)
+        if end == at:
+            at = text.find("\\", at + 1)
+            continue
+        out.append(text[last:at])
+        out.append(" " * (end - at))
+        last = end
+        at = text.find("\\", end)
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _blank_edges(text: str) -> str:
+    r"""``text`` with the punctuation at each word's edges blanked, the same length: regex
+    ``(?:(?<=\s)|^)[^\sA-Za-z0-9]+|[^\sA-Za-z0-9]+(?=\s|$)`` (``\s`` is white space as
+    ``str.split`` reads it), which matches the leading and trailing runs of characters
+    other than ASCII letters and digits of each white-space-free chunk."""
+    out: list[str] = []
+    last = pos = 0
+    for word in text.split():
+        at = text.find(word, pos)  # only white space before it: found where it is
+        n = len(word)
+        pos = at + n
+        if word.isalnum() and word.isascii():
+            continue
+        lead = 0
+        while lead < n and word[lead] not in _ALNUM:
+            lead += 1
+        trail = n
+        while trail > lead and word[trail - 1] not in _ALNUM:
+            trail -= 1
+        if lead or trail < n:
+            out.append(text[last:at])
+            out.append(" " * lead + word[lead:trail] + " " * (n - trail))
+            last = at + n
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _spans_of(text: str) -> Iterator[tuple[int, int, str]]:

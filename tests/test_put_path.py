@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lean_memory import Memory, dedup, fsutil, sessionlog, store, summaries
+from lean_memory import Memory, dedup, fsutil, secrets, sessionlog, store, summaries
 
 # Characters near every boundary the checks draw: controls, C1, surrogates, spaces, marks.
 EDGES = st.sampled_from(
@@ -275,3 +275,41 @@ def test_a_put_compiles_no_regex_of_its_own_and_imports_no_json(tmp_path: Path) 
         assert "json" not in modules.split()
         assert not MINE & set(compiled), compiled
     assert len(Memory(tmp_path)._load_state().ids.split()) == 3  # type: ignore[union-attr]
+
+
+# -- redaction: the copy with punctuation and escapes blanked, without a regex -------------
+
+OLD_REPR_ESCAPE = re.compile(
+    r"\\(?:x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]"
+    r"|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0abfnrtv\\'\"])")
+OLD_EDGE_PUNCT = re.compile(r"(?:(?<=\s)|^)[^\sA-Za-z0-9]+|[^\sA-Za-z0-9]+(?=\s|$)")
+ESCAPY = st.lists(st.one_of(
+    st.sampled_from(["\\", "\\\\", "x1b[", "x1b[0;31m", "x1b[?25h", "x1b[1 !@", "x", "u", "U",
+                     "1b", "ff", "0F", "00e9", "0001F600", "n", "t", "'", '"', "0", "[", ";",
+                     "?", " ", "-", "/", "@", "~", "m", "ghp_", "--", "\n", "\u3000", "\u00e9",
+                     "\u2026", "a", "Z", "9", "_", ".", "\x1c"]),
+    st.text(st.characters(blacklist_categories=("Cs",)), max_size=3)), max_size=40).map("".join)
+
+
+def _old_blank(m: re.Match[str]) -> str:
+    return " " * len(m.group())
+
+
+@settings(max_examples=2000)
+@given(ESCAPY)
+def test_blanked_copy_equals_the_regexes(text: str) -> None:
+    assert secrets._blank_escapes(text) == OLD_REPR_ESCAPE.sub(_old_blank, text)
+    assert secrets._blank_edges(text) == OLD_EDGE_PUNCT.sub(_old_blank, text)
+
+
+def test_redacting_a_plain_prompt_compiles_nothing() -> None:
+    code = ("import re._compiler as rc, sys\n"
+            "rc.compile = lambda *a: sys.exit('compiled ' + repr(a[0]))\n"
+            "from lean_memory.secrets import redact\n"
+            "for t in ('why does parse_config fail with ECONNREFUSED after the upgrade?',\n"
+            "          'fix lean_memory/store.py: the --frozen-lockfile flag (see \"docs\")\\n'\n"
+            "          'isn\\'t used; C:\\\\Users\\\\x\\\\notes.txt, session 5f1c2d7e-bench.'):\n"
+            "    assert redact(t) == t\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=PACKAGE_ROOT, check=False)
+    assert done.returncode == 0, done.stderr
