@@ -32,7 +32,6 @@ except ...). Word order is part of the key: "A before B" never folds into "B bef
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -133,6 +132,8 @@ def inflection(word: str) -> str:
 def content_words(text: str) -> tuple[str, ...]:
     """The content words of ``text`` in order: what must be equal for a fold."""
     if not text.isascii():
+        import unicodedata  # not for ASCII text, nearly all of it
+
         text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
     if "'" in text or "annot" in text.lower():
         text = _spell_contractions(text)
