@@ -586,7 +586,11 @@ class Summaries(Folder):
         try:
             heads = tuple(Head(*h) for h in heads)
             base = (base_file, len(ids), tuple((len(h.keys), len(h.sigs)) for h in heads))
-            tail = load_record(self._state_tail_path(), _STATE_TAIL_VERSION, 5, self._agents)
+            # the file read is the one whose signature the tail names (signed before and
+            # after reading it: a put state replaced meanwhile may not take the old tail)
+            stable = base_file == file_signature(path)
+            tail = load_record(self._state_tail_path(), _STATE_TAIL_VERSION, 5, self._agents) \
+                if stable else None
             if tail is not None and tail[0] == base_file and len(tail[4]) == len(heads):
                 _, sigs, rows, more_ids, tail_heads = tail
                 ids += more_ids
@@ -597,7 +601,7 @@ class Summaries(Folder):
             return None
         if sigs != tuple(file_signature(path) for _, path in self._state_keys()):
             return None
-        self._state_base = base
+        self._state_base = base if stable else None
         return state
 
     def _state_tail_path(self) -> str:
