@@ -313,3 +313,29 @@ def test_redacting_a_plain_prompt_compiles_nothing() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=PACKAGE_ROOT, check=False)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_quick_put_reads_no_stats_file_its_tail_describes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stats tail knows its stats file's header while the file is unchanged: a quick put
+    reads the small tail, not the shard's whole summary (1.6 MB at 100k entries)."""
+    mem = Memory(tmp_path)
+    mem.init()
+    for i in range(3):
+        Memory(tmp_path).put_entry("quirks", f"Tool {i} needs the flag --frozen-{i} in CI.",
+                                   date="2026-01-02")
+    read: list[str] = []
+    real = summaries.read_cache
+
+    def spy(path: str, root: object = None) -> bytes | None:
+        read.append(os.path.basename(path))
+        return real(path, root)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(summaries, "read_cache", spy)
+    Memory(tmp_path).put_entry("quirks", "A fourth tool wants a pinned lockfile version.",
+                               date="2026-01-03")
+    assert "stats-live-quirks.marshal" not in read, read
+    monkeypatch.undo()
+    fresh = Memory(tmp_path)
+    assert fresh._stat("quirks") is not None
+    assert len(fresh._stat("quirks").summary.links) == 4  # type: ignore[union-attr]
