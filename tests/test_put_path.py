@@ -164,20 +164,20 @@ PROSE = st.lists(st.one_of(
     st.text(st.sampled_from("aSnN't'-./:@+$~#_<>=!%0 \n"), max_size=6)), max_size=30).map("".join)
 
 
-@settings(max_examples=1500)
+@settings(max_examples=600)
 @given(PROSE)
 def test_tokens_equal_the_regex(text: str) -> None:
     assert dedup._tokens(text) == OLD_TOKEN.findall(text)
 
 
-@settings(max_examples=1500)
+@settings(max_examples=600)
 @given(PROSE)
 def test_contractions_equal_the_regex(text: str) -> None:
     text = unicodedata.normalize("NFKC", text)
     assert dedup._spell_contractions(text) == OLD_CONTRACTION.sub(old_spell_out, text)
 
 
-@settings(max_examples=1500)
+@settings(max_examples=600)
 @given(PROSE)
 def test_content_words_and_main_text_equal_the_regex_version(text: str) -> None:
     assert dedup.content_words(text) == old_content_words(text)
@@ -295,7 +295,7 @@ def _old_blank(m: re.Match[str]) -> str:
     return " " * len(m.group())
 
 
-@settings(max_examples=2000)
+@settings(max_examples=800)
 @given(ESCAPY)
 def test_blanked_copy_equals_the_regexes(text: str) -> None:
     assert secrets._blank_escapes(text) == OLD_REPR_ESCAPE.sub(_old_blank, text)
