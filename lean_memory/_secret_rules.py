@@ -17,10 +17,10 @@ from __future__ import annotations
 class Rule:
     """One rule of the table (a plain class: a NamedTuple would import ``typing``)."""
 
-    __slots__ = ("check", "ci", "id", "keywords", "pattern", "scope")
+    __slots__ = ("check", "ci", "id", "keywords", "pattern", "scope", "shape")
 
     def __init__(self, id: str, keywords: tuple[str, ...], pattern: str, check: str = "token",
-                 ci: bool = False, scope: str = "token") -> None:
+                 ci: bool = False, scope: str = "token", shape: str = "") -> None:
         self.id = id
         self.keywords = keywords
         self.pattern = pattern
@@ -31,6 +31,9 @@ class Rule:
         # the line (key names, commands); "text": the regex runs over the whole text; "runs":
         # the regex runs over the long token runs only (shapes without a literal prefix).
         self.scope = scope
+        # "runs" only: what every match contains, with each lowercase hex digit as "h"
+        # (say "hhhh-hh"): a keyword as common as "-" then compiles nothing in prose.
+        self.shape = shape
 
 
 _B64 = r"A-Za-z0-9+/"
@@ -332,6 +335,7 @@ RULES: tuple[Rule, ...] = (
         ("-",),
         r"(?<![A-Za-z0-9\-])(?P<s>(?P<p>)[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8})(?![A-Za-z0-9\-])",
         scope="runs",
+        shape="-".join(("h" * 32, "h" * 8, "h" * 8)),
     ),
     # Mailchimp: 32 hex + "-us" + datacenter.
     Rule(

@@ -32,20 +32,16 @@ except ...). Word order is part of the key: "A before B" never folds into "B bef
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
 from ._hash import blake2b
-from ._lazyre import lazy
 from ._record import replace
 from ._stem import _ends_cvc, _has_vowel, _measure, _step1ab
 from .format import Entry
 
 MARKER = "<!-- lean-memory said-again -->"
 HEADER = "**Said again:**"
-_MARKER_AT = lazy(r"(?:\r\n\r\n|\n\n)" + re.escape(MARKER) + r"(?=\r?\n|\Z)")
 
 # Words that state no fact of their own here: dropping or changing one never changes what
 # an entry tells an agent. Deliberately short: modal verbs (must/may/should), pronouns,
@@ -56,21 +52,20 @@ this these those it its there
 """
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 
-# Contractions, spelt out before tokenising so "isn't" and "is not" are the same words.
-_CONTRACTION = lazy(r"(?i)\b(?:(ca|wo|sha)n't|(can)not)\b|n't\b|'(s|re|ve|ll|d|m)\b")
+# Contractions, spelt out before tokenising so "isn't" and "is not" are the same words
+# (see _spell_contractions).
 # Each starts with a space, so no token spans the seam: every token of a spelt-out ASCII
 # text is still a substring of the text, or a word of these (what _cannot_match relies on).
 _SPELT = {"ca": " can not", "wo": " will not", "sha": " shall not", "can": " can not",
           "s": " ", "re": " are", "ve": " have", "ll": " will", "d": " would", "m": " am"}
-# A token: a word, number, identifier or path (inner . / : @ + - kept, so "v1.2", "8ms",
-# "lib/a.py" and "core.autocrlf" are one token each), with a leading flag dash, dot, slash,
-# tilde, $ or @ when it starts a token ("-x", ".env", "/etc", "$HOME"); or an operator.
-_TOKEN = lazy(
-    r"\w+(?:[./:@+-]+\w+)*|(?<![\w~./$@#-])[~./$@#-]+\w+(?:[./:@+-]+\w+)*"
-    r"|[<>=!]=|[<>=\u2264\u2265\u2260\u00b1%+\u00d7\u00f7^\u2192\u2190\u21d2"
-    r"\u20ac\u00a3\u00a5\u00b0]")
-_PLAIN = lazy(r"[A-Za-z]+(?:-[A-Za-z]+)*")
-_NO_VOWEL = lazy(r"[^aeiouy]+s")
+# A token (see _tokens): a word, number, identifier or path (inner . / : @ + - kept, so
+# "v1.2", "8ms", "lib/a.py" and "core.autocrlf" are one token each), with a leading flag
+# dash, dot, slash, tilde, $ or @ when it starts a token ("-x", ".env", "/etc", "$HOME");
+# or an operator.
+_JOINERS = frozenset("./:@+-")
+_SIGILS = frozenset("~./$@#-")
+_OPERATORS = frozenset("<>=\u2264\u2265\u2260\u00b1%+\u00d7\u00f7^\u2192\u2190\u21d2"
+                       "\u20ac\u00a3\u00a5\u00b0")
 # Words whose plural-looking end is no plural: "news" is not "new", "lens" not "len".
 _UNINFLECTED = frozenset({"news", "lens", "series", "species", "ios"})
 
@@ -79,8 +74,18 @@ def main_text(text: str) -> str:
     """The body without its "Said again" part (the whole body when it has none)."""
     if MARKER not in text:  # the common case, at C speed
         return text
-    m = _MARKER_AT.search(text)
-    return text if m is None else text[: m.start()]
+    # the first MARKER after a blank line (\n\n or \r\n\r\n) and before a line end or
+    # the end: regex (?:\r\n\r\n|\n\n)MARKER(?=\r?\n|\Z)
+    at = text.find(MARKER, 2)
+    while at >= 0:
+        end = at + len(MARKER)
+        if end == len(text) or text.startswith(("\n", "\r\n"), end):
+            if text.startswith("\r\n\r\n", at - 4):
+                return text[: at - 4]
+            if text.startswith("\n\n", at - 2):
+                return text[: at - 2]
+        at = text.find(MARKER, at + 1)
+    return text
 
 
 def said_again_part(text: str) -> str:
@@ -93,11 +98,12 @@ def _word_key(token: str) -> str | None:
     """The content word a token stands for, or None for a stop word. Depends only on the
     token's case-folded form: case never matters, as for an exact repeat."""
     low = token.casefold()
-    if _PLAIN.fullmatch(low) is None:
+    if not low.isascii() or not all(part.isalpha() for part in low.split("-")):
         return low  # numbers, versions, paths, flags, identifiers, other scripts: whole
     if low in STOP_WORDS:
         return None
-    if "-" in low or low in _UNINFLECTED or (low[-1] == "s" and _NO_VOWEL.fullmatch(low)):
+    if "-" in low or low in _UNINFLECTED or (low[-1] == "s" and len(low) > 1 and not any(
+            c in "aeiouy" for c in low[:-1])):
         return low  # hyphenated words, and "https", "gcs", "dns": no plurals
     key = inflection(low)
     # "used" -> "us" must not meet the word "us"
@@ -126,17 +132,120 @@ def inflection(word: str) -> str:
 def content_words(text: str) -> tuple[str, ...]:
     """The content words of ``text`` in order: what must be equal for a fold."""
     if not text.isascii():
+        import unicodedata  # not for ASCII text, nearly all of it
+
         text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
     if "'" in text or "annot" in text.lower():
-        text = _CONTRACTION.sub(_spell_out, text)
-    return tuple(filter(None, map(_word_key, _TOKEN.findall(text))))  # keys are never ""
+        text = _spell_contractions(text)
+    return tuple(filter(None, map(_word_key, _tokens(text))))  # keys are never ""
 
 
-def _spell_out(m: re.Match[str]) -> str:
-    head = m.group(1) or m.group(2)
-    if head is not None:
-        return _SPELT[head.lower()]
-    return " not" if m.group(3) is None else _SPELT[m.group(3).lower()]
+def _is_word(c: str) -> bool:
+    """Whether the character ``c`` is a regex ``\\w`` (Unicode letters and digits, ``_``)."""
+    return c.isalnum() or c == "_"
+
+
+def _ascii_lower(text: str) -> str:
+    """``text`` up to its first character outside ASCII, lower-cased (no other character
+    lower-cases to the letters of a contraction)."""
+    if not text.isascii():
+        text = text[:next(i for i, c in enumerate(text) if not c.isascii())]
+    return text.lower()
+
+
+def _spelt_at(text: str, at: int) -> tuple[int, str] | None:
+    """(end, spelt out) of the contraction at ``at``, or None: the first alternative of the
+    regex ``(?i)\\b(?:(ca|wo|sha)n't|(can)not)\\b|n't\\b|'(s|re|ve|ll|d|m)\\b`` to match
+    there (``text`` is NFKC: the regex's only other case match, U+017F for ``s``, is gone)."""
+    end = None
+    spelt = ""
+    low = _ascii_lower(text[at:at + 6])
+    if at == 0 or not _is_word(text[at - 1]):
+        for head in ("ca", "wo", "sha"):
+            if low.startswith(head + "n't"):
+                end, spelt = at + len(head) + 3, _SPELT[head]
+                break
+        else:
+            if low.startswith("cannot"):
+                end, spelt = at + 6, _SPELT["can"]
+        if end is not None and (end == len(text) or not _is_word(text[end])):
+            return end, spelt
+    if low.startswith("n't"):
+        end, spelt = at + 3, " not"
+    elif low.startswith("'"):
+        short = next((h for h in ("s", "re", "ve", "ll", "d", "m") if low.startswith(h, 1)),
+                     None)
+        if short is None:
+            return None
+        end, spelt = at + 1 + len(short), _SPELT[short]
+    else:
+        return None
+    return (end, spelt) if end == len(text) or not _is_word(text[end]) else None
+
+
+def _spell_contractions(text: str) -> str:
+    """``text`` with its contractions spelt out ("isn't" -> "is not", "can't" -> "can
+    not", "'re" -> " are"), left to right as ``re.sub`` replaces."""
+    out: list[str] = []
+    last = at = 0
+    while at < len(text):
+        found = _spelt_at(text, at) if text[at] in "'cCwWsSnN" else None
+        if found is None:
+            at += 1
+            continue
+        out.append(text[last:at])
+        out.append(found[1])
+        last = at = found[0]
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _token_end(chunk: str, at: int) -> int:
+    """Where the token made of the word run at ``at`` ends: runs of ``\\w`` joined by runs
+    of ``. / : @ + -`` (regex ``\\w+(?:[./:@+-]+\\w+)*``)."""
+    n = len(chunk)
+    while True:
+        while at < n and _is_word(chunk[at]):
+            at += 1
+        joined = at
+        while joined < n and chunk[joined] in _JOINERS:
+            joined += 1
+        if joined in (at, n) or not _is_word(chunk[joined]):
+            return at
+        at = joined
+
+
+def _tokens(text: str) -> list[str]:
+    """The tokens of ``text``, as the regex ``\\w+(?:[./:@+-]+\\w+)*|(?<![\\w~./$@#-])``
+    ``[~./$@#-]+\\w+(?:[./:@+-]+\\w+)*|[<>=!]=|`` (an operator) finds them, without ``re``:
+    no token holds white space, so each white-space-free chunk is read alone."""
+    out: list[str] = []
+    for chunk in text.split():
+        if chunk.isalnum():  # one word, the common case
+            out.append(chunk)
+            continue
+        n = len(chunk)
+        at = 0
+        while at < n:
+            c = chunk[at]
+            if _is_word(c):
+                end = _token_end(chunk, at)
+            elif c in _SIGILS and (at == 0 or not (_is_word(chunk[at - 1])
+                                                   or chunk[at - 1] in _SIGILS)):
+                end = at + 1
+                while end < n and chunk[end] in _SIGILS:
+                    end += 1
+                end = _token_end(chunk, end) if end < n and _is_word(chunk[end]) else at
+            elif c in "<>=!" and chunk.startswith("=", at + 1):
+                end = at + 2
+            else:
+                end = at + 1 if c in _OPERATORS else at
+            if end > at:
+                out.append(chunk[at:end])
+                at = end
+            else:
+                at += 1
+    return out
 
 
 def folds(new: str, old: str) -> bool:
@@ -159,14 +268,13 @@ def signature(text: str) -> bytes:
 
 # Content words a contraction spells out: the text itself may not contain them.
 _SPELT_WORDS = frozenset(" ".join(_SPELT.values()).split())
-_IDENT = lazy(r"[\d._/$]")
 
 
 def _needles(words: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Substrings every ASCII body with these content words contains, once lowercased:
     whole tokens with a digit or ``. _ / $``, and the longest ordinary words but their
     last letter (inflection only changes a word's end)."""
-    exact = tuple({w for w in words if _IDENT.search(w)})
+    exact = tuple({w for w in words if any(c.isdecimal() or c in "._/$" for c in w)})
     stems = sorted({w.lower()[:-1] for w in words if len(w) >= 5 and w.isascii()
                     and w.isalpha() and w not in _SPELT_WORDS}, key=len, reverse=True)
     return exact, tuple(stems[:3])
@@ -208,6 +316,8 @@ def _quote(phrasing: str, date: str) -> str:
 
 def _phrasings(part: str) -> set[str]:
     """The normalised phrasings already quoted in a "Said again" part."""
+    import re
+
     found: set[str] = set()
     for block in re.split(r"\n\s*\n", part.replace("\r\n", "\n")):
         lines = [ln[1:].lstrip() if ln.startswith(">") else None for ln in block.split("\n")]

@@ -15,7 +15,6 @@ import sys
 import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 
-from ._lazyre import lazy
 from .errors import LeanMemoryError, ShardError
 
 TYPE_CHECKING = False  # typing's own costs an import
@@ -36,8 +35,14 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _READ = os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 _WRITE = _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 # Temp files of atomic_write: ".<name>.<8 chars>.tmp", the pattern tempfile.mkstemp made too.
-_TEMP = lazy(r"\..+\.[a-z0-9_]{8}\.tmp")
 _TEMP_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+
+
+def _is_temp(name: str) -> bool:
+    r"""Whether ``name`` is one of those temp files' names (regex ``\..+\.[a-z0-9_]{8}\.tmp``,
+    told by str tests: a sweep looks at every file of a memory folder on every put)."""
+    return (len(name) >= 15 and name[0] == "." and name.endswith(".tmp") and name[-13] == "."
+            and not name[-12:-4].strip(_TEMP_CHARS) and "\n" not in name[1:-13])
 
 
 class UnsafePath(ShardError):
@@ -556,7 +561,7 @@ def sweep(folder: StrPath, files: Collection[str] = (), folders: Collection[str]
             raise (_link if entry.is_symlink() else _special)(entry.path, root)
         if entry.name in folders and entry.is_symlink():
             raise _link(entry.path, root)
-        if not _TEMP.fullmatch(entry.name):
+        if not _is_temp(entry.name):
             continue
         try:
             st = entry.stat(follow_symlinks=False)

@@ -14,11 +14,8 @@ Design notes (why, not what):
 
 from __future__ import annotations
 
-import math
 import os
-import re
 import sys
-from bisect import bisect_right
 
 from ._record import Record
 
@@ -26,6 +23,7 @@ from ._record import Record
 # `put` more than its whole scan.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable, Iterable, Iterator, Sequence
     from typing import Any
 
@@ -186,6 +184,8 @@ class _Regexes:
 
     def __init__(self) -> None:
         # One alternation per word list: on short values it beats a loop of `in` tests.
+        import re
+
         def alt(words: Iterable[str]) -> str:
             return "|".join(map(re.escape, words))
 
@@ -255,26 +255,19 @@ class _Regexes:
         specs["host_re"] = r"[A-Za-z0-9*][\w.\-]{0,100}"
         specs["printf_re"] = r"%[-+ #0-9.]{0,4}[sdifrxXeEgGcoua]"
         specs["escapes_re"] = r"(?:\\{1,2}(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[0-7]{3}))+"
-        specs["run_re"] = r"[A-Za-z0-9_\-.+/=~%:$]{16,}"
         specs["k8s_kind_hint_re"] = r"kind[\"']?\s{0,3}:\s{0,3}[\"']?Secret\b"
         specs["k8s_block_re"] = r"^(\s*)(data|stringData)\s*:\s*$"
         specs["k8s_item_re"] = (
             r"^(\s+)[\"']?([\w.\-]{1,100})[\"']?\s*:\s*[\"']?([^\s\"']{1,4000})[\"']?\s*$"
         )
-        # Punctuation at the edges of a word (`--ghp_…`, `ghp_…-`) and escapes from repr() (a
-        # tag `\x01ghp_…` shows as `'\\x01ghp_…'`) hide a token from rules that want a
-        # boundary; redact scans a copy with these blanked (same length, so offsets hold) too.
-        specs["repr_escape_re"] = (
-            r"\\(?:x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]"  # a terminal colour, as repr() shows it
-            r"|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0abfnrtv\\'\"])"
-        )
-        specs["edge_punct_re"] = r"(?:(?<=\s)|^)[^\sA-Za-z0-9]+|[^\sA-Za-z0-9]+(?=\s|$)"
         specs["path_joins_re"] = r"[-/\\]"
         specs["path_parts_re"] = r"[^/\\]+"
         specs["word_joins_re"] = r"[-._ ]"
         self._specs = specs
 
     def __getattr__(self, name: str) -> re.Pattern[str]:
+        import re
+
         spec = self.__dict__["_specs"].get(name)
         if spec is None:
             raise AttributeError(name)
@@ -339,6 +332,8 @@ def is_masked(value: str) -> bool:
 
 def is_placeholder(value: str) -> bool:
     """Text a human writes in place of a secret: ``<YOUR_KEY>``, ``changeme``, ``xxxx``."""
+    import re
+
     low = value.lower()
     # Placeholder words, and values that name themselves ("my-secret-password").
     if _rx().placeholder_re.search(low) or _rx().x_run_re.search(value):
@@ -371,6 +366,8 @@ def is_public_material(value: str) -> bool:
 
 def is_identifier(value: str) -> bool:
     """A variable, attribute or constant name rather than a literal secret."""
+    import re
+
     if _rx().path_ident_re.fullmatch(value):
         # ... unless a part is random: Vault's legacy `s.<24 random>` tokens.
         return not any(map(_random_part, re.split(r"[.:\->]+", value)))
@@ -400,6 +397,8 @@ def _random_lower(value: str) -> bool:
     """Lower-case letters and digits no name is made of: a digit between letters and a run of
     four consonants ("clrvsr0oztx3sfc"); names put digits in known places (utf8mb4,
     x509certificate) and read as words."""
+    import re
+
     if len(value) < 15 or not value.isalnum() or not value.islower():
         return False
     if not re.search(r"[a-z][0-9]+[a-z]", value):
@@ -416,6 +415,7 @@ def _is_sequence(low: str) -> bool:
 
 
 def _entropy(value: str) -> float:
+    import math
     from collections import Counter
 
     n = len(value)
@@ -464,6 +464,8 @@ def _looks_secret(value: str, kind: str, *, quoted: bool, literal: bool = False)
     ``literal``: the context says the value is typed in, not named (a command-line flag, a
     shell variable before a command): a word is then a password too, unless it is weak.
     """
+    import re
+
     min_len = _shortest_value(kind)
     # Quoted, a value may be long (Entra refresh tokens run past 1,000 characters).
     if len(value) < min_len or len(value) > (4000 if quoted else 300):
@@ -884,6 +886,8 @@ def _judge_generic(
     kw: str, rule_id: str, m: _Shifted, text: str
 ) -> tuple[str, str, int, int] | None:
     """Return (key, value, start, end) of a real secret assignment, or None."""
+    import re
+
     kstart, kend = m.span("kw")
     after = text[kend : kend + 1]
     if after.islower():
@@ -1008,12 +1012,16 @@ def _token_name(words: list[str]) -> bool:
 
 def _netrc_field(text: str, key_start: int) -> bool:
     """`password X` right after `machine H` / `login U` (.netrc): a field, not a sentence."""
+    import re
+
     before = text[max(0, key_start - 200) : key_start]
     return re.search(r"\b(?:machine|login|account)[ \t]+\S{1,100}\s{1,40}$", before) is not None
 
 
 def _shown_key(key: str, keyword: str) -> str:
     """The key as the preview shows it: never a long or token-like run (it may be a secret)."""
+    import re
+
     if len(key) > 40 or any(
         any(c.isdigit() for c in run) for run in re.findall(r"[A-Za-z0-9]{16,}", key)
     ):
@@ -1047,6 +1055,8 @@ _K8S_PLAIN_KEYS = frozenset({
 
 def _scan_k8s(text: str) -> Iterator[tuple[str, int, int, str, str]]:
     """Yield (rule, start, end, value, preview) for secret values in `kind: Secret` documents."""
+    import re
+
     offset = 0
     for doc in re.split(r"(?m)^---[^\n]*\n", text):
         start_of_doc = text.find(doc, offset) if doc else offset
@@ -1103,7 +1113,7 @@ class _Compiled:
         self.rules = [
             (r.id, r.keywords, _Lazy(r.pattern), _VALIDATORS[r.check], r.ci, r.scope,
              tuple(k for k in r.keywords if k.islower()),
-             tuple(k for k in r.keywords if not k.islower()))
+             tuple(k for k in r.keywords if not k.islower()), r.shape)
             for r in RULES
         ]
         self.generic = [
@@ -1127,11 +1137,15 @@ class _Lazy:
     def finditer(self, text: str, pos: int = 0,
                  endpos: int = sys.maxsize) -> Iterator[re.Match[str]]:
         if self._compiled is None:
+            import re
+
             self._compiled = re.compile(self.pattern)
         return self._compiled.finditer(text, pos, endpos)
 
     def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
         if self._compiled is None:
+            import re
+
             self._compiled = re.compile(self.pattern)
         return self._compiled.search(text, pos)
 
@@ -1232,12 +1246,16 @@ class _Claims:
         self.ends: list[int] = []
 
     def overlaps(self, start: int, end: int) -> bool:
+        from bisect import bisect_right  # not imported by a clean text's scan
+
         i = bisect_right(self.starts, start)
         return (i > 0 and self.ends[i - 1] > start) or (
             i < len(self.starts) and self.starts[i] < end
         )
 
     def add(self, start: int, end: int) -> None:
+        from bisect import bisect_right  # not imported by a clean text's scan
+
         i = bisect_right(self.starts, start)
         self.starts.insert(i, start)
         self.ends.insert(i, end)
@@ -1253,7 +1271,7 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
     if len(lower) != len(text):  # a character whose lower case is longer: keep offsets aligned
         lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
     runs: _Runs | None = None
-    for rule_id, keywords, regex, validator, ci, scope, low_kws, cased_kws in comp.rules:
+    for rule_id, keywords, regex, validator, ci, scope, low_kws, cased_kws, shape in comp.rules:
         hay = lower if ci else text
         if scope in ("token", "runs"):
             # Vendor prefixes sit inside long runs of token characters; ordinary text has few
@@ -1264,6 +1282,8 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
                     or any(map(runs.joined.__contains__, cased_kws))):
                 continue
             if scope == "runs":
+                if shape and shape not in runs.hex_shape():
+                    continue
                 for m in regex.finditer(runs.joined):
                     start = runs.to_text(m.start("s"))
                     end = start + len(m.group("s"))
@@ -1339,17 +1359,17 @@ def _hopeless(m: re.Match[str], text: str, vstart: int, vend: int) -> bool:
 
 
 _RUN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=~%:$"
-# ASCII bytes to b"a" (a character of run_re's class) or b" " (any other).
+# ASCII bytes to b"a" (a character of a run: [A-Za-z0-9_\-.+/=~%:$]) or b" " (any other).
 _RUN_TABLE = bytes(0x61 if c in _RUN_CHARS else 0x20 for c in range(256))
 _RUN_SEED = b"a" * 16
 
 
 def _run_spans(text: str) -> list[tuple[int, int]]:
-    """The spans of ``run_re`` in ``text``. ASCII text (nearly all of it) is mapped to
-    two bytes and searched with ``bytes.find``, several times faster than the regex."""
-    if not text.isascii():
-        return [m.span() for m in _rx().run_re.finditer(text)]
-    marks = text.encode("ascii").translate(_RUN_TABLE)
+    """The spans of the runs of 16 or more token characters in ``text``, found by
+    ``bytes.find`` on the text mapped to two bytes: several times faster than a regex, and
+    nothing to compile. A character outside ASCII (in no run) becomes one ``?`` (so offsets
+    hold), then a space."""
+    marks = text.encode("ascii", "replace").translate(_RUN_TABLE)
     spans: list[tuple[int, int]] = []
     start = marks.find(_RUN_SEED)
     while start >= 0:
@@ -1362,6 +1382,9 @@ def _run_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+_HEX_SHAPE = str.maketrans(dict.fromkeys("0123456789abcdef", "h"))
+
+
 class _Runs:
     """The maximal runs of token characters (16+ long) of a text, joined by newlines."""
 
@@ -1371,6 +1394,13 @@ class _Runs:
         self.lower = self.joined.lower()
         self._starts: list[int] = []  # where each run starts in `joined`: on first use, as
         # most texts have no keyword in their runs
+        self._hex_shape: str | None = None
+
+    def hex_shape(self) -> str:
+        """``joined`` with each lowercase hex digit as ``h`` (see ``Rule.shape``)."""
+        if self._hex_shape is None:
+            self._hex_shape = self.joined.translate(_HEX_SHAPE)
+        return self._hex_shape
 
     def to_text(self, pos: int) -> int:
         if not self._starts:
@@ -1378,6 +1408,8 @@ class _Runs:
             for a, b in self._spans:
                 starts.append(at)
                 at += b - a + 1
+        from bisect import bisect_right
+
         i = bisect_right(self._starts, pos) - 1
         return self._spans[i][0] + pos - self._starts[i]
 
@@ -1442,6 +1474,8 @@ class _Shifted:
 
 def _preview(prefix: str) -> str:
     """The recognisable, non-secret start of a finding, then an ellipsis."""
+    import re
+
     words = prefix.split()
     if len(prefix) > 24 and len(words) > 2:
         words = [words[0], ELLIPSIS, words[-1]]  # `mysql -h db -u root -p` -> `mysql … -p`
@@ -1536,16 +1570,90 @@ _WITHHELD = "(message withheld: it quoted a credential)"
 # with these blanked (same length, so offsets hold) is scanned too.
 
 
-def _blank(m: re.Match[str]) -> str:
-    return " " * len(m.group())
-
-
 def _spans(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, preview) of every credential value in ``text``, allowlists ignored."""
     yield from _spans_of(text)
-    blanked = _rx().edge_punct_re.sub(_blank, _rx().repr_escape_re.sub(_blank, text))
+    blanked = _blank_edges(_blank_escapes(text))
     if blanked != text:
         yield from _spans_of(blanked)
+
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def _escape_end(text: str, at: int) -> int:
+    r"""Where the repr() escape at the backslash ``at`` ends (``at``: none there): regex
+    ``\(?:x1b\[[0-9;?]{0,32}[ -/]{0,4}[@-~]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}``
+    ``|[0abfnrtv\'"])``. Its classes are disjoint, so reading each greedily is exact."""
+    if text.startswith("x1b[", at + 1):
+        end = at + 5
+        while end < len(text) and end - at - 5 < 32 and text[end] in "0123456789;?":
+            end += 1
+        stop = end + 4
+        while end < min(stop, len(text)) and " " <= text[end] <= "/":
+            end += 1
+        if end < len(text) and "@" <= text[end] <= "~":
+            return end + 1
+    kind = text[at + 1:at + 2]
+    size = {"x": 2, "u": 4, "U": 8}.get(kind)
+    if size is not None:
+        digits = text[at + 2:at + 2 + size]
+        if len(digits) == size and all(c in _HEX for c in digits):
+            return at + 2 + size
+    return at + 2 if kind and kind in "0abfnrtv\\'\"" else at
+
+
+def _blank_escapes(text: str) -> str:
+    r"""``text`` with the escapes repr() writes (````, ``
+``, a terminal colour)
+    blanked, the same length (punctuation at a word's edge, and such escapes, as a tag
+    ``ghp_…`` shows in ``'\x01ghp_…'``, hide a token from rules that want a boundary)."""
+    at = text.find("\\")
+    if at < 0:
+        return text
+    out: list[str] = []
+    last = 0
+    while at >= 0:
+        end = _escape_end(text, at)
+        if end == at:
+            at = text.find("\\", at + 1)
+            continue
+        out.append(text[last:at])
+        out.append(" " * (end - at))
+        last = end
+        at = text.find("\\", end)
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _blank_edges(text: str) -> str:
+    r"""``text`` with the punctuation at each word's edges blanked, the same length: regex
+    ``(?:(?<=\s)|^)[^\sA-Za-z0-9]+|[^\sA-Za-z0-9]+(?=\s|$)`` (``\s`` is white space as
+    ``str.split`` reads it), which matches the leading and trailing runs of characters
+    other than ASCII letters and digits of each white-space-free chunk."""
+    out: list[str] = []
+    last = pos = 0
+    for word in text.split():
+        at = text.find(word, pos)  # only white space before it: found where it is
+        n = len(word)
+        pos = at + n
+        if word.isalnum() and word.isascii():
+            continue
+        lead = 0
+        while lead < n and word[lead] not in _ALNUM:
+            lead += 1
+        trail = n
+        while trail > lead and word[trail - 1] not in _ALNUM:
+            trail -= 1
+        if lead or trail < n:
+            out.append(text[last:at])
+            out.append(" " * lead + word[lead:trail] + " " * (n - trail))
+            last = at + n
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _spans_of(text: str) -> Iterator[tuple[int, int, str]]:

@@ -73,11 +73,14 @@ def project_key(root: StrPath) -> str:
     """The session layer's folder name of a project: a readable slug and a hash of the
     project's real path (two clones of one repository are two projects)."""
     real = os.path.realpath(root)
-    import re
-
-    slug = re.sub(r"[^a-z0-9]+", "-", os.path.basename(real).lower()).strip("-")[:40]
+    # the regex [^a-z0-9]+ -> "-", told without importing re (every put notes its write)
+    name = os.path.basename(real).lower()
+    slug = "-".join("".join(c if c in _SLUG_CHARS else " " for c in name).split())[:40]
     digest = blake2b(real.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
     return f"{slug or 'root'}-{digest}"
+
+
+_SLUG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 
 
 def session_home(root: StrPath) -> Path:
@@ -163,6 +166,24 @@ def _is_personal(root: StrPath) -> bool:
     return real == projects or real.startswith(projects.rstrip(os.sep) + os.sep)
 
 
+# JSON's escapes of a string (ensure_ascii=False): quote, backslash, C0 controls.
+_JSON_ESCAPES = {**{c: f"\\u{c:04x}" for c in range(0x20)}, 0x22: '\\"', 0x5c: "\\\\",
+                 0x08: "\\b", 0x09: "\\t", 0x0a: "\\n", 0x0c: "\\f", 0x0d: "\\r"}
+
+
+def _write_line(at: str, entry_id: str, shard: str, title: str) -> str:
+    """One line of the write log, as ``json.dumps({...}, ensure_ascii=False,
+    sort_keys=True)`` writes it, without importing json (and its ``re``) on every put."""
+    if not all(isinstance(v, str) for v in (at, entry_id, shard, title)):
+        import json
+
+        return json.dumps({"at": at, "id": entry_id, "shard": shard, "title": title},
+                          ensure_ascii=False, sort_keys=True) + "\n"
+    at, entry_id, shard, title = (v.translate(_JSON_ESCAPES)
+                                  for v in (at, entry_id, shard, title))
+    return f'{{"at": "{at}", "id": "{entry_id}", "shard": "{shard}", "title": "{title}"}}\n'
+
+
 def note_writes(root: StrPath, entries: Iterable[Entry], *, enabled: bool = True) -> None:
     """Note ``entries`` as written now to the memory at ``root``; never raises."""
     if not enabled:
@@ -170,12 +191,8 @@ def note_writes(root: StrPath, entries: Iterable[Entry], *, enabled: bool = True
     try:
         if _is_personal(root):
             return
-        import json
-
         at = now_utc()
-        lines = "".join(json.dumps({"at": at, "id": e.id, "shard": e.shard,
-                                    "title": e.title}, ensure_ascii=False, sort_keys=True)
-                        + "\n" for e in entries)
+        lines = "".join(_write_line(at, e.id, e.shard, e.title) for e in entries)
         if not lines:
             return
         path = os.path.join(_session_home(root), WRITES)

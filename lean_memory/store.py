@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterable, Sequence
 
 from . import format as fmt
 from ._hash import blake2b
-from ._lazyre import lazy
 from ._record import replace
 from .errors import InvalidEntry, LeanMemoryError, ShardError
 from .folder import (
@@ -73,13 +72,38 @@ __all__ = ["Entry", "Memory", "ShardStatus", "Status", "open"]
 
 MAX_ENTRY_BYTES = 1_000_000  # checked before anything else, so a huge paste costs nothing
 MAX_TITLE_CHARS = 120
-_CLAUSE_END = lazy(r"[.:;!?](?=\s)")
-_CONTROL = lazy(r"[\x00-\x08\x0a-\x1f\x7f]")
+# Characters a title or tag may not hold: C0 controls but tab, and DEL.
+_CONTROLS = "".join(map(chr, (*range(0x09), *range(0x0a, 0x20), 0x7f)))
 # Control characters an entry's text may not hold: all but tab, LF and CR (a NUL makes git
 # call the shard binary, and then nothing scans or diffs it).
-_TEXT_CONTROL = lazy(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-# A lone surrogate (from undecodable bytes on a command line) cannot be written as UTF-8.
-_SURROGATE = lazy(r"[\ud800-\udfff]")
+_TEXT_CONTROLS = "".join(map(chr, (*range(0x09), 0x0b, 0x0c, *range(0x0e, 0x20),
+                                   *range(0x7f, 0xa0))))
+_CLAUSE_ENDS = tuple(f"{c} " for c in ".:;!?")
+
+
+def _first_of(text: str, chars: str) -> int:
+    """Where the first of ``chars`` occurs in ``text`` (-1: none): one C search a character,
+    no regex to import and compile for a check every put makes."""
+    return min((i for i in map(text.find, chars) if i >= 0), default=-1)
+
+
+def _has_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a lone surrogate (from undecodable bytes on a command line),
+    which cannot be written as UTF-8: the only code points UTF-8's strict encoder refuses."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _clause_end(line: str) -> int:
+    """Where the first clause of ``line`` (white space already single spaces) ends: the
+    first ``.:;!?`` from its 17th character on that a space follows; -1: none."""
+    return min((i for i in (line.find(end, 16) for end in _CLAUSE_ENDS) if i >= 0),
+               default=-1)
 
 
 def default_title(text: str) -> str:
@@ -91,9 +115,9 @@ def default_title(text: str) -> str:
     else:
         line = "Untitled"
     line = " ".join(line.split())
-    clause = _CLAUSE_END.search(line, 16)
-    if clause is not None and clause.start() <= 80:
-        line = line[: clause.start()]
+    end = _clause_end(line)
+    if 0 <= end <= 80:
+        line = line[:end]
     if len(line) > 80:
         cut = line[:80].rsplit(" ", 1)[0] or line[:80]
         line = cut.rstrip(" ,;:.") + "…"
@@ -360,13 +384,13 @@ class Memory(Summaries):
                 f"pointer to it")
         if not text.strip():
             raise InvalidEntry("entry text is empty")
-        if _SURROGATE.search(text):
+        if _has_surrogate(text):
             raise InvalidEntry("entry text is not valid unicode (lone surrogate)")
-        bad = _TEXT_CONTROL.search(text)
-        if bad is not None:
+        bad = _first_of(text, _TEXT_CONTROLS)
+        if bad >= 0:
             raise InvalidEntry(
-                f"entry text holds a control character (U+{ord(bad.group()):04X} on line "
-                f"{text.count(chr(10), 0, bad.start()) + 1}); only tab, LF and CR are allowed")
+                f"entry text holds a control character (U+{ord(text[bad]):04X} on line "
+                f"{text.count(chr(10), 0, bad) + 1}); only tab, LF and CR are allowed")
         size = estimate_tokens(text)
         limit = self.config.max_entry_tokens
         if size > limit:
@@ -376,9 +400,10 @@ class Memory(Summaries):
         if title is None:
             title = default_title(text)
         else:
-            if not isinstance(title, str) or _CONTROL.search(title) or not title.strip():
+            if not isinstance(title, str) or _first_of(title, _CONTROLS) >= 0 or \
+                    not title.strip():
                 raise InvalidEntry("title must be one non-empty line without control characters")
-            if _SURROGATE.search(title):
+            if _has_surrogate(title):
                 raise InvalidEntry("title is not valid unicode (lone surrogate)")
             title = " ".join(title.split())
             if len(title) > MAX_TITLE_CHARS:
@@ -391,10 +416,10 @@ class Memory(Summaries):
             over = n >= 4 * MAX_TAGS or size > MAX_TAGS_CHARS
             if over:  # stop reading an endless list
                 break
-            if not isinstance(tag, str) or _CONTROL.search(tag) or not tag.strip():
+            if not isinstance(tag, str) or _first_of(tag, _CONTROLS) >= 0 or not tag.strip():
                 shown = tag[:40] if isinstance(tag, str) else tag
                 raise InvalidEntry(f"invalid tag {shown!r}: expected a non-empty word")
-            if _SURROGATE.search(tag):
+            if _has_surrogate(tag):
                 raise InvalidEntry("a tag is not valid unicode (lone surrogate)")
             size += len(tag)
             clean[" ".join(tag.split())] = None
@@ -501,7 +526,7 @@ class Memory(Summaries):
 
         def record(written: Signature, change: Appended, after: Head, status: Status) -> None:
             self._append_stat(entry.shard, state.sigs[at], written, change)
-            self._write_state(state._replace(
+            self._append_state(state._replace(
                 sigs=(*state.sigs[:at], written, *state.sigs[at + 1:]),
                 rows=tuple((r.description, r.entries, r.superseded, r.tokens)
                            for r in status.shards),

@@ -50,9 +50,11 @@ COST_SIG: Final = 3
 
 # 4: said-again signatures of ADR 0014; 5: a header (signature, entries), tails
 STATS_VERSION = "lean_memory.stats/5"
-_TAIL_VERSION = "lean_memory.stats-tail/1"
+_TAIL_VERSION = "lean_memory.stats-tail/2"
 _STATE_VERSION = "lean_memory.put-state/3"
+_STATE_TAIL_VERSION = "lean_memory.put-state-tail/1"
 _TAIL_MAX = 64  # entries a stats tail holds before it is merged (or 1/8 of the shard's)
+_STATE_TAIL_MAX = 256  # ids a put state tail holds before the put state is rewritten
 MAX_DESCRIPTION = 90  # characters of a shard's description INDEX.md shows
 
 
@@ -224,6 +226,7 @@ class _StatsTail:
 
     __slots__ = (
         "base_entries",
+        "base_file",
         "base_sig",
         "costs",
         "links",
@@ -233,9 +236,12 @@ class _StatsTail:
         "tokens",
     )
 
-    def __init__(self, base_sig: Signature, base_entries: int, sig: Signature, tokens: int,
-                 preamble_tokens: int, relast: Cost | None, links: tuple[Link, ...],
-                 costs: tuple[Cost, ...]) -> None:
+    def __init__(self, base_file: Signature, base_sig: Signature, base_entries: int,
+                 sig: Signature, tokens: int, preamble_tokens: int, relast: Cost | None,
+                 links: tuple[Link, ...], costs: tuple[Cost, ...]) -> None:
+        # the stats file's own file signature: while it holds, a put appending to the tail
+        # knows the file's header (base_sig, base_entries) without reading the whole file
+        self.base_file = base_file
         self.base_sig = base_sig  # the stats file's
         self.base_entries = base_entries
         self.sig = sig  # the shard file's after the last append
@@ -246,8 +252,8 @@ class _StatsTail:
         self.costs = costs
 
     def fields(self) -> tuple[object, ...]:
-        return (self.base_sig, self.base_entries, self.sig, self.tokens, self.preamble_tokens,
-                self.relast, self.links, self.costs)
+        return (self.base_file, self.base_sig, self.base_entries, self.sig, self.tokens,
+                self.preamble_tokens, self.relast, self.links, self.costs)
 
 
 def _has_record(blob: bytes, record: bytes) -> bool:
@@ -353,6 +359,9 @@ class Summaries(Folder):
         # True once the correction links had to be read from every shard's summary (no
         # valid put state): the prompt hook then has the put state built in the background.
         self.links_without_state = False
+        # what _load_state read from the put state file (its signature, its ids' length,
+        # each head's keys and sigs lengths), for _append_state
+        self._state_base: tuple[Signature, int, tuple[tuple[int, int], ...]] | None = None
 
     # -- links ----------------------------------------------------------------------
 
@@ -447,7 +456,7 @@ class Summaries(Folder):
     def _stat_tail(self, key: str) -> _StatsTail | None:
         """The tail of a shard's stats: what quick puts appended since its stats file was
         written; None if none."""
-        got = load_record(self._stat_path(key, tail=True), _TAIL_VERSION, 8, self._agents)
+        got = load_record(self._stat_path(key, tail=True), _TAIL_VERSION, 9, self._agents)
         return None if got is None else _StatsTail(*got)
 
     def _keep_stat(self, key: str, sig: Signature, summary: Summary) -> None:
@@ -477,21 +486,34 @@ class Summaries(Folder):
 
         if self._stats is not None:
             self._stats.pop(name, None)  # what is on disk now is what counts
-        head = _stats_head(read_cache(self._stat_path(name), self._agents))
         tail = self._stat_tail(name)
         relast = change.relast
         base: _StatsTail | None = None
-        if head is not None and tail is not None and \
-                (tail.base_sig, tail.base_entries, tail.sig) == (head.sig, head.entries, before):
-            base = tail
-        elif head is not None and head.sig == before:
-            base = _StatsTail(head.sig, head.entries, before, 0, 0, None, (), ())
+        # taken before the file is read: a change meanwhile then shows at the next append
+        stats_file = file_signature(self._stat_path(name))
+        entries = -1  # the stats file's, when known
+        if tail is not None and stats_file[0] >= 0 and tail.base_file == stats_file:
+            # the file the tail extends, unchanged: its header is the tail's base (read
+            # when the tail began); not reading it keeps a put's cost that of the entry
+            entries = tail.base_entries
+            base = tail if tail.sig == before else None
+        else:
+            head = _stats_head(read_cache(self._stat_path(name), self._agents))
+            if head is not None:
+                entries = head.entries
+                if tail is not None and (tail.base_sig, tail.base_entries, tail.sig) == \
+                        (head.sig, head.entries, before):
+                    base = tail
+                    base.base_file = stats_file
+                elif head.sig == before:
+                    base = _StatsTail(stats_file, head.sig, head.entries, before, 0, 0, None,
+                                      (), ())
         if base is not None and relast is not None:
             if base.costs:
                 base.costs = (*base.costs[:-1], relast)
             else:
                 base.relast = relast
-        if head is None or base is None or len(base.links) >= max(_TAIL_MAX, head.entries // 8):
+        if base is None or len(base.links) >= max(_TAIL_MAX, entries // 8):
             hit = self._stat(name)
             if hit is None or hit.sig != before:
                 return  # stale: whoever needs the summary rebuilds it
@@ -555,18 +577,56 @@ class Summaries(Folder):
                   for name in self.shards)]
 
     def _load_state(self) -> PutState | None:
-        """The put state, when every shard file still has the signature it records."""
-        got = load_record(os.path.join(self._cache, "put-state.marshal"), _STATE_VERSION, 6,
-                          self._agents)
+        """The put state, when every shard file still has the signature it records: the
+        put state file, with what quick puts appended since it was written (its tail)."""
+        path = os.path.join(self._cache, "put-state.marshal")
+        base_file = file_signature(path)  # before reading: a change meanwhile voids the tail
+        got = load_record(path, _STATE_VERSION, 6, self._agents)
         if got is None or got[0] != self.shards:
             return None
         shards, sigs, rows, ids, corrections, heads = got
-        if sigs != tuple(file_signature(path) for _, path in self._state_keys()):
-            return None
+        self._state_base = None
         try:
-            return PutState(shards, sigs, rows, ids, corrections, tuple(Head(*h) for h in heads))
+            heads = tuple(Head(*h) for h in heads)
+            base = (base_file, len(ids), tuple((len(h.keys), len(h.sigs)) for h in heads))
+            # the file read is the one whose signature the tail names (signed before and
+            # after reading it: a put state replaced meanwhile may not take the old tail)
+            stable = base_file == file_signature(path)
+            tail = load_record(self._state_tail_path(), _STATE_TAIL_VERSION, 5, self._agents) \
+                if stable else None
+            if tail is not None and tail[0] == base_file and len(tail[4]) == len(heads):
+                _, sigs, rows, more_ids, tail_heads = tail
+                ids += more_ids
+                heads = tuple(Head._make((*t[:6], h.keys + t[6], h.sigs + t[7], *t[8:]))
+                              for h, t in zip(heads, tail_heads, strict=True))
+            state = PutState(shards, sigs, rows, ids, corrections, heads)
         except TypeError:  # a head of another shape
             return None
+        if sigs != tuple(file_signature(path) for _, path in self._state_keys()):
+            return None
+        self._state_base = base if stable else None
+        return state
+
+    def _state_tail_path(self) -> str:
+        return os.path.join(self._cache, "put-state.tail.marshal")
+
+    def _append_state(self, state: PutState) -> None:
+        """Record ``state``, the put state loaded here plus entries a quick put appended:
+        only what changed goes to the put state's tail (a put then writes in proportion to
+        its entry, not to the memory); past _STATE_TAIL_MAX ids, the whole put state."""
+        base = self._state_base
+        if base is None:
+            self._write_state(state)
+            return
+        base_file, id_chars, blobs = base
+        more_ids = state.ids[id_chars:]
+        if more_ids.count("\n") > _STATE_TAIL_MAX:
+            self._write_state(state)
+            return
+        heads = tuple((*h[:6], h.keys[keys:], h.sigs[sigs:], *h[8:])
+                      for h, (keys, sigs) in zip(state.heads, blobs, strict=True))
+        dump_record(self._state_tail_path(), _STATE_TAIL_VERSION,
+                    (base_file, state.sigs, state.rows, more_ids, heads), self._agents)
 
     def _save_state(self, status: Status, *, current: bool = False) -> None:
         """Record the put state after a general put, from the summaries it holds (every
@@ -597,8 +657,11 @@ class Summaries(Folder):
             "\n" + "".join(f"{i}\n" for i in ids), tuple(corrections), tuple(heads)))
 
     def _write_state(self, state: PutState) -> None:
+        self._state_base = None
         dump_record(os.path.join(self._cache, "put-state.marshal"), _STATE_VERSION,
                     (*state[:5], tuple(tuple(h) for h in state.heads)), self._agents)
+        with contextlib.suppress(OSError):
+            os.unlink(self._state_tail_path())  # void anyway: another base
 
     # -- INDEX.md -------------------------------------------------------------------
 

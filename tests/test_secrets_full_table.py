@@ -63,7 +63,7 @@ def _full_table() -> Iterator[None]:
         cased = tuple(k for k in r.keywords if not k.islower())
         rules.append((r.id, r.keywords if gated else (), _Gated(rx, low, cased) if gated else rx,
                       secrets._VALIDATORS[r.check], r.ci,
-                      "keyed" if r.scope == "token" else r.scope, ("",), ()))
+                      "keyed" if r.scope == "token" else r.scope, ("",), (), ""))
     generic = [(kw, rid, re.compile(rx.pattern), shortest)
                for kw, rid, rx, shortest in comp.generic]
     with pytest.MonkeyPatch.context() as m:
@@ -356,9 +356,9 @@ def test_a_wrong_prefilter_is_caught() -> None:
     text = f"deploy with {token} today\npassword = 'Zq8vT2mR7xK4nW1pL9sD'\n"
     assert scan_text(text) == _reference(text)
     comp = secrets._compiled()
-    broken = [(rid, ("ghq_",), rx, v, ci, scope, ("ghq_",), ()) if rid == "github-pat"
-              else (rid, kws, rx, v, ci, scope, low, cased)
-              for rid, kws, rx, v, ci, scope, low, cased in comp.rules]
+    broken = [(rid, ("ghq_",), rx, v, ci, scope, ("ghq_",), (), shape) if rid == "github-pat"
+              else (rid, kws, rx, v, ci, scope, low, cased, shape)
+              for rid, kws, rx, v, ci, scope, low, cased, shape in comp.rules]
     with pytest.MonkeyPatch.context() as m:
         m.setattr(comp, "rules", broken)
         assert _differs(text)
