@@ -442,6 +442,17 @@ def _parse_entry(shard: str, raw: str, line_no: int) -> Entry:
     )
 
 
+def parse_entry(raw: str, shard: str, line: int) -> Entry | None:
+    """The one entry ``raw`` holds (an entry's text, as the search index's spans cut it):
+    ``parse(raw, shard).entries[0]`` at ``line``, except that an entry without an id keeps
+    ``id=""`` (the caller knows the id it was given: a derived id depends on the whole
+    shard). None when ``raw`` holds no entry or more than one."""
+    heads = _structure(raw)[0]
+    if len(heads) != 1:
+        return None
+    return _parse_entry(shard, raw[heads[0]:], line)
+
+
 def parse(text: str, name: str = "") -> Shard:
     """Parse a shard. ``parse(t).render() == t`` for every string ``t``."""
     heads = _structure(text)[0]

@@ -169,8 +169,10 @@ class Corpus:
         start, end = part.spans[2 * local], part.spans[2 * local + 1]
         data = self._data.get(i)
         raw = data[start:end] if data is not None else self._read(i, start, end)
-        [entry] = fmt.parse(raw.decode("utf-8"), part.name).entries
-        return replace(entry, id=self.ids[number], line=part.lines[local])
+        entry = fmt.parse_entry(raw.decode("utf-8"), part.name, part.lines[local])
+        if entry is None:
+            raise _Stale  # the span is not one entry: the file is not what the part indexed
+        return entry if entry.id == self.ids[number] else replace(entry, id=self.ids[number])
 
     def _read(self, i: int, start: int, end: int) -> bytes:
         f = self._files.get(i)

@@ -169,3 +169,24 @@ def test_line_end_and_count_lines_agree_with_the_line_end_regex(text: str, start
     m = re.compile(r"\r\n?|\n").search(text, start)
     assert fmt.line_end(text, start) == (len(text) if m is None else m.end())
     assert fmt.count_lines(text, start) == len(re.findall(r"\r\n?|\n", text[start:]))
+
+
+
+@settings(max_examples=400)
+@given(st.one_of(markdownish, st.text()))
+@example("\ufeff## a\n<!-- lean-memory: id=1 -->\n\nbody\n\n## b\n")
+@example("## a\n```\n## b\n```\n## a\n")
+def test_one_entry_parses_alone_as_in_its_shard(text: str) -> None:
+    """What search reads back by span: each entry's raw text alone gives the entry the
+    whole shard gave, but for a derived id (it depends on the whole shard: left ""); the
+    preamble, or a text of two entries, gives None."""
+    from lean_memory._record import replace
+
+    shard = fmt.parse(text, "s")
+    for e in shard.entries:
+        alone = fmt.parse_entry(e.raw, "s", e.line)
+        assert alone is not None and alone.id in ("", e.id)
+        assert replace(alone, id=e.id) == e
+    assert fmt.parse_entry(shard.preamble, "s", 1) is None
+    if len(shard.entries) >= 2:
+        assert fmt.parse_entry(text, "s", 1) is None
