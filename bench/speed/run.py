@@ -294,6 +294,7 @@ def measure_size(n: int, runs: int, work: Path, vpy: str, bm25_py: str | None,
     scripts.mkdir()
     (scripts / "fts5_oneshot.py").write_text(FTS5_SCRIPT, encoding="utf-8")
     (scripts / "rank_bm25_oneshot.py").write_text(RANK_BM25_SCRIPT, encoding="utf-8")
+    (scripts / "empty_module.py").write_text("", encoding="utf-8")
     print(f"  {n:,} entries: data built in {time.perf_counter() - t0:.1f} s", file=sys.stderr,
           flush=True)
     texts = put_texts(3 * runs + 6)
@@ -320,6 +321,8 @@ def measure_size(n: int, runs: int, work: Path, vpy: str, bm25_py: str | None,
     cases = [
         Case("pass", fixed([vpy, "-c", "pass"]), REPO),
         Case("import", fixed([vpy, "-c", "import lean_memory"]), REPO),
+        # what any `python -m` command pays before its first line: runpy and its imports
+        Case("m_floor", fixed([vpy, "-m", "empty_module"]), scripts),
         Case("warm", fixed(query), warm_root),
         Case("common", fixed([*lm, "get", "--query", COMMON_QUERY]), warm_root),
         Case("after_put", fixed(query), mut_root, prepare=untimed_put),
@@ -378,6 +381,7 @@ LABELS = {
     "import": "`import lean_memory` (over `python -c pass`)",
     "rss": "peak RSS, warm query",
     "rss_fts5": "peak RSS, FTS5 one-shot",
+    "m_floor": "`python -m` of an empty module",
     "pass": "`python -c pass`",
 }
 # Issue 24's goals: (factor, reference case) at 1k, 10k, 100k; None where the issue sets none.
