@@ -38,9 +38,9 @@ from functools import lru_cache
 from ._hash import blake2b
 from ._record import replace
 from ._stem import _ends_cvc, _has_vowel, _measure, _step1ab
-from .format import Entry
+from .format import SAID_AGAIN, Entry
 
-MARKER = "<!-- lean-memory said-again -->"
+MARKER = SAID_AGAIN
 HEADER = "**Said again:**"
 
 # Words that state no fact of their own here: dropping or changing one never changes what

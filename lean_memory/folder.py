@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from functools import cached_property
 
 from . import format as fmt
-from ._lazyre import lazy
 from .config import RESERVED, SHARD_NAME, Config, load_config
 from .errors import InvalidEntry, LeanMemoryError, NotInitialized, UnknownShard
 from .fsutil import file_lock, read_text, sweep
@@ -44,7 +43,6 @@ GITIGNORE = (".cache/", ".*.tmp")  # the derived cache; temp files a crash left
 # The intent journal of an unfinished compaction (lean_memory.compaction): the lock checks for
 # it before importing that module (json and the planner), which it needs only then.
 COMPACTION_JOURNAL = "compaction.journal"
-DATE = lazy(r"\d{4}-\d{2}-\d{2}")
 
 
 def find_root(start: Path | None = None) -> Path:
@@ -99,7 +97,7 @@ def today() -> str:
 def check_date(date: str) -> str:
     import datetime
 
-    if not isinstance(date, str) or not DATE.fullmatch(date):
+    if not isinstance(date, str) or not fmt.is_date(date):
         raise InvalidEntry(f"invalid date {date!r}: expected an absolute date YYYY-MM-DD")
     try:
         datetime.date.fromisoformat(date)

@@ -405,7 +405,7 @@ def distill(project: Memory, *, now: str | None = None, ended: Iterable[str] = (
     ends = _ends(home)
     for sid in sorted(quiet):
         assert store is not None
-        mine = load_asks(home, session=sid, archived=None)
+        mine = [a for a in every if a.session == sid]  # every: read once, in time order
         first, end = window(project, sid, mine, every, ends)
         summary = A.distill(sid, mine, _written(project, first, end))
         old = [e for e in store.entries(SESSIONS_SHARD) if summary.id in e.tags]

@@ -20,7 +20,7 @@ import os
 import stat
 import subprocess
 
-from ._record import Record
+from ._record import Record, replace
 from .errors import LeanMemoryError
 from .secrets import Allowlist, Finding, redact_path, scan_text
 from .secrets import _path_allowed as path_allowed
@@ -94,8 +94,7 @@ class _Tally:
             found = scan_stream(read, path, allow=allow, head=head)
             if found:  # only then: redacting every path would cost more than most scans
                 shown = redact_path(path)
-                self.findings.extend(Finding(f.rule, f.line, f.preview, f.fingerprint, shown)
-                                 for f in found)
+                self.findings.extend(replace(f, path=shown) for f in found)
 
     def error(self, path: str, reason: str) -> None:
         self.errors.append((redact_path(path), reason))
@@ -149,7 +148,7 @@ def scan_stream(read: Callable[[int], bytes], path: str | None = None, *,
                 continue  # seen before, whole or cut short at the previous chunk's end
             seen.add(key)
             seen_lines.add((f.rule, at))
-            findings.append(Finding(f.rule, at, f.preview, f.fingerprint, f.path))
+            findings.append(replace(f, line=at))
         if eof:
             return findings
         start = max(cut - OVERLAP, 0)

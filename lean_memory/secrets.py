@@ -1605,10 +1605,9 @@ def _escape_end(text: str, at: int) -> int:
 
 
 def _blank_escapes(text: str) -> str:
-    r"""``text`` with the escapes repr() writes (````, ``
-``, a terminal colour)
-    blanked, the same length (punctuation at a word's edge, and such escapes, as a tag
-    ``ghp_…`` shows in ``'\x01ghp_…'``, hide a token from rules that want a boundary)."""
+    r"""``text`` with the escapes repr() writes (``\x01``, ``\n``, a terminal colour)
+    blanked, the same length: punctuation at a word's edge, and such escapes (a tag
+    ``\x01ghp_…`` shows as ``'\\x01ghp_…'``), hide a token from rules that want a boundary."""
     at = text.find("\\")
     if at < 0:
         return text

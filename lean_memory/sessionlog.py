@@ -166,22 +166,14 @@ def _is_personal(root: StrPath) -> bool:
     return real == projects or real.startswith(projects.rstrip(os.sep) + os.sep)
 
 
-# JSON's escapes of a string (ensure_ascii=False): quote, backslash, C0 controls.
-_JSON_ESCAPES = {**{c: f"\\u{c:04x}" for c in range(0x20)}, 0x22: '\\"', 0x5c: "\\\\",
-                 0x08: "\\b", 0x09: "\\t", 0x0a: "\\n", 0x0c: "\\f", 0x0d: "\\r"}
-
-
 def _write_line(at: str, entry_id: str, shard: str, title: str) -> str:
     """One line of the write log, as ``json.dumps({...}, ensure_ascii=False,
-    sort_keys=True)`` writes it, without importing json (and its ``re``) on every put."""
-    if not all(isinstance(v, str) for v in (at, entry_id, shard, title)):
-        import json
+    sort_keys=True)`` writes it, through json's own string encoder (``_jsonc``): no ``json``
+    (and its ``re``) imported on every put."""
+    from ._jsonc import string
 
-        return json.dumps({"at": at, "id": entry_id, "shard": shard, "title": title},
-                          ensure_ascii=False, sort_keys=True) + "\n"
-    at, entry_id, shard, title = (v.translate(_JSON_ESCAPES)
-                                  for v in (at, entry_id, shard, title))
-    return f'{{"at": "{at}", "id": "{entry_id}", "shard": "{shard}", "title": "{title}"}}\n'
+    at, entry_id, shard, title = (string(v, False) for v in (at, entry_id, shard, title))
+    return f'{{"at": {at}, "id": {entry_id}, "shard": {shard}, "title": {title}}}\n'
 
 
 def note_writes(root: StrPath, entries: Iterable[Entry], *, enabled: bool = True) -> None:
@@ -206,12 +198,12 @@ def note_writes(root: StrPath, entries: Iterable[Entry], *, enabled: bool = True
 
 def load_writes(root: StrPath) -> list[tuple[str, str, str, str]]:
     """The writes noted for the memory at ``root``: (at, id, shard, title), in time order."""
-    import json
+    from ._jsonc import loads
 
     out = []
     for line in read_private(os.path.join(_session_home(root), WRITES)).splitlines():
         try:
-            d = json.loads(line)
+            d = loads(line)
             row = (d["at"], d["id"], d["shard"], d["title"])
         except (ValueError, TypeError, KeyError, AttributeError):
             continue

@@ -21,7 +21,6 @@ from ._hash import blake2b
 from ._record import replace
 from .errors import InvalidEntry, LeanMemoryError, ShardError
 from .folder import (
-    DATE,
     DESCRIPTIONS,
     GITIGNORE,
     MAX_TAGS,
@@ -81,10 +80,10 @@ _TEXT_CONTROLS = "".join(map(chr, (*range(0x09), 0x0b, 0x0c, *range(0x0e, 0x20),
 _CLAUSE_ENDS = tuple(f"{c} " for c in ".:;!?")
 
 
-def _first_of(text: str, chars: str) -> int:
-    """Where the first of ``chars`` occurs in ``text`` (-1: none): one C search a character,
-    no regex to import and compile for a check every put makes."""
-    return min((i for i in map(text.find, chars) if i >= 0), default=-1)
+def _first_of(text: str, needles: Iterable[str], start: int = 0) -> int:
+    """Where the first of ``needles`` occurs in ``text`` from ``start`` (-1: none): one C
+    search a needle, no regex to import and compile for a check every put makes."""
+    return min((i for i in (text.find(n, start) for n in needles) if i >= 0), default=-1)
 
 
 def _has_surrogate(text: str) -> bool:
@@ -102,8 +101,7 @@ def _has_surrogate(text: str) -> bool:
 def _clause_end(line: str) -> int:
     """Where the first clause of ``line`` (white space already single spaces) ends: the
     first ``.:;!?`` from its 17th character on that a space follows; -1: none."""
-    return min((i for i in (line.find(end, 16) for end in _CLAUSE_ENDS) if i >= 0),
-               default=-1)
+    return _first_of(line, _CLAUSE_ENDS, 16)
 
 
 def default_title(text: str) -> str:
@@ -434,7 +432,8 @@ class Memory(Summaries):
         from .secrets import Allowlist, scan_text
 
         # allow_paths is for `scan` (files); an entry is always scanned.
-        allow = Allowlist(self.allowlist.rules, (), self.allowlist.fingerprints)
+        configured = self.allowlist
+        allow = Allowlist(configured.rules, (), configured.fingerprints)
         findings = [*scan_text(title, allow=allow, path="title"),
                     *scan_text(text, allow=allow, path="text"),
                     *scan_text("\n".join(tags), allow=allow, path="tags")]
@@ -447,7 +446,7 @@ class Memory(Summaries):
         count = int(meta["said_again"]) + 1 if meta.get("said_again", "").isdigit() else 1
         meta["said_again"] = str(count)
         latest = meta.get("last_said", "")
-        meta["last_said"] = max(latest, date) if DATE.fullmatch(latest) else date
+        meta["last_said"] = max(latest, date) if fmt.is_date(latest) else date
         return replace(entry, meta=tuple(meta.items()))
 
     def _updated(self, shard: fmt.Shard, updates: dict[str, Entry], date: str,

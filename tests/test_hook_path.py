@@ -200,7 +200,8 @@ def test_the_prompt_hook_imports_neither_json_nor_the_matcher(tmp_path: Any) -> 
                           "session_id": "s-1", "prompt": "why did the deploy fail"})
     code = ("import io, sys; from lean_memory import agents; out = io.StringIO(); "
             f"agents.run_hook('user-prompt-submit', None, io.StringIO({payload!r}), out); "
-            "print(sorted(m for m in ('json', 'lean_memory.asks') if m in sys.modules)); "
+            "print(sorted(m for m in ('json', 're', 'enum', 'lean_memory.asks') "
+            "if m in sys.modules)); "
             "print(out.getvalue())")
     package_root = str(Path(agents.__file__).resolve().parent.parent)
     env = {**os.environ, "PYTHONPATH": package_root, "XDG_DATA_HOME": str(data),
