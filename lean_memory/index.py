@@ -52,8 +52,9 @@ from .fsutil import CACHE_PREFIX, MAX_CACHE_BYTES, open_bounded, tag_matches, wr
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
-    from pathlib import Path
     from typing import Any, BinaryIO
+
+    from .fsutil import StrPath
 
 PART_FORMAT = "lean_memory.index/2"
 CHUNK = 8192  # bytes of body per digest
@@ -175,7 +176,7 @@ def encode_part(header: list[Any], part: Part) -> tuple[bytes, int]:
     return b"".join((len(meta).to_bytes(8, "little"), meta, body)), 8 + len(meta)
 
 
-def write_part(path: Path, root: Path | None, header: list[Any], part: Part) -> bool:
+def write_part(path: StrPath, root: StrPath | None, header: list[Any], part: Part) -> bool:
     """Write ``part`` (built in memory, keys and supersedes known) atomically."""
     data, covered = encode_part(header, part)
     return write_cache(path, data, root, covered=covered)
@@ -214,10 +215,7 @@ class _Body:
             checked = self.checked
             for i in range(start // CHUNK, (end - 1) // CHUNK + 1):
                 if not checked[i]:
-                    if blake2b(memoryview(whole)[i * CHUNK:(i + 1) * CHUNK],
-                               digest_size=_DIGEST).digest() != \
-                            self.digests[_DIGEST * i:_DIGEST * (i + 1)]:
-                        raise Corrupt("damaged search index")
+                    self._check(i, memoryview(whole)[i * CHUNK:(i + 1) * CHUNK])
                     checked[i] = 1
             return whole[start:end]
         first, last = start // CHUNK, (end - 1) // CHUNK
@@ -231,23 +229,23 @@ class _Body:
         stop = min((last + 1) * CHUNK, self.size)
         data = self._pread(base, stop)
         view = memoryview(data)
-        digests = self.digests
         for i in range(first, last + 1):
-            piece = view[(i - first) * CHUNK:(i - first + 1) * CHUNK]
-            if blake2b(piece, digest_size=_DIGEST).digest() != \
-                    digests[_DIGEST * i:_DIGEST * (i + 1)]:
-                raise Corrupt("damaged search index")
+            self._check(i, view[(i - first) * CHUNK:(i - first + 1) * CHUNK])
         return data[start - base:end - base]
 
     def _chunk(self, i: int) -> bytes:
         data = self.chunks.get(i)
         if data is None:
             data = self._pread(i * CHUNK, min((i + 1) * CHUNK, self.size))
-            if blake2b(data, digest_size=_DIGEST).digest() != \
-                    self.digests[_DIGEST * i:_DIGEST * (i + 1)]:
-                raise Corrupt("damaged search index")
+            self._check(i, data)
             self.chunks[i] = data
         return data
+
+    def _check(self, i: int, data: bytes | memoryview) -> None:
+        """Corrupt unless ``data``, chunk ``i``, hashes to the digest written for it."""
+        if blake2b(data, digest_size=_DIGEST).digest() != \
+                self.digests[_DIGEST * i:_DIGEST * (i + 1)]:
+            raise Corrupt("damaged search index")
 
     def _pread(self, start: int, end: int) -> bytes:
         f = self.f
@@ -333,7 +331,7 @@ class _Numbers(Sequence[int]):
         return iter(_unpacked(self.typecode, body))
 
 
-def read_part(path: Path, root: Path | None, header: list[Any], *, k1: float, b: float,
+def read_part(path: StrPath, root: StrPath | None, header: list[Any], *, k1: float, b: float,
               title_weight: float, full: bool = False) -> Part | None:
     """The part stored at ``path`` if it was written with ``header``; what a query needs
     is read on demand from the open file (or all at once, with keys and supersedes, if
@@ -343,7 +341,7 @@ def read_part(path: Path, root: Path | None, header: list[Any], *, k1: float, b:
     except Exception:  # missing, refused, unreadable: rebuilt
         return None
     try:
-        part = _read(f, path.name, header, k1, b, title_weight, full)
+        part = _read(f, os.path.basename(path), header, k1, b, title_weight, full)
     except (ValueError, TypeError, IndexError, EOFError, KeyError, OSError, OverflowError,
             UnicodeError, MemoryError, Corrupt):
         part = None

@@ -25,7 +25,7 @@ import time
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from itertools import accumulate, chain, compress
 
 from . import format as fmt
@@ -47,7 +47,6 @@ from .index import Corrupt, Part, read_part, write_part
 TYPE_CHECKING = False  # typing's own costs an import; so does .retrievers (typing, Protocol)
 if TYPE_CHECKING:
     from contextvars import ContextVar
-    from pathlib import Path
     from typing import Any, BinaryIO
 
     from .retrievers import RRF_K, Job, Retriever, rrf
@@ -263,28 +262,10 @@ def _sources(mem: Memory) -> list[tuple[str, bool, str]]:
             for archived in (False, True) for name in mem.shards]
 
 
-def _part_path(mem: Memory, name: str, archived: bool, *, tail: bool = False) -> Path:
+def _part_path(mem: Memory, name: str, archived: bool, *, tail: bool = False) -> str:
     # Shard names are [a-z0-9_-] (config.SHARD_NAME): safe as part of a file name.
     kind = "archive" if archived else "live"
-    path = os.path.join(mem._cache, f"search-{kind}-{name}{'.tail' if tail else ''}.idx")
-    return _Named(path)  # type: ignore[return-value]
-
-
-def _boundary(mem: Memory) -> Path:
-    """``mem``'s ``.agents`` folder for :mod:`lean_memory.index`, whose signatures say Path:
-    it only hands it on to :mod:`lean_memory.fsutil`, which takes strings."""
-    return mem._agents  # type: ignore[return-value]
-
-
-class _Named(str):
-    """A path string with the ``name`` that :func:`lean_memory.index.read_part` reads: it
-    stands in for a ``Path`` there, so that a query never imports pathlib."""
-
-    __slots__ = ()
-
-    @property
-    def name(self) -> str:
-        return os.path.basename(self)
+    return os.path.join(mem._cache, f"search-{kind}-{name}{'.tail' if tail else ''}.idx")
 
 
 def _build_part(mem: Memory, name: str, archived: bool, path: str, sig: tuple[int, int, int],
@@ -445,7 +426,7 @@ def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) ->
     header = _header(mem)
     c = mem.config
     params: dict[str, Any] = {"k1": c.bm25_k1, "b": c.bm25_b, "title_weight": _TITLE_WEIGHT}
-    root = _boundary(mem)
+    root = mem._agents
     sources = _sources(mem)
     # sig before reading: a later change shows as stale
     sigs = [file_signature(path) for _, _, path in sources]
@@ -542,7 +523,7 @@ def _append_part(mem: Memory, base: Part | None, path: str, sig: tuple[int, int,
         return None
     where = _part_path(mem, base.name, base.archived, tail=True)
     c = mem.config
-    previous = read_part(where, _boundary(mem), header, k1=c.bm25_k1, b=c.bm25_b,
+    previous = read_part(where, mem._agents, header, k1=c.bm25_k1, b=c.bm25_b,
                          title_weight=_TITLE_WEIGHT, full=True)
     if previous is not None and previous.base != base.sig:
         previous = None
@@ -555,7 +536,7 @@ def _append_part(mem: Memory, base: Part | None, path: str, sig: tuple[int, int,
     tail = _tail_part(mem, base, data, sig, previous, verdicts)
     if tail is None or tail.n > max(_TAIL_MIN, base.n >> 3):
         return None
-    if file_signature(path) == sig and not write_part(where, _boundary(mem), header, tail):
+    if file_signature(path) == sig and not write_part(where, mem._agents, header, tail):
         _debug("search index tail not written to %s", where)
     base.sig = sig
     return [base, tail]
@@ -699,10 +680,14 @@ def _warm_target(fn: Callable[[Any], None]) -> str:
     what the warm-up process imports, by name (never code) and only from lean_memory."""
     module = getattr(fn, "__module__", "") or ""
     name = getattr(fn, "__qualname__", "") or ""
-    if module.split(".")[0] != __name__.split(".")[0] or not name.isidentifier() \
-            or not all(part.isidentifier() for part in module.split(".")):
-        return ""
-    return f"{module}:{name}"
+    return f"{module}:{name}" if _ours(module, name) else ""
+
+
+def _ours(module: str, name: str) -> bool:
+    """Whether ``module``/``name`` name a module-level function of lean_memory."""
+    parts = module.split(".")
+    return parts[0] == __name__.split(".")[0] and name.isidentifier() \
+        and all(part.isidentifier() for part in parts)
 
 
 def _start_warming(mem: Memory, then: bool | Callable[[Any], None] = True) -> bool:
@@ -725,13 +710,13 @@ def _warm(mem: Memory, then: str = "") -> None:
     try:
         _load(mem).close()
         module, _, name = then.partition(":")
-        if then and time.monotonic() - start < _WARMING_STALE_S / 2 \
-                and module.split(".")[0] == __name__.split(".")[0] and name.isidentifier():
+        if then and time.monotonic() - start < _WARMING_STALE_S / 2 and _ours(module, name):
             import importlib
 
             getattr(importlib.import_module(module), name)(mem)
     finally:
-        (mem.cache_dir / "search.warming").unlink(missing_ok=True)
+        with suppress(FileNotFoundError):
+            os.unlink(os.path.join(mem._cache, "search.warming"))
 
 
 def search(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
