@@ -242,6 +242,22 @@ def proposals(project: Memory) -> list[A.Proposal]:
     return [p for p in A.propose(all_asks(), known) if p.key not in keys]
 
 
+# How the agent-facing listings (the MCP status, the memory tool) say that proposals wait.
+AWAITING = ("await the person's yes (only the person approves, with "
+            "`lean-memory promote N --yes`; you cannot)")
+
+
+def waiting(project: Memory) -> list[A.Proposal]:
+    """The proposals that wait, for a listing an agent reads: the matcher runs only when
+    the remembered count (:func:`pending`) says some do."""
+    return proposals(project) if pending(project) else []
+
+
+def listing_head(n: int) -> str:
+    """The line above a listing of ``n`` waiting proposals."""
+    return f"{n} rule proposal{'s' if n != 1 else ''} {AWAITING}:"
+
+
 def _inputs_signature(project: Memory) -> str:
     """What the proposals depend on, by file signatures: every asks file, this project's
     decisions, the project's and the global conventions."""

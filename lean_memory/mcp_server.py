@@ -349,9 +349,9 @@ class Server:
                 "compaction_due": st.compaction_due}
         proposals = _proposals(self.open_memory())
         if proposals:
-            lines.append(f"{len(proposals)} rule proposal{'s' if len(proposals) != 1 else ''} "
-                         "await the person's yes (only the person approves, with `lean-memory "
-                         "promote N --yes`; you cannot):")
+            from .learn import listing_head
+
+            lines.append(listing_head(len(proposals)))
             lines += [f"{n}. {p['rule']} ({p['sessions']} sessions)"
                       for n, p in enumerate(proposals, 1)]
         data["proposals"] = proposals
@@ -392,10 +392,10 @@ class Server:
 def _proposals(mem: Any) -> list[dict[str, Any]]:
     """The rule proposals waiting for the person (ADR 0023), numbered as `promote` numbers
     them; read only: no tool can approve one. [] when the session layer cannot be read."""
-    try:
-        from .learn import proposals
+    from .learn import waiting
 
-        found = proposals(mem)
+    try:
+        found = waiting(mem)
     except (LeanMemoryError, OSError, ValueError):
         return []
     return [{"key": p.key, "rule": p.rule, "sessions": len(p.sessions),

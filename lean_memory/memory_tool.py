@@ -266,17 +266,16 @@ class MemoryToolHandler:
     def _proposals(self) -> str:
         """The rule proposals waiting for the person (ADR 0023), listed, never approvable
         here; '' when none (or the session layer cannot be read)."""
-        try:
-            from .learn import pending, proposals
+        from .learn import listing_head, waiting
 
-            found = proposals(self.mem) if pending(self.mem) else []
+        try:
+            found = waiting(self.mem)
         except (LeanMemoryError, OSError, ValueError):
             return ""
         if not found:
             return ""
         lines = [f"{n}. {p.rule} ({len(p.sessions)} sessions)" for n, p in enumerate(found, 1)]
-        return ("\n\nRule proposals awaiting the person's yes (only the person approves, with "
-                "`lean-memory promote N --yes`; you cannot):\n" + "\n".join(lines))
+        return f"\n\n{listing_head(len(found))}\n" + "\n".join(lines)
 
     def _read(self, parts: tuple[str, ...]) -> str:
         path = self.mem.dir.joinpath(*parts)
