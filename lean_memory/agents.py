@@ -558,6 +558,11 @@ def _add_new_events(top: Path, agent: str, text: str) -> str | None:
         return None
     rel, notes = SETTINGS[agent]
     atomic_write(top / rel, json.dumps(merged, indent=2, ensure_ascii=False) + "\n", root=top)
+    return _added_hooks(rel, notes, merged, current)
+
+
+def _added_hooks(rel: str, notes: str, merged: dict[str, Any], current: dict[str, Any]) -> str:
+    """The line saying which events' hooks ``merged`` adds to ``current``."""
     added = [e for e in merged["hooks"] if merged["hooks"][e] != current.get("hooks", {}).get(e)]
     return f"{rel}: added {notes} hook{'s' if len(added) != 1 else ''} {', '.join(added)}"
 
@@ -592,9 +597,7 @@ def _merge_settings(top: Path, agent: str) -> str:
     if merged == current:
         return refreshed or f"{rel}: {notes} hooks already configured"
     atomic_write(settings, json.dumps(merged, indent=2, ensure_ascii=False) + "\n", root=top)
-    added = [e for e in merged["hooks"] if merged["hooks"][e] != current.get("hooks", {}).get(e)]
-    return (f"{rel}: added {notes} hook{'s' if len(added) != 1 else ''} "
-            f"{', '.join(added)} (other settings kept)")
+    return f"{_added_hooks(rel, notes, merged, current)} (other settings kept)"
 
 
 def setup_agent(mem: Memory, agent: str) -> list[str]:
