@@ -61,6 +61,11 @@ def loads(text: str) -> Any:
 
 def string(text: str, ascii_only: bool = True) -> str:
     """``json.dumps(text, ensure_ascii=ascii_only)`` of a string."""
+    # Printable text without a quote or a backslash needs no escape: most titles and ids,
+    # written without loading the C module (a shared library: ~0.5 ms on every put).
+    if '"' not in text and "\\" not in text and text.isprintable() \
+            and (text.isascii() or not ascii_only):
+        return f'"{text}"'
     try:
         from _json import encode_basestring, encode_basestring_ascii
     except ImportError:  # another Python
