@@ -40,7 +40,7 @@ def _memory(args: argparse.Namespace) -> Memory:
     if getattr(args, "global_", False):
         if args.root:
             raise UsageError("give --global or --root, not both")
-        return global_memory(create=args.command == "put")
+        return global_memory(Memory, create=args.command == "put")
     return check_project(Memory(args.root))
 
 
@@ -156,33 +156,25 @@ def cmd_get(args: argparse.Namespace, out: TextIO) -> int:
     own = getattr(args, "global_", False)  # --global: that layer alone
     if args.digest is not None:
         if own:
-            out.write(mem.digest(args.digest, include_archive=archive))
+            out.write(mem.digest(args.digest, include_archive=archive, layers=("project",)))
         else:
-            from .layers import digest
+            from .recall import injected  # the prompt hook's block, byte for byte
 
-            out.write(digest(mem, args.digest, include_archive=archive))
+            out.write(injected(mem, args.digest, include_archive=archive))
         return 0
     from .withhold import live_entries, read_shown
 
     if args.query is not None:
-        from .layers import GLOBAL, PROJECT, LayerHit, find, render
+        from .layers import GLOBAL, LAYERS, PROJECT, LayerHit, render
+        from .recall import search
 
         shards = (args.shard,) if args.shard else None
         scope = True if args.archive else archive
-        if own:
-            from .search import find as find_one
-
-            one = find_one(mem, args.query, k=args.k, shards=shards, include_archive=scope)
-            hits = [LayerHit(GLOBAL, h) for h in one.hits]
-            withheld, notes = one.withheld, one.notes
-        else:
-            session = []
-            if getattr(args, "session", None):
-                from .learn import ask_hits
-
-                session = ask_hits(mem, args.session, args.query, args.k)
-            hits, withheld, notes = find(mem, args.query, k=args.k, shards=shards,
-                                         include_archive=scope, session=session)
+        found = search(mem, args.query, k=args.k, shards=shards, include_archive=scope,
+                       session=getattr(args, "session", None),
+                       layers=("project",) if own else LAYERS)  # --global: that store alone
+        withheld, notes = found.withheld, found.notes
+        hits = [LayerHit(GLOBAL, h.hit) for h in found.hits] if own else found.hits
         _note_withheld(withheld)
         if notes:  # searched without a retriever: one line, BM25 answered
             _say("note: " + "; ".join(notes))
@@ -315,7 +307,7 @@ def _skip_line(skip: dict[str, str] | None) -> str:
 
 def _context_line(mem: Memory) -> str:
     """What rides at session start and before the last prompt, in tokens (`context`)."""
-    from .learn import context
+    from .recall import context
     from .tokens import estimate_tokens
 
     try:
@@ -594,7 +586,7 @@ def cmd_distill(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_context(args: argparse.Namespace, out: TextIO) -> int:
     from ._listeners import listeners
-    from .learn import context
+    from .recall import context, sheet
     from .tokens import estimate_tokens
 
     mem = _memory(args)
@@ -605,12 +597,8 @@ def cmd_context(args: argparse.Namespace, out: TextIO) -> int:
         parts = context(mem, args.prompt, args.budget, args.session)
     finally:
         listeners.remove(skipped.append)
-    rows = [(when, b.layer, b.name, estimate_tokens(b.text), b.note)
-            for when, blocks in parts for b in blocks]
-    if args.json:
-        _dump([{"when": w, "layer": layer, "block": n, "tokens": t, "note": note}
-               for w, layer, n, t, note in sorted(rows, key=lambda r: (-r[3], r[0], r[2]))],
-              out)
+    if args.json:  # one row per injected entry (ADR 0034): the page's context sheet
+        _dump(sheet(mem, parts, args.budget), out)
         return 0
     for when, blocks in parts:
         total = sum(estimate_tokens(b.text) for b in blocks)
@@ -652,7 +640,7 @@ def _global_flag(s: argparse.ArgumentParser) -> None:
 
 
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
-    from .serve import App, make_server, url
+    from .serve import App, learning_loop, make_server, url
 
     mem = _memory(args)
     mem.status()  # not initialised, a broken config: one line now, not on the page
@@ -661,9 +649,9 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     else:
         from .layers import open_global
 
-        g = open_global()
+        g = open_global(mem)
         app = App([("project", mem), *([("global", g)] if g is not None else [])],
-                  proposals=_page_proposals(mem))
+                  proposals=learning_loop(mem))
     server = make_server(app, args.port)
     out.write(f"lean-memory: serving {mem.dir} on 127.0.0.1 only; open\n  {url(app)}\n"
               "(the address carries this run's token; Ctrl-C stops)\n")
@@ -673,24 +661,6 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     finally:
         server.server_close()
     return 0
-
-
-def _page_proposals(mem: Memory) -> Any:
-    """The learning loop as the page reaches it: a yes clicked there (a person, with the
-    run's token) writes the rule to the project's conventions; `promote --global` on the
-    command line is the way to the global layer."""
-    from . import learn
-    from .serve import Proposal, Proposals
-
-    def pending() -> list[Proposal]:
-        return [Proposal(p.key, p.rule, tuple(f"{e.date} ({e.session[:12]}): {e.text}"
-                                              for e in p.evidence))
-                for p in learn.proposals(mem)]
-
-    def decide(key: str, yes: bool) -> str:
-        return learn.decide(mem, learn.pick(mem, key), yes)
-
-    return Proposals(pending, decide)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -77,20 +77,20 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def global_memory(*, create: bool = False) -> Memory:
-    """The global store; with ``create``, initialised first (``put --global``)."""
-    from .store import Memory
-
-    mem = Memory(_global_root())
+def global_memory(like: Memory | type[Memory], *, create: bool = False) -> Memory:
+    """The global store, a memory of the kind of ``like`` (a store or its class: the
+    facade is the caller's, never imported here); with ``create``, initialised first."""
+    kind = like if isinstance(like, type) else type(like)
+    mem = kind(_global_root())
     if create and not os.path.isdir(mem._dir):
         mem.init()
     return mem
 
 
-def open_global() -> Memory | None:
+def open_global(like: Memory | type[Memory]) -> Memory | None:
     """The global store when it exists, else None (no global layer to show)."""
     try:
-        mem = global_memory()
+        mem = global_memory(like)
         return mem if os.path.isdir(mem._dir) else None
     except (LeanMemoryError, OSError, RuntimeError):
         return None  # no home folder: no global layer
@@ -101,7 +101,7 @@ def check_project(mem: Memory) -> Memory:
     (a repository's ``.agents`` linked to it, or run from inside it): a repository can
     never write the global store by pointing at it."""
     try:
-        g_dir, g_root = _real(global_memory()._dir), _real(_global_root())
+        g_dir, g_root = _real(global_memory(mem)._dir), _real(_global_root())
     except (LeanMemoryError, OSError, RuntimeError):
         return mem
     p_dir, p_root = _real(mem._dir), _real(mem._root)
@@ -124,6 +124,12 @@ class LayerHit(Record):
 
     def __init__(self, layer: str, hit: Hit) -> None:
         self._init(layer, hit)
+
+    # Read as a Hit too (``Memory.search`` returns these, ADR 0034).
+    entry = property(lambda self: self.hit.entry)
+    shard = property(lambda self: self.hit.shard)
+    score = property(lambda self: self.hit.score)
+    archived = property(lambda self: self.hit.archived)
 
 
 def _key(entry: Entry) -> str:
@@ -182,7 +188,7 @@ def overrides_global(project: Memory, entry_id: str) -> bool:
         return False
     except UnknownEntry:
         pass
-    g = open_global()
+    g = open_global(project)
     if g is None:
         return False
     try:
@@ -207,7 +213,7 @@ def find(project: Memory, query: str, *, k: int = 5, shards: Sequence[str] | Non
     from .search import find as find_one
 
     found = find_one(project, query, k=k, shards=shards, include_archive=include_archive)
-    g = open_global()
+    g = open_global(project)
     g_shards = None if shards is None or g is None else [s for s in shards if s in g.shards]
     g_hits: list[Hit] = []
     withheld, notes = found.withheld, found.notes
@@ -287,7 +293,7 @@ def global_blocks(project: Memory, prompt: str, budget: int,
     )
     from .withhold import count_note
 
-    g = open_global()
+    g = open_global(project)
     if g is None or budget <= 0:
         return []
     gone = _project_supersedes(project)

@@ -237,7 +237,7 @@ def proposals(project: Memory) -> list[A.Proposal]:
     from . import asks as A
 
     done = decisions(project)
-    known = [*_rules(project), *_rules(open_global()), *(d.rule for d in done)]
+    known = [*_rules(project), *_rules(open_global(project)), *(d.rule for d in done)]
     keys = {d.key for d in done}
     return [p for p in A.propose(all_asks(), known) if p.key not in keys]
 
@@ -266,7 +266,7 @@ def _inputs_signature(project: Memory) -> str:
 
     files = [p for h in _homes() for k in (False, True) for p in _ask_files(h, k)]
     files.append(os.path.join(_session_home(project._root), "decisions.jsonl"))
-    for mem in (project, open_global()):
+    for mem in (project, open_global(project)):
         if mem is not None and RULES_SHARD in mem.shards:
             files.append(mem._shard_file(RULES_SHARD))
     sigs = "\n".join(f"{p}\0{file_signature(p)}" for p in files)
@@ -310,7 +310,7 @@ def decide(project: Memory, proposal: A.Proposal, yes: bool, *, to_global: bool 
 
     where = ""
     if yes:
-        target = global_memory(create=True) if to_global else project
+        target = global_memory(project, create=True) if to_global else project
         entry = target.put_entry(RULES_SHARD, proposal.rule, tags=("promoted",), date=date)
         where = GLOBAL if to_global else PROJECT
         said = f"wrote {entry.id} to {where} {RULES_SHARD}: {entry.title}"
@@ -329,10 +329,8 @@ def decide(project: Memory, proposal: A.Proposal, yes: bool, *, to_global: bool 
 
 def session_store(project: Memory, *, create: bool = False) -> Memory | None:
     """The session layer's own store (its ``sessions`` shard holds the summaries)."""
-    from .store import Memory
-
     home = _session_home(project._root)
-    mem = Memory(home)
+    mem = type(project)(home)
     if not os.path.isdir(mem._dir):
         if not create:
             return None
@@ -385,7 +383,7 @@ def _written(project: Memory, first: str, end: str) -> list[A.Written]:
     from . import asks as A
 
     out = []
-    for mem in (project, open_global()):
+    for mem in (project, open_global(project)):
         if mem is None or not os.path.isdir(mem._dir):
             continue
         latest: dict[str, tuple[str, str]] = {}
@@ -541,14 +539,12 @@ def hook_text(project: Memory, event: str, payload: dict[str, Any], prompt: str,
                                                budget)).lstrip("\n")
 
 
-def end_session(payload: Any, where: StrPath | None) -> None:
+def end_session(payload: Any, where: Memory | None) -> None:
     """``hook session-end``: distill the session that ended (``session_id`` of the hook's
-    ``payload``) in the project at ``where``. The caller fails open."""
-    from .store import Memory
-
+    ``payload``) in the project ``where``. The caller fails open."""
     session = payload.get("session_id") if isinstance(payload, dict) else None
     if isinstance(session, str) and session and where is not None:
-        project = check_project(Memory(where))
+        project = check_project(where)
         if os.path.isdir(project._dir) and project.config.capture_asks:
             home = _session_home(project._root)
             if load_asks(home, session=session):  # when it ended bounds what it decided

@@ -246,10 +246,12 @@ class Server:
         k = args.get("k", 5)
         if not 1 <= k <= MAX_K:
             raise _ArgumentError(f"argument 'k' must be between 1 and {MAX_K}")
-        from .layers import PROJECT, find, render  # global + project, each labelled
+        from .layers import PROJECT, render
+        from .recall import search  # the one entry point: every layer, each hit labelled
 
-        found, withheld, notes = find(self.open_memory(), args["query"], k=k,
-                                      include_archive=args.get("archive"))
+        result = search(self.open_memory(), args["query"], k=k,
+                        include_archive=args.get("archive"))
+        found, withheld, notes = result.hits, result.withheld, result.notes
         layered = any(h.layer != PROJECT for h in found)
         text = ((render(found) if layered else render_hits([h.hit for h in found]))
                 if found else "No entry matches that query.")

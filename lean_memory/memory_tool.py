@@ -192,7 +192,7 @@ class MemoryToolHandler:
         seen from this project; created for a write."""
         from .layers import global_memory
 
-        g = global_memory(create=create)
+        g = global_memory(self.mem, create=create)
         if not g.dir.is_dir():
             raise MemoryToolError(f"there is no global memory yet; create {PREFIX}/"
                                   f"{GLOBAL_DIR}/conventions.md to start it (rules for "
@@ -251,7 +251,7 @@ class MemoryToolHandler:
         if self.layers and not parts:
             from .layers import open_global
 
-            g = open_global()
+            g = open_global(self.mem)
             if g is not None:
                 rows.append((os.lstat(g.dir).st_size, f"{GLOBAL_DIR}/"))
                 walk(g.dir, f"{GLOBAL_DIR}/", 2)
@@ -296,7 +296,7 @@ class MemoryToolHandler:
         from .layers import global_texts, open_global, project_overrides, same_text
 
         if self.layers:
-            g = open_global()
+            g = open_global(self.mem)
             texts = global_texts(g) if g is not None else {}
             if not texts:
                 return text

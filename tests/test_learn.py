@@ -257,11 +257,11 @@ def test_the_page_lists_proposals_and_writes_only_on_a_yes(project: Path,
                                                           home: dict[str, str]) -> None:
     """Catches: `serve` without the learning loop (its proposals page empty), or its yes
     writing elsewhere than the project's conventions."""
-    from lean_memory.cli import _page_proposals
+    from lean_memory.serve import learning_loop
 
     for s in ("a", "b", "c"):
         ask(project, home, s, "always use tabs, not spaces, in the Makefile")
-    page = _page_proposals(lean_memory.Memory(project))
+    page = learning_loop(lean_memory.Memory(project))
     [shown] = page.pending()
     assert "tabs" in shown.rule and len(shown.evidence) == 3
     assert "dismissed" in page.decide(shown.id, False)
@@ -320,7 +320,7 @@ def test_decided_is_what_was_written_during_the_session(project: Path, home: dic
     learn.record(mem, "s1", "add metrics to the export job", "2026-01-05T09:30:00Z")
     done = put("2026-01-05T09:40:00Z", "insights", "export job metrics go to statsd, per run")
     rule = put("2026-01-05T09:45:00Z", "conventions", "Use uv, never pip.",
-               global_memory(create=True))
+               global_memory(lean_memory.Memory, create=True))
     learn.record(mem, "s2", "rename the config loader", "2026-01-05T10:00:00Z")
     later = put("2026-01-05T10:05:00Z", "insights", "the config loader is now settings.load")
     clock["now"] = "2026-01-05T13:00:00Z"
@@ -350,7 +350,7 @@ def test_a_session_that_ended_decided_only_until_its_end(project: Path, home: di
     learn.record(mem, "s3", "document the retry policy of the uploader", "2026-01-05T15:00:00Z")
     during = mem.put_entry("insights", "uploader retries 3 times with backoff").id
     clock["now"] = "2026-01-05T15:10:00Z"
-    learn.end_session({"session_id": "s3"}, project)
+    learn.end_session({"session_id": "s3"}, mem)
     clock["now"] = "2026-01-05T15:20:00Z"
     mem.put_entry("insights", "the downloader never retries")
     mine = learn.load_asks(session_home(project), session="s3", archived=True)

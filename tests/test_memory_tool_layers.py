@@ -37,7 +37,7 @@ def _project(tmp_path: Path, name: str = "proj") -> lean_memory.Memory:
 
 @pytest.fixture
 def layers(tmp_path: Path) -> tuple[lean_memory.Memory, lean_memory.Memory, str]:
-    g = global_memory(create=True)
+    g = global_memory(lean_memory.Memory, create=True)
     gid = g.put_entry("conventions", RULE, title="Installs").id
     g.put_entry("insights", "Answer in British English, short sentences.")
     return _project(tmp_path), g, gid
@@ -105,7 +105,7 @@ def test_writes_go_to_the_project_unless_addressed_to_global(
     call(tool, command="str_replace", path="/memories/global/conventions.md",
          old_str="never pip", new_str="never pip or pipx")
     assert snapshot(project.dir) == p_mid
-    assert "style" in global_memory().shards
+    assert "style" in global_memory(lean_memory.Memory).shards
     assert "Imperative subject" in (g.dir / "style.md").read_text()
     assert "never pip or pipx" in (g.dir / "conventions.md").read_text()
     assert p_before != p_mid
@@ -113,7 +113,7 @@ def test_writes_go_to_the_project_unless_addressed_to_global(
                    new_path="/memories/global/build.md")
     assert "cannot move between" in said
     ids = {row[1] for row in load_writes(g.root)}  # noted for "decided during the session"
-    assert {e.id for e in global_memory().entries("style")} <= ids
+    assert {e.id for e in global_memory(lean_memory.Memory).entries("style")} <= ids
 
 
 def test_a_repository_cannot_reach_the_global_store(tmp_path: Path) -> None:
@@ -129,7 +129,7 @@ def test_a_repository_cannot_reach_the_global_store(tmp_path: Path) -> None:
                                              path="/memories/global/conventions.md")
     call(tool, command="create", path="/memories/global/style.md",
          file_text="# Style\n\n## Tone\nPlain words.\n")
-    g = global_memory()
+    g = global_memory(lean_memory.Memory)
     assert (g.dir / "style.md").is_file() and not (planted / "style.md").exists()
     assert "evil.example" not in call(tool, command="view",
                                       path="/memories/global/conventions.md")
@@ -148,7 +148,7 @@ def test_a_repository_cannot_reach_the_global_store(tmp_path: Path) -> None:
 def test_the_global_store_as_a_project_is_refused(tmp_path: Path) -> None:
     """Catches: the memory tool opened on the global store's root as if it were a project
     (a repository inside it), which would let project rules write the person's store."""
-    g = global_memory(create=True)
+    g = global_memory(lean_memory.Memory, create=True)
     tool = anthropic_memory_tool(lean_memory.Memory(g.root))
     assert "global store" in refused(tool, command="view", path="/memories")
 

@@ -61,7 +61,8 @@ HOSTILE = "\n\n".join(PAYLOADS)
 PAGE_TAGS = {"html", "head", "meta", "title", "link", "body", "nav", "main", "h1", "h2", "h3",
              "a", "p", "div", "span", "table", "thead", "tbody", "tr", "th", "td", "meter",
              "code", "article", "form", "input", "button", "details", "summary", "ul", "li",
-             "pre", *mdhtml.TAGS}
+             "pre", "q", *mdhtml.TAGS,
+             "svg", "rect", "line", "polyline", "circle", "text"}  # charts drawn by serve
 
 
 class Tags(HTMLParser):
@@ -196,7 +197,7 @@ def request(app: App, path: str, *, method: str = "GET", host: str | None = None
 
 PAGES = ["/", "/shard/project/quirks", "/shard/project/insights", "/shard/project/failures",
          "/entry/project/bad00001", "/search?q=deploy+token+bot+redis",
-         "/context?q=deploy+token+bot+hostile+title", "/proposals"]
+         "/context?q=deploy+token+bot+hostile+title", "/history", "/proposals"]
 
 
 # -- plain HTTP -------------------------------------------------------------------------
@@ -277,9 +278,11 @@ def test_post_needs_token_and_origin(served: tuple[App, FakeLoop]) -> None:
     assert request(app, "/proposals/p1", method="POST", body="x" * 5000,
                    headers=origin)[0] == 413
     assert loop.answers == []
-    status, _, page = request(app, "/proposals/p1", method="POST",
-                              body=f"token={app.token}&answer=yes", headers=origin)
-    assert status == 200 and "p1: added to conventions" in page
+    status, headers, _ = request(app, "/proposals/p1", method="POST",
+                                 body=f"token={app.token}&answer=yes", headers=origin)
+    assert status == 303 and headers["location"] == "/proposals"  # POST, then redirect
+    assert "p1: added to conventions" in request(app, "/proposals")[2]
+    assert "p1: added to conventions" not in request(app, "/proposals")[2]  # said once
     assert loop.answers == [("p1", True)]
 
 
