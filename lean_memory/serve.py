@@ -159,18 +159,18 @@ class PortInUse(LeanMemoryError):
 
 STYLE = """
 body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;max-width:60rem;padding:1rem 1.5rem;
-color:#1d1d1f;background:#fbfbfa;overflow-wrap:anywhere}
+color:#1d1d1f;background:#fbfbfa;overflow-wrap:break-word}
 nav{display:flex;flex-wrap:wrap;gap:.3rem 1.2rem;border-bottom:1px solid #ddd;
 padding-bottom:.5rem;margin-bottom:1rem}
 nav a{font-weight:600}
 a{color:#0b5cad;text-decoration:none}a:hover{text-decoration:underline}
 h1{font-size:1.5rem;margin:.2rem 0 .8rem}h2{font-size:1.2rem;margin:1.4rem 0 .5rem}
 h3{font-size:1.05rem;margin:0 0 .2rem}
-.wide{overflow-x:auto;max-width:100%}
+.wide{overflow-x:auto;max-width:100%}.wide table{min-width:30rem}.nowrap,th{white-space:nowrap}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .6rem;
 border-bottom:1px solid #e4e4e4;vertical-align:top}th{font-weight:600;color:#555}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-svg.bar{width:12rem;max-width:40vw;height:.9rem;vertical-align:middle}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+svg.bar{width:10rem;max-width:40vw;height:.9rem;vertical-align:middle}
 svg.chart{width:100%;max-width:40rem;height:auto}
 .muted{color:#666;font-size:.9em}.due{color:#a4420e;font-weight:600}.ok{color:#2b6b2b}
 .over{color:#b00020;font-weight:600}
@@ -233,12 +233,12 @@ def bar(used: int, budget: int) -> str:
     width = round(200 * min(pct, scale) / scale, 1)
     mark = round(200 * 100 / scale, 1)
     colour = "#b00020" if pct > 100 else "#3a7d44"
-    return (f'<svg class="bar" viewBox="0 0 200 10" preserveAspectRatio="none" role="img" '
+    return (f'<span class="nowrap"><svg class="bar" viewBox="0 0 200 10" preserveAspectRatio="none" role="img" '
             f'aria-label="{pct} % of the budget"><title>{used:,} of {budget:,} tokens '
             f'({pct} %)</title><rect width="200" height="10" fill="#e8e8e6"/>'
             f'<rect width="{width}" height="10" fill="{colour}"/>'
             f'<rect x="{max(mark - 1, 0)}" width="1.2" height="10" fill="#1d1d1f"/></svg>'
-            f' <span class="{"over" if pct > 100 else "muted"}">{pct} %</span>')
+            f' <span class="{"over" if pct > 100 else "muted"}">{pct} %</span></span>')
 
 
 def _project(app: App) -> tuple[Memory, bool]:

@@ -646,3 +646,21 @@ def test_cli_serve_global_shows_your_own_memory_alone(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_browser_phone_width_has_no_horizontal_overflow(served: tuple[App, FakeLoop],
+                                                        browser: Any, tmp_path: Path) -> None:
+    """Catches a page wider than a phone (issue 35: the overview was 661 px at 390 px):
+    no page scrolls sideways at 390 px; wide tables scroll inside their own box."""
+    app, _ = served
+    browser.set_window_size(390, 844)
+    browser.get(url(app))
+    base = f"http://127.0.0.1:{app.port}"
+    width = browser.execute_script("return window.innerWidth")
+    for path in PAGES:
+        browser.get(base + path)
+        wide = browser.execute_script("return document.documentElement.scrollWidth")
+        assert wide <= width, (path, wide, width)
+    if SHOTS:
+        browser.get(base + "/")
+        browser.save_screenshot(str(ROOT / "docs" / "serve-phone.png"))
