@@ -20,11 +20,13 @@ from .layers import LAYERS, PROJECT, SESSION, Block, LayerHit, find
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
     from typing import Any
 
     from .format import Entry
     from .store import Memory
+
+    Entries = Callable[[Memory], Iterable[Entry]]  # every entry of a memory, live first
 
 CONTEXT_LIMIT = 9000  # characters; Claude Code and Codex cap additionalContext at 10,000
 PROMPT_EVENT = "UserPromptSubmit"
@@ -149,7 +151,8 @@ class Injection(Record):
         self._init(at, session, prompt, entries)
 
 
-def injections(project: Memory, limit: int = LOG_SHOWN) -> list[Injection]:
+def injections(project: Memory, limit: int = LOG_SHOWN, *,
+               entries: Entries | None = None) -> list[Injection]:
     """The latest ``limit`` prompts of the personal log, newest first."""
     from ._jsonc import loads
     from .layers import open_global
@@ -160,7 +163,7 @@ def injections(project: Memory, limit: int = LOG_SHOWN) -> list[Injection]:
     if not rows:
         return []
     g = open_global(project)
-    ids, titles = _ids([project, *([g] if g is not None else [])])
+    ids, titles = _ids([project, *([g] if g is not None else [])], raw, entries)
     lengths = sorted({len(k) for k in ids}, reverse=True)
     out = []
     for row in reversed(rows):
@@ -169,7 +172,8 @@ def injections(project: Memory, limit: int = LOG_SHOWN) -> list[Injection]:
             at, session, prompt, lines = d["at"], d["session"], d["prompt"], d["lines"]
         except (ValueError, TypeError, KeyError):
             continue
-        if not all(isinstance(x, str) for x in (at, session, prompt, *lines)):
+        if not isinstance(lines, list) or not all(
+                isinstance(x, str) for x in (at, session, prompt, *lines)):
             continue
         found = [(_entry_id(ln, ids, lengths), ln[2:]) for ln in lines]
         out.append(Injection(at, session, prompt, tuple(
@@ -188,6 +192,7 @@ def context(project: Memory, prompt: str | None, budget: int | None = None,
 # -- one row per injected entry -------------------------------------------------------------
 
 _KEY = 40  # characters of a line that name its entry
+_STEM = 20  # characters of a title looked for in a block before its lines are worked out
 
 
 def _starts(e: Entry) -> Iterable[str]:
@@ -200,18 +205,27 @@ def _starts(e: Entry) -> Iterable[str]:
     yield f"- {title}"
 
 
-def _ids(mems: Iterable[Memory]) -> tuple[dict[str, str], dict[str, str]]:
-    """{how a line begins: entry id}, {id: title} over ``mems``' live and archived
-    entries."""
+def _all_entries(mem: Memory) -> Iterable[Entry]:
+    for archive in (False, True):  # a live entry wins a shared beginning
+        for name in mem.shards:
+            yield from mem.entries(name, archive=archive)
+
+
+def _ids(mems: Iterable[Memory], text: str, entries: Entries | None = None,
+         ) -> tuple[dict[str, str], dict[str, str]]:
+    """{how a line begins: entry id}, {id: title} for the entries of ``mems`` (live, then
+    archived) whose title begins a list line of ``text``."""
     out: dict[str, str] = {}
     titles: dict[str, str] = {}
+    heads = {ln[at:at + n] for ln in text.splitlines() if ln.startswith("- ")
+             for at in (2, 4) for n in range(1, _STEM + 1)}  # after "- " or "- **"
     for mem in mems:
-        for archive in (False, True):  # a live entry wins a shared beginning
-            for name in mem.shards:
-                for e in mem.entries(name, archive=archive):
-                    titles.setdefault(e.id, e.title)
-                    for start in _starts(e):
-                        out.setdefault(start[:_KEY], e.id)
+        for e in (entries or _all_entries)(mem):
+            stem = e.title.rstrip("…").strip()[:_STEM]
+            if stem in heads:  # only these can have a line: the rest costs a set lookup
+                titles.setdefault(e.id, e.title)
+                for start in _starts(e):
+                    out.setdefault(start[:_KEY], e.id)
     return out, titles
 
 
@@ -227,16 +241,17 @@ def _entry_id(line: str, ids: dict[str, str], lengths: Sequence[int]) -> str:
     return ""
 
 
-def sheet(project: Memory, parts: Sequence[tuple[str, Sequence[Block]]],
-          budget: int) -> list[dict[str, Any]]:
+def sheet(project: Memory, parts: Sequence[tuple[str, Sequence[Block]]], budget: int, *,
+          entries: Entries | None = None) -> list[dict[str, Any]]:
     """``context --json``: one row per injected entry (``id`` and ``title``; the heading
     and notes of a block are its row without an id), with its layer, block and tokens,
-    and the budget; largest first."""
+    and the budget; largest first. ``entries``: a memory's entries (a caller's cache)."""
     from .layers import open_global
     from .tokens import estimate_tokens
 
     g = open_global(project)
-    ids, titles = _ids([project, *([g] if g is not None else [])])
+    shown = "".join(b.text for _, blocks in parts for b in blocks)
+    ids, titles = _ids([project, *([g] if g is not None else [])], shown, entries)
     lengths = sorted({len(k) for k in ids}, reverse=True)
     rows: list[dict[str, Any]] = []
     for when, blocks in parts:

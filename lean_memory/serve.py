@@ -33,7 +33,7 @@ import hmac
 import os
 import secrets
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
@@ -105,6 +105,9 @@ class App:
     # INDEX.md's git history by the signatures of the files a commit changes
     _history: tuple[Any, list[Point]] | None = field(default=None, init=False, repr=False)
     notice: str = field(default="", init=False)  # what the last answer did (shown once)
+    # The overview's layers and "injected" line by the signatures of the files they read
+    _overview: tuple[Any, str] | None = field(default=None, init=False, repr=False)
+    _listing: tuple[Any, list[Proposal]] | None = field(default=None, init=False, repr=False)
 
     def layer(self, name: str) -> Memory | None:
         return next((m for n, m in self.layers if n == name), None)
@@ -233,7 +236,8 @@ def bar(used: int, budget: int) -> str:
     width = round(200 * min(pct, scale) / scale, 1)
     mark = round(200 * 100 / scale, 1)
     colour = "#b00020" if pct > 100 else "#3a7d44"
-    return (f'<span class="nowrap"><svg class="bar" viewBox="0 0 200 10" preserveAspectRatio="none" role="img" '
+    return ('<span class="nowrap"><svg class="bar" viewBox="0 0 200 10" '
+            'preserveAspectRatio="none" role="img" '
             f'aria-label="{pct} % of the budget"><title>{used:,} of {budget:,} tokens '
             f'({pct} %)</title><rect width="200" height="10" fill="#e8e8e6"/>'
             f'<rect width="{width}" height="10" fill="{colour}"/>'
@@ -246,6 +250,28 @@ def _project(app: App) -> tuple[Memory, bool]:
     (``serve --global``: that store's own search and digest)."""
     name, mem = app.layers[0]
     return mem, name == GLOBAL
+
+
+def _files_key(app: App) -> tuple[Any, ...]:
+    """The signatures of the files the overview reads: each layer's memory and config
+    files, the project's session folder's own files (the proposal count, decisions, the
+    injection log a prompt appends to) and its asks folder (a new session's file); one
+    stat a file, so that a page load costs what an entry page costs."""
+    from .sessionlog import _session_home
+
+    mem = app.layers[0][1]
+    folders = [str(m.dir) for _, m in app.layers] + [str(m.agents_dir) for _, m in app.layers]
+    home = _session_home(mem._root)
+    folders.append(home)
+    key: list[tuple[str, tuple[int, int, int] | None]] = []
+    for folder in folders:
+        try:
+            with os.scandir(folder) as found:
+                key.extend((f.path, _signature(f.path)) for f in found
+                           if f.is_file() or f.name == "asks")
+        except OSError:
+            key.append((folder, None))
+    return tuple(sorted(key, key=lambda k: k[0]))
 
 
 def _injected_line(app: App) -> str:
@@ -264,6 +290,16 @@ def _injected_line(app: App) -> str:
 
 
 def page_overview(app: App) -> str:
+    """The overview; its layers and "injected" line are made again only when a file they
+    read changed, and the proposals are the remembered count (no matcher run)."""
+    key = _files_key(app)
+    if app._overview is None or app._overview[0] != key:
+        app._overview = (key, _layers_overview(app) + "\n<h2>Rule proposals</h2>"
+                         + _proposals_summary(app))
+    return _page(app, "What memory holds", app._overview[1], tab="Overview")
+
+
+def _layers_overview(app: App) -> str:
     out = [_injected_line(app)]
     for name, mem in app.layers:
         st = mem.status()
@@ -288,8 +324,7 @@ def page_overview(app: App) -> str:
             "<div class=\"wide\"><table><thead><tr><th>Shard</th><th class=\"num\">Entries</th>"
             "<th class=\"num\">Superseded</th><th class=\"num\">Tokens</th>"
             f"<th>Share of the budget</th></tr></thead><tbody>{rows}</tbody></table></div>")
-    out.append("<h2>Rule proposals</h2>" + _proposals_summary(app))
-    return _page(app, "What memory holds", "\n".join(out), tab="Overview")
+    return "\n".join(out)
 
 
 def _proposals_summary(app: App) -> str:
@@ -423,6 +458,21 @@ def page_entry(app: App, layer: str, entry_id: str) -> str | None:
     return _page(app, e.title or entry_id, art + back, tab=f"{layer} entry")
 
 
+def _cached(app: App) -> Callable[[Memory], Iterable[Entry]]:
+    """A layer's entries, live then archived, from the page's parse cache."""
+    names = {str(m.dir): n for n, m in app.layers}
+
+    def entries(mem: Memory) -> Iterable[Entry]:
+        name = names.get(str(mem.dir))
+        if name is None:  # not served here (a store opened again): parsed now
+            return [e for archive in (False, True) for s in mem.shards
+                    for e in mem.entries(s, archive=archive)]
+        return [e for archive in (False, True) for s in mem.shards
+                for e in app.entries(name, s, archive=archive)]
+
+    return entries
+
+
 def hook_block(app: App, prompt: str) -> str:
     """What the prompt hook injects before ``prompt``, byte for byte (its additionalContext)."""
     mem, own = _project(app)
@@ -469,7 +519,7 @@ def page_context(app: App, prompt: str) -> str:
                      "rides inside each project's blocks: open the page of a project.</p>")
     budget = app.budget_tokens
     parts = recall.context(mem, prompt if prompt.strip() else None, budget)
-    rows = recall.sheet(mem, parts, budget)
+    rows = recall.sheet(mem, parts, budget, entries=_cached(app))
     links = {PROJECT, GLOBAL} & {n for n, _ in app.layers}
 
     def entry(r: dict[str, Any]) -> str:
@@ -579,7 +629,7 @@ def _injection_log(app: App) -> str:
     mem, own = _project(app)
     if own:
         return ""
-    found = recall.injections(mem)
+    found = recall.injections(mem, entries=_cached(app))
     if not found:
         return ('<p class="muted">Nothing noted yet: the prompt hook notes here which '
                 "entries it injected before each prompt.</p>")
@@ -617,8 +667,11 @@ def page_proposals(app: App, said: str = "") -> str:
     if app.proposals is None:
         return _page(app, "Rule proposals", note + '<p class="muted">No learning loop yet: '
                      "nothing proposes rules, so there is nothing to say yes or no to.</p>")
+    key = _files_key(app)  # matched again only when what they rest on here changed
+    if app._listing is None or app._listing[0] != key:
+        app._listing = (key, list(app.proposals.pending()) if app.proposals.waiting() else [])
     items = []
-    for p in app.proposals.pending() if app.proposals.waiting() else ():
+    for p in app._listing[1]:
         evidence = "".join(f"<li>{render(x)}</li>" for x in p.evidence)
         where = f" (<code>{esc(p.where)}</code>)" if p.where else ""
         items.append(
@@ -637,24 +690,18 @@ def page_proposals(app: App, said: str = "") -> str:
 
 def learning_loop(project: Memory) -> Proposals:
     """The learning loop as the page reaches it: the remembered count
-    (:func:`lean_memory.learn.pending`), the proposals (matched again only when what they
-    rest on changed), and a yes clicked here (a person, with the run's token) writes the
-    rule to the project's conventions; `promote --global` is the way to the global layer."""
+    (:func:`lean_memory.learn.pending`), the proposals, and a yes clicked here (a person,
+    with the run's token) writes the rule to the project's conventions; `promote --global`
+    is the way to the global layer."""
     from . import learn
     from .digest import RULES_SHARD
 
     where = os.path.relpath(project.shard_path(RULES_SHARD), project.root)
-    memo: dict[str, Any] = {}
 
     def pending() -> list[Proposal]:
-        key = learn._inputs_signature(project)
-        if memo.get("key") != key:
-            memo["list"] = [Proposal(p.key, p.rule, tuple(
-                f"{e.date} ({e.session[:12]}): {e.text}" for e in p.evidence), where=where)
-                for p in learn.proposals(project)] if learn.pending(project) else []
-            memo["key"] = key
-        found: list[Proposal] = memo["list"]
-        return found
+        return [Proposal(p.key, p.rule, tuple(f"{e.date} ({e.session[:12]}): {e.text}"
+                                              for e in p.evidence), where=where)
+                for p in learn.proposals(project)]
 
     def decide(key: str, yes: bool) -> str:
         return learn.decide(project, learn.pick(project, key), yes)
