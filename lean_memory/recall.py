@@ -162,19 +162,22 @@ def injections(project: Memory, limit: int = LOG_SHOWN, *,
     rows = raw.splitlines()[-limit:]
     if not rows:
         return []
-    g = open_global(project)
-    ids, titles = _ids([project, *([g] if g is not None else [])], raw, entries)
-    lengths = sorted({len(k) for k in ids}, reverse=True)
-    out = []
+    kept = []
     for row in reversed(rows):
         try:
             d = loads(row)
             at, session, prompt, lines = d["at"], d["session"], d["prompt"], d["lines"]
         except (ValueError, TypeError, KeyError):
             continue
-        if not isinstance(lines, list) or not all(
+        if isinstance(lines, list) and all(
                 isinstance(x, str) for x in (at, session, prompt, *lines)):
-            continue
+            kept.append((at, session, prompt, lines))
+    g = open_global(project)
+    ids, titles = _ids([project, *([g] if g is not None else [])],
+                       "\n".join(ln for *_, lines in kept for ln in lines), entries)
+    lengths = sorted({len(k) for k in ids}, reverse=True)
+    out = []
+    for at, session, prompt, lines in kept:
         found = [(_entry_id(ln, ids, lengths), ln[2:]) for ln in lines]
         out.append(Injection(at, session, prompt, tuple(
             (i, titles.get(i, t)) for i, t in found)))
