@@ -814,8 +814,8 @@ def test_overview_reads_the_remembered_count(mem: lean_memory.Memory) -> None:
         calls["count"] += 1
         return 1
 
-    app = App([("project", mem)], proposals=Proposals(pending, lambda k, y: "ok", count))
-    for app in _served_app(app):
+    made = App([("project", mem)], proposals=Proposals(pending, lambda k, y: "ok", count))
+    for app in _served_app(made):
         for _ in range(3):
             assert "1 pending proposal" in request(app, "/")[2]
         assert calls["pending"] == 0
@@ -825,7 +825,7 @@ def test_overview_reads_the_remembered_count(mem: lean_memory.Memory) -> None:
     assert "A yes writes it to the project conventions" in page
     assert ".agents/memory/c.md" in page and "rides every session: ~" in page
     mem.put_entry("quirks", "A change the proposals may rest on.")
-    for app in _served_app(app):
+    for app in _served_app(made):
         request(app, "/proposals")
     assert calls["pending"] == 2
 
