@@ -75,7 +75,8 @@ def test_any_metadata_value_never_fails_internally(said: str, last: str, date: s
         _no_internal_error(code, err)
 
 
-@pytest.mark.parametrize("bad", ["²", "9" * 5000, "٣", "three"])
+@pytest.mark.parametrize("bad", ["²", "9" * 5000, "٣", "three"],
+                         ids=["superscript", "5000-digits", "arabic-indic", "word"])
 def test_a_repeated_put_names_the_entry_whose_count_is_not_one(tmp_path: Path,
                                                                bad: str) -> None:
     """The put that would count the entry again says which entry and which key, once;
