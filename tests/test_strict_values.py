@@ -41,9 +41,9 @@ def _no_internal_error(code: int, err: str) -> None:
 
 
 values = st.one_of(
-    st.sampled_from(["²", "٣", "３", "1²", "0", "-1", "+2", " 3", "1_000", "1e3", "",
+    st.sampled_from(["²", "٣", "\uff13", "1²", "0", "-1", "+2", " 3", "1_000", "1e3", "",
                      "9" * 5000, "1" * 10, "999999999", "0x10", "NaN", "2026-13-45",
-                     "２０２６-０１-０１", "2026-01-01"]),
+                     "\uff12\uff10\uff12\uff16-\uff10\uff11-\uff10\uff11", "2026-01-01"]),
     st.text(st.characters(blacklist_characters=";\n\r", blacklist_categories=("Cs",)),
             max_size=12),
     st.integers(0, 10**12).map(str))
@@ -102,7 +102,7 @@ def test_counts_merge_only_when_all_sides_are_counts() -> None:
     from lean_memory.merge import merge_shards
 
     assert "said_again=5" in merge_shards(base, ours, theirs, "quirks").text
-    odd = merge_shards(base, ours, theirs.replace("said_again=4", "said_again=４"), "quirks")
+    odd = merge_shards(base, ours, theirs.replace("said_again=4", "said_again=\uff14"), "quirks")
     assert odd.conflicts
 
 
@@ -111,3 +111,19 @@ def test_parse_count_is_ascii_digits_within_bound(value: str) -> None:
     ascii_digits = value != "" and all(c in "0123456789" for c in value)
     expected = int(value) if ascii_digits and len(value) <= fmt.MAX_COUNT_DIGITS else None
     assert fmt.parse_count(value) == expected
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, "0x" + "f" * 4000, "[0x" + "f" * 4000 + "]",
+                                   "-" + "9" * 4301, "1" * 4300],
+                         ids=["5000-digits", "long-hex", "long-hex-in-list", "negative",
+                              "4300-digits"])
+def test_a_committed_config_number_of_any_length_is_one_line(tmp_path: Path,
+                                                             value: str) -> None:
+    """``.agents/config.toml`` is committed: tomllib's ``int()`` refuses 4,300+ digits and a
+    message's ``str()`` of a long hexadecimal number; both were internal errors."""
+    assert _run(tmp_path, "init", "--no-git")[0] == 0
+    (tmp_path / ".agents" / "config.toml").write_text(f"[memory]\nbm25_k1 = {value}\n")
+    for args in (("list",), ("get", "--query", "deploy staging"), ("status",)):
+        code, _, err = _run(tmp_path, *args)
+        assert code == 2 and len(err.splitlines()) == 1 and "config" in err, err
+        assert len(err) < 300
