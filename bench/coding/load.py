@@ -28,6 +28,9 @@ DATA = Path(__file__).resolve().parent / "data"
 SHARDS = ("seed", "failures", "corrections", "insights", "conventions", "quirks")
 KINDS = ("answerable", "generic", "unrelated", "typo", "case", "foreign")
 SPLITS = ("dev", "heldout")
+# Typos are made in prompts memory answers; letter case is varied on answerable and
+# unrelated prompts alike (issue 33: casing flipped the gate on unrelated prompts).
+VARIANT_BASES = {"typo": ("answerable", "generic"), "case": ("answerable", "unrelated")}
 # A fixed date keeps the written memory (and its ids) the same on every run.
 ENTRY_DATE = "2026-01-15"
 
@@ -205,8 +208,8 @@ def validate(bench: Bench) -> list[str]:
             base = bench.prompts.get(pr.variant_of or "")
             if base is None:
                 errors.append(f"{where}: variant_of {pr.variant_of!r} is no prompt")
-            elif base.kind in ("typo", "case"):
-                errors.append(f"{where}: variant of a variant")
+            elif base.kind not in VARIANT_BASES[pr.kind]:
+                errors.append(f"{where}: a {pr.kind} variant of a {base.kind} prompt")
             elif base.evidence != pr.evidence:
                 errors.append(f"{where}: evidence differs from {base.id}'s")
             elif base.text == pr.text:
