@@ -129,6 +129,32 @@ def parse_project(path: Path) -> tuple[dict, list[dict], list[str]]:
     return project, out, sess
 
 
+def _readme_table(projects: list[dict], prompts: list[dict]) -> None:
+    """Rewrite the provenance table between the markers in ../README.md."""
+    readme = HERE.parent / "README.md"
+    start, end = "<!-- provenance:start -->", "<!-- provenance:end -->"
+    text = readme.read_text(encoding="utf-8")
+    if start not in text or end not in text:
+        return
+    per: dict[str, int] = {}
+    for p in prompts:
+        per[p["project"]] = per.get(p["project"], 0) + 1
+    rows = ["| project | repository | path | commit | stack | split | entries | prompts |",
+            "|---|---|---|---|---|---|---|---|"]
+    for pr in projects:
+        for i, src in enumerate(pr["sources"]):
+            n = sum(1 for e in pr["entries"] if e["source"] == src)
+            first = i == 0
+            rows.append(
+                f"| `{pr['slug']}` | [{pr['repo']}](https://github.com/{pr['repo']}) "
+                f"| `{src['path']}` | `{src['commit'][:12]}` | {pr['stack'] if first else ''} "
+                f"| {pr['split'] if first else ''} | {n} | {per.get(pr['slug'], 0) if first else ''} |")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    readme.write_text(head + start + "\n" + "\n".join(rows) + "\n" + end + tail,
+                      encoding="utf-8")
+
+
 def main() -> int:
     projects: list[dict] = []
     prompts: list[dict] = []
@@ -168,6 +194,7 @@ def main() -> int:
             fh.write(json.dumps(p, ensure_ascii=False) + "\n")
     (DATA / "sessions.json").write_text(
         json.dumps(sessions, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    _readme_table(projects, prompts)
     print(f"{len(projects)} projects, "
           f"{sum(len(p['entries']) for p in projects)} entries, "
           f"{len(prompts)} prompts, {len(sessions)} sessions", file=sys.stderr)
