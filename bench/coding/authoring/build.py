@@ -34,6 +34,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any, NoReturn
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent / "data"
@@ -41,17 +42,17 @@ KINDS = {"a": "answerable", "g": "generic", "u": "unrelated", "f": "foreign",
          "t": "typo", "c": "case"}
 
 
-def _err(path: Path, lineno: int, msg: str) -> None:
+def _err(path: Path, lineno: int, msg: str) -> NoReturn:
     raise SystemExit(f"{path.name}:{lineno}: {msg}")
 
 
-def parse_project(path: Path) -> tuple[dict, list[dict], list[str]]:
+def parse_project(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
     head: dict[str, str] = {}
     sources: dict[str, dict[str, str]] = {}
-    entries: list[dict] = []
-    prompts: list[dict] = []
+    entries: list[dict[str, Any]] = []
+    prompts: list[dict[str, Any]] = []
     session: list[str] = []
-    cur: dict | None = None
+    cur: dict[str, Any] | None = None
     mode = "entries"
     lines = path.read_text(encoding="utf-8").splitlines()
     for no, raw in enumerate(lines, 1):
@@ -97,14 +98,14 @@ def parse_project(path: Path) -> tuple[dict, list[dict], list[str]]:
                         "ev": [int(x) for x in re.split(r"[,\s]+", ev.strip()) if x],
                         "text": text.strip(), "no": no})
     slug = head["slug"]
-    project = {"slug": slug, "repo": head["repo"], "stack": head["stack"],
+    project: dict[str, Any] = {"slug": slug, "repo": head["repo"], "stack": head["stack"],
                "split": head["split"],
                "sources": [dict(s) for s in sources.values()], "entries": []}
     for i, e in enumerate(entries, 1):
         project["entries"].append({
             "key": f"{slug}-{i:02d}", "shard": e["shard"], "title": e["title"],
             "text": " ".join(e["lines"]), "tags": e["tags"], "source": e["source"]})
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     for i, p in enumerate(prompts, 1):
         pid = f"{slug}-p{i:02d}"
         variant_of = None
@@ -129,7 +130,7 @@ def parse_project(path: Path) -> tuple[dict, list[dict], list[str]]:
     return project, out, sess
 
 
-def _readme_table(projects: list[dict], prompts: list[dict]) -> None:
+def _readme_table(projects: list[dict[str, Any]], prompts: list[dict[str, Any]]) -> None:
     """Rewrite the provenance table between the markers in ../README.md."""
     readme = HERE.parent / "README.md"
     start, end = "<!-- provenance:start -->", "<!-- provenance:end -->"
@@ -145,10 +146,12 @@ def _readme_table(projects: list[dict], prompts: list[dict]) -> None:
         for i, src in enumerate(pr["sources"]):
             n = sum(1 for e in pr["entries"] if e["source"] == src)
             first = i == 0
+            stack, split, count = ((pr["stack"], pr["split"], per.get(pr["slug"], 0))
+                                   if first else ("", "", ""))
             rows.append(
                 f"| `{pr['slug']}` | [{pr['repo']}](https://github.com/{pr['repo']}) "
-                f"| `{src['path']}` | `{src['commit'][:12]}` | {pr['stack'] if first else ''} "
-                f"| {pr['split'] if first else ''} | {n} | {per.get(pr['slug'], 0) if first else ''} |")
+                f"| `{src['path']}` | `{src['commit'][:12]}` | {stack} | {split} | {n} "
+                f"| {count} |")
     head, rest = text.split(start, 1)
     _, tail = rest.split(end, 1)
     readme.write_text(head + start + "\n" + "\n".join(rows) + "\n" + end + tail,
@@ -156,9 +159,9 @@ def _readme_table(projects: list[dict], prompts: list[dict]) -> None:
 
 
 def main() -> int:
-    projects: list[dict] = []
-    prompts: list[dict] = []
-    sessions: list[dict] = []
+    projects: list[dict[str, Any]] = []
+    prompts: list[dict[str, Any]] = []
+    sessions: list[dict[str, Any]] = []
     for path in sorted(HERE.glob("*.txt")):
         if path.name == "pooled.txt":
             continue
