@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lean_memory import Memory, search, spawn
 from lean_memory.agents import launcher_path
@@ -138,8 +140,8 @@ def test_agent_hooks_run_no_planted_code(hostile: Hostile) -> None:
     claude = json.loads((hostile.clone / ".claude" / "settings.local.json").read_text())
     codex = json.loads((hostile.clone / ".codex" / "hooks.json").read_text())
     answered = 0
-    for settings in (claude, codex):
-        for event, groups in settings["hooks"].items():
+    for config in (claude, codex):
+        for event, groups in config["hooks"].items():
             command = groups[0]["hooks"][0]["command"]
             r = shell(hostile, command, payload(event, hostile.clone))
             assert r.returncode == 0 and r.stderr == "", (event, command, r.stderr)
@@ -225,3 +227,14 @@ def test_the_codex_launcher_is_isolated_and_names_this_install() -> None:
     assert spawn.sh_quote(spawn.HOME) in text and "lean-memory " not in text.split("\n")[-2]
     assert Path(spawn.HOME).resolve() == ROOT
     assert launcher_path().endswith(os.path.join("lean-memory", "hook.sh"))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)),
+               max_size=20))
+def test_sh_quote_is_one_word_to_sh(value: str) -> None:
+    """Paths in the lines we write (interpreter, install folder) may hold spaces, quotes or
+    ``$``: quoted, ``sh`` gives back exactly the value, as one word."""
+    r = subprocess.run(["sh", "-c", f"printf '%s|' {spawn.sh_quote(value)}"], capture_output=True,
+                       timeout=60, check=True)
+    assert r.stdout.decode("utf-8", "surrogateescape") == value + "|"
