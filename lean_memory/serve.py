@@ -41,6 +41,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 from . import recall
 from .errors import LeanMemoryError
+from .format import parse_count
 from .html import escape as esc
 from .html import render
 from .layers import GLOBAL, PROJECT
@@ -396,8 +397,8 @@ def _article(layer: str, e: Entry, *, superseded_by: str | None, superseded: boo
         body = render(main_text(e.text))
         again = said_again_part(e.text)
         if again:
-            count = e.get("said_again") or ""
-            times = _count(int(count), "time", "times") if count.isdecimal() else "more"
+            count = parse_count(e.get("said_again"))
+            times = "more" if count is None else _count(count, "time", "times")
             body += (f"<details><summary>said again ({esc(times)})</summary>"
                      f"{render(again)}</details>")
         if app is not None:
