@@ -130,6 +130,8 @@ class LayerHit(Record):
     shard = property(lambda self: self.hit.shard)
     score = property(lambda self: self.hit.score)
     archived = property(lambda self: self.hit.archived)
+    base = property(lambda self: self.hit.base)
+    rank = property(lambda self: self.hit.rank)
 
 
 def _key(entry: Entry) -> str:

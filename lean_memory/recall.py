@@ -16,6 +16,7 @@ import os
 
 from . import learn
 from ._record import Record
+from .errors import QueryError
 from .layers import LAYERS, PROJECT, SESSION, Block, LayerHit, find
 
 TYPE_CHECKING = False  # typing's own costs an import
@@ -92,6 +93,8 @@ def injected(project: Memory, prompt: str, *, event: str = PROMPT_EVENT,
     """The ``additionalContext`` the hook for ``event`` injects before ``prompt`` ('' for
     nothing). With ``act`` (the hook itself) the prompt is kept as an ask first; without,
     nothing is written (the page, ``get --digest``, the API)."""
+    if not isinstance(prompt, str):
+        raise QueryError("the prompt must be a string")
     budget = hook_budget() if budget_tokens is None else budget_tokens
     blocks = learn.hook_blocks(project, event, payload or {}, prompt, budget,
                                include_archive, act=act)

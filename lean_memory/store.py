@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from . import format as fmt
 from ._hash import blake2b
 from ._record import replace
-from .errors import InvalidEntry, LeanMemoryError, ShardError
+from .errors import InvalidEntry, LeanMemoryError, QueryError, ShardError
 from .folder import (
     DESCRIPTIONS,
     GITIGNORE,
@@ -199,6 +199,8 @@ class Memory(Summaries):
         """The block the prompt hook injects before ``prompt``, byte for byte (over the
         layers; see :func:`lean_memory.recall.injected`); ``layers=("project",)``: this
         store's own digest alone (:mod:`lean_memory.digest`, which ``index`` steers)."""
+        if not isinstance(budget_tokens, int) or isinstance(budget_tokens, bool):
+            raise QueryError("budget_tokens must be a whole number")  # as digest.digest
         if tuple(layers) == ("project",) or index is not None:
             from .digest import digest
 

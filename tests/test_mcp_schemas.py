@@ -87,7 +87,8 @@ def test_every_reply_validates_and_declares_every_field_it_carries(tmp_path: Pat
                         date="2026-01-05")
     ci = mem.put_entry("failures", "CI red: the cache key missed poetry.lock", tags=["CI"],
                        date="2026-03-10")
-    global_memory(lean_memory.Memory, create=True).put_entry("conventions", "Prefer pnpm over npm for tox runs")
+    global_memory(lean_memory.Memory, create=True).put_entry(
+        "conventions", "Prefer pnpm over npm for tox runs")
     # compaction folds older insights into the archive, where an archive search finds them
     (tmp_path / ".agents" / "config.toml").write_text(
         "[memory]\ntoken_budget = 200\nkeep_recent = 1\n", "utf-8")
