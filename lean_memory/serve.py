@@ -600,8 +600,8 @@ def chart(points: Sequence[Point]) -> str:
             f'time"><rect width="{w}" height="{h}" fill="#fff"/>'
             f'<line x1="{pad}" y1="{y(budget)}" x2="{w - pad}" y2="{y(budget)}" '
             f'stroke="#b00020" stroke-dasharray="6 4"/>'
-            f'<text x="{pad}" y="{max(y(budget) - 4, 10)}" font-size="11" fill="#b00020">'
-            f"budget {budget:,}</text>"
+            f'<text x="{w - pad}" y="{max(y(budget) - 4, 10)}" font-size="11" '
+            f'fill="#b00020" text-anchor="end">budget {budget:,}</text>'
             f'<polyline points="{line}" fill="none" stroke="#0b5cad" stroke-width="2"/>'
             f"{dots}"
             f'<text x="{pad}" y="{h - 8}" font-size="11" fill="#555">{esc(points[0].date)}'
