@@ -101,6 +101,9 @@ TOOLS: list[dict[str, Any]] = [
           {"id": _S, "reason": _S}, ("id", "reason"), _CHANGE, _ENTRY),
     _tool("memory_status", "Tokens per shard and total vs budget; is compaction due? Rule "
           "proposals awaiting the person's yes.", {}, (), _READ),
+    _tool("memory_propose", "Propose a standing rule for this project (global: every "
+          "project); it waits for the person's yes.", {"rule": _S, "global": {"type": "boolean"}},
+          ("rule",), _ADD),
 ]
 
 
@@ -347,15 +350,22 @@ class Server:
                            for s in st.shards],
                 "total_tokens": st.total_tokens, "token_budget": st.token_budget,
                 "compaction_due": st.compaction_due}
-        proposals = _proposals(self.open_memory())
+        proposals, shown = _proposals(self.open_memory())
         if proposals:
             from .learn import listing_head
 
             lines.append(listing_head(len(proposals)))
-            lines += [f"{n}. {p['rule']} ({p['sessions']} sessions)"
-                      for n, p in enumerate(proposals, 1)]
+            lines += shown
         data["proposals"] = proposals
         return "\n".join(lines), data
+
+    def _tool_propose(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        from .learn import listing_line, propose
+
+        p = propose(self.open_memory(), args["rule"], to_global=bool(args.get("global")),
+                    via="MCP")
+        return (f"proposed, nothing written: {listing_line(p)}; it waits for the person's "
+                "yes (only they can give it)", {"id": p.id, "rule": p.rule, "target": p.target})
 
     # -- resources -------------------------------------------------------------------
 
@@ -389,17 +399,20 @@ class Server:
         return {"contents": [{"uri": uri, "mimeType": "text/markdown", "text": text}]}
 
 
-def _proposals(mem: Any) -> list[dict[str, Any]]:
-    """The rule proposals waiting for the person (ADR 0023), numbered as `promote` numbers
-    them; read only: no tool can approve one. [] when the session layer cannot be read."""
-    from .learn import waiting
+def _proposals(mem: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """The rule proposals waiting for the person (ADR 0023), by the ids `promote` takes,
+    and their listing lines; read only: no tool can approve one. Nothing when the session
+    layer cannot be read."""
+    from .learn import listing_line, waiting
 
     try:
         found = waiting(mem)
     except (LeanMemoryError, OSError, ValueError):
-        return []
-    return [{"key": p.key, "rule": p.rule, "sessions": len(p.sessions),
-             "suggest_global": p.suggest_global} for p in found]
+        return [], []
+    return ([{"id": p.id, "key": p.key, "rule": p.rule, "target": p.target,
+              "origin": p.origin, "sessions": len(p.sessions),
+              "suggest_global": p.suggest_global} for p in found],
+            [listing_line(p) for p in found])
 
 
 def _entry(entry: Any, *, text: bool = False) -> dict[str, Any]:
