@@ -673,14 +673,15 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
 
 def _page_proposals(mem: Memory) -> Any:
     """The learning loop as the page reaches it: a yes clicked there (a person, with the
-    run's token) writes the rule to the project's conventions; `promote --global` on the
-    command line is the way to the global layer."""
+    run's token) writes the rule it names by id where the proposal says (this project, or
+    the global layer for a rule asked in several projects)."""
     from . import learn
     from .serve import Proposal, Proposals
 
     def pending() -> list[Proposal]:
-        return [Proposal(p.id, p.rule, (p.origin, *(f"{date} ({session[:12]}): {text}"
-                                                    for _a, session, date, text in p.evidence)))
+        return [Proposal(p.id, f"{p.rule}\n\n_{p.origin}_",
+                         tuple(f"{date} ({session[:12]}): {text}"
+                               for _a, session, date, text in p.evidence), p.target)
                 for p in learn.proposals(mem)]
 
     def decide(proposal_id: str, yes: bool) -> str:

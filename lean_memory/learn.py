@@ -341,7 +341,7 @@ class Pending(Record):
     more sessions) or proposed by an agent (the memory tool, MCP)."""
 
     _fields = ("id", "rule", "target", "project", "shard", "title", "text", "origin", "key",
-               "sessions", "evidence")
+               "sessions", "projects", "evidence")
     __slots__ = _fields
     id: str
     rule: str  # one line, as listed
@@ -353,14 +353,15 @@ class Pending(Record):
     origin: str  # where it came from, one line
     key: str  # the matcher's key ('' for an agent's proposal)
     sessions: tuple[str, ...]
+    projects: tuple[str, ...]  # the identities of the projects it was asked in
     evidence: tuple[tuple[str, str, str, str], ...]  # (ask id, session, date, phrasing)
 
     def __init__(self, id: str, rule: str, target: str, project: str, shard: str,
                  title: str, text: str, origin: str, key: str = "",
-                 sessions: tuple[str, ...] = (),
+                 sessions: tuple[str, ...] = (), projects: tuple[str, ...] = (),
                  evidence: tuple[tuple[str, str, str, str], ...] = ()) -> None:
         self._init(id, rule, target, project, shard, title, text, origin, key, sessions,
-                   evidence)
+                   projects, evidence)
 
     @property
     def suggest_global(self) -> bool:
@@ -370,7 +371,8 @@ class Pending(Record):
         return {"id": self.id, "rule": self.rule, "target": self.target,
                 "project": self.project, "shard": self.shard, "title": self.title,
                 "text": self.text, "origin": self.origin, "key": self.key,
-                "sessions": list(self.sessions),
+                "sessions": list(self.sessions), "projects": list(self.projects),
+                "suggest_global": self.target == GLOBAL,
                 "evidence": [list(e) for e in self.evidence]}
 
 
@@ -383,7 +385,8 @@ def _pending(d: Any) -> Pending | None:
         if not all(isinstance(x, str) for x in f) or d["target"] not in (GLOBAL, PROJECT):
             return None
         return Pending(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], str(d.get("key", "")),
-                       tuple(str(s) for s in d.get("sessions", ())), ev)
+                       tuple(str(s) for s in d.get("sessions", ())),
+                       tuple(str(s) for s in d.get("projects", ())), ev)
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
 
@@ -484,7 +487,7 @@ def _match() -> list[Pending]:
                 p.projects[0] if target == PROJECT and p.projects else "", RULES_SHARD, "",
                 p.rule, f"asked in {len(p.sessions)} sessions"
                 + (f" in {len(p.projects)} projects" if target == GLOBAL else ""),
-                p.key, p.sessions,
+                p.key, p.sessions, p.projects,
                 tuple((e.ask, e.session, e.date, e.text) for e in p.evidence)))
         import json
 

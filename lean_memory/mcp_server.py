@@ -101,9 +101,6 @@ TOOLS: list[dict[str, Any]] = [
           {"id": _S, "reason": _S}, ("id", "reason"), _CHANGE, _ENTRY),
     _tool("memory_status", "Tokens per shard and total vs budget; is compaction due? Rule "
           "proposals awaiting the person's yes.", {}, (), _READ),
-    _tool("memory_propose", "Propose a standing rule for this project (global: every "
-          "project); it waits for the person's yes.", {"rule": _S, "global": {"type": "boolean"}},
-          ("rule",), _ADD),
 ]
 
 
@@ -358,14 +355,6 @@ class Server:
             lines += shown
         data["proposals"] = proposals
         return "\n".join(lines), data
-
-    def _tool_propose(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        from .learn import listing_line, propose
-
-        p = propose(self.open_memory(), args["rule"], to_global=bool(args.get("global")),
-                    via="MCP")
-        return (f"proposed, nothing written: {listing_line(p)}; it waits for the person's "
-                "yes (only they can give it)", {"id": p.id, "rule": p.rule, "target": p.target})
 
     # -- resources -------------------------------------------------------------------
 
