@@ -239,13 +239,17 @@ def learn_home() -> str:
 
 
 def _git_stamp(root: str) -> str:
-    """Which clone ``root`` is in: the device and inode of the nearest ``.git`` above it
-    (a new clone at the same place is a new ``.git``); '' outside a repository."""
+    """Which clone ``root`` is in: the nearest ``.git`` above it (device, inode) and when
+    its ``HEAD`` was written (a new clone or ``git init`` at the same place may reuse the
+    inode, never the time); '' outside a repository."""
     here = root
     while True:
         with contextlib.suppress(OSError):
             st = os.stat(os.path.join(here, ".git"))
-            return f"{st.st_dev}:{st.st_ino}"
+            head = ""
+            with contextlib.suppress(OSError):
+                head = str(os.stat(os.path.join(here, ".git", "HEAD")).st_ctime_ns)
+            return f"{st.st_dev}:{st.st_ino}:{head}"
         up = os.path.dirname(here)
         if up == here:
             return ""
@@ -281,15 +285,15 @@ def _path_label(root: StrPath) -> str:
 def project_identity(root: StrPath, *, compute: bool = True) -> str:
     """A project's identity, the same after a move or a fresh clone: a hash of the
     repository's first commit (and the project's folder inside it), else its path label.
-    Kept in the session home per clone; without ``compute`` (the hooks) git never runs and
-    an unknown identity is the path label."""
+    Kept in the session home per clone; without ``compute`` (the hooks) git never runs:
+    the identity last worked out here is taken as it is (the path label if none)."""
     real = os.path.realpath(root)
     home = _session_home(real)
-    stamp = _git_stamp(real)
+    stamp = _git_stamp(real) if compute else ""
     with contextlib.suppress(ValueError, TypeError):
         kept = loads(_read(os.path.join(home, IDENTITY)) or "{}")
         if isinstance(kept, dict) and kept.get("root") == real and \
-                kept.get("stamp") == stamp and isinstance(kept.get("id"), str):
+                (not compute or kept.get("stamp") == stamp) and isinstance(kept.get("id"), str):
             return str(kept["id"])
     label = _path_label(real)
     if not compute:

@@ -249,9 +249,10 @@ class MemoryToolHandler:
             after = _replaced(before, command, str(path))[0]
         else:
             after = _inserted(before, command)
-        old = {(e.title, e.text.strip()) for e in fmt.parse(before, shard).entries}
+        # an entry whose text the global store already holds (whatever its title) is no news
+        old = {" ".join(e.text.split()) for e in fmt.parse(before, shard).entries}
         added = [e for e in fmt.parse(after, shard).entries
-                 if (e.title, e.text.strip()) not in old]
+                 if " ".join(e.text.split()) not in old]
         if not added and after.strip() and "\n## " not in "\n" + after:
             added = [fmt.Entry("", shard, "", after.strip())]  # a rule without a heading
         if not added:
