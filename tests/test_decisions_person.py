@@ -13,9 +13,12 @@ from pathlib import Path
 import lean_memory
 from lean_memory import learn
 from lean_memory.layers import session_home
+from tests import test_learn
 from tests.conftest import git
 from tests.test_layers_global import ok
-from tests.test_learn import ask, home  # noqa: F401 (fixture)
+from tests.test_learn import ask
+
+home = test_learn.home  # the fixture: HOME and XDG_DATA_HOME in tmp_path
 
 RULE = "Don't deploy on Fridays."
 
@@ -41,7 +44,7 @@ def make(root: Path, env: dict[str, str], *, commit: str = "") -> Path:
     return root
 
 
-def test_a_no_holds_in_every_project(tmp_path: Path, home: dict[str, str]) -> None:  # noqa: F811
+def test_a_no_holds_in_every_project(tmp_path: Path, home: dict[str, str]) -> None:
     """Catches: "Don't deploy on Fridays." dismissed in one repository and proposed in the
     next with the evidence of every project."""
     a, b = make(tmp_path / "a", home), make(tmp_path / "b", home)
@@ -58,7 +61,7 @@ def test_a_no_holds_in_every_project(tmp_path: Path, home: dict[str, str]) -> No
 
 
 def test_a_preference_of_one_project_is_proposed_there_only(
-        tmp_path: Path, home: dict[str, str]) -> None:  # noqa: F811
+        tmp_path: Path, home: dict[str, str]) -> None:
     """Catches: a rule said only in one project proposed in another (and for the global
     layer)."""
     a, b = make(tmp_path / "a", home), make(tmp_path / "b", home)
@@ -71,7 +74,7 @@ def test_a_preference_of_one_project_is_proposed_there_only(
 
 
 def test_a_moved_project_keeps_its_decisions_and_its_asks(
-        tmp_path: Path, home: dict[str, str]) -> None:  # noqa: F811
+        tmp_path: Path, home: dict[str, str]) -> None:
     """Catches: identity by path: a moved repository forgot a --no, and counted its own
     earlier asks as another project's (a global suggestion for one project's rule)."""
     a = make(tmp_path / "a", home, commit="hello")
@@ -92,7 +95,7 @@ def test_a_moved_project_keeps_its_decisions_and_its_asks(
     assert "build folder" in listing and targets(moved, home) == ["project"]
 
 
-def test_a_fresh_clone_is_the_same_project(tmp_path: Path, home: dict[str, str]) -> None:  # noqa: F811
+def test_a_fresh_clone_is_the_same_project(tmp_path: Path, home: dict[str, str]) -> None:
     """Catches: a re-cloned repository taken for another project (its asks and the
     original's counted as two projects), and a repository without commits or git breaking
     the listing."""
@@ -113,7 +116,7 @@ def test_a_fresh_clone_is_the_same_project(tmp_path: Path, home: dict[str, str])
 
 
 def test_an_unrelated_repository_in_the_same_place_is_another_project(
-        tmp_path: Path, home: dict[str, str]) -> None:  # noqa: F811
+        tmp_path: Path, home: dict[str, str]) -> None:
     """Catches: an identity kept for a path after the repository there was replaced by
     another one (its decisions and proposals would follow the wrong repository)."""
     a = make(tmp_path / "a", home, commit="hello")

@@ -11,11 +11,15 @@ from pathlib import Path
 
 import lean_memory
 from lean_memory import learn
+from tests import test_learn
 from tests.test_layers_global import cli, ok
-from tests.test_learn import ask, home, hook, project  # noqa: F401 (fixtures)
+from tests.test_learn import ask, hook
+
+home = test_learn.home  # the fixture: HOME and XDG_DATA_HOME in tmp_path
+project = test_learn.project  # the fixture: an initialised git repository
 
 
-def test_asks_shows_recent_asks_with_folded_ones_marked(project: Path,  # noqa: F811
+def test_asks_shows_recent_asks_with_folded_ones_marked(project: Path,
                                                         home: dict[str, str]) -> None:
     """Catches: `asks` empty once a session ended (folded), or folded asks not told apart."""
     ask(project, home, "s1", "why does the exporter drop rows on retry")
@@ -33,7 +37,7 @@ def test_asks_shows_recent_asks_with_folded_ones_marked(project: Path,  # noqa: 
     assert "exporter" in archived and "importer" not in archived
 
 
-def test_a_summary_keeps_routines_out_of_still_open(project: Path,  # noqa: F811
+def test_a_summary_keeps_routines_out_of_still_open(project: Path,
                                                     home: dict[str, str]) -> None:
     """Catches: a task asked in every session ("run the tests and fix what fails") listed
     as still open, and riding the next session's start."""
@@ -43,13 +47,13 @@ def test_a_summary_keeps_routines_out_of_still_open(project: Path,  # noqa: F811
                      f"2026-01-0{day}T09:00:00Z")
     learn.record(mem, "d3", "why does the cache warmer crash on startup", "2026-01-03T09:10:00Z")
     done = learn.distill(mem, now="2026-02-01T00:00:00Z")
-    last = [s for s in done if s.session == "d3"][0]
+    last = next(s for s in done if s.session == "d3")
     assert [line for _id, line in last.open] == ["why does the cache warmer crash on startup"]
     block = hook("session-start", project, home, session_id="next", source="startup")
     assert "cache warmer" in block and "run the tests" not in block
 
 
-def test_no_empty_standing_rules_heading(project: Path, home: dict[str, str]) -> None:  # noqa: F811
+def test_no_empty_standing_rules_heading(project: Path, home: dict[str, str]) -> None:
     """Catches: the project's rules heading left with no rule under it when its only rule
     is shown by the global block."""
     ok("put", "conventions", "Use uv, never pip.", cwd=project, env=home)
@@ -59,11 +63,12 @@ def test_no_empty_standing_rules_heading(project: Path, home: dict[str, str]) ->
     assert "## Standing rules" not in digest and "## Your standing rules" in digest
 
 
-def test_the_count_reads_right(project: Path, home: dict[str, str]) -> None:  # noqa: F811
+def test_the_count_reads_right(project: Path, home: dict[str, str]) -> None:
     """Catches: "1 rule proposal wait"."""
     mem = lean_memory.Memory(project)
     for n in range(3):
-        learn.record(mem, f"s{n}", "Always run ruff before a commit.", f"2026-01-0{n + 1}T09:00:00Z")
+        learn.record(mem, f"s{n}", "Always run ruff before a commit.",
+                     f"2026-01-0{n + 1}T09:00:00Z")
     learn.proposals(mem)
     block = hook("session-start", project, home, session_id="x", source="startup")
     assert "1 rule proposal waits for" in block

@@ -12,8 +12,12 @@ from pathlib import Path
 import lean_memory
 from lean_memory import learn
 from lean_memory.layers import GLOBAL, PROJECT
+from tests import test_learn
 from tests.test_layers_global import cli, ok
-from tests.test_learn import ask, home, project  # noqa: F401 (fixtures)
+from tests.test_learn import ask
+
+home = test_learn.home  # the fixture: HOME and XDG_DATA_HOME in tmp_path
+project = test_learn.project  # the fixture: an initialised git repository
 
 # the same words in each session: whatever the matcher links, it links these
 PNPM = ("Always use pnpm, not npm.",) * 3
@@ -35,7 +39,7 @@ def test_the_id_is_the_rule_and_its_layer() -> None:
 
 
 def test_a_yes_writes_the_rule_read_whatever_arrives_meanwhile(
-        project: Path, home: dict[str, str]) -> None:  # noqa: F811
+        project: Path, home: dict[str, str]) -> None:
     """Catches: the week of issue 34: the person read the pnpm rule, asks arrived that put
     another rule first, and `promote 1 --yes` wrote `Never push directly to main.`"""
     for n, text in enumerate(PNPM):
@@ -53,7 +57,7 @@ def test_a_yes_writes_the_rule_read_whatever_arrives_meanwhile(
 
 
 def test_a_position_and_an_unknown_id_are_refused_in_one_line(
-        project: Path, home: dict[str, str]) -> None:  # noqa: F811
+        project: Path, home: dict[str, str]) -> None:
     """Catches: a number taken as a position (it names another rule once the list moves),
     and an id no current proposal has written anyway or answered with a traceback."""
     for n, text in enumerate(PNPM):
@@ -67,7 +71,7 @@ def test_a_position_and_an_unknown_id_are_refused_in_one_line(
     assert "position" in cli("promote", "1", "--yes", cwd=project, env=home).stderr
 
 
-def test_a_stale_id_is_refused(project: Path, home: dict[str, str]) -> None:  # noqa: F811
+def test_a_stale_id_is_refused(project: Path, home: dict[str, str]) -> None:
     """Catches: a yes on a proposal that was dismissed (or decided) since it was listed."""
     for n, text in enumerate(PNPM):
         ask(project, home, f"s{n}", text)
@@ -78,7 +82,7 @@ def test_a_stale_id_is_refused(project: Path, home: dict[str, str]) -> None:  # 
     assert "pnpm" not in (project / ".agents" / "memory" / "conventions.md").read_text()
 
 
-def test_global_changes_where_never_which(project: Path, home: dict[str, str],  # noqa: F811
+def test_global_changes_where_never_which(project: Path, home: dict[str, str],
                                           tmp_path: Path) -> None:
     """Catches: `--global` taking the id (or number) from the global store's own list: a
     rule just dismissed with --no written to every project."""
@@ -100,7 +104,7 @@ def test_global_changes_where_never_which(project: Path, home: dict[str, str],  
     assert ids(ok("promote", cwd=project, env=home)) == []
 
 
-def test_every_listing_shows_the_ids(project: Path, home: dict[str, str]) -> None:  # noqa: F811
+def test_every_listing_shows_the_ids(project: Path, home: dict[str, str]) -> None:
     """Catches: a listing (MCP status, the memory tool's view, the page) without the id
     `promote` takes, so the person cannot name what they read there."""
     from lean_memory.cli import _page_proposals

@@ -19,8 +19,11 @@ import pytest
 import lean_memory
 from lean_memory import asks, learn
 from lean_memory.layers import session_home
+from tests import test_learn
 from tests.test_layers_global import ok
-from tests.test_learn import ask, home, project  # noqa: F401 (fixtures)
+
+home = test_learn.home  # the fixture: HOME and XDG_DATA_HOME in tmp_path
+project = test_learn.project  # the fixture: an initialised git repository
 
 RULE = "Always run the linters before a commit."
 
@@ -29,7 +32,7 @@ def _forbid(*_: Any, **__: Any) -> Any:
     raise AssertionError("the matcher or a fold ran at session start")
 
 
-def test_session_start_neither_matches_nor_folds(project: Path, home: dict[str, str],  # noqa: F811
+def test_session_start_neither_matches_nor_folds(project: Path, home: dict[str, str],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Catches: `asks.propose` or `distill` called by the SessionStart hook (in process),
     while the count of waiting proposals still shows, and the background step is asked
@@ -57,7 +60,7 @@ def test_session_start_neither_matches_nor_folds(project: Path, home: dict[str, 
                                                                            "s9"]
 
 
-def test_the_session_start_hook_does_not_import_the_matcher(project: Path,  # noqa: F811
+def test_the_session_start_hook_does_not_import_the_matcher(project: Path,
                                                             home: dict[str, str]) -> None:
     """Catches: the hook's SessionStart path importing `lean_memory.asks` (the matcher and
     its tables): a sign that it matches or folds on the prompt's clock."""
@@ -83,7 +86,7 @@ def test_the_session_start_hook_does_not_import_the_matcher(project: Path,  # no
     assert "1 rule proposal waits" in context
 
 
-def test_the_background_step_folds_and_matches(project: Path, home: dict[str, str]) -> None:  # noqa: F811
+def test_the_background_step_folds_and_matches(project: Path, home: dict[str, str]) -> None:
     """Catches: the background process (what session start and SessionEnd hand the slow
     steps to) leaving quiet sessions unfolded, the proposals unknown, or its marker behind."""
     mem = lean_memory.Memory(project)
@@ -99,7 +102,7 @@ def test_the_background_step_folds_and_matches(project: Path, home: dict[str, st
     assert learn.pending(mem) == 1
 
 
-def test_session_end_leaves_the_matcher_to_the_background(project: Path,  # noqa: F811
+def test_session_end_leaves_the_matcher_to_the_background(project: Path,
                                                           home: dict[str, str],
                                                           monkeypatch: pytest.MonkeyPatch
                                                           ) -> None:
