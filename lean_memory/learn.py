@@ -792,10 +792,11 @@ def _task_key(text: str) -> str:
 def _settled(every: list[R.Ask]) -> set[str]:
     """Asks that are not open questions however the session ended: a task asked in two or
     more sessions (a routine, "run the tests") and a preference a proposal rests on."""
+    keys = {a.id: _task_key(a.text) for a in every}
     sessions: dict[str, set[str]] = {}
     for a in every:
-        sessions.setdefault(_task_key(a.text), set()).add(a.session)
-    out = {a.id for a in every if len(sessions[_task_key(a.text)]) >= 2}
+        sessions.setdefault(keys[a.id], set()).add(a.session)
+    out = {a.id for a in every if len(sessions[keys[a.id]]) >= 2}
     out.update(e[0] for p in _matched()[1] for e in p.evidence)
     out.update(e[0] for p in _agent_proposals() for e in p.evidence)
     return out
@@ -810,10 +811,10 @@ def distill(project: Memory, *, now: str | None = None, ended: Iterable[str] = (
     from . import asks as A
 
     home = _session_home(project._root)
-    if not load_asks(home):
+    if not _ask_files(home, False):
         return []
     with _locked(os.path.join(home, "distill.lock")):
-        live = load_asks(home)  # again, under the lock: a racing distill took its share
+        live = load_asks(home)  # under the lock: a racing distill took its share
         if not live:
             return []
         ended = [R.clean_session_id(s) for s in ended]
@@ -823,7 +824,7 @@ def distill(project: Memory, *, now: str | None = None, ended: Iterable[str] = (
             return []
         store = session_store(project, create=True)
         assert store is not None
-        every = load_asks(home, archived=None)
+        every = R._unique_asks([*live, *load_asks(home, archived=True)])
         by_session: dict[str, list[R.Ask]] = {}
         for a in every:  # in time order
             by_session.setdefault(a.session, []).append(a)
@@ -836,6 +837,7 @@ def distill(project: Memory, *, now: str | None = None, ended: Iterable[str] = (
             for t in e.tags:
                 olds[t] = e
         done = []
+        changed: list[tuple[A.Summary, str, str | None]] = []
         for sid in sorted(quiet):
             mine = by_session[sid]
             first, end = _window(project, sid, mine, times, ends)
@@ -843,14 +845,42 @@ def distill(project: Memory, *, now: str | None = None, ended: Iterable[str] = (
             summary = A.distill(sid, mine, written, settled=settled)
             old = olds.get(summary.id)
             if old is None or old.text.strip() != summary.text.strip():
-                store.put_entry(SESSIONS_SHARD, summary.text, title=summary.title,
-                                tags=(_TAG, summary.id), date=mine[-1].date, new=True,
-                                supersedes=old.id if old is not None else None)
-            _archive(home, sid)
+                changed.append((summary, mine[-1].date, old.id if old is not None else None))
             done.append(summary)
+        _put_summaries(store, changed)  # the summaries first: a crash leaves asks to fold
+        for sid in sorted(quiet):
+            _archive(home, sid)
         latest = max(done, key=lambda s: (by_session[s.session][-1].at, s.session))
         _note_latest(home, latest, by_session[latest.session][-1].at)
     return done
+
+
+def _put_summaries(store: Memory, items: list[tuple[A.Summary, str, str | None]]) -> None:
+    """New summaries (summary, date, the id of the one it replaces) in one write of the
+    shard and its index: a put each rewrites both once per session, quadratic in a backlog
+    of sessions. Not scanned again: an ask's text was cut of credentials when it was kept,
+    and an entry's title when it was put."""
+    from . import format as fmt
+    from .fsutil import atomic_write
+
+    if not items:
+        return
+    with store.lock():
+        path = store._shard_file(SESSIONS_SHARD)
+        before = store.read_text(path)
+        taken = {e.id for e in fmt.parse(before, SESSIONS_SHARD).entries} | {
+            e.id for e in store.entries(SESSIONS_SHARD, archive=True)}
+        raws = []
+        for summary, day, old in items:
+            text, title, tags, date = store._validate(summary.text, summary.title,
+                                                      (_TAG, summary.id), day)
+            entry = fmt.with_raw(fmt.Entry(fmt.new_id(SESSIONS_SHARD, title, text, date, taken),
+                                           SESSIONS_SHARD, title, text, date, tags, old))
+            taken.add(entry.id)
+            raws.append(fmt.ensure_separated(entry.raw))
+        after = fmt.ensure_separated(before) + "".join(raws)
+        atomic_write(path, after, root=store._agents)
+        store.write_index({SESSIONS_SHARD: fmt.parse(after, SESSIONS_SHARD)})
 
 
 def _archive(home: str, session: str) -> None:
@@ -859,6 +889,11 @@ def _archive(home: str, session: str) -> None:
     src = os.path.join(home, ASKS_DIR, _file_name(session))
     dst = os.path.join(home, ASKS_DIR, ARCHIVE_DIR, _file_name(session))
     with _locked(os.path.join(home, ASKS_DIR, ASKS_LOCK)):
+        if not os.path.lexists(dst):  # the common case: a rename, atomic, nothing copied
+            _private_dir(os.path.dirname(dst))
+            with contextlib.suppress(FileNotFoundError):
+                os.rename(src, dst)
+            return
         text = _read(dst) + _read(src)
         # the archive first, then the live file goes: a crash between leaves both, and
         # the next distill merges them (each ask once)
