@@ -8,11 +8,19 @@ writes the session layer (:func:`lean_memory.layers.session_home`)::
     asks/<session>.jsonl          one JSON ask a line, append-only, 0600
     asks/archive/<session>.jsonl  a distilled session's asks (searchable, never injected)
     .agents/memory/sessions.md    one summary entry per distilled session
-    decisions.jsonl               proposals said yes or no to (never proposed again)
+    decisions.jsonl               a project's older decisions (now the person's, below)
+    identity.json                 the project's identity (its repository's first commit)
+    hidden.json                   proposals this project's rules already say
     latest.json                   the last distilled session's "still open" lines
     writes.jsonl                  entries written to this project, with the time
                                   (:mod:`lean_memory.sessionlog`; the global store's own)
     ends.jsonl                    when sessions ended (SessionEnd)
+
+and the person's own, beside the global store (:func:`learn_home`)::
+
+    decisions.jsonl               proposals said yes or no to, by id (a no holds everywhere)
+    agent-proposals.jsonl         rules an agent proposed (they wait for the person's yes)
+    proposals.json                the matcher's last results over every project's asks
 
 What a session decided is what was written between its first ask and its end
 (:func:`window`), not what is dated within its days.
