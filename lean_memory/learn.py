@@ -385,13 +385,15 @@ class Pending(Record):
                 "text": self.text, "origin": self.origin, "key": self.key,
                 "sessions": list(self.sessions), "projects": list(self.projects),
                 "suggest_global": self.target == GLOBAL,
-                "evidence": [list(e) for e in self.evidence]}
+                "evidence": [dict(zip(("ask", "session", "date", "text"), e, strict=True))
+                             for e in self.evidence]}
 
 
 def _pending(d: Any) -> Pending | None:
     """A :class:`Pending` read back from JSON; None for anything malformed."""
     try:
-        ev = tuple((str(a), str(b), str(c), str(e)) for a, b, c, e in d.get("evidence", ()))
+        ev = tuple((str(e["ask"]), str(e["session"]), str(e["date"]), str(e["text"]))
+                   for e in d.get("evidence", ()))
         f = [d[k] for k in ("id", "rule", "target", "project", "shard", "title", "text",
                             "origin")]
         if not all(isinstance(x, str) for x in f) or d["target"] not in (GLOBAL, PROJECT):
@@ -577,7 +579,7 @@ def proposals(project: Memory) -> list[Pending]:
 
 
 # How the agent-facing listings (the MCP status, the memory tool) say that proposals wait.
-AWAITING = ("await the person's yes (only the person approves, with "
+AWAITING = ("the person's yes (only the person approves, with "
             "`lean-memory promote ID --yes`; you cannot)")
 
 
@@ -589,7 +591,7 @@ def waiting(project: Memory) -> list[Pending]:
 
 def listing_head(n: int) -> str:
     """The line above a listing of ``n`` waiting proposals."""
-    return f"{n} rule proposal{'s' if n != 1 else ''} {AWAITING}:"
+    return f"{n} rule proposal{'s await' if n != 1 else ' awaits'} {AWAITING}:"
 
 
 def listing_line(p: Pending) -> str:

@@ -75,3 +75,5 @@ def test_the_count_reads_right(project: Path, home: dict[str, str]) -> None:
     learn.propose(mem, "Never force-push to main.")
     block = hook("session-start", project, home, session_id="y", source="startup")
     assert "2 rule proposals wait for" in block
+    assert learn.listing_head(1).startswith("1 rule proposal awaits the person's yes")
+    assert learn.listing_head(2).startswith("2 rule proposals await the person's yes")
