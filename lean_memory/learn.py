@@ -269,7 +269,9 @@ def _git(root: str, *args: str) -> str:
     hooks and pager; '' on any failure (no git, not a repository, no commit yet)."""
     import subprocess
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    from .spawn import clean_env
+
+    env = {k: v for k, v in clean_env().items() if not k.upper().startswith("GIT_")}
     env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0",
                GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
     try:

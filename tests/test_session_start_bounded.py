@@ -114,3 +114,28 @@ def test_session_end_leaves_the_matcher_to_the_background(project: Path,
     monkeypatch.setattr(learn, "learn_soon", lambda _m, *, fold: started.append(fold) or True)
     learn.end_session({"session_id": "s1"}, project)
     assert learn.load_asks(session_home(project)) == [] and started == [False]
+
+
+def test_a_session_start_hands_the_fold_to_a_real_background_process(
+        project: Path, home: dict[str, str]) -> None:
+    """Catches: the background step never started by the hook (or started wrongly: not
+    isolated, wrong arguments), so quiet sessions are never folded nor proposals found
+    without a SessionEnd. A generous bound only, to wait for the detached process."""
+    mem = lean_memory.Memory(project)
+    for n in range(3):
+        learn.record(mem, f"s{n}", RULE, f"2026-01-0{n + 1}T09:00:00Z")
+    old = time.time() - 3 * 86400
+    for f in (session_home(project) / "asks").glob("*.jsonl"):
+        os.utime(f, (old, old))
+    first = test_learn.hook("session-start", project, home, session_id="new",
+                            source="startup")
+    assert "# Memory index" in first and "proposal" not in first  # nothing known yet
+    marker = Path(mem._cache) / learn.LEARNING
+    deadline = time.monotonic() + 120
+    while (marker.exists() or learn.load_asks(session_home(project))) and \
+            time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert learn.load_asks(session_home(project)) == [] and not marker.exists()
+    later = test_learn.hook("session-start", project, home, session_id="next",
+                            source="startup")
+    assert "1 rule proposal waits" in later
