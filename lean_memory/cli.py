@@ -31,13 +31,14 @@ class UsageError(LeanMemoryError):
     """Bad command-line usage."""
 
 
-def _memory(args: argparse.Namespace) -> Memory:
+def _memory(args: argparse.Namespace, *, project: bool = False) -> Memory:
     """The memory a command acts on: the global store with ``--global`` (created by a
-    put), else the project's, which may never be the global store (ADR 0022)."""
+    put) unless ``project`` (where `--global` says where to write, not what to read), else
+    the project's, which may never be the global store (ADR 0022)."""
     from .layers import check_project, global_memory
     from .store import Memory
 
-    if getattr(args, "global_", False):
+    if getattr(args, "global_", False) and not project:
         if args.root:
             raise UsageError("give --global or --root, not both")
         return global_memory(create=args.command == "put")
@@ -525,17 +526,17 @@ def cmd_forget(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_asks(args: argparse.Namespace, out: TextIO) -> int:
-    from .layers import session_home
-    from .learn import load_asks
+    from .learn import recent_asks
 
     mem = _memory(args)
-    found = load_asks(session_home(mem.root), session=args.session, archived=args.archived)
+    found = recent_asks(mem, session=args.session, archived=args.archived)
     if args.json:
-        _dump([{"id": a.id, "session": a.session, "at": a.at, "text": a.text} for a in found],
-              out)
+        _dump([{"id": a.id, "session": a.session, "at": a.at, "text": a.text,
+                "folded": folded} for a, folded in found], out)
         return 0
-    for a in found:
-        out.write(f"{a.at}  {a.session[:12]:<12}  {a.id}  {' '.join(a.text.split())[:100]}\n")
+    for a, folded in found:
+        out.write(f"{a.at}  {a.session[:12]:<12}  {a.id}  {'folded  ' if folded else ''}"
+                  f"{' '.join(a.text.split())[:100]}\n")
     if not found:
         out.write("no asks kept" + (" (capture_asks = false)" if not mem.config.capture_asks
                                     else "") + "\n")
@@ -543,35 +544,30 @@ def cmd_asks(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_promote(args: argparse.Namespace, out: TextIO) -> int:
-    from .learn import decide, pick, proposals
+    from .learn import decide, listing_line, pick, proposals
 
-    mem = _memory(args)
+    mem = _memory(args, project=True)
     if args.which is None:
         if args.yes or args.no:
-            raise UsageError("promote --yes/--no needs a proposal's number")
+            raise UsageError("promote --yes/--no needs a proposal's id (p-…)")
         found = proposals(mem)
         if args.json:
-            _dump([{"number": i, "key": p.key, "rule": p.rule, "sessions": list(p.sessions),
-                    "projects": len(p.projects), "suggest_global": p.suggest_global,
-                    "evidence": [{"ask": e.ask, "session": e.session, "date": e.date,
-                                  "text": e.text} for e in p.evidence]}
-                   for i, p in enumerate(found, 1)], out)
+            _dump([p.as_json() for p in found], out)
             return 0
-        for i, p in enumerate(found, 1):
-            where = " (asked in several projects: --global suggested)" if p.suggest_global \
-                else ""
-            out.write(f"{i}. {p.rule}  [{len(p.sessions)} sessions{where}]\n")
-            for e in p.evidence[:6]:
-                out.write(f"     {e.date} {e.session[:12]}: {e.text}\n")
-        out.write(f"{len(found)} proposal(s); `{PROG} promote N --yes` writes one, "
-                  f"`--no` dismisses it\n" if found else "no proposals\n")
+        for p in found:
+            out.write(listing_line(p) + "\n")
+            for _ask, session, date, text in p.evidence[:6]:
+                out.write(f"     {date} {session[:12]}: {text}\n")
+        out.write(f"{len(found)} proposal{'s' if len(found) != 1 else ''}; `{PROG} promote "
+                  "ID --yes` writes one where it says (`--global`: to every project), "
+                  "`--no` dismisses it in every project\n" if found else "no proposals\n")
         return 0
     p = pick(mem, args.which)
     if not (args.yes or args.no):
         if not (sys.stdin.isatty() and sys.stdout.isatty()):
-            raise UsageError("promote N needs --yes or --no (or a terminal to ask on)")
-        where = "global" if args.global_ else "project"
-        sys.stdout.write(f"write to the {where} conventions: {p.rule}\n[y/N] ")
+            raise UsageError("promote ID needs --yes or --no (or a terminal to ask on)")
+        where = "global" if args.global_ else p.target
+        sys.stdout.write(f"write to the {where} {p.shard}: {p.rule}\n[y/N] ")
         sys.stdout.flush()
         if sys.stdin.readline().strip().lower() not in ("y", "yes"):
             out.write("nothing written\n")
@@ -677,18 +673,19 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
 
 def _page_proposals(mem: Memory) -> Any:
     """The learning loop as the page reaches it: a yes clicked there (a person, with the
-    run's token) writes the rule to the project's conventions; `promote --global` on the
-    command line is the way to the global layer."""
+    run's token) writes the rule it names by id where the proposal says (this project, or
+    the global layer for a rule asked in several projects)."""
     from . import learn
     from .serve import Proposal, Proposals
 
     def pending() -> list[Proposal]:
-        return [Proposal(p.key, p.rule, tuple(f"{e.date} ({e.session[:12]}): {e.text}"
-                                              for e in p.evidence))
+        return [Proposal(p.id, f"{p.rule}\n\n_{p.origin}_",
+                         tuple(f"{date} ({session[:12]}): {text}"
+                               for _a, session, date, text in p.evidence), p.target)
                 for p in learn.proposals(mem)]
 
-    def decide(key: str, yes: bool) -> str:
-        return learn.decide(mem, learn.pick(mem, key), yes)
+    def decide(proposal_id: str, yes: bool) -> str:
+        return learn.decide(mem, learn.pick(mem, proposal_id), yes)
 
     return Proposals(pending, decide)
 
@@ -824,17 +821,19 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("asks", help="what the person asked, as the prompt hook kept it")
     s.add_argument("--session", metavar="ID", help="only this session")
     s.add_argument("--archived", action="store_true",
-                   help="the asks of distilled sessions (kept, never injected)")
+                   help="only the asks of distilled sessions (folded: kept, never injected)")
     s.add_argument("--json", action="store_true", help="a JSON list of asks")
     s.set_defaults(func=cmd_asks)
 
     s = sub.add_parser("promote", help="requests that came back in 3+ sessions, proposed as "
                                        "rules; write one only with a yes")
-    s.add_argument("which", nargs="?", metavar="N", help="a proposal's number (or key)")
+    s.add_argument("which", nargs="?", metavar="ID", help="a proposal's id (p-…, as listed)")
     verdict = s.add_mutually_exclusive_group()
     verdict.add_argument("--yes", action="store_true", help="write the rule to conventions")
-    verdict.add_argument("--no", action="store_true", help="dismiss it for good")
-    _global_flag(s)
+    verdict.add_argument("--no", action="store_true",
+                         help="dismiss it for good, in every project")
+    s.add_argument("--global", dest="global_", action="store_true",
+                   help="with --yes: write the rule to your global memory (every project)")
     s.add_argument("--json", action="store_true", help="the proposals as JSON")
     s.set_defaults(func=cmd_promote)
 

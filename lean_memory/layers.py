@@ -329,7 +329,13 @@ def _drop_repeated(text: str, shown: str) -> str:
     if not seen:
         return text
     kept = [ln for ln in text.splitlines(keepends=True) if ln.rstrip("\n") not in seen]
-    return "".join(kept)
+    if len(kept) == len(text.splitlines()):
+        return text
+    # a heading whose every line went (a project rule hidden by the same global one) goes
+    # with them: no empty "Standing rules" section
+    out = [ln for i, ln in enumerate(kept) if not ln.startswith("## ")
+           or not next((x for x in kept[i + 1:] if x.strip()), "## ").startswith("## ")]
+    return "".join(out)
 
 
 def digest_blocks(project: Memory, prompt: str, *, budget_tokens: int = 1200,

@@ -372,13 +372,12 @@ class Server:
                            for s in st.shards],
                 "total_tokens": st.total_tokens, "token_budget": st.token_budget,
                 "compaction_due": st.compaction_due}
-        proposals = _proposals(self.open_memory())
+        proposals, shown = _proposals(self.open_memory())
         if proposals:
             from .learn import listing_head
 
             lines.append(listing_head(len(proposals)))
-            lines += [f"{n}. {p['rule']} ({p['sessions']} sessions)"
-                      for n, p in enumerate(proposals, 1)]
+            lines += shown
         data["proposals"] = proposals
         return "\n".join(lines), data
 
@@ -414,17 +413,20 @@ class Server:
         return {"contents": [{"uri": uri, "mimeType": "text/markdown", "text": text}]}
 
 
-def _proposals(mem: Any) -> list[dict[str, Any]]:
-    """The rule proposals waiting for the person (ADR 0023), numbered as `promote` numbers
-    them; read only: no tool can approve one. [] when the session layer cannot be read."""
-    from .learn import waiting
+def _proposals(mem: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """The rule proposals waiting for the person (ADR 0023), by the ids `promote` takes,
+    and their listing lines; read only: no tool can approve one. Nothing when the session
+    layer cannot be read."""
+    from .learn import listing_line, waiting
 
     try:
         found = waiting(mem)
     except (LeanMemoryError, OSError, ValueError):
-        return []
-    return [{"key": p.key, "rule": p.rule, "sessions": len(p.sessions),
-             "suggest_global": p.suggest_global} for p in found]
+        return [], []
+    return ([{"id": p.id, "key": p.key, "rule": p.rule, "target": p.target,
+              "origin": p.origin, "sessions": len(p.sessions),
+              "suggest_global": p.suggest_global} for p in found],
+            [listing_line(p) for p in found])
 
 
 def _entry(entry: Any, *, text: bool = False) -> dict[str, Any]:

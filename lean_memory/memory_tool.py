@@ -60,6 +60,41 @@ class MemoryToolError(LeanMemoryError):
     """A memory-tool command that cannot be carried out; the message is for the model."""
 
 
+def _replaced(current: str, command: dict[str, Any], path: str) -> tuple[str, int]:
+    """``current`` after a ``str_replace`` command, and where the change is."""
+    old, new = command.get("old_str"), command.get("new_str")
+    if not isinstance(old, str) or not old or not isinstance(new, str):
+        raise MemoryToolError("old_str must be a non-empty string and new_str a string")
+    at = current.find(old)
+    again = current.find(old, at + 1) if at >= 0 else -1
+    if at < 0:
+        raise MemoryToolError(f"No replacement was performed, old_str `{quoted(old)}` did not "
+                              f"appear verbatim in {quoted(path)}.")
+    if again >= 0:
+        raise MemoryToolError(f"No replacement was performed. Multiple occurrences of old_str "
+                              f"`{quoted(old)}` in lines: {_occurrences(current, old)}. "
+                              "Please ensure it is unique")
+    return current[:at] + new + current[at + len(old):], at
+
+
+def _inserted(current: str, command: dict[str, Any]) -> tuple[str, str]:
+    """``current`` after an ``insert`` command, and the text inserted (made entries of its
+    own when it follows the last entry)."""
+    line, text = command.get("insert_line"), command.get("insert_text")
+    if not isinstance(line, int) or isinstance(line, bool) or not isinstance(text, str):
+        raise MemoryToolError("insert_line must be an integer and insert_text a string")
+    lines = current.split("\n")
+    if current.endswith("\n"):
+        lines.pop()  # the empty string after the last newline is not a line
+    if line < 0 or line > len(lines):
+        raise MemoryToolError(f"Invalid `insert_line` parameter: {line}. It should be "
+                              f"within the range [0, {len(lines)}].")
+    if line == len(lines) and _after_entries(current):
+        text = as_entries(text)  # its own entries, not the tail of the last one
+    lines.insert(line, text.rstrip("\n"))
+    return "\n".join(lines) + "\n", text
+
+
 def _size(n: int) -> str:
     if n < 1024:
         return f"{n}B"
@@ -168,7 +203,9 @@ class MemoryToolHandler:
 
             check_project(self.mem)  # a project that is the global store is refused
             if self._addresses_global(command):
-                return self._global(name in WRITES).execute(command)
+                if name in WRITES:  # an agent's rule for every project waits for a yes
+                    return self._propose_global(command)
+                return self._global(False).execute(command)
         self.mem._require_init()
         self._reload()
         try:
@@ -187,6 +224,50 @@ class MemoryToolHandler:
                                   f"({PREFIX}/{GLOBAL_DIR}) and the project's: create it "
                                   "there and delete it here")
         return where == {True}
+
+    def _propose_global(self, command: dict[str, Any]) -> str:
+        """A write under /memories/global, kept as proposals (one per entry it adds or
+        changes) that wait for the person's yes: nothing an agent writes reaches every
+        project, or another one, by itself (ADR 0023)."""
+        from . import format as fmt
+        from .layers import global_memory
+        from .learn import propose
+
+        name, path = command.get("command"), command.get("path")
+        if name not in ("create", "str_replace", "insert"):
+            raise MemoryToolError(f"only the person changes their global memory ({PREFIX}/"
+                                  f"{GLOBAL_DIR}); you may propose an entry there with create, "
+                                  "str_replace or insert, and it waits for their yes")
+        g = global_memory()
+        view = MemoryToolHandler(g, layers=False, prefix=f"{PREFIX}/{GLOBAL_DIR}",
+                                 project=self.mem)
+        shard = view._shard_of(view._decode(path), str(path), "propose to", new=True)
+        if shard not in g.shards:
+            raise MemoryToolError(f"propose entries for one of {view._names()}")
+        before = g.read_text(g.dir / f"{shard}.md") if g.dir.is_dir() else ""
+        if name == "create":
+            after = command.get("file_text")
+            if not isinstance(after, str):
+                raise MemoryToolError("file_text must be a string")
+        elif name == "str_replace":
+            after = _replaced(before, command, str(path))[0]
+        else:
+            after = _inserted(before, command)[0]
+        # an entry whose text the global store already holds (whatever its title) is no
+        # news; Markdown without `## ` entries is made entries as a write would make them
+        old = {" ".join(e.text.split()) for e in fmt.parse(before, shard).entries}
+        added = [e for e in fmt.parse(as_entries(after, keep=fmt.parse(before, shard).preamble),
+                                      shard).entries
+                 if " ".join(e.text.split()) not in old]
+        if not added:
+            return (f"Nothing to propose: {quoted(str(path))} would add no entry to your "
+                    "global memory (nothing was written)")
+        made = [propose(self.mem, e.text, title=e.title, shard=shard, to_global=True)
+                for e in added]
+        ids = ", ".join(p.id for p in made)
+        return (f"Nothing was written to {PREFIX}/{GLOBAL_DIR} (the person's memory for every "
+                f"project): proposed {ids}; it waits for the person's yes "
+                f"(`lean-memory promote {made[0].id} --yes`, which only they can run)")
 
     def _global(self, create: bool) -> MemoryToolHandler:
         """The handler of the person's global store (its place from the environment only),
@@ -267,7 +348,7 @@ class MemoryToolHandler:
     def _proposals(self) -> str:
         """The rule proposals waiting for the person (ADR 0023), listed, never approvable
         here; '' when none (or the session layer cannot be read)."""
-        from .learn import listing_head, waiting
+        from .learn import listing_head, listing_line, waiting
 
         try:
             found = waiting(self.mem)
@@ -275,8 +356,7 @@ class MemoryToolHandler:
             return ""
         if not found:
             return ""
-        lines = [f"{n}. {p.rule} ({len(p.sessions)} sessions)" for n, p in enumerate(found, 1)]
-        return f"\n\n{listing_head(len(found))}\n" + "\n".join(lines)
+        return f"\n\n{listing_head(len(found))}\n" + "\n".join(map(listing_line, found))
 
     def _read(self, parts: tuple[str, ...]) -> str:
         path = self.mem.dir.joinpath(*parts)
@@ -348,24 +428,11 @@ class MemoryToolHandler:
         return f"File {verb} successfully at: {quoted(str(path))}{_stored(text, written)}"
 
     def str_replace(self, command: dict[str, Any]) -> str:
-        path, old, new = command.get("path"), command.get("old_str"), command.get("new_str")
-        if not isinstance(old, str) or not old or not isinstance(new, str):
-            raise MemoryToolError("old_str must be a non-empty string and new_str a string")
+        path = command.get("path")
         shard = self._shard_of(self._parts(path), str(path), "edit")
         with self.mem.lock():
             current = self._current(shard, str(path))
-            at = current.find(old)
-            again = current.find(old, at + 1) if at >= 0 else -1
-            if at < 0:
-                raise MemoryToolError(f"No replacement was performed, old_str "
-                                      f"`{quoted(old)}` did not appear verbatim in "
-                                      f"{quoted(str(path))}.")
-            if again >= 0:
-                raise MemoryToolError(f"No replacement was performed. Multiple occurrences of "
-                                      f"old_str `{quoted(old)}` in lines: "
-                                      f"{_occurrences(current, old)}. Please ensure it is "
-                                      "unique")
-            updated = current[:at] + new + current[at + len(old):]
+            updated, at = _replaced(current, command, str(path))
             written = self._write(shard, current, updated)
             if written != updated:
                 return "The memory file has been edited" + _stored(updated, written)
@@ -401,26 +468,14 @@ class MemoryToolHandler:
                          for n in range(first, last) if shown.get(n, "") is not None)
 
     def insert(self, command: dict[str, Any]) -> str:
-        path, line, text = (command.get("path"), command.get("insert_line"),
-                            command.get("insert_text"))
-        if not isinstance(line, int) or isinstance(line, bool) or not isinstance(text, str):
-            raise MemoryToolError("insert_line must be an integer and insert_text a string")
+        path = command.get("path")
         shard = self._shard_of(self._parts(path), str(path), "edit")
         with self.mem.lock():
             current = self._current(shard, str(path))
-            lines = current.split("\n")
-            if current.endswith("\n"):
-                lines.pop()  # the empty string after the last newline is not a line
-            if line < 0 or line > len(lines):
-                raise MemoryToolError(f"Invalid `insert_line` parameter: {line}. It should be "
-                                      f"within the range [0, {len(lines)}].")
-            given = text
-            if line == len(lines) and _after_entries(current):
-                text = as_entries(text)  # its own entries, not the tail of the last one
-            lines.insert(line, text.rstrip("\n"))
-            updated = "\n".join(lines) + "\n"
+            given = command.get("insert_text")
+            updated, text = _inserted(current, command)
             written = self._write(shard, current, updated)
-        note = _stored(given, text) or _stored(updated, written)
+        note = _stored(str(given), text) or _stored(updated, written)
         return f"The file {quoted(str(path))} has been edited{note}."
 
     def delete(self, command: dict[str, Any]) -> str:
