@@ -80,7 +80,8 @@ _LIST = _object({"entries": {"type": "array", "items": _object(
     {**_ENTRY_FIELDS, "tokens": _I}, {**_ENTRY_OPTIONAL, "superseded": _B})}})
 _MARKDOWN = _object({"markdown": _S})
 _SHARD_MARKDOWN = _object({"shard": _S, "markdown": _S})
-_PROPOSAL = _object({"key": _S, "rule": _S, "sessions": _I, "suggest_global": _B})
+_PROPOSAL = _object({"id": _S, "key": _S, "rule": _S, "target": _S, "origin": _S,
+                     "sessions": _I, "suggest_global": _B})
 _STATUS = _object({
     "shards": {"type": "array", "items": _object({"name": _S, "entries": _I, "tokens": _I})},
     "total_tokens": _I, "token_budget": _I, "compaction_due": _B,
