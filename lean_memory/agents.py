@@ -22,6 +22,7 @@ from .digest import RULES_SHARD
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from typing import IO, Any
 
@@ -220,6 +221,19 @@ def end_output(root: str | None, payload: Any) -> str:
     return ""
 
 
+def _end(event: str, root: str | None, payload: Any) -> str:
+    return end_output(root, payload)
+
+
+# Each hook event and the function that answers it (its hook JSON in, the line to print
+# out): session start and each prompt get the digest; session end distills, printing nothing.
+ANSWERS: dict[str, Callable[[str, str | None, Any], str]] = {
+    "session-start": hook_output,
+    "user-prompt-submit": hook_output,
+    "session-end": _end,
+}
+
+
 def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
     """``hook EVENT``: print the context for the agent, or nothing. Always returns 0.
     ``session-end`` prints nothing and has at most :data:`END_TIMEOUT` seconds."""
@@ -234,9 +248,7 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
 
     def work() -> None:
         try:
-            payload = _read_input(stdin)
-            box.append(end_output(root, payload) if event in QUIET_EVENTS
-                       else hook_output(event, root, payload))
+            box.append(ANSWERS[event](event, root, _read_input(stdin)))
         except BaseException as exc:  # fail open, whatever happened
             box.append(exc)
         finally:
