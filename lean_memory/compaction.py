@@ -243,7 +243,6 @@ class CompactionReport:
 
 # -- gists and the compacted entry -------------------------------------------------------------
 
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d{1,3}[.)]\s+)+")
 _AFTER_TITLE = ":;,.!?-\u2013\u2014 "
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
@@ -268,15 +267,14 @@ def gist(entry: Entry, limit: int) -> str:
     code: list[str] = []
     fence: str | None = None
     for line in main_text(entry.text).splitlines():
-        m = _FENCE.match(line)
         if fence is not None:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+            if fmt.closes_fence(fence, line):
                 fence = None
             elif line.strip():
                 code.append(line.strip())
             continue
-        if m:
-            fence = m.group(1)
+        fence = fmt.opens_fence(line)
+        if fence is not None:
             continue
         prose.append(_MARKUP.sub("", line))
     text = _flat(" ".join(prose)) or _flat(code[0] if code else "")
