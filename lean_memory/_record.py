@@ -11,6 +11,8 @@ compared fields, the same ``repr``, assignment refused, ``copy``/``pickle`` supp
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from typing import Any, TypeVar
@@ -99,7 +101,6 @@ class _NamedTupleMeta(type):
     def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> Any:
         if not bases:
             return super().__new__(mcls, name, bases, ns)
-        from collections import namedtuple
 
         fields = list(ns.get("__annotations__", {}))
         defaults = [ns[f] for f in fields if f in ns]

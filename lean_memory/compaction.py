@@ -54,7 +54,9 @@ from .dedup import main_text
 from .errors import LeanMemoryError, NotInitialized, ShardError
 from .folder import COMPACTION_JOURNAL as JOURNAL
 from .fsutil import MAX_CACHE_BYTES, atomic_write, read_bounded, sealed, unsealed
+from .summaries import Summary
 from .tokens import estimate_tokens
+from .withhold import checked_item
 
 if TYPE_CHECKING:
     from .store import Memory
@@ -298,8 +300,6 @@ def gist(entry: Entry, limit: int) -> str:
 def _item(entry: Entry, level: int, superseded: bool) -> str:
     """One line of the compacted entry's list, at ``level`` (gists, short or titles);
     never a credential (ADR 0011)."""
-    from .withhold import checked_item
-
     return checked_item(entry, lambda e: _plain_item(e, level, superseded))
 
 
@@ -931,8 +931,6 @@ def _write(mem: Memory, plan: Sequence[tuple[str, str, str, str, str]]) -> None:
     goes to a journal before the first file, so a crash or a full disk between two files
     is finished by the next write under the lock (:func:`recover`).
     """
-    from .summaries import Summary
-
     live = dict(mem._summaries({}))
     archived = dict(mem._summaries({}, archive=True))
     fresh: dict[str, fmt.Shard] = {}

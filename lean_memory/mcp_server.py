@@ -30,7 +30,17 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
-from .errors import InvalidEntry, LeanMemoryError, redact_message
+from . import __version__
+from . import format as fmt
+from ._record import replace
+from .errors import InvalidEntry, LeanMemoryError, SecretFound, quoted, redact_message
+from .folder import check_date
+from .layers import PROJECT, find, render
+from .learn import listing_head, waiting
+from .manage import find_entry, forget, list_entries
+from .search import render_hits
+from .store import Memory
+from .withhold import count_note, masked
 
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
 MAX_LINE = 4 * 1024 * 1024  # bytes; an entry is at most 1 MB, so a real message fits
@@ -198,7 +208,6 @@ class Server:
         asked = params.get("protocolVersion")
         # The client's version when we speak it, else our newest: the client decides.
         self.version = asked if asked in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[0]
-        from . import __version__
 
         return {
             "protocolVersion": self.version,
@@ -240,13 +249,9 @@ class Server:
         return text
 
     def _tool_search(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        from .search import render_hits
-        from .withhold import count_note
-
         k = args.get("k", 5)
         if not 1 <= k <= MAX_K:
             raise _ArgumentError(f"argument 'k' must be between 1 and {MAX_K}")
-        from .layers import PROJECT, find, render  # global + project, each labelled
 
         found, withheld, notes = find(self.open_memory(), args["query"], k=k,
                                       include_archive=args.get("archive"))
@@ -263,8 +268,6 @@ class Server:
         return text, {"entries": hits, "withheld": withheld}
 
     def _tool_list(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        from .folder import check_date
-        from .manage import list_entries
         from .withhold import count_note, masked
 
         mem = self.open_memory()
@@ -286,9 +289,6 @@ class Server:
         return "\n".join(lines) or "No entry matches.", {"entries": data}
 
     def _tool_show(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        from .manage import find_entry
-        from .withhold import masked
-
         mem = self.open_memory()
         [entry], _withheld = masked(mem, [find_entry(mem, args["id"])])
         return entry.raw, _entry(entry, text=True)
@@ -302,8 +302,6 @@ class Server:
         return f"{how}: {entry.shard} {entry.id} ({entry.date}) {entry.title}", _entry(entry)
 
     def _tool_correct(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        from .manage import find_entry
-
         mem = self.open_memory()
         wrong = find_entry(mem, args["id"])
         shard = args.get("shard") or ("corrections" if "corrections" in mem.shards
@@ -315,8 +313,6 @@ class Server:
                 f"supersedes {data['supersedes']}"), data
 
     def _tool_edit(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        from . import format as fmt
-        from ._record import replace
         from .manage import find_entry, replace_entry
 
         mem = self.open_memory()
@@ -330,9 +326,6 @@ class Server:
         return f"edited: {entry.shard} {entry.id} {entry.title}", _entry(entry)
 
     def _tool_forget(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        from .manage import forget
-        from .withhold import masked
-
         mem = self.open_memory()
         [entry], _withheld = masked(mem, [forget(mem, args["id"], reason=args["reason"])])
         return (f"forgotten: {entry.id} moved to archive/{entry.shard}.md ({entry.title})",
@@ -349,8 +342,6 @@ class Server:
                 "compaction_due": st.compaction_due}
         proposals = _proposals(self.open_memory())
         if proposals:
-            from .learn import listing_head
-
             lines.append(listing_head(len(proposals)))
             lines += [f"{n}. {p['rule']} ({p['sessions']} sessions)"
                       for n, p in enumerate(proposals, 1)]
@@ -392,8 +383,6 @@ class Server:
 def _proposals(mem: Any) -> list[dict[str, Any]]:
     """The rule proposals waiting for the person (ADR 0023), numbered as `promote` numbers
     them; read only: no tool can approve one. [] when the session layer cannot be read."""
-    from .learn import waiting
-
     try:
         found = waiting(mem)
     except (LeanMemoryError, OSError, ValueError):
@@ -405,8 +394,6 @@ def _proposals(mem: Any) -> list[dict[str, Any]]:
 def _entry(entry: Any, *, text: bool = False) -> dict[str, Any]:
     """An entry as structured content (already masked by the caller when it is read; ids
     are quoted: a hand-written id is whatever the file says)."""
-    from .errors import quoted
-
     out = {"id": quoted(entry.id), "shard": entry.shard, "title": entry.title}
     if entry.date:
         out["date"] = entry.date
@@ -420,8 +407,6 @@ def _entry(entry: Any, *, text: bool = False) -> dict[str, Any]:
 
 
 def _error_text(exc: LeanMemoryError) -> str:
-    from .errors import SecretFound
-
     text = " ".join(str(exc).split())
     if isinstance(exc, SecretFound):
         text += "".join(f"\n  {line}" for line in exc.finding_lines())
@@ -484,8 +469,6 @@ def serve(open_memory: Callable[[], Any], stdin: IO[bytes], stdout: IO[bytes]) -
 
 def run(root: str | None) -> int:
     """``lean-memory mcp``: serve this process's stdin and stdout."""
-    from .store import Memory
-
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # protocol messages only on the real stdout
     try:

@@ -39,7 +39,18 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
+from . import format as fmt
+from .config import DEFAULT_SHARDS, RESERVED, SHARD_NAME, with_shards
 from .errors import LeanMemoryError, SecretFound, quoted
+from .folder import today
+from .fsutil import UnsafePath, atomic_write, check_folders
+from .layers import check_project, global_memory, open_global
+from .learn import listing_head, waiting
+from .manage import archive_entries
+from .secrets import scan_text
+from .sessionlog import note_writes
+from .tokens import estimate_tokens
+from .withhold import PREAMBLE_WITHHELD, notice, shown_path, withheld_spans
 
 if TYPE_CHECKING:
     from .format import Entry, Shard
@@ -85,7 +96,6 @@ class MemoryToolHandler:
     def _parts(self, path: Any) -> tuple[str, ...]:
         """The path's segments below the prefix, after every check; () is the prefix."""
         parts = self._decode(path)
-        from .fsutil import UnsafePath, check_folders
 
         # No ``..`` segment and no link from .agents down to the target: it stays inside.
         try:
@@ -135,7 +145,6 @@ class MemoryToolHandler:
         stem = parts[-1].removesuffix(".md")
         if len(parts) == 1 and parts[0].endswith(".md") and stem in self.mem.shards:
             return stem
-        from .config import RESERVED, SHARD_NAME
 
         suggestion = _shard_name("-".join((*parts[:-1], os.path.splitext(parts[-1])[0])))
         if not new:
@@ -163,8 +172,6 @@ class MemoryToolHandler:
         if handler is None:
             raise MemoryToolError(f"unknown command {quoted(repr(name), 40)}")
         if self.layers:
-            from .layers import check_project
-
             check_project(self.mem)  # a project that is the global store is refused
             if self._addresses_global(command):
                 return self._global(name in WRITES).execute(command)
@@ -190,8 +197,6 @@ class MemoryToolHandler:
     def _global(self, create: bool) -> MemoryToolHandler:
         """The handler of the person's global store (its place from the environment only),
         seen from this project; created for a write."""
-        from .layers import global_memory
-
         g = global_memory(create=create)
         if not g.dir.is_dir():
             raise MemoryToolError(f"there is no global memory yet; create {PREFIX}/"
@@ -249,8 +254,6 @@ class MemoryToolHandler:
 
         walk(folder, "", 1)
         if self.layers and not parts:
-            from .layers import open_global
-
             g = open_global()
             if g is not None:
                 rows.append((os.lstat(g.dir).st_size, f"{GLOBAL_DIR}/"))
@@ -266,8 +269,6 @@ class MemoryToolHandler:
     def _proposals(self) -> str:
         """The rule proposals waiting for the person (ADR 0023), listed, never approvable
         here; '' when none (or the session layer cannot be read)."""
-        from .learn import listing_head, waiting
-
         try:
             found = waiting(self.mem)
         except (LeanMemoryError, OSError, ValueError):
@@ -281,7 +282,6 @@ class MemoryToolHandler:
         path = self.mem.dir.joinpath(*parts)
         if path.stat().st_size > MAX_FILE_BYTES:
             raise MemoryToolError(f"{self.prefix}/{'/'.join(parts)} is too large to show")
-        from .withhold import shown_path  # never a credential into the context
 
         text = shown_path(self.mem, path)
         if len(parts) == 1 and parts[0].endswith(".md") and parts[0][:-3] in self.mem.shards:
@@ -292,7 +292,6 @@ class MemoryToolHandler:
         """A shard as this project sees it over the layers: a project entry that says what
         a global entry says, and a global entry this project supersedes, each shown as a
         pointer (hidden, never deleted: the file keeps it)."""
-        from . import format as fmt
         from .layers import global_texts, open_global, project_overrides, same_text
 
         if self.layers:
@@ -376,8 +375,6 @@ class MemoryToolHandler:
     def _snippet(self, shard: str, text: str, at: int) -> str:
         """The numbered lines around offset ``at`` of the shard as written, each piece that
         the read side withholds shown as its notice (a credential never comes back out)."""
-        from .withhold import PREAMBLE_WITHHELD, notice, withheld_spans
-
         read, spans = withheld_spans(self.mem, self.mem.shard_path(shard), shard)
         if read != text:  # changed by hand since: nothing shown rather than the wrong lines
             return "(the file changed since; view it to see the edit)"
@@ -421,9 +418,6 @@ class MemoryToolHandler:
     def delete(self, command: dict[str, Any]) -> str:
         path = command.get("path")
         shard = self._shard_of(self._parts(path), str(path), "delete")
-        from . import format as fmt
-        from .config import DEFAULT_SHARDS
-
         with self.mem.lock():
             self._reload()
             parsed = fmt.parse(self._current(shard, str(path)), shard)
@@ -443,7 +437,6 @@ class MemoryToolHandler:
         old, new = command.get("old_path"), command.get("new_path")
         src = self._shard_of(self._parts(old), str(old), "rename")
         dst = self._shard_of(self._parts(new), str(new), "rename to", new=True)
-        from .fsutil import atomic_write
 
         with self.mem.lock():
             self._reload()
@@ -472,14 +465,9 @@ class MemoryToolHandler:
     def _archive(self, shard: Shard, gone: Sequence[Entry], preamble: str) -> None:
         """Move ``gone`` to the archive, and the shard's preamble too (as an entry) when
         the model wrote prose there that ``preamble`` replaces: nothing is lost."""
-        from . import format as fmt
-        from .manage import archive_entries
-
         old = shard.preamble
         prose = [line for line in old.splitlines() if line.strip() and not line.startswith("#")]
         if old != preamble and prose and old != self.mem._preamble(shard.name):
-            from .folder import today
-
             taken = {e.id for e in (*shard.entries, *self.mem.entries(shard.name, archive=True))}
             day = today()
             title = f"Text above the entries of {shard.name}.md, replaced {day}"
@@ -494,9 +482,6 @@ class MemoryToolHandler:
 
     def _set_shards(self, shards: tuple[str, ...]) -> None:
         """Write ``[memory] shards`` into config.toml (edited in place) and reload it."""
-        from .config import with_shards
-        from .fsutil import atomic_write
-
         path = self.mem.agents_dir / "config.toml"
         atomic_write(path, with_shards(self.mem.read_text(path), shards),
                      root=self.mem.agents_dir)
@@ -521,9 +506,6 @@ class MemoryToolHandler:
         """Check what ``after`` adds or changes against ``before``, then write it; entries
         of ``before`` that ``after`` drops go to the archive first. ``made``: a new shard,
         added to the config (and taken out again when INDEX.md cannot hold it)."""
-        from . import format as fmt
-        from .fsutil import atomic_write
-
         if len(after.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
             raise MemoryToolError("the file would be too large; keep reference material in "
                                   "the repository's docs")
@@ -546,16 +528,12 @@ class MemoryToolHandler:
                       parsed.preamble)
         atomic_write(self.mem.dir / f"{shard}.md", after, root=self.mem.agents_dir)
         self.mem.write_index({shard: parsed})
-        from .sessionlog import note_writes  # when, for "decided during the session"
 
         note_writes(self.mem.root, [e for e in parsed.entries if e.raw not in old],
                     enabled=self.mem.config.capture_asks)
 
     def _check(self, shard: str, parsed: Shard, changed: list[Entry], *,
                before_preamble: str) -> None:
-        from .secrets import scan_text
-        from .tokens import estimate_tokens
-
         allow = self.mem.allowlist
         pieces = [(e.raw, f"entry {quoted(repr(e.title), 60)}") for e in changed]
         if parsed.preamble != before_preamble:

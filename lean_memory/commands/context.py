@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._listeners import listeners
+from ..embedcmd import SKIPPED, last_skip
 from ..learn import context
 from ..tokens import estimate_tokens
 from ._common import dump
@@ -39,8 +40,6 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         if not blocks:
             out.write("  nothing\n")
     if "ollama" in mem.config.retrievers:
-        from ..embedcmd import SKIPPED, last_skip  # the vectors' code only when configured
-
         now = [n for n in skipped if n.startswith(SKIPPED)]
         out.write(f"semantic extra skipped now: {'; '.join(dict.fromkeys(now))}\n" if now
                   else skip_line(last_skip(mem)))
