@@ -30,6 +30,8 @@ from ._hash import blake2b
 from ._jsonc import loads, string
 from ._record import Record
 from .errors import LeanMemoryError
+from .format import Entry
+from .fsutil import file_signature
 from .layers import (
     GLOBAL,
     PROJECT,
@@ -50,6 +52,8 @@ from .sessionlog import (
     read_private,
     write_private,
 )
+from .store import Memory
+from .tokens import estimate_tokens
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
@@ -182,7 +186,6 @@ def ask_hits(project: Memory, session: str, query: str, k: int = 5) -> list[Hit]
     """This session's asks (live and archived) that share words with ``query``, as hits
     of the pseudo-shard ``asks``, most shared words first, then the latest."""
     from .bm25 import tokenize
-    from .format import Entry
     from .search import Hit
 
     want = set(tokenize(query))
@@ -262,7 +265,6 @@ def _inputs_signature(project: Memory) -> str:
     """What the proposals depend on, by file signatures: every asks file, this project's
     decisions, the project's and the global conventions."""
     from .digest import RULES_SHARD
-    from .fsutil import file_signature
 
     files = [p for h in _homes() for k in (False, True) for p in _ask_files(h, k)]
     files.append(os.path.join(_session_home(project._root), "decisions.jsonl"))
@@ -329,8 +331,6 @@ def decide(project: Memory, proposal: A.Proposal, yes: bool, *, to_global: bool 
 
 def session_store(project: Memory, *, create: bool = False) -> Memory | None:
     """The session layer's own store (its ``sessions`` shard holds the summaries)."""
-    from .store import Memory
-
     home = _session_home(project._root)
     mem = Memory(home)
     if not os.path.isdir(mem._dir):
@@ -528,7 +528,6 @@ def hook_blocks(project: Memory, event: str, payload: dict[str, Any], prompt: st
             source = payload.get("source")
             extras = start_blocks(project, session, source if isinstance(source, str) else None,
                                   max(budget, 0) // EXTRAS_SHARE, fold=act)
-    from .tokens import estimate_tokens
 
     used = sum(estimate_tokens(b.text) for b in extras)
     return [*digest_blocks(project, prompt, budget_tokens=budget - used,
@@ -544,8 +543,6 @@ def hook_text(project: Memory, event: str, payload: dict[str, Any], prompt: str,
 def end_session(payload: Any, where: StrPath | None) -> None:
     """``hook session-end``: distill the session that ended (``session_id`` of the hook's
     ``payload``) in the project at ``where``. The caller fails open."""
-    from .store import Memory
-
     session = payload.get("session_id") if isinstance(payload, dict) else None
     if isinstance(session, str) and session and where is not None:
         project = check_project(Memory(where))
