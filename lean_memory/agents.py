@@ -19,12 +19,12 @@ import contextlib
 import os
 import sys
 
+from . import learn
 from ._jsonc import loads, string
 from .digest import RULES_SHARD, warm_rules
 from .errors import LeanMemoryError
 from .folder import _find_root, pure_path
 from .fsutil import atomic_write, check_target, read_text
-from .learn import end_session
 from .store import Memory
 
 TYPE_CHECKING = False  # typing's own costs an import
@@ -113,9 +113,7 @@ def hook_output(event: str, root: str | None, payload: Any,
         with time_limit(hook_timeout(os.environ.get("LEAN_MEMORY_HOOK_TIMEOUT", "")) / 2,
                         warm=warm_up):
             # the layers' digest; the prompt kept as an ask (fail-open; ADR 0022, 0023)
-            from .learn import hook_text
-
-            text = hook_text(mem, name, payload, prompt, budget_tokens)
+            text = learn.hook_text(mem, name, payload, prompt, budget_tokens)
         if mem.links_without_state:
             # The index was ready (built by `get --query`, say) but not the put state: every
             # prompt would read every shard's summary for the rules' links (~0.1 s at 100k
@@ -214,7 +212,7 @@ def end_output(root: str | None, payload: Any) -> str:
     if where is not None:
         _state["mem"] = Memory(where)
 
-        end_session(payload, where)
+        learn.end_session(payload, where)
     return ""
 
 
