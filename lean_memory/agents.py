@@ -15,6 +15,7 @@ See ADR 0006 for the formats relied on and why.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -596,8 +597,6 @@ def refresh_hooks(root: Path) -> list[str]:
     the launcher) and this user's Codex launcher, our AGENTS.md section where there is
     one, and a CLAUDE.md holding the old full section (now AGENTS.md's, imported). A file
     that is a link, a special file or not UTF-8 is left alone: `init --agent` reports it."""
-    import contextlib
-
     from .errors import LeanMemoryError
     from .store import Memory
 

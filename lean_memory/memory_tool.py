@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from . import format as fmt
+from ._record import replace
 from .config import DEFAULT_SHARDS, RESERVED, SHARD_NAME, with_shards
 from .errors import LeanMemoryError, SecretFound, quoted
 from .folder import today
@@ -567,7 +568,6 @@ def _stamped(parsed: Shard, old: set[str]) -> Shard:
     metadata, as a put gives them: a later edit of the entry keeps its id (an entry whose
     id is derived from its text would become a new one, its old text archived)."""
     from . import format as fmt
-    from ._record import replace
     from .folder import today
 
     new = {id(e) for e in parsed.entries if not e.has_meta and e.raw not in old}
