@@ -42,6 +42,8 @@ from ._hash import blake2b
 from ._jsonc import loads, string
 from ._record import Record
 from .errors import LeanMemoryError
+from .format import Entry
+from .fsutil import file_signature
 from .layers import (
     GLOBAL,
     PROJECT,
@@ -63,6 +65,8 @@ from .sessionlog import (
     read_private,
     write_private,
 )
+from .store import Memory
+from .tokens import estimate_tokens
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
@@ -222,7 +226,6 @@ def ask_hits(project: Memory, session: str, query: str, k: int = 5) -> list[Hit]
     """This session's asks (live and archived) that share words with ``query``, as hits
     of the pseudo-shard ``asks``, most shared words first, then the latest."""
     from .bm25 import tokenize
-    from .format import Entry
     from .search import Hit
 
     want = set(tokenize(query))
@@ -462,7 +465,6 @@ def _inputs_signature() -> str:
     """What the matcher's results depend on, by file signatures: every asks file, the
     person's decisions and the global conventions."""
     from .digest import RULES_SHARD
-    from .fsutil import file_signature
 
     files = [p for h in _homes() for k in (False, True) for p in _ask_files(h, k)]
     files += [os.path.join(h, IDENTITY) for h in _homes()]
@@ -695,8 +697,6 @@ def _locked(path: str) -> Iterator[None]:
 
 def session_store(project: Memory, *, create: bool = False) -> Memory | None:
     """The session layer's own store (its ``sessions`` shard holds the summaries)."""
-    from .store import Memory
-
     home = _session_home(project._root)
     mem = Memory(home)
     if not os.path.isdir(mem._dir):
@@ -1053,7 +1053,6 @@ def hook_blocks(project: Memory, event: str, payload: dict[str, Any], prompt: st
             source = payload.get("source")
             extras = start_blocks(project, session, source if isinstance(source, str) else None,
                                   max(budget, 0) // EXTRAS_SHARE, fold=act)
-    from .tokens import estimate_tokens
 
     used = sum(estimate_tokens(b.text) for b in extras)
     return [*digest_blocks(project, prompt, budget_tokens=budget - used,
@@ -1069,8 +1068,6 @@ def hook_text(project: Memory, event: str, payload: dict[str, Any], prompt: str,
 def end_session(payload: Any, where: StrPath | None) -> None:
     """``hook session-end``: distill the session that ended (``session_id`` of the hook's
     ``payload``) in the project at ``where``. The caller fails open."""
-    from .store import Memory
-
     session = payload.get("session_id") if isinstance(payload, dict) else None
     if isinstance(session, str) and session and where is not None:
         project = check_project(Memory(where))

@@ -39,8 +39,20 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
+from . import format as fmt
+from ._record import replace
+from .config import DEFAULT_SHARDS, RESERVED, SHARD_NAME, with_shards
 from .errors import LeanMemoryError, SecretFound, quoted
+from .folder import today
+from .fsutil import UnsafePath, atomic_write, check_folders
+from .layers import check_project, global_memory, open_global
+from .learn import listing_head, listing_line, waiting
+from .manage import archive_entries
 from .notes import as_entries
+from .secrets import scan_text
+from .sessionlog import note_writes
+from .tokens import estimate_tokens
+from .withhold import PREAMBLE_WITHHELD, notice, shown_path, withheld_spans
 
 if TYPE_CHECKING:
     from .format import Entry, Shard
@@ -121,7 +133,6 @@ class MemoryToolHandler:
     def _parts(self, path: Any) -> tuple[str, ...]:
         """The path's segments below the prefix, after every check; () is the prefix."""
         parts = self._decode(path)
-        from .fsutil import UnsafePath, check_folders
 
         # No ``..`` segment and no link from .agents down to the target: it stays inside.
         try:
@@ -171,7 +182,6 @@ class MemoryToolHandler:
         stem = parts[-1].removesuffix(".md")
         if len(parts) == 1 and parts[0].endswith(".md") and stem in self.mem.shards:
             return stem
-        from .config import RESERVED, SHARD_NAME
 
         suggestion = _shard_name("-".join((*parts[:-1], os.path.splitext(parts[-1])[0])))
         if not new:
@@ -199,8 +209,6 @@ class MemoryToolHandler:
         if handler is None:
             raise MemoryToolError(f"unknown command {quoted(repr(name), 40)}")
         if self.layers:
-            from .layers import check_project
-
             check_project(self.mem)  # a project that is the global store is refused
             if self._addresses_global(command):
                 if name in WRITES:  # an agent's rule for every project waits for a yes
@@ -272,8 +280,6 @@ class MemoryToolHandler:
     def _global(self, create: bool) -> MemoryToolHandler:
         """The handler of the person's global store (its place from the environment only),
         seen from this project; created for a write."""
-        from .layers import global_memory
-
         g = global_memory(create=create)
         if not g.dir.is_dir():
             raise MemoryToolError(f"there is no global memory yet; create {PREFIX}/"
@@ -331,8 +337,6 @@ class MemoryToolHandler:
 
         walk(folder, "", 1)
         if self.layers and not parts:
-            from .layers import open_global
-
             g = open_global()
             if g is not None:
                 rows.append((os.lstat(g.dir).st_size, f"{GLOBAL_DIR}/"))
@@ -348,8 +352,6 @@ class MemoryToolHandler:
     def _proposals(self) -> str:
         """The rule proposals waiting for the person (ADR 0023), listed, never approvable
         here; '' when none (or the session layer cannot be read)."""
-        from .learn import listing_head, listing_line, waiting
-
         try:
             found = waiting(self.mem)
         except (LeanMemoryError, OSError, ValueError):
@@ -362,7 +364,6 @@ class MemoryToolHandler:
         path = self.mem.dir.joinpath(*parts)
         if path.stat().st_size > MAX_FILE_BYTES:
             raise MemoryToolError(f"{self.prefix}/{'/'.join(parts)} is too large to show")
-        from .withhold import shown_path  # never a credential into the context
 
         text = shown_path(self.mem, path)
         if len(parts) == 1 and parts[0].endswith(".md") and parts[0][:-3] in self.mem.shards:
@@ -373,7 +374,6 @@ class MemoryToolHandler:
         """A shard as this project sees it over the layers: a project entry that says what
         a global entry says, and a global entry this project supersedes, each shown as a
         pointer (hidden, never deleted: the file keeps it)."""
-        from . import format as fmt
         from .layers import global_texts, open_global, project_overrides, same_text
 
         if self.layers:
@@ -443,8 +443,6 @@ class MemoryToolHandler:
     def _snippet(self, shard: str, text: str, at: int) -> str:
         """The numbered lines around offset ``at`` of the shard as written, each piece that
         the read side withholds shown as its notice (a credential never comes back out)."""
-        from .withhold import PREAMBLE_WITHHELD, notice, withheld_spans
-
         read, spans = withheld_spans(self.mem, self.mem.shard_path(shard), shard)
         if read != text:  # changed by hand since: nothing shown rather than the wrong lines
             return "(the file changed since; view it to see the edit)"
@@ -481,9 +479,6 @@ class MemoryToolHandler:
     def delete(self, command: dict[str, Any]) -> str:
         path = command.get("path")
         shard = self._shard_of(self._parts(path), str(path), "delete")
-        from . import format as fmt
-        from .config import DEFAULT_SHARDS
-
         with self.mem.lock():
             self._reload()
             parsed = fmt.parse(self._current(shard, str(path)), shard)
@@ -503,7 +498,6 @@ class MemoryToolHandler:
         old, new = command.get("old_path"), command.get("new_path")
         src = self._shard_of(self._parts(old), str(old), "rename")
         dst = self._shard_of(self._parts(new), str(new), "rename to", new=True)
-        from .fsutil import atomic_write
 
         with self.mem.lock():
             self._reload()
@@ -532,14 +526,9 @@ class MemoryToolHandler:
     def _archive(self, shard: Shard, gone: Sequence[Entry], preamble: str) -> None:
         """Move ``gone`` to the archive, and the shard's preamble too (as an entry) when
         the model wrote prose there that ``preamble`` replaces: nothing is lost."""
-        from . import format as fmt
-        from .manage import archive_entries
-
         old = shard.preamble
         prose = [line for line in old.splitlines() if line.strip() and not line.startswith("#")]
         if old != preamble and prose and old != self.mem._preamble(shard.name):
-            from .folder import today
-
             taken = {e.id for e in (*shard.entries, *self.mem.entries(shard.name, archive=True))}
             day = today()
             title = f"Text above the entries of {shard.name}.md, replaced {day}"
@@ -554,9 +543,6 @@ class MemoryToolHandler:
 
     def _set_shards(self, shards: tuple[str, ...]) -> None:
         """Write ``[memory] shards`` into config.toml (edited in place) and reload it."""
-        from .config import with_shards
-        from .fsutil import atomic_write
-
         path = self.mem.agents_dir / "config.toml"
         atomic_write(path, with_shards(self.mem.read_text(path), shards),
                      root=self.mem.agents_dir)
@@ -608,7 +594,6 @@ class MemoryToolHandler:
                       parsed.preamble)
         atomic_write(self.mem.dir / f"{shard}.md", after, root=self.mem.agents_dir)
         self.mem.write_index({shard: parsed})
-        from .sessionlog import note_writes  # when, for "decided during the session"
 
         note_writes(self.mem.root, [e for e in parsed.entries if e.raw not in old],
                     enabled=self.mem.config.capture_asks)
@@ -616,9 +601,6 @@ class MemoryToolHandler:
 
     def _check(self, shard: str, parsed: Shard, changed: list[Entry], *,
                before_preamble: str) -> None:
-        from .secrets import scan_text
-        from .tokens import estimate_tokens
-
         allow = self.mem.allowlist
         pieces = [(e.raw, f"entry {quoted(repr(e.title), 60)}") for e in changed]
         if parsed.preamble != before_preamble:
@@ -640,9 +622,6 @@ def _stamped(parsed: Shard, old: set[str]) -> Shard:
     """``parsed`` with an id and today's date stamped on each entry it adds without
     metadata, as a put gives them: a later edit of the entry keeps its id (an entry whose
     id is derived from its text would become a new one, its old text archived)."""
-    from . import format as fmt
-    from ._record import replace
-    from .folder import today
 
     new = {id(e) for e in parsed.entries if not e.has_meta and e.raw not in old}
     if not new:
@@ -661,7 +640,6 @@ def _stamped(parsed: Shard, old: set[str]) -> Shard:
 
 def _after_entries(text: str) -> bool:
     """Whether text appended to ``text`` would land in its last entry (outside code)."""
-    from . import format as fmt
 
     return bool(fmt.entry_offsets(text)) and not fmt.open_fence_at_end(text)
 
@@ -671,7 +649,6 @@ def _stored(given: str, written: str) -> str:
     start from the file as it is now)."""
     if written == given:
         return ""
-    from . import format as fmt
 
     n = len(fmt.entry_offsets(written)) - len(fmt.entry_offsets(given))
     return (f"; its notes were stored as {n} entr{'y' if n == 1 else 'ies'} (a `## ` heading "
@@ -680,7 +657,6 @@ def _stored(given: str, written: str) -> str:
 
 def _shard_name(name: str) -> str:
     """The nearest valid shard name to ``name`` (for a refusal's suggestion)."""
-    from .config import RESERVED
 
     out = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "-"
                   for c in name.lower()).strip("-_")

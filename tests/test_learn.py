@@ -268,7 +268,7 @@ def test_the_page_lists_proposals_and_writes_only_on_a_yes(project: Path,
                                                           home: dict[str, str]) -> None:
     """Catches: `serve` without the learning loop (its proposals page empty), or its yes
     writing elsewhere than the project's conventions."""
-    from lean_memory.cli import _page_proposals
+    from lean_memory.commands.serve import page_proposals as _page_proposals
 
     for s in ("a", "b", "c"):
         ask(project, home, s, "always use tabs, not spaces, in the Makefile")
