@@ -15,14 +15,22 @@ See ADR 0006 for the formats relied on and why.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
-from .digest import RULES_SHARD
-from .recall import CONTEXT_LIMIT, hook_budget, injected  # noqa: F401 (CONTEXT_LIMIT: kept here)
+from . import learn
+from ._jsonc import loads, string
+from .digest import RULES_SHARD, warm_rules
+from .errors import LeanMemoryError
+from .folder import _find_root, pure_path
+from .fsutil import atomic_write, check_target, read_text
+from .recall import CONTEXT_LIMIT, hook_budget, injected  # noqa: F401 (CONTEXT_LIMIT: as before)
+from .store import Memory
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from typing import IO, Any
 
@@ -46,8 +54,6 @@ SECTION_END = "<!-- lean-memory:end -->"
 
 def _find_memory_root(cwd: object, root: str | None) -> str | None:
     """The input's ``cwd`` when it leads to a memory, else ``--root``, env, the cwd."""
-    from .folder import _find_root, pure_path
-
     if isinstance(cwd, str) and cwd and os.path.isabs(cwd) and os.path.isdir(cwd):
         folder = pure_path(cwd)
         while True:  # the folder and its parents, as Path(cwd).parents
@@ -67,7 +73,6 @@ def _read_input(stdin: IO[str] | IO[bytes] | Any) -> Any:
     data = stream.read()
     if isinstance(data, bytes):
         data = data.decode("utf-8")
-    from ._jsonc import loads
 
     return loads(data)
 
@@ -85,7 +90,6 @@ def hook_output(event: str, root: str | None, payload: Any,
     where = _find_memory_root(payload.get("cwd"), root)
     if where is None:
         return ""
-    from .store import Memory
 
     mem = Memory(where)
     if not os.path.isdir(mem._dir):
@@ -126,8 +130,6 @@ def hook_output(event: str, root: str | None, payload: Any,
 def answer(name: str, text: str) -> str:
     """``json.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext":
     text}})`` and a line break, without importing ``json`` (it imports ``re``)."""
-    from ._jsonc import string
-
     return (f'{{"hookSpecificOutput": {{"hookEventName": {string(name)}, '
             f'"additionalContext": {string(text)}}}}}\n')
 
@@ -138,7 +140,6 @@ def warm_up(mem: Memory) -> None:
     the rules are keyed on, else parsed from every shard file before each prompt) and the
     rules' lines for this budget, so that the next prompt builds nothing."""
     mem.status()
-    from .digest import warm_rules
 
     warm_rules(mem, hook_budget())
 
@@ -196,13 +197,23 @@ def end_output(root: str | None, payload: Any) -> str:
         raise ValueError("hook input is not a JSON object")
     where = _find_memory_root(payload.get("cwd"), root)
     if where is not None:
-        from .store import Memory
+        _state["mem"] = Memory(where)
 
-        _state["mem"] = mem = Memory(where)
-        from .learn import end_session
-
-        end_session(payload, mem)
+        learn.end_session(payload, where)
     return ""
+
+
+def _end(event: str, root: str | None, payload: Any) -> str:
+    return end_output(root, payload)
+
+
+# Each hook event and the function that answers it (its hook JSON in, the line to print
+# out): session start and each prompt get the digest; session end distills, printing nothing.
+ANSWERS: dict[str, Callable[[str, str | None, Any], str]] = {
+    "session-start": hook_output,
+    "user-prompt-submit": hook_output,
+    "session-end": _end,
+}
 
 
 def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
@@ -219,9 +230,7 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
 
     def work() -> None:
         try:
-            payload = _read_input(stdin)
-            box.append(end_output(root, payload) if event in QUIET_EVENTS
-                       else hook_output(event, root, payload))
+            box.append(ANSWERS[event](event, root, _read_input(stdin)))
         except BaseException as exc:  # fail open, whatever happened
             box.append(exc)
         finally:
@@ -489,8 +498,6 @@ def _ensure_ignored(top: Path, path: Path) -> str | None:
     a line to print, or None when git already ignores it or this is not a repository."""
     import subprocess
 
-    from .fsutil import atomic_write, read_text
-
     try:
         r = subprocess.run(["git", "-C", str(top), "check-ignore", "-q", str(path)],
                            capture_output=True, timeout=30, check=False)
@@ -511,8 +518,6 @@ def _write_section(top: Path, path: Path, section: str, what: str, *,
     """Our marked block in ``path`` replaced by ``section`` (removed when it is ''), hand
     text around it kept byte for byte; with no block, ``section`` is appended when
     ``create``. The line to print, or None (nothing done, or nothing worth saying)."""
-    from .fsutil import atomic_write, read_text
-
     current = read_text(path, top)
     begin, end = current.find(SECTION_BEGIN), current.find(SECTION_END)
     had = begin != -1 and end > begin
@@ -582,8 +587,6 @@ def refresh_hooks(root: Path) -> list[str]:
     the launcher) and this user's Codex launcher, our AGENTS.md section where there is
     one, and a CLAUDE.md holding the old full section (now AGENTS.md's, imported). A file
     that is a link, a special file or not UTF-8 is left alone: `init --agent` reports it."""
-    import contextlib
-
     from .errors import LeanMemoryError
     from .store import Memory
 
@@ -639,7 +642,6 @@ def _merge_settings(top: Path, agent: str) -> str:
     is not a JSON object of the agents' shape: rewriting it would lose what it holds."""
     import json
 
-    from .errors import LeanMemoryError
     from .fsutil import atomic_write, ensure_dir
 
     rel, notes = SETTINGS[agent]
@@ -674,9 +676,6 @@ def setup_agent(mem: Memory, agent: str) -> list[str]:
     The team shares AGENTS.md (and CLAUDE.md importing it) and ``.codex/hooks.json``: they
     name ``lean-memory`` only; this machine's interpreter is named in Claude Code's personal
     ``settings.local.json`` alone."""
-    from .errors import LeanMemoryError
-    from .fsutil import check_target
-
     if agent not in ("claude", "codex"):
         raise LeanMemoryError(f"unknown agent {agent!r}: expected claude or codex")
     top = mem.root.resolve()

@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import os
 
+from . import format as fmt
 from ._record import Record
 from .errors import LeanMemoryError
 from .folder import pure_path
 from .sessionlog import _data_home, app_home, data_home, project_key, session_home
+from .summaries import normalize
+from .tokens import estimate_tokens
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
@@ -77,20 +80,31 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def global_memory(like: Memory | type[Memory], *, create: bool = False) -> Memory:
-    """The global store, a memory of the kind of ``like`` (a store or its class: the
-    facade is the caller's, never imported here); with ``create``, initialised first."""
-    kind = like if isinstance(like, type) else type(like)
-    mem = kind(_global_root())
+# The facade's class, set by lean_memory.store when it is imported: the features that
+# build a store (the global one, the session layer's) build one of it without importing
+# the facade, which imports them (ADR 0034).
+FACADE: list[type[Memory]] = []
+
+
+def memory_at(root: StrPath) -> Memory:
+    """A memory rooted at ``root``, of the facade's class."""
+    if not FACADE:
+        raise LayerError("lean_memory.store is not imported")  # no store was ever made
+    return FACADE[0](root)
+
+
+def global_memory(*, create: bool = False) -> Memory:
+    """The global store; with ``create``, initialised first (``put --global``)."""
+    mem = memory_at(_global_root())
     if create and not os.path.isdir(mem._dir):
         mem.init()
     return mem
 
 
-def open_global(like: Memory | type[Memory]) -> Memory | None:
+def open_global() -> Memory | None:
     """The global store when it exists, else None (no global layer to show)."""
     try:
-        mem = global_memory(like)
+        mem = global_memory()
         return mem if os.path.isdir(mem._dir) else None
     except (LeanMemoryError, OSError, RuntimeError):
         return None  # no home folder: no global layer
@@ -101,7 +115,7 @@ def check_project(mem: Memory) -> Memory:
     (a repository's ``.agents`` linked to it, or run from inside it): a repository can
     never write the global store by pointing at it."""
     try:
-        g_dir, g_root = _real(global_memory(mem)._dir), _real(_global_root())
+        g_dir, g_root = _real(global_memory()._dir), _real(_global_root())
     except (LeanMemoryError, OSError, RuntimeError):
         return mem
     p_dir, p_root = _real(mem._dir), _real(mem._root)
@@ -136,7 +150,6 @@ class LayerHit(Record):
 
 def _key(entry: Entry) -> str:
     from .dedup import main_text
-    from .summaries import normalize
 
     return normalize(main_text(entry.text))
 
@@ -147,8 +160,6 @@ OVERRIDES = "supersedes-global:"  # the tag of a project entry that corrects a g
 def project_overrides(project: Memory) -> dict[str, str]:
     """{global id: the project entry that supersedes it} (hidden in this project's views).
     Runs before every prompt: only a shard whose text names the tag is parsed."""
-    from . import format as fmt
-
     out: dict[str, str] = {}
     try:
         for name in project.shards:
@@ -190,7 +201,7 @@ def overrides_global(project: Memory, entry_id: str) -> bool:
         return False
     except UnknownEntry:
         pass
-    g = open_global(project)
+    g = open_global()
     if g is None:
         return False
     try:
@@ -215,7 +226,7 @@ def find(project: Memory, query: str, *, k: int = 5, shards: Sequence[str] | Non
     from .search import find as find_one
 
     found = find_one(project, query, k=k, shards=shards, include_archive=include_archive)
-    g = open_global(project)
+    g = open_global()
     g_shards = None if shards is None or g is None else [s for s in shards if s in g.shards]
     g_hits: list[Hit] = []
     withheld, notes = found.withheld, found.notes
@@ -295,7 +306,7 @@ def global_blocks(project: Memory, prompt: str, budget: int,
     )
     from .withhold import count_note
 
-    g = open_global(project)
+    g = open_global()
     if g is None or budget <= 0:
         return []
     gone = _project_supersedes(project)
@@ -337,7 +348,13 @@ def _drop_repeated(text: str, shown: str) -> str:
     if not seen:
         return text
     kept = [ln for ln in text.splitlines(keepends=True) if ln.rstrip("\n") not in seen]
-    return "".join(kept)
+    if len(kept) == len(text.splitlines()):
+        return text
+    # a heading whose every line went (a project rule hidden by the same global one) goes
+    # with them: no empty "Standing rules" section
+    out = [ln for i, ln in enumerate(kept) if not ln.startswith("## ")
+           or not next((x for x in kept[i + 1:] if x.strip()), "## ").startswith("## ")]
+    return "".join(out)
 
 
 def digest_blocks(project: Memory, prompt: str, *, budget_tokens: int = 1200,
@@ -345,7 +362,6 @@ def digest_blocks(project: Memory, prompt: str, *, budget_tokens: int = 1200,
     """The blocks of the digest over the layers: the global rules and matches in at most
     1/:data:`GLOBAL_SHARE` of the budget, then the project's digest in what is left."""
     from .digest import digest
-    from .tokens import estimate_tokens
 
     head = global_blocks(project, prompt, max(budget_tokens, 0) // GLOBAL_SHARE,
                          include_archive)

@@ -175,7 +175,7 @@ def injections(project: Memory, limit: int = LOG_SHOWN, *,
         if isinstance(lines, list) and all(
                 isinstance(x, str) for x in (at, session, prompt, *lines)):
             kept.append((at, session, prompt, lines))
-    g = open_global(project)
+    g = open_global()
     ids, titles = _ids([project, *([g] if g is not None else [])],
                        "\n".join(ln for *_, lines in kept for ln in lines), entries)
     lengths = sorted({len(k) for k in ids}, reverse=True)
@@ -255,7 +255,7 @@ def sheet(project: Memory, parts: Sequence[tuple[str, Sequence[Block]]], budget:
     from .layers import open_global
     from .tokens import estimate_tokens
 
-    g = open_global(project)
+    g = open_global()
     shown = "".join(b.text for _, blocks in parts for b in blocks)
     ids, titles = _ids([project, *([g] if g is not None else [])], shown, entries)
     lengths = sorted({len(k) for k in ids}, reverse=True)

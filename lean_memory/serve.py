@@ -35,17 +35,23 @@ import secrets
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from . import recall
-from .errors import LeanMemoryError
+from .dedup import main_text, said_again_part
+from .errors import LeanMemoryError, QueryError
 from .format import parse_count
+from .history import index_history
 from .html import escape as esc
 from .html import render
 from .layers import GLOBAL, PROJECT
 from .recall import hook_budget
+from .sessionlog import _session_home
+from .tokens import estimate_tokens
+from .withhold import TITLE_WITHHELD, masked
 
 if TYPE_CHECKING:
     from .format import Entry
@@ -213,8 +219,6 @@ def _count(n: int, one: str, many: str) -> str:
 
 
 def _tokens(text: str) -> int:
-    from .tokens import estimate_tokens
-
     return estimate_tokens(text)
 
 
@@ -258,8 +262,6 @@ def _files_key(app: App) -> tuple[Any, ...]:
     files, the project's session folder's own files (the proposal count, decisions, the
     injection log a prompt appends to) and its asks folder (a new session's file); one
     stat a file, so that a page load costs what an entry page costs."""
-    from .sessionlog import _session_home
-
     mem = app.layers[0][1]
     folders = [str(m.dir) for _, m in app.layers] + [str(m.agents_dir) for _, m in app.layers]
     home = _session_home(mem._root)
@@ -349,8 +351,6 @@ def _corrector(mem: Memory, found: tuple[dict[str, tuple[Entry, bool]], dict[str
 
 
 def _shown(mem: Memory, entries: Sequence[Entry]) -> list[Entry]:
-    from .withhold import masked
-
     return masked(mem, entries)[0]
 
 
@@ -369,9 +369,6 @@ def _folded(app: App, layer: str, e: Entry) -> str:
 
 def _article(layer: str, e: Entry, *, superseded_by: str | None, superseded: bool,
              archived: bool = False, link: bool = True, app: App | None = None) -> str:
-    from .dedup import main_text, said_again_part
-    from .withhold import TITLE_WITHHELD
-
     withheld = e.title == TITLE_WITHHELD and not e.meta
     facts = [f"<code>{esc(e.id)}</code>", esc(e.shard)]
     if e.date:
@@ -489,7 +486,6 @@ def page_search(app: App, query: str) -> str:
             '<button type="submit">Search</button></form>')
     if not query.strip():
         return _page(app, "Search", form)
-    from .errors import QueryError
 
     mem, own = _project(app)
     try:
@@ -614,8 +610,6 @@ def chart(points: Sequence[Point]) -> str:
 def _history(app: App) -> list[Point]:
     """INDEX.md's token totals over its commits, read again only when git's HEAD or
     refs moved (their files' signatures)."""
-    from .history import index_history
-
     mem = app.layers[0][1]
     git = os.path.join(str(mem.root), ".git")
     key = tuple(_signature(os.path.join(git, f)) for f in ("", "HEAD", "logs/HEAD",
@@ -689,27 +683,6 @@ def page_proposals(app: App, said: str = "") -> str:
                  note + ("".join(items) or '<p class="muted">No pending proposals.</p>'))
 
 
-def learning_loop(project: Memory) -> Proposals:
-    """The learning loop as the page reaches it: the remembered count
-    (:func:`lean_memory.learn.pending`), the proposals, and a yes clicked here (a person,
-    with the run's token) writes the rule to the project's conventions; `promote --global`
-    is the way to the global layer."""
-    from . import learn
-    from .digest import RULES_SHARD
-
-    where = os.path.relpath(project.shard_path(RULES_SHARD), project.root)
-
-    def pending() -> list[Proposal]:
-        return [Proposal(p.key, p.rule, tuple(f"{e.date} ({e.session[:12]}): {e.text}"
-                                              for e in p.evidence), where=where)
-                for p in learn.proposals(project)]
-
-    def decide(key: str, yes: bool) -> str:
-        return learn.decide(project, learn.pick(project, key), yes)
-
-    return Proposals(pending, decide, lambda: learn.pending(project))
-
-
 # -- the server -------------------------------------------------------------------------
 
 SECURITY_HEADERS = (
@@ -760,8 +733,6 @@ class Handler(BaseHTTPRequestHandler):
         return given is not None and hmac.compare_digest(given.encode(), self.app.token.encode())
 
     def _cookie_token(self) -> str | None:
-        from http.cookies import CookieError, SimpleCookie
-
         jar: SimpleCookie = SimpleCookie()
         try:
             jar.load(self.headers.get("Cookie", ""))
@@ -818,7 +789,6 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, STYLE, ctype="text/css; charset=utf-8")
             return
         parts = [p for p in path.split("/") if p]
-        from urllib.parse import unquote
 
         parts = [unquote(p) for p in parts]
         with self.app.lock:
@@ -895,7 +865,6 @@ class Handler(BaseHTTPRequestHandler):
         if answer not in ("yes", "no") or self.app.proposals is None:
             self._refuse(400, "answer yes or no to a pending proposal")
             return
-        from urllib.parse import unquote
 
         with self.app.lock:
             try:

@@ -12,6 +12,7 @@ they import only the layers below it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -19,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from . import format as fmt
 from ._hash import blake2b
 from ._record import replace
-from .errors import InvalidEntry, LeanMemoryError, QueryError, ShardError
+from .errors import InvalidEntry, LeanMemoryError, QueryError, SecretFound, ShardError
 from .folder import (
     DESCRIPTIONS,
     GITIGNORE,
@@ -39,6 +40,7 @@ from .fsutil import (
     open_bounded,
     same_bytes,
 )
+from .layers import FACADE, PROJECT, render
 from .summaries import (
     COST_KEY,
     COST_RAW,
@@ -164,7 +166,6 @@ class Memory(Summaries):
         self._require_init()
         _ = self.config  # a broken config is an error here too, as for every command
         if query is not None:  # as `get --query` renders it (ADR 0034)
-            from .layers import PROJECT, render
             from .search import render_hits
 
             hits = self.search(query, k=k, shards=(shard,) if shard else None)
@@ -301,8 +302,6 @@ class Memory(Summaries):
 
             embed_soon(self)
         if status.compaction_due and self.config.auto_compact:
-            import contextlib
-
             # The entry is stored: a failed compaction stays due and the next write retries.
             with contextlib.suppress(LeanMemoryError):
                 self.compact()
@@ -415,7 +414,6 @@ class Memory(Summaries):
 
     def _scan(self, title: str, text: str, tags: tuple[str, ...]) -> None:
         """The one place a write is checked for secrets; raises SecretFound."""
-        from .errors import SecretFound
         from .secrets import Allowlist, scan_text
 
         # allow_paths is for `scan` (files); an entry is always scanned.
@@ -684,3 +682,6 @@ def _restamp(old: Entry, new: Entry) -> str:
 def open(root: str | os.PathLike[str] | None = None) -> Memory:
     """The memory at ``root`` (found as the spec says when None)."""
     return Memory(root)
+
+
+FACADE.append(Memory)  # the class the features build stores of (layers.memory_at, ADR 0034)

@@ -24,9 +24,10 @@ import pytest
 
 import lean_memory
 from lean_memory import learn, recall
+from lean_memory.commands.serve import page_proposals
 from lean_memory.layers import GLOBAL, OVERRIDES, PROJECT, SESSION, global_memory
 from lean_memory.mcp_server import Server
-from lean_memory.serve import App, learning_loop, make_server
+from lean_memory.serve import App, make_server
 
 from .conftest import ROOT
 from .test_serve import request
@@ -50,7 +51,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """A global rule, a global note, a global entry the project corrects, project entries
     and two asks of session ``s1``."""
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    g = global_memory(lean_memory.Memory, create=True)
+    g = global_memory(create=True)
     g.put_entry("conventions", "Use uv to install dependencies, never pip.",
                 title="uv, never pip", date="2026-01-02")
     g.put_entry("quirks", "The corporate proxy blocks port 8443; use port 443 instead.",
@@ -76,7 +77,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 @pytest.fixture
 def page(world: dict[str, Any]) -> Iterator[App]:
     mem = world["mem"]
-    app = App([("project", mem), ("global", world["g"])], proposals=learning_loop(mem))
+    app = App([("project", mem), ("global", world["g"])], proposals=page_proposals(mem))
     server = make_server(app, 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

@@ -839,7 +839,7 @@ def test_page_block_is_the_hooks_block_with_a_global_layer(tmp_path: Path,
     from lean_memory import agents
     from lean_memory.layers import global_memory
 
-    g = global_memory(lean_memory.Memory, create=True)
+    g = global_memory(create=True)
     g.put_entry("conventions", "Always answer in British English.")
     mem = build(tmp_path / "p")
     mem.search("deploy")  # the index the hook's time limit expects

@@ -6,7 +6,7 @@ Builds a deterministic memory with ``store_bench.build_memory`` (the generator o
 bench/speed: 12 standing rules, the rest over the five other shards), a global store (rules
 and notes), ``--asks`` asks over many sessions (one request asked in 5 sessions: a proposal
 waits), and serves it as ``lean-memory serve`` does (project and global layers, the learning
-loop of :func:`lean_memory.serve.learning_loop`) in a thread on an ephemeral port. Times
+loop of :func:`lean_memory.commands.serve.page_proposals`) in a thread on an ephemeral port. Times
 whole HTTP requests (http.client, keep-alive off, as a browser's page load): one cold request
 per page first (reported apart: it builds the search index and the withholding verdicts),
 then the median of ``--runs`` warm ones, and the process's CPU time (user+sys, server and
@@ -33,8 +33,9 @@ sys.path[:0] = [str(REPO), str(REPO / "bench")]
 from store_bench import build_memory  # noqa: E402
 
 from lean_memory import learn  # noqa: E402
+from lean_memory.commands.serve import page_proposals  # noqa: E402
 from lean_memory.layers import global_memory  # noqa: E402
-from lean_memory.serve import App, learning_loop, make_server  # noqa: E402
+from lean_memory.serve import App, make_server  # noqa: E402
 from lean_memory.store import Memory  # noqa: E402
 
 PROMPT = "why+does+parse_config+fail+with+ECONNREFUSED+after+the+upgrade+to+3.11"
@@ -65,7 +66,7 @@ def pages(app: App) -> list[tuple[str, str]]:
 
 def add_layers(tmp: Path, mem: Memory, asks: int) -> None:
     """A global store and ``asks`` asks of this project over asks/5 sessions."""
-    g = global_memory(Memory, create=True)
+    g = global_memory(create=True)
     g.put_entry("conventions", "Use uv to install dependencies, never pip.", date="2026-01-02")
     g.put_entry("quirks", "The corporate proxy blocks port 8443; use 443.", date="2026-01-03")
     for i in range(asks):
@@ -89,8 +90,8 @@ def main() -> int:
             os.environ["LEAN_MEMORY_GLOBAL"] = str(Path(tmp) / "global")
             mem = build_memory(Path(tmp) / "proj", n, rules=12)
             add_layers(Path(tmp), mem, args.asks)
-            g = global_memory(mem)
-            app = App([("project", mem), ("global", g)], proposals=learning_loop(mem))
+            g = global_memory()
+            app = App([("project", mem), ("global", g)], proposals=page_proposals(mem))
             began = time.perf_counter()
             server = make_server(app, 0)
             threading.Thread(target=server.serve_forever, daemon=True).start()
