@@ -297,8 +297,8 @@ def page_overview(app: App) -> str:
     read changed, and the proposals are the remembered count (no matcher run)."""
     key = _files_key(app)
     if app._overview is None or app._overview[0] != key:
-        app._overview = (key, _layers_overview(app) + "\n<h2>Rule proposals</h2>"
-                         + _proposals_summary(app))
+        body = _layers_overview(app) + "\n<h2>Rule proposals</h2>" + _proposals_summary(app)
+        app._overview = (_files_key(app), body)  # after what making it wrote (caches)
     return _page(app, "What memory holds", app._overview[1], tab="Overview")
 
 
@@ -662,9 +662,10 @@ def page_proposals(app: App, said: str = "") -> str:
     if app.proposals is None:
         return _page(app, "Rule proposals", note + '<p class="muted">No learning loop yet: '
                      "nothing proposes rules, so there is nothing to say yes or no to.</p>")
-    key = _files_key(app)  # matched again only when what they rest on here changed
+    key = _files_key(app)  # listed again only when what they rest on here changed
     if app._listing is None or app._listing[0] != key:
-        app._listing = (key, list(app.proposals.pending()) if app.proposals.waiting() else [])
+        found = list(app.proposals.pending()) if app.proposals.waiting() else []
+        app._listing = (_files_key(app), found)  # after what listing them wrote
     items = []
     for p in app._listing[1]:
         evidence = "".join(f"<li>{render(x)}</li>" for x in p.evidence)

@@ -75,6 +75,7 @@ def add_layers(tmp: Path, mem: Memory, asks: int) -> None:
         text = ("always run the formatter before committing" if i % 5 == 0 and i < 25
                 else f"why does parse_config fail on input {i} after the upgrade")
         learn.record(mem, session, text, f"2026-03-{day:02d}T{10 + i % 5:02d}:00:00Z")
+    learn.proposals(mem)  # the matcher once, as the background learner runs it
 
 
 def main() -> int:
