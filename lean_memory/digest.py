@@ -25,7 +25,7 @@ import os
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
     from typing import Any
 
     from .format import Entry
@@ -278,21 +278,20 @@ _STRIP = "?,.!:;\"'()[]{}<>`*"
 
 
 def _specific_terms(prompt: str, known: set[str]) -> set[str]:
-    """The tokens of the prompt's words that name something: capitalised other than at a
-    sentence's start, or identifier-like (``_`` or ``/`` inside, or letters mixed with
-    digits). Month and weekday names are dates, common in any prompt: never specific. A
-    compound (``test_api``) one of whose parts the memory holds (``known``) is not: its
-    joined form is new, what it names is not."""
+    """The tokens of the prompt's words that name something by their shape alone:
+    identifier-like (``_`` or ``/`` inside, or letters mixed with digits). Letter case never
+    counts (ADR 0030: "Fix the README" and "fix the readme" are one prompt). Month and
+    weekday names are dates, common in any prompt: never specific. A compound
+    (``test_api``) one of whose parts the memory holds (``known``) is not: its joined form
+    is new, what it names is not."""
     from .bm25 import tokenize
 
     out: set[str] = set()
-    words = prompt.split()
-    for i, raw in enumerate(words):
+    for raw in prompt.split():
         word = raw.strip(_STRIP)
         if not word or word.lower() in _CALENDAR:
             continue
-        start = i == 0 or words[i - 1][-1:] in ".?!:"
-        if ((word[:1].isupper() and not start) or "_" in word or "/" in word
+        if ("_" in word or "/" in word
                 or (any(c.isdigit() for c in word) and any(c.isalpha() for c in word))):
             tokens = tokenize(word)
             if len(tokens) < 2 or known.isdisjoint(tokens):
@@ -371,11 +370,14 @@ class _Matches:
     """The prompt's hits, best first, fetched in growing batches as the packing asks."""
 
     def __init__(self, mem: Memory, query: str, shards: Sequence[str],
-                 include_archive: bool | None, room: int) -> None:
+                 include_archive: bool | None, room: int,
+                 seen: Collection[str] = ()) -> None:
         self.mem = mem
         self.query = query
         self.shards = shards
         self.include_archive = include_archive
+        self.seen = seen  # ids shown earlier in this session: gated on, never shown again
+        self.repeated = 0  # matches left out because they were shown already
         self.hits: list[Hit] = []
         self.withheld = 0
         self.complete = False  # every match is in ``hits``
@@ -393,16 +395,20 @@ class _Matches:
 
         self.k = k
         found = find(self.mem, self.query, k=k, shards=self.shards,
-                     include_archive=self.include_archive)
+                     include_archive=self.include_archive, mend=True)
         self.hits = [h for h in found.hits if not _placeholder(h.entry)]
         self.withheld = found.withheld
         self.complete = len(found.hits) < k or k >= MAX_FETCH
         if self.min_coverage > 0:
             if self.open is None:
-                self.open = opens(self.hits, self.query, found.n_docs, found.df,
-                                  self.min_coverage)
+                self.open = opens(self.hits, found.query or self.query, found.n_docs,
+                                  found.df, self.min_coverage)
             self.hits, cut = trimmed(self.hits) if self.open else ([], True)
             self.complete = self.complete or cut
+        if self.seen:
+            kept = [h for h in self.hits if h.entry.id not in self.seen]
+            self.repeated = len(self.hits) - len(kept)
+            self.hits = kept
 
     def get(self, i: int) -> Hit | None:
         """The ``i``-th best match, fetching more when needed; None past the last."""
@@ -415,15 +421,17 @@ def _placeholder(e: Entry) -> bool:
     return e.get("compacted") is not None and e.get("detail") in EMPTY_DETAILS
 
 
-def _matches(mem: Memory, prompt: str, include_archive: bool | None,
-             room: int) -> _Matches | None:
+def _matches(mem: Memory, prompt: str, include_archive: bool | None, room: int,
+             seen: Collection[str] = (), rules: bool = False) -> _Matches | None:
+    """The prompt's matches: in every shard but the rules' (they ride whole), or, with
+    ``rules`` (pay-once: the rules rode the session start), in every shard."""
     from .bm25 import tokenize
 
     query = prompt[:MAX_QUERY_CHARS]
-    others = [s for s in mem.shards if s != RULES_SHARD]
+    others = list(mem.shards) if rules else [s for s in mem.shards if s != RULES_SHARD]
     if not others or not tokenize(query):
         return None
-    return _Matches(mem, query, others, include_archive, room)
+    return _Matches(mem, query, others, include_archive, room, seen)
 
 
 def _match_text(e: Entry) -> str:
@@ -461,10 +469,12 @@ def _left_out_note(n: int, more: bool) -> str:
     return f"_({count} more matching {what} left out for the token budget: {FETCH_HINT})_"
 
 
-def _pack_matches(found: _Matches, room: int) -> tuple[list[str], int, bool]:
+def _pack_matches(found: _Matches, room: int,
+                  ids: list[str] | None = None) -> tuple[list[str], int, bool]:
     """Match lines, best first, within ``room`` tokens (their note included); how many
     were left out, and whether there may be more than that. A line that does not fit
-    whole is left out, except the best one, which is cut instead."""
+    whole is left out, except the best one, which is cut instead. ``ids`` gets the id
+    of each line's entry (a line cut short adds none: it was not shown whole)."""
     lines: list[str] = []
     seen: set[str] = set()
     # The note's cost is kept back while packing (its count has fewer digits than this).
@@ -494,6 +504,8 @@ def _pack_matches(found: _Matches, room: int) -> tuple[list[str], int, bool]:
         run = 0
         seen.add(line)
         lines.append(line)
+        if ids is not None:
+            ids.append(hit.entry.id if line == _match_line(hit) else "")
         left -= cost
     if not lines:
         return [], 0, False
@@ -506,12 +518,18 @@ def _pack_matches(found: _Matches, room: int) -> tuple[list[str], int, bool]:
 
 
 def digest(mem: Memory, prompt: str, *, budget_tokens: int = 1200, index: bool | None = None,
-           include_archive: bool | None = None) -> str:
+           include_archive: bool | None = None, rules: bool = True,
+           seen: Collection[str] = (), shown: list[str] | None = None) -> str:
     """The block to inject before ``prompt``, in at most ``budget_tokens`` (estimated).
 
     ``index``: whether the shard overview comes first (default: for an empty prompt, or
     when the config's ``digest_index`` says so). ``include_archive``: whether archived
     entries match too (default: the config's ``search_archive``, true).
+
+    Pay-once (ADR 0030): with ``rules`` False the standing rules do not ride (the session
+    start gave them) and match like any entry; entries whose id is in ``seen`` (shown
+    earlier in this session) are never shown again, and when they were all the prompt
+    matched, the block is one short line. ``shown`` gets the ids shown whole.
     """
     from .errors import QueryError
     from .withhold import Verdicts, count_note
@@ -526,24 +544,38 @@ def digest(mem: Memory, prompt: str, *, budget_tokens: int = 1200, index: bool |
         index = not asked or mem.config.digest_index
     # The matches first: on a fresh clone, bringing the index up to date within the prompt
     # hook's time limit must not wait for the rules (which then read the verdicts it saved).
-    found = _matches(mem, prompt, include_archive, budget_tokens) if asked else None
+    found = _matches(mem, prompt, include_archive, budget_tokens, seen,
+                     not rules) if asked else None
+    if not rules and not index:
+        text = _block(max(budget_tokens, 0), "", None, found, shown)
+        note = count_note(found.withheld if found else 0)
+        if text and note:
+            return text + f"\n_({note})_\n"
+        return text or (repeated_line(found.repeated) if found and found.repeated else "")
     verdicts = Verdicts(mem)
     try:
         overview = _overview(mem, verdicts) if index else ""
-        rules = _Rules(mem, verdicts)
+        standing = _Rules(mem, verdicts)
     finally:
         verdicts.save()
-    withheld = rules.withheld
+    withheld = standing.withheld
     note = count_note(withheld + (found.withheld if found else 0))
     budget = max(budget_tokens, 0)
     if not note:
-        text = _block(budget, overview, rules, found)
-        rules.save()
+        text = _block(budget, overview, standing, found, shown)
+        standing.save()
         return text
     note = f"\n_({note})_\n"
-    text = _block(budget - _tokens(note) - 1, overview, rules, found)
-    rules.save()
+    text = _block(budget - _tokens(note) - 1, overview, standing, found, shown)
+    standing.save()
     return text + note if text else ""
+
+
+def repeated_line(n: int) -> str:
+    """The one line a prompt gets when everything it matched was shown earlier in this
+    session (it is still in the agent's context)."""
+    what = "entry" if n == 1 else f"{n} entries"
+    return f"_(memory: the matching {what} shown earlier in this session)_\n"
 
 
 def _layout(budget: int, overview: str, matches: bool) -> tuple[str, int] | None:
@@ -582,22 +614,24 @@ def warm_rules(mem: Memory, budget_tokens: int) -> None:
     rules.save()
 
 
-def _block(budget: int, overview: str, rules: _Rules, found: _Matches | None) -> str:
+def _block(budget: int, overview: str, rules: _Rules | None, found: _Matches | None,
+           shown: list[str] | None = None) -> str:
     laid = _layout(budget, overview, found is not None and bool(found.hits))
     if laid is None:
         return ""
     overview, room = laid
     rule_lines: list[str] = []
-    if rules.count:
+    if rules is not None and rules.count:
         rule_lines = rules.lines(room)
     parts = [overview] if overview else []
     if rule_lines:
         parts.append(RULES_HEAD + "\n".join(rule_lines) + "\n")
     used = sum(_tokens(p) for p in parts) + len(parts)
     lines: list[str] = []
+    ids: list[str] = []
     rest, more = 0, False
     if found is not None and found.hits:
-        lines, rest, more = _pack_matches(found, budget - used - 1)
+        lines, rest, more = _pack_matches(found, budget - used - 1, ids)
     while True:  # estimates are not quite additive: drop from the end until it fits
         text = "".join(parts)
         if lines:
@@ -607,9 +641,12 @@ def _block(budget: int, overview: str, rules: _Rules, found: _Matches | None) ->
             break
         if lines:
             lines.pop()
+            ids.pop()
             rest += 1
         elif parts:
             parts.pop()
         else:
             return ""
+    if shown is not None:
+        shown.extend(i for i in ids if i)
     return text.lstrip("\n")
