@@ -343,6 +343,103 @@ def opens(hits: Sequence[Hit], prompt: str, n_docs: int, df: Sequence[tuple[str,
     return mass > 0 and any(_coverage(h, weights, mass) >= min_coverage for h in top)
 
 
+def best_coverage(hits: Sequence[Hit], prompt: str, n_docs: int,
+                  df: Sequence[tuple[str, int]]) -> float:
+    """The best coverage among the GATE_TOP best hits (first stage's order)."""
+    if not hits:
+        return 0.0
+    weights = _term_weights(prompt, n_docs, df)
+    mass = sum(weights.values())
+    if mass <= 0:
+        return 0.0
+    return max(_coverage(hits[i], weights, mass) for i in _first_stage(hits)[:GATE_TOP])
+
+
+# -- the gate's bar, calibrated on the memory itself (ADR 0030) ----------------------------
+
+# Text no project memory is about: requests about the code at hand that name no tool,
+# process or part of a project, and everyday talk. What they reach against a memory is
+# what chance reaches there: its words, not its topics. A memory of generic words (short
+# entries, a small vocabulary: every word is rare there) lets chance reach far, so its bar
+# is higher. Fixed text, so the bar is a function of the memory alone.
+PROBES = (
+    "write a docstring for this function",
+    "convert this loop into a list comprehension",
+    "what is the difference between a tuple and a list",
+    "explain what this regular expression matches",
+    "rename this variable to something clearer",
+    "add type hints to these arguments",
+    "make this function shorter and easier to read",
+    "why does this return None instead of the value",
+    "sort this array of objects by date descending",
+    "turn this callback into async await",
+    "split this long method into smaller ones",
+    "what does this error message mean",
+    "add a comment explaining the tricky part",
+    "remove the unused imports from this file",
+    "is there a faster way to compute this sum",
+    "write a small example that shows how to use it",
+    "how do I reverse a string",
+    "format this date as day month year",
+    "check whether the dictionary has that key",
+    "parse this string into an integer safely",
+    "what is a closure",
+    "merge these two dictionaries",
+    "generate a random password of twelve characters",
+    "count how many times each word appears",
+    "translate this paragraph into plain english",
+    "summarize the article I pasted",
+    "what should I cook for dinner tonight",
+    "recommend a good book about history",
+    "how far is the moon from the earth",
+    "what is the weather like in spring",
+    "write a short poem about the sea",
+    "plan a weekend trip to the mountains",
+)
+BAR_QUANTILE = 0.9  # the bar: what chance reaches for this share of the probes ...
+BAR_MARGIN = 0.05  # ... and a little more
+BAR_CAP = 0.6  # never higher: a prompt matching 60 % of its weight is about the memory
+_BAR_CACHE = "digest-gate.marshal"
+_BAR_VERSION = "lean_memory.digest.bar/1"
+
+
+def _probe_coverages(mem: Memory) -> list[float]:
+    from .search import find
+
+    out = []
+    for probe in PROBES:
+        found = find(mem, probe, k=GATE_TOP, mend=True)
+        hits = [h for h in found.hits if not _placeholder(h.entry)]
+        out.append(best_coverage(hits, found.query or probe, found.n_docs, found.df))
+    return out
+
+
+def bar(mem: Memory) -> float:
+    """The best coverage a prompt's hits need for the gate to open in this memory: the
+    config's ``digest_min_coverage``, raised to what chance reaches here (the
+    :data:`BAR_QUANTILE` of the :data:`PROBES`' best coverage, plus :data:`BAR_MARGIN`),
+    at most :data:`BAR_CAP`. Remembered in ``.cache/digest-gate.marshal`` while no shard
+    file changed."""
+    from .fsutil import dump_record, file_signature, load_record
+
+    floor = mem.config.digest_min_coverage
+    if floor <= 0:
+        return 0.0
+    sigs = [list(file_signature(mem._shard_file(name, archive=archive)))
+            for archive in (False, True) for name in mem.shards]
+    key = [_BAR_VERSION, list(mem.shards), sigs, PROBES, BAR_QUANTILE, UNKNOWN_PLAIN,
+           UNKNOWN_SPECIFIC, GATE_TOP]
+    path = os.path.join(mem._cache, _BAR_CACHE)
+    got = load_record(path, key, 1, mem._agents)
+    if got is not None and isinstance(got[0], float):
+        chance = got[0]
+    else:
+        covs = sorted(_probe_coverages(mem))
+        chance = covs[min(int(BAR_QUANTILE * len(covs)), len(covs) - 1)] if covs else 0.0
+        dump_record(path, key, [float(chance)], mem._agents)
+    return max(floor, min(chance + BAR_MARGIN, BAR_CAP))
+
+
 def _first_stage(hits: Sequence[Hit]) -> list[int]:
     """The hits' positions in the first stage's order (by ``Hit.base``, BM25's own score
     by default, then ``Hit.rank``): a semantic re-rank re-orders the head of the ranking,
@@ -381,7 +478,7 @@ class _Matches:
         self.hits: list[Hit] = []
         self.withheld = 0
         self.complete = False  # every match is in ``hits``
-        self.min_coverage = mem.config.digest_min_coverage
+        self.min_coverage = bar(mem)
         self.open: bool | None = None  # the gate's decision, made on the first batch
         k = max(room // LINE_GUESS, MIN_FETCH, GATE_TOP)
         if mem._retrievers is not None or any(n != "bm25" for n in mem.config.retrievers):

@@ -1,13 +1,14 @@
 """One typo in a longer word, mended against the memory's own vocabulary (ADR 0030).
 
 A prompt word of at least :data:`MIN_LETTERS` letters that the memory has never seen
-("migartion", "reelase") is replaced by the word one edit away whose token the memory
-holds ("migration", "release"): a letter dropped, two neighbours swapped, one letter
-changed, one added, tried in that order (the first kind that finds any wins; within a kind,
-the candidate the most entries hold, then the first). Deterministic, a function of the word
-and the memory's term counts; case-free (the word is lower-cased first). It runs on the
-prompt hook's path: no ``re``, a few hundred dictionary probes per unknown word at most, and
-only for the first :data:`MAX_WORDS` unknown words.
+("migartion", "reelase") is replaced by the word one typo away whose token the memory
+holds ("migration", "release"): a letter typed twice or a slip taken out, two neighbours
+swapped, a letter slipped to a neighbouring key, one left out, tried in that order (the
+first kind that finds any wins; within a kind, the candidate the most entries hold, then
+the first). Deterministic, a function of the word and the memory's term counts; case-free
+(the word is lower-cased first). It runs on the prompt hook's path: no ``re``, a few
+hundred dictionary probes per unknown word at most, and only for the first
+:data:`MAX_WORDS` unknown words.
 """
 
 from __future__ import annotations
@@ -24,14 +25,37 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _STRIP = "?,.!:;\"'()[]{}<>`*"
 
 
+_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+
+
+def _neighbours() -> dict[str, str]:
+    """Each letter's neighbours on a QWERTY keyboard (the keys a finger slips to)."""
+    where = {c: (r, i) for r, row in enumerate(_ROWS) for i, c in enumerate(row)}
+    out = {}
+    for c, (r, i) in where.items():
+        near = [(r, i - 1), (r, i + 1), (r - 1, i), (r - 1, i + 1), (r + 1, i - 1), (r + 1, i)]
+        out[c] = "".join(_ROWS[x][y] for x, y in near
+                         if 0 <= x < len(_ROWS) and 0 <= y < len(_ROWS[x]))
+    return out
+
+
+_NEAR = _neighbours()
+
+
 def _edits(word: str) -> tuple[list[str], ...]:
-    """The words one edit from ``word``, by kind: deletions, transpositions,
-    substitutions, insertions (each in a fixed order)."""
+    """The words one typo from ``word``, by kind, each in a fixed order: a letter typed
+    twice or a slip onto a neighbouring key taken out, two neighbours swapped, one letter
+    typed as its keyboard neighbour, one letter left out put back. (Any letter changed,
+    or any taken out, would mend correct words the memory does not hold into ones it does:
+    "write" into "wait", "readme" into "read".)"""
     n = len(word)
-    deletions = [word[:i] + word[i + 1:] for i in range(n)]
+    deletions = [word[:i] + word[i + 1:] for i in range(n)
+                 if (i and (word[i - 1] == word[i] or word[i - 1] in _NEAR.get(word[i], "")))
+                 or (i + 1 < n and (word[i + 1] == word[i]
+                                    or word[i + 1] in _NEAR.get(word[i], "")))]
     swaps = [word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(n - 1)
              if word[i] != word[i + 1]]
-    changes = [word[:i] + c + word[i + 1:] for i in range(n) for c in _LETTERS if c != word[i]]
+    changes = [word[:i] + c + word[i + 1:] for i in range(n) for c in _NEAR.get(word[i], "")]
     inserts = [word[:i] + c + word[i:] for i in range(n + 1) for c in _LETTERS]
     return deletions, swaps, changes, inserts
 
