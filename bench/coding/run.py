@@ -99,17 +99,23 @@ class Built:
     def __init__(self, root: Path, slugs: list[str], projects: dict[str, Any]) -> None:
         self.root = root
         mem = lean_memory.Memory(root)
-        mem.init()
-        self.key_id: dict[str, str] = {}
-        self.key_text: dict[str, str] = {}
-        shards = set(mem.shards)
-        for slug in slugs:
-            for e in projects[slug]["entries"]:
-                shard = e["shard"] if e["shard"] in shards else "insights"
-                stored = mem.put_entry(shard, e["text"], title=e.get("title") or None,
-                                       tags=tuple(e.get("tags") or ()))
-                self.key_id[e["key"]] = stored.id
-                self.key_text[e["key"]] = norm(main_text(stored.text))
+        loader = _loader(projects)
+        if loader is not None:  # the bench's own writer (bench/coding/load.py)
+            module, bench = loader
+            name = "pooled" if len(slugs) > 1 else slugs[0]
+            self.key_id = dict(module.write_memory(bench, root, name))
+        else:
+            mem.init()
+            self.key_id = {}
+            for slug in slugs:
+                for e in projects[slug]["entries"]:
+                    stored = mem.put_entry(e["shard"], e["text"], title=e.get("title") or None,
+                                           tags=tuple(e.get("tags") or ()),
+                                           date="2026-01-15", new=True)
+                    self.key_id[e["key"]] = stored.id
+        by_id = {e.id: e for e in mem.entries()}
+        self.key_text = {k: norm(main_text(by_id[i].text)) for k, i in self.key_id.items()
+                         if i in by_id}
         mem.search("warm")  # the index, the status and the rules' cache: as after a put
         mem.status()
         from lean_memory.digest import warm_rules
@@ -128,6 +134,34 @@ class Built:
             return 1.0
         return sum(1 for k in keys if k in self.key_text and self.key_text[k] in context) / len(
             keys)
+
+
+_LOADER: dict[str, Any] = {}
+
+
+def _loader(projects: dict[str, Any]) -> tuple[Any, Any] | None:
+    """bench/coding/load.py next to the data (imported by path: bench/ is no package) and
+    the bench it loads, or None (the hand-made mini set)."""
+    path = _LOADER.get("data")
+    if path is None:
+        return None
+    if "module" not in _LOADER:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("coding_load", path.parent / "load.py")
+        if spec is None or spec.loader is None:
+            return None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["coding_load"] = module
+        spec.loader.exec_module(module)
+        _LOADER["module"] = module
+        _LOADER["bench"] = module.load(path)
+    return _LOADER["module"], _LOADER["bench"]
+
+
+def use_loader(data: Path) -> None:
+    if (data.parent / "load.py").exists():
+        _LOADER["data"] = data
 
 
 # -- one session ---------------------------------------------------------------------------
@@ -341,6 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-alone", action="store_true", help="skip the per-prompt figures")
     args = ap.parse_args(argv)
     projects, prompts, sessions = load_data(args.data)
+    use_loader(args.data)
     if args.split != "all":
         sessions = [s for s in sessions if s["split"] == args.split]
     work = Path(tempfile.mkdtemp(prefix="lm-coding-"))

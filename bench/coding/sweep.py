@@ -37,6 +37,7 @@ def main() -> int:
     os.environ.update({"XDG_DATA_HOME": str(work / "data"),
                        "LEAN_MEMORY_GLOBAL": str(work / "global")})
     projects, prompts, _ = R.load_data(args.data)
+    R.use_loader(args.data)
     prompts = {k: p for k, p in prompts.items() if p["split"] == args.split}
     built = {name: R.Built(work / name, sorted(projects) if name == "pooled" else [name],
                            projects) for name in ["pooled", *sorted(projects)]}
