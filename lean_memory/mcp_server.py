@@ -54,12 +54,37 @@ INSTRUCTIONS = (
 )
 
 _S = {"type": "string"}
+_I = {"type": "integer"}
+_B = {"type": "boolean"}
 _TAGS = {"type": "array", "items": _S}
-# Output schemas name the fields a client can rely on; replies carry a few more (date,
-# tags, text), which the schema allows. Kept this small because every client sends the
-# whole tool list with every turn (bench/clients: <= 1,200 tokens with the instructions).
-_ENTRY = {"type": "object", "properties": {"id": _S, "shard": _S}}
-_LIST = {"type": "object", "properties": {"entries": {"type": "array"}}}
+
+
+def _object(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A JSON Schema object with these fields; a field in ``optional`` may be left out."""
+    return {"type": "object", "properties": {**required, **(optional or {})},
+            "required": list(required)}
+
+
+# Output schemas declare every field a reply carries (``optional`` ones only when they have
+# a value), so a client can rely on the shape and the SDKs validate it. A client sends the
+# model a tool's name, description and inputSchema, not its outputSchema: the per-turn cost
+# stays that of the input side (tests/test_mcp_tools.py measures both).
+_ENTRY_FIELDS = {"id": _S, "shard": _S, "title": _S}
+_ENTRY_OPTIONAL = {"date": _S, "tags": _TAGS, "supersedes": _S}
+_ENTRY = _object(_ENTRY_FIELDS, _ENTRY_OPTIONAL)
+_SHOWN = _object(_ENTRY_FIELDS, {**_ENTRY_OPTIONAL, "text": _S})
+_HITS = _object({"entries": {"type": "array", "items": _object(
+    {**_ENTRY_FIELDS, "text": _S, "score": {"type": "number"}, "layer": _S},
+    {**_ENTRY_OPTIONAL, "archived": _B})}, "withheld": _I})
+_LIST = _object({"entries": {"type": "array", "items": _object(
+    {**_ENTRY_FIELDS, "tokens": _I}, {**_ENTRY_OPTIONAL, "superseded": _B})}})
+_MARKDOWN = _object({"markdown": _S})
+_SHARD_MARKDOWN = _object({"shard": _S, "markdown": _S})
+_PROPOSAL = _object({"key": _S, "rule": _S, "sessions": _I, "suggest_global": _B})
+_STATUS = _object({
+    "shards": {"type": "array", "items": _object({"name": _S, "entries": _I, "tokens": _I})},
+    "total_tokens": _I, "token_budget": _I, "compaction_due": _B,
+    "proposals": {"type": "array", "items": _PROPOSAL}})
 # The MCP defaults are readOnly false, destructive true, idempotent false, openWorld true:
 # only what differs is said.
 _READ = {"readOnlyHint": True, "openWorldHint": False}
@@ -81,14 +106,15 @@ def _tool(name: str, description: str, props: dict[str, Any], required: tuple[st
 
 TOOLS: list[dict[str, Any]] = [
     _tool("memory_index", "INDEX.md: each shard, its entries and tokens. Read it first.",
-          {}, (), _READ),
-    _tool("memory_get_shard", "A whole shard as Markdown.", {"shard": _S}, ("shard",), _READ),
+          {}, (), _READ, _MARKDOWN),
+    _tool("memory_get_shard", "A whole shard as Markdown.", {"shard": _S}, ("shard",), _READ,
+          _SHARD_MARKDOWN),
     _tool("memory_search", "Entries that best match a plain-text query.",
           {"query": _S, "k": {"type": "integer"}, "archive": {"type": "boolean"}},
-          ("query",), _READ, _LIST),
+          ("query",), _READ, _HITS),
     _tool("memory_list", "Live entries (id, date, title) by shard, tag, since/until "
           "YYYY-MM-DD.", {"shard": _S, "tag": _S, "since": _S, "until": _S}, (), _READ, _LIST),
-    _tool("memory_show", "One entry by id.", {"id": _S}, ("id",), _READ, _ENTRY),
+    _tool("memory_show", "One entry by id.", {"id": _S}, ("id",), _READ, _SHOWN),
     _tool("memory_put", "Add one entry (one fact) to a shard; refused if it holds a credential.",
           {"shard": _S, "text": _S, "title": _S, "tags": _TAGS}, ("shard", "text"), _ADD,
           _ENTRY),
@@ -100,7 +126,7 @@ TOOLS: list[dict[str, Any]] = [
     _tool("memory_forget", "Move a stale entry to the archive, saying why.",
           {"id": _S, "reason": _S}, ("id", "reason"), _CHANGE, _ENTRY),
     _tool("memory_status", "Tokens per shard and total vs budget; is compaction due? Rule "
-          "proposals awaiting the person's yes.", {}, (), _READ),
+          "proposals awaiting the person's yes.", {}, (), _READ, _STATUS),
 ]
 
 
@@ -225,19 +251,18 @@ class Server:
             reply = getattr(self, "_tool_" + tool["name"].removeprefix("memory_"))(args)
         except LeanMemoryError as exc:
             return {"content": [{"type": "text", "text": _error_text(exc)}], "isError": True}
-        text, data = reply if isinstance(reply, tuple) else (reply, None)
-        result: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": False}
-        if data is not None:  # the same facts as the text, for clients that parse
-            result["structuredContent"] = data
-        return result
+        text, data = reply
+        # the same facts as the text, for clients that parse (every tool declares its shape)
+        return {"content": [{"type": "text", "text": text}], "isError": False,
+                "structuredContent": data}
 
-    def _tool_index(self, args: dict[str, Any]) -> str:
+    def _tool_index(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         text: str = self.open_memory().get_memory()
-        return text
+        return text, {"markdown": text}
 
-    def _tool_get_shard(self, args: dict[str, Any]) -> str:
+    def _tool_get_shard(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         text: str = self.open_memory().get_memory(args["shard"])
-        return text
+        return text, {"shard": args["shard"], "markdown": text}
 
     def _tool_search(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         from .search import render_hits
