@@ -265,10 +265,16 @@ def _fit_rules(rules: Sequence[Entry], room: int) -> list[str]:
 # a share of the largest idf possible, by what kind of word it came from.
 UNKNOWN_SPECIFIC = 3.0  # a name or an identifier nothing in memory mentions: the prompt is
 #                         about something memory does not know
-UNKNOWN_PLAIN = 0.15  # a plain word ("describe", "according"): says little either way
+UNKNOWN_PLAIN = 0.5  # any other word: the prompt speaks of something memory does not hold
+#                      (ADR 0030: case-free, so a name weighs what any unknown word does)
 GATE_TOP = 10  # the best coverage among this many hits opens the gate
 GATE_KEEP = 12  # once open, the first this many hits stay ...
 GATE_RATIO = 0.4  # ... and later ones while their score is at least this share of the best
+# In a session (pay-once) the context keeps what earlier prompts were shown, so a prompt
+# needs only its strongest matches (measured on bench/coding's dev split, ADR 0030).
+SESSION_KEEP = 5
+SESSION_RATIO = 0.5
+SESSION_MAX = 8  # and never more than this many (a generic prompt in a pooled memory)
 _CALENDAR = frozenset((
     "january", "february", "march", "april", "may", "june", "july", "august", "september",
     "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
@@ -398,7 +404,7 @@ PROBES = (
 )
 BAR_QUANTILE = 0.9  # the bar: what chance reaches for this share of the probes ...
 BAR_MARGIN = 0.05  # ... and a little more
-BAR_CAP = 0.6  # never higher: a prompt matching 60 % of its weight is about the memory
+BAR_CAP = 0.4  # never higher: a prompt matching 40 % of its weight is about the memory
 _BAR_CACHE = "digest-gate.marshal"
 _BAR_VERSION = "lean_memory.digest.bar/1"
 
@@ -447,14 +453,19 @@ def _first_stage(hits: Sequence[Hit]) -> list[int]:
     return sorted(range(len(hits)), key=lambda i: (-hits[i].base, hits[i].rank))
 
 
-def trimmed(hits: list[Hit]) -> tuple[list[Hit], bool]:
+def trimmed(hits: list[Hit], keep: int | None = None, ratio: float | None = None,
+            most: int | None = None) -> tuple[list[Hit], bool]:
     """``hits`` less the long tail of weak word matches: in the first stage's order, from
-    the first one after the first GATE_KEEP that scores under GATE_RATIO of the best;
-    whether any was cut. The rest keep their (fused) order."""
+    the first one after the first ``keep`` (GATE_KEEP) that scores under ``ratio``
+    (GATE_RATIO) of the best, or past the first ``most``; whether any was cut. The rest
+    keep their (fused) order."""
+    keep = GATE_KEEP if keep is None else keep
+    ratio = GATE_RATIO if ratio is None else ratio
     order = _first_stage(hits)
     best = hits[order[0]].base if hits else 0.0
-    for j in range(GATE_KEEP, len(order)):
-        if not (best > 0 and hits[order[j]].base >= GATE_RATIO * best):
+    for j in range(keep, len(order)):
+        if (most is not None and j >= most) or not (
+                best > 0 and hits[order[j]].base >= ratio * best):
             cut = set(order[j:])
             return [h for i, h in enumerate(hits) if i not in cut], True
     return hits, False
@@ -468,12 +479,13 @@ class _Matches:
 
     def __init__(self, mem: Memory, query: str, shards: Sequence[str],
                  include_archive: bool | None, room: int,
-                 seen: Collection[str] = ()) -> None:
+                 seen: Collection[str] | None = None) -> None:
         self.mem = mem
         self.query = query
         self.shards = shards
         self.include_archive = include_archive
-        self.seen = seen  # ids shown earlier in this session: gated on, never shown again
+        # in a session (pay-once): the ids shown earlier, gated on but never shown again
+        self.seen = seen
         self.repeated = 0  # matches left out because they were shown already
         self.hits: list[Hit] = []
         self.withheld = 0
@@ -500,7 +512,12 @@ class _Matches:
             if self.open is None:
                 self.open = opens(self.hits, found.query or self.query, found.n_docs,
                                   found.df, self.min_coverage)
-            self.hits, cut = trimmed(self.hits) if self.open else ([], True)
+            if not self.open:
+                self.hits, cut = [], True
+            elif self.seen is None:
+                self.hits, cut = trimmed(self.hits)
+            else:
+                self.hits, cut = trimmed(self.hits, SESSION_KEEP, SESSION_RATIO, SESSION_MAX)
             self.complete = self.complete or cut
         if self.seen:
             kept = [h for h in self.hits if h.entry.id not in self.seen]
@@ -519,7 +536,7 @@ def _placeholder(e: Entry) -> bool:
 
 
 def _matches(mem: Memory, prompt: str, include_archive: bool | None, room: int,
-             seen: Collection[str] = (), rules: bool = False) -> _Matches | None:
+             seen: Collection[str] | None = None, rules: bool = False) -> _Matches | None:
     """The prompt's matches: in every shard but the rules' (they ride whole), or, with
     ``rules`` (pay-once: the rules rode the session start), in every shard."""
     from .bm25 import tokenize
@@ -641,8 +658,8 @@ def digest(mem: Memory, prompt: str, *, budget_tokens: int = 1200, index: bool |
         index = not asked or mem.config.digest_index
     # The matches first: on a fresh clone, bringing the index up to date within the prompt
     # hook's time limit must not wait for the rules (which then read the verdicts it saved).
-    found = _matches(mem, prompt, include_archive, budget_tokens, seen,
-                     not rules) if asked else None
+    found = _matches(mem, prompt, include_archive, budget_tokens,
+                     None if rules else seen, not rules) if asked else None
     if not rules and not index:
         text = _block(max(budget_tokens, 0), "", None, found, shown)
         note = count_note(found.withheld if found else 0)

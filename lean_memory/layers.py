@@ -313,7 +313,8 @@ def global_blocks(project: Memory, prompt: str, budget: int,
     others = [s for s in g.shards if s != RULES_SHARD or not rules]
     if prompt.strip() and others and tokenize(prompt):
         room = budget - used
-        found = _Matches(g, prompt[:4000], others, include_archive, room, seen)
+        found = _Matches(g, prompt[:4000], others, include_archive, room,
+                         None if rules else seen)
         found.hits = [h for h in found.hits if h.entry.id not in gone
                       and not _placeholder(h.entry)]
         ids: list[str] = []
