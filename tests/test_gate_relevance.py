@@ -61,7 +61,8 @@ def opened(mem: lean_memory.Memory, prompt: str) -> bool:
     return dg.MATCH_HEAD.strip() in mem.digest(prompt)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(PROMPTS), st.lists(st.booleans(), min_size=60, max_size=60))
 def test_letter_case_never_changes_the_decision(mem: lean_memory.Memory, prompt: str,
                                                 upper: list[bool]) -> None:
