@@ -749,10 +749,7 @@ class _Planner:
 
 
 def _stamp_id(entry: Entry) -> Entry:
-    head, sep, rest = fmt.split_first_line(entry.raw)
-    newline = sep or "\n"
-    meta = fmt.format_meta([("id", fmt.meta_escape(entry.id))])
-    return replace(entry, raw=f"{head}{sep or newline}{meta}{newline}{rest}", has_meta=True)
+    return fmt.stamp(entry, [("id", fmt.meta_escape(entry.id))])
 
 
 @dataclass(frozen=True)

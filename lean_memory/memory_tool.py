@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from .errors import LeanMemoryError, SecretFound, quoted
+from .notes import as_entries
 
 if TYPE_CHECKING:
     from .format import Entry, Shard
@@ -342,12 +343,9 @@ class MemoryToolHandler:
                 raise MemoryToolError(
                     f"memory has {len(self.mem.shards)} files already; add this as entries "
                     f"(`## Title` sections) to the closest of them: {self._names()}")
-            self._write(shard, before, text, made=made)
+            written = self._write(shard, before, text, made=made)
         verb = "created" if not before else "replaced (its removed entries are archived)"
-        note = "" if "\n## " in "\n" + text else (
-            "; note: it has no `## Title` entry, and only entries are searched and recalled: "
-            "put each fact under its own `## ` heading")
-        return f"File {verb} successfully at: {quoted(str(path))}{note}"
+        return f"File {verb} successfully at: {quoted(str(path))}{_stored(text, written)}"
 
     def str_replace(self, command: dict[str, Any]) -> str:
         path, old, new = command.get("path"), command.get("old_str"), command.get("new_str")
@@ -368,7 +366,9 @@ class MemoryToolHandler:
                                       f"{_occurrences(current, old)}. Please ensure it is "
                                       "unique")
             updated = current[:at] + new + current[at + len(old):]
-            self._write(shard, current, updated)
+            written = self._write(shard, current, updated)
+            if written != updated:
+                return "The memory file has been edited" + _stored(updated, written)
             snippet = self._snippet(shard, updated, at)
         return ("The memory file has been edited. Here is the snippet showing the change "
                 "(with line numbers):\n" + snippet)
@@ -414,9 +414,14 @@ class MemoryToolHandler:
             if line < 0 or line > len(lines):
                 raise MemoryToolError(f"Invalid `insert_line` parameter: {line}. It should be "
                                       f"within the range [0, {len(lines)}].")
+            given = text
+            if line == len(lines) and _after_entries(current):
+                text = as_entries(text)  # its own entries, not the tail of the last one
             lines.insert(line, text.rstrip("\n"))
-            self._write(shard, current, "\n".join(lines) + "\n")
-        return f"The file {quoted(str(path))} has been edited."
+            updated = "\n".join(lines) + "\n"
+            written = self._write(shard, current, updated)
+        note = _stored(given, text) or _stored(updated, written)
+        return f"The file {quoted(str(path))} has been edited{note}."
 
     def delete(self, command: dict[str, Any]) -> str:
         path = command.get("path")
@@ -517,10 +522,11 @@ class MemoryToolHandler:
         text: str = self.mem.read_text(target)
         return text
 
-    def _write(self, shard: str, before: str, after: str, *, made: bool = False) -> None:
-        """Check what ``after`` adds or changes against ``before``, then write it; entries
-        of ``before`` that ``after`` drops go to the archive first. ``made``: a new shard,
-        added to the config (and taken out again when INDEX.md cannot hold it)."""
+    def _write(self, shard: str, before: str, after: str, *, made: bool = False) -> str:
+        """Check what ``after`` adds or changes against ``before``, then write it, its notes
+        made into entries (:mod:`lean_memory.notes`); entries of ``before`` that it drops
+        go to the archive first. ``made``: a new shard, added to the config (and taken out
+        again when INDEX.md cannot hold it). Returns the text written."""
         from . import format as fmt
         from .fsutil import atomic_write
 
@@ -529,7 +535,8 @@ class MemoryToolHandler:
                                   "the repository's docs")
         previous = fmt.parse(before, shard)
         old = {e.raw for e in previous.entries}
-        parsed = fmt.parse(after, shard)
+        parsed = _stamped(fmt.parse(as_entries(after, keep=previous.preamble), shard), old)
+        after = parsed.render()
         self._check(shard, parsed, [e for e in parsed.entries if e.raw not in old],
                     before_preamble=previous.preamble)
         if made:
@@ -550,6 +557,7 @@ class MemoryToolHandler:
 
         note_writes(self.mem.root, [e for e in parsed.entries if e.raw not in old],
                     enabled=self.mem.config.capture_asks)
+        return after
 
     def _check(self, shard: str, parsed: Shard, changed: list[Entry], *,
                before_preamble: str) -> None:
@@ -571,6 +579,48 @@ class MemoryToolHandler:
             if size > limit:
                 raise MemoryToolError(f"{what} is ~{size:,} tokens, over max_entry_tokens="
                                       f"{limit:,}; split it into several entries")
+
+
+def _stamped(parsed: Shard, old: set[str]) -> Shard:
+    """``parsed`` with an id and today's date stamped on each entry it adds without
+    metadata, as a put gives them: a later edit of the entry keeps its id (an entry whose
+    id is derived from its text would become a new one, its old text archived)."""
+    from . import format as fmt
+    from ._record import replace
+    from .folder import today
+
+    new = {id(e) for e in parsed.entries if not e.has_meta and e.raw not in old}
+    if not new:
+        return parsed
+    day = today()
+    taken = {e.id for e in parsed.entries}
+    out = []
+    for e in parsed.entries:
+        if id(e) in new:
+            e = replace(e, id=fmt.new_id(parsed.name, e.title, e.text, day, taken), date=day)
+            taken.add(e.id)
+            e = fmt.stamp(e, [("id", fmt.meta_escape(e.id)), ("date", day)])
+        out.append(e)
+    return replace(parsed, entries=tuple(out))
+
+
+def _after_entries(text: str) -> bool:
+    """Whether text appended to ``text`` would land in its last entry (outside code)."""
+    from . import format as fmt
+
+    return bool(fmt.entry_offsets(text)) and not fmt.open_fence_at_end(text)
+
+
+def _stored(given: str, written: str) -> str:
+    """What the reply adds when notes were made into entries (the model's next edit must
+    start from the file as it is now)."""
+    if written == given:
+        return ""
+    from . import format as fmt
+
+    n = len(fmt.entry_offsets(written)) - len(fmt.entry_offsets(given))
+    return (f"; its notes were stored as {n} entr{'y' if n == 1 else 'ies'} (a `## ` heading "
+            "each, which search and recall find): view the file before editing it")
 
 
 def _shard_name(name: str) -> str:
