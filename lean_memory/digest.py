@@ -400,14 +400,22 @@ PROBES = (
 BAR_QUANTILE = 0.9  # the bar: what chance reaches for this share of the probes ...
 BAR_MARGIN = 0.05  # ... and a little more
 BAR_CAP = 0.4  # never higher: a prompt matching 40 % of its weight is about the memory
+BAR_BUDGET_S = 0.5  # the prompt hook's share for a calibration after a shard changed
 _BAR_CACHE = "digest-gate.marshal"
 _BAR_VERSION = "lean_memory.digest.bar/1"
 
 
-def _probe_coverages(mem: Memory) -> list[float]:
+class _OutOfTime(Exception):
+    pass
+
+
+def _probe_coverages(mem: Memory, deadline: float | None = None) -> list[float]:
     """Each probe's best coverage against ``mem``: BM25 over the index alone (the first
     stage the gate reads), typos mended as for a prompt. Read straight from the corpus: no
-    plugin retriever (its time limit per probe), no warm-up started."""
+    plugin retriever (its time limit per probe), no warm-up started. Raises _OutOfTime
+    past ``deadline`` (``time.monotonic``)."""
+    import time
+
     from .search import Hit, load_corpus
     from .typos import mend
 
@@ -417,6 +425,8 @@ def _probe_coverages(mem: Memory) -> list[float]:
         allowed = corpus.allowed(mem.shards, mem.config.search_archive)
         out = []
         for probe in PROBES:
+            if deadline is not None and time.monotonic() > deadline:
+                raise _OutOfTime
             query = mend(probe, index.df)
             hits = []
             for n, score in index.top(query, GATE_TOP, allowed=allowed, newer=corpus.dates):
@@ -437,12 +447,13 @@ def _tokenize(text: str) -> list[str]:
     return tokenize(text)
 
 
-def bar(mem: Memory) -> float:
+def bar(mem: Memory, budget_s: float | None = None) -> float:
     """The best coverage a prompt's hits need for the gate to open in this memory: the
     config's ``digest_min_coverage``, raised to what chance reaches here (the
     :data:`BAR_QUANTILE` of the :data:`PROBES`' best coverage, plus :data:`BAR_MARGIN`),
     at most :data:`BAR_CAP`. Remembered in ``.cache/digest-gate.marshal`` while no shard
-    file changed."""
+    file changed. With ``budget_s`` (the prompt hook), a calibration that would take longer
+    gives the floor this time (the hook's background warm-up calibrates without a limit)."""
     from .fsutil import dump_record, file_signature, load_record
 
     floor = mem.config.digest_min_coverage
@@ -457,9 +468,12 @@ def bar(mem: Memory) -> float:
     if got is not None and isinstance(got[0], float):
         chance = got[0]
     else:
+        import time
+
         try:
-            covs = sorted(_probe_coverages(mem))
-        except Exception:  # a damaged or racing index: the floor alone, this time
+            covs = sorted(_probe_coverages(
+                mem, None if budget_s is None else time.monotonic() + budget_s))
+        except Exception:  # out of time, a damaged or racing index: the floor, this time
             return floor
         chance = covs[min(int(BAR_QUANTILE * len(covs)), len(covs) - 1)] if covs else 0.0
         dump_record(path, key, [float(chance)], mem._agents)
@@ -510,7 +524,8 @@ class _Matches:
         self.hits: list[Hit] = []
         self.withheld = 0
         self.complete = False  # every match is in ``hits``
-        self.min_coverage = bar(mem)
+        # the gate's bar, once the first batch found something (the index is up to date then)
+        self.min_coverage = mem.config.digest_min_coverage
         self.open: bool | None = None  # the gate's decision, made on the first batch
         k = max(room // LINE_GUESS, MIN_FETCH, GATE_TOP)
         if mem._retrievers is not None or any(n != "bm25" for n in mem.config.retrievers):
@@ -530,6 +545,8 @@ class _Matches:
         self.complete = len(found.hits) < k or k >= MAX_FETCH
         if self.min_coverage > 0:
             if self.open is None:
+                if self.hits:
+                    self.min_coverage = bar(self.mem, BAR_BUDGET_S)
                 self.open = opens(self.hits, found.query or self.query, found.n_docs,
                                   found.df, self.min_coverage)
             if not self.open:
@@ -740,6 +757,7 @@ def warm_rules(mem: Memory, budget_tokens: int) -> None:
         rules = _Rules(mem, verdicts)
     finally:
         verdicts.save()
+    bar(mem)  # the gate's calibration, for a prompt after a put to find cached
     shown = overview if mem.config.digest_index else ""
     for matches in (False, True):
         laid = _layout(max(budget_tokens, 0), shown, matches)
