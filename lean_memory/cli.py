@@ -70,6 +70,10 @@ def _dump(data: Any, out: TextIO) -> None:
 
 def cmd_init(args: argparse.Namespace, out: TextIO) -> int:
     mem = _memory(args)
+    if args.agent and not args.global_:
+        from .agents import check_agent
+
+        check_agent(mem.root, args.agent)  # refused before anything is made
     created = mem.init()
     if args.global_:  # the person's own store: no git, no agent set-up
         for path in created:

@@ -30,6 +30,7 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
+from .claude_code import INIT_COMMAND, via_plugin
 from .errors import InvalidEntry, LeanMemoryError, redact_message
 
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
@@ -445,9 +446,11 @@ def _entry(entry: Any, *, text: bool = False) -> dict[str, Any]:
 
 
 def _error_text(exc: LeanMemoryError) -> str:
-    from .errors import SecretFound
+    from .errors import NotInitialized, SecretFound
 
     text = " ".join(str(exc).split())
+    if isinstance(exc, NotInitialized) and via_plugin():  # its user may have no lean-memory
+        text += f" (in Claude Code: the plugin's {INIT_COMMAND} does it, nothing to install)"
     if isinstance(exc, SecretFound):
         text += "".join(f"\n  {line}" for line in exc.finding_lines())
     return text
