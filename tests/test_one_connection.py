@@ -77,8 +77,8 @@ def enable_plugin(top: Path | None, *, key: str = KEY, scope: str = "user",
         record["projectPath"] = str(installed_for or top)
     installed = config() / "plugins" / "installed_plugins.json"
     installed.parent.mkdir(parents=True, exist_ok=True)
-    have = json.loads(installed.read_text("utf-8")) if installed.exists() else {
-        "version": 2, "plugins": {}}
+    have: dict[str, Any] = json.loads(installed.read_text("utf-8")) if installed.exists() \
+        else {"version": 2, "plugins": {}}
     have["plugins"].setdefault(key, []).append(record)
     installed.write_text(json.dumps(have, indent=2), "utf-8")
 
@@ -344,8 +344,8 @@ def test_a_plugin_user_is_told_which_command_makes_the_memory(
     assert (ROOT / "commands" / (claude_code.INIT_COMMAND.split(":")[1] + ".md")).is_file()
 
 
-@given(st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",),
-                                               blacklist_characters="\x00")),
+@given(st.lists(st.text(alphabet=st.characters(exclude_categories=["Cs"],
+                                               exclude_characters="\x00")),
                 min_size=1, max_size=6))
 def test_sh_words_reads_what_sh_quote_writes(words: list[str]) -> None:
     """The hook lines we write are read back word for word, as shlex (POSIX) reads them."""
