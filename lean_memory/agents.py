@@ -232,6 +232,7 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
     def work() -> None:
         try:
             payload = _read_input(stdin)
+            # claude_code.PLUGIN_ENV, spelt out: no import on the settings hooks' path
             if os.environ.get("LEAN_MEMORY_PLUGIN") == "1":  # the plugin's launcher ran us
                 from .claude_code import stands_down
 
@@ -524,15 +525,15 @@ def _ensure_ignored(top: Path, path: Path) -> str | None:
         return None
     if r.returncode != 1:  # 0: ignored already; 128: not a repository (or no git)
         return None
-    rel = path.relative_to(top).as_posix()
+    named = path.relative_to(top).as_posix()
     try:  # check-ignore says "not ignored" of any tracked file: a line would change nothing
         tracked = subprocess.run(["git", "-C", str(top), "ls-files", "--error-unmatch", "--",
-                                  rel], capture_output=True, timeout=30, check=False)
+                                  named], capture_output=True, timeout=30, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     if tracked.returncode == 0:
-        return (f"warning: {rel} is committed to git and names this machine's interpreter: "
-                f"untrack it with `git rm --cached {rel}` (the file stays) and commit")
+        return (f"warning: {named} is committed to git and names this machine's interpreter: "
+                f"untrack it with `git rm --cached {named}` (the file stays) and commit")
     ignore = path.parent / ".gitignore"
     current = read_text(ignore, top)
     if any(line.strip() in (path.name, "/" + path.name) for line in current.splitlines()):
