@@ -15,13 +15,22 @@ See ADR 0006 for the formats relied on and why.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
-from .digest import RULES_SHARD
+from . import learn
+from ._jsonc import loads, string
+from .claude_code import our_hook, plugin_enabled, stands_down, via_plugin
+from .digest import RULES_SHARD, warm_rules
+from .errors import LeanMemoryError
+from .folder import _find_root, pure_path
+from .fsutil import atomic_write, check_target, read_text
+from .store import Memory
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from typing import IO, Any
 
@@ -46,8 +55,6 @@ SECTION_END = "<!-- lean-memory:end -->"
 
 def _find_memory_root(cwd: object, root: str | None) -> str | None:
     """The input's ``cwd`` when it leads to a memory, else ``--root``, env, the cwd."""
-    from .folder import _find_root, pure_path
-
     if isinstance(cwd, str) and cwd and os.path.isabs(cwd) and os.path.isdir(cwd):
         folder = pure_path(cwd)
         while True:  # the folder and its parents, as Path(cwd).parents
@@ -67,7 +74,6 @@ def _read_input(stdin: IO[str] | IO[bytes] | Any) -> Any:
     data = stream.read()
     if isinstance(data, bytes):
         data = data.decode("utf-8")
-    from ._jsonc import loads
 
     return loads(data)
 
@@ -85,7 +91,6 @@ def hook_output(event: str, root: str | None, payload: Any,
     where = _find_memory_root(payload.get("cwd"), root)
     if where is None:
         return ""
-    from .store import Memory
 
     mem = Memory(where)
     if not os.path.isdir(mem._dir):
@@ -106,9 +111,7 @@ def hook_output(event: str, root: str | None, payload: Any,
         with time_limit(hook_timeout(os.environ.get("LEAN_MEMORY_HOOK_TIMEOUT", "")) / 2,
                         warm=warm_up):
             # the layers' digest; the prompt kept as an ask (fail-open; ADR 0022, 0023)
-            from .learn import hook_text
-
-            text = hook_text(mem, name, payload, prompt, budget_tokens)
+            text = learn.hook_text(mem, name, payload, prompt, budget_tokens)
         if mem.links_without_state:
             # The index was ready (built by `get --query`, say) but not the put state: every
             # prompt would read every shard's summary for the rules' links (~0.1 s at 100k
@@ -133,8 +136,6 @@ def hook_output(event: str, root: str | None, payload: Any,
 def answer(name: str, text: str) -> str:
     """``json.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext":
     text}})`` and a line break, without importing ``json`` (it imports ``re``)."""
-    from ._jsonc import string
-
     return (f'{{"hookSpecificOutput": {{"hookEventName": {string(name)}, '
             f'"additionalContext": {string(text)}}}}}\n')
 
@@ -150,7 +151,6 @@ def warm_up(mem: Memory) -> None:
     the rules are keyed on, else parsed from every shard file before each prompt) and the
     rules' lines for this budget, so that the next prompt builds nothing."""
     mem.status()
-    from .digest import warm_rules
 
     warm_rules(mem, _digest_tokens())
 
@@ -208,13 +208,23 @@ def end_output(root: str | None, payload: Any) -> str:
         raise ValueError("hook input is not a JSON object")
     where = _find_memory_root(payload.get("cwd"), root)
     if where is not None:
-        from .store import Memory
-
         _state["mem"] = Memory(where)
-        from .learn import end_session
 
-        end_session(payload, where)
+        learn.end_session(payload, where)
     return ""
+
+
+def _end(event: str, root: str | None, payload: Any) -> str:
+    return end_output(root, payload)
+
+
+# Each hook event and the function that answers it (its hook JSON in, the line to print
+# out): session start and each prompt get the digest; session end distills, printing nothing.
+ANSWERS: dict[str, Callable[[str, str | None, Any], str]] = {
+    "session-start": hook_output,
+    "user-prompt-submit": hook_output,
+    "session-end": _end,
+}
 
 
 def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
@@ -232,15 +242,8 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
     def work() -> None:
         try:
             payload = _read_input(stdin)
-            # claude_code.PLUGIN_ENV, spelt out: no import on the settings hooks' path
-            if os.environ.get("LEAN_MEMORY_PLUGIN") == "1":  # the plugin's launcher ran us
-                from .claude_code import stands_down
-
-                if stands_down(payload, event):  # settings hooks of ours serve (ADR 0035)
-                    box.append("")
-                    return
-            box.append(end_output(root, payload) if event in QUIET_EVENTS
-                       else hook_output(event, root, payload))
+            # run by the plugin while settings hooks of ours serve: nothing (ADR 0035)
+            box.append("" if stands_down(payload, event) else ANSWERS[event](event, root, payload))
         except BaseException as exc:  # fail open, whatever happened
             box.append(exc)
         finally:
@@ -387,8 +390,6 @@ def _safe_commands(text: str) -> str:
     import json
     import re
 
-    from .claude_code import our_hook
-
     old = {f"{CLI} hook {e}": hook_command(e, portable=True) for e in HOOKS}
     old.update({_fallback(e): hook_command(e, portable=True) for e in HOOKS})
 
@@ -516,8 +517,6 @@ def _ensure_ignored(top: Path, path: Path) -> str | None:
     a line to print, or None when git already ignores it or this is not a repository."""
     import subprocess
 
-    from .fsutil import atomic_write, read_text
-
     try:
         r = subprocess.run(["git", "-C", str(top), "check-ignore", "-q", str(path)],
                            capture_output=True, timeout=30, check=False)
@@ -549,8 +548,6 @@ def _write_section(top: Path, path: Path, section: str, what: str, *,
     """Our marked block in ``path`` replaced by ``section`` (removed when it is ''), hand
     text around it kept byte for byte; with no block, ``section`` is appended when
     ``create``. The line to print, or None (nothing done, or nothing worth saying)."""
-    from .fsutil import atomic_write, read_text
-
     current = read_text(path, top)
     begin, end = current.find(SECTION_BEGIN), current.find(SECTION_END)
     had = begin != -1 and end > begin
@@ -620,9 +617,6 @@ def refresh_hooks(root: Path) -> list[str]:
     the launcher) and this user's Codex launcher, our AGENTS.md section where there is
     one, and a CLAUDE.md holding the old full section (now AGENTS.md's, imported). A file
     that is a link, a special file or not UTF-8 is left alone: `init --agent` reports it."""
-    import contextlib
-
-    from .claude_code import via_plugin
     from .errors import LeanMemoryError
     from .store import Memory
 
@@ -680,8 +674,7 @@ def check_agent(root: Path, agent: str) -> None:
     valid JSON or not of the agents' shape (rewriting them would lose what they hold)."""
     import json
 
-    from .errors import LeanMemoryError
-    from .fsutil import MAX_CONFIG_BYTES, check_target, read_text
+    from .fsutil import MAX_CONFIG_BYTES
 
     if agent not in SETTINGS:
         raise LeanMemoryError(f"unknown agent {agent!r}: expected claude or codex")
@@ -709,8 +702,6 @@ def check_agent(root: Path, agent: str) -> None:
 def _without_ours(settings: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """``settings`` without our hook commands (a group, an event, ``hooks`` left empty go
     too), everything else kept in order; and the events that had one."""
-    from .claude_code import our_hook
-
     hooks, removed = settings.get("hooks", {}), []
     kept: dict[str, Any] = {}
     for event, groups in hooks.items():
@@ -741,7 +732,7 @@ def _leave_to_plugin(top: Path, plugin: tuple[str, str]) -> str:
     """The plugin is enabled here: our settings hooks taken out (none written); the line."""
     import json
 
-    from .fsutil import MAX_CONFIG_BYTES, atomic_write, read_text
+    from .fsutil import MAX_CONFIG_BYTES
 
     rel, _ = SETTINGS["claude"]
     key, where = plugin
@@ -787,8 +778,6 @@ def setup_agent(mem: Memory, agent: str) -> list[str]:
     The team shares AGENTS.md (and CLAUDE.md importing it) and ``.codex/hooks.json``: they
     name ``lean-memory`` only; this machine's interpreter is named in Claude Code's personal
     ``settings.local.json`` alone."""
-    from .claude_code import plugin_enabled
-
     check_agent(mem.root, agent)  # refused before anything is written
     top = mem.root.resolve()
     settings = top / SETTINGS[agent][0]
