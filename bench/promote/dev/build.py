@@ -1,0 +1,277 @@
+"""The promote matcher's development set: hand-written asks placed into sessions (seeded).
+
+Written by the matcher's author (issue 34) *before* any score on the held-out sets was
+looked at, and the only labelled data besides ``bench/promote/data/train.jsonl`` that the
+matcher was tuned on. Same line and label format as ``bench/promote/heldout``::
+
+    python bench/promote/dev/build.py           # rewrite dev.jsonl and labels.json
+    python bench/promote/dev/build.py --check   # exit 1 if they are stale
+
+Kinds: ``pref`` (a standing rule, a different phrasing each session), ``rare`` (rule-like,
+1-2 sessions), ``task`` (asked again and again), ``control`` (steering the conversation),
+``fact`` (a statement, often with always/never), ``oneoff`` (filler tasks).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from datetime import datetime, timedelta
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+PROJECTS = ["billing", "webapp", "etl", "mobile", "ops", "docs-site", "cli"]
+
+# label: (kind, projects or None for any, [texts], rule, opposite)
+PREFS: dict[str, tuple[list[str] | None, list[str], str, str]] = {
+    "pref:uv": (["billing", "etl", "cli"], [
+        "use uv for installing packages, not pip",
+        "Install deps with uv please, pip is too slow for us.",
+        "we manage python packages with uv — no pip install, ok?",
+        "add requests to the project. And remember: uv add, never pip install",
+        "Packages go through uv, right?",
+    ], "Use uv, not pip, to install packages.", ""),
+    "pref:squash": (None, [
+        "Squash commits before merging",
+        "please squash your commits before you merge a branch",
+        "When merging, squash the commits into one, yeah?",
+        "I want branches squashed before they're merged.",
+    ], "Squash commits before merging.", "pref:no-squash"),
+    "pref:no-squash": (None, [
+        "don't squash commits when merging, keep the history",
+        "Never squash on merge. We want every commit kept.",
+        "no squashing before merges please",
+    ], "Don't squash commits when merging.", "pref:squash"),
+    "pref:bullets": (None, [
+        "answer in short bullet points",
+        "Please keep your answers short, bullet-points are fine.",
+        "short bullet point answers, not walls of text",
+        "Reply with brief bullets, ok?",
+        "Can you answer in bullet-point form from now on",
+    ], "Answer in short bullet points.", ""),
+    "pref:tabs": (["webapp", "docs-site"], [
+        "always indent with tabs",
+        "Tabs for indentation, not spaces.",
+        "we indent using tabs here, right?",
+    ], "Always indent with tabs.", "pref:no-tabs"),
+    "pref:no-tabs": (["etl", "cli", "billing"], [
+        "never use tabs, spaces only",
+        "No tabs for indentation please, four spaces.",
+        "Indent with spaces instead of tabs.",
+        "tabs are banned in this codebase, indent with spaces",
+    ], "Never indent with tabs; use spaces.", "pref:tabs"),
+    "pref:lodash-no": (["webapp"], [
+        "we removed lodash, never bring it back",
+        "Don't add lodash again, we got rid of it on purpose.",
+        "no lodash please, plain JS helpers instead",
+    ], "Never bring lodash back.", "pref:lodash-yes"),
+    "pref:lodash-yes": (["mobile"], [
+        "use lodash for this kind of thing",
+        "Prefer lodash helpers over hand-rolled loops.",
+        "lodash is fine, go ahead and use it for collection stuff",
+    ], "Use lodash for collection helpers.", "pref:lodash-no"),
+    "pref:pnpm": (["webapp", "mobile", "docs-site"], [
+        "pnpm over npm, always",
+        "Please use pnpm instead of npm.",
+        "we're a pnpm shop, don't run npm install",
+        "use pnpm, not npm, ok?",
+    ], "Use pnpm, not npm.", ""),
+    "pref:type-hints": (["billing", "etl", "cli"], [
+        "add type hints to every new function",
+        "All new functions need type annotations please.",
+        "Type-hint everything you add, ok?",
+        "remember to type hint new code",
+    ], "Add type hints to new functions.", ""),
+    "pref:no-push-main": (None, [
+        "never push directly to main",
+        "Don't push to main, open a PR.",
+        "pushing straight to main is not ok, use a branch",
+        "main is protected: no direct pushes",
+    ], "Never push directly to main.", ""),
+    "pref:conventional": (None, [
+        "use conventional commit messages",
+        "Commit messages in conventional-commits style please (feat:, fix:)",
+        "write conventional commits, right?",
+    ], "Write conventional commit messages.", ""),
+    "pref:utc": (["billing", "etl", "ops"], [
+        "store timestamps in UTC",
+        "All timestamps should be UTC, never local time.",
+        "Keep times in UTC in the database please.",
+        "utc timestamps only",
+    ], "Store timestamps in UTC.", ""),
+    "pref:tests-before-commit": (None, [
+        "run the tests before committing",
+        "Always run the test suite before you commit.",
+        "please make sure tests pass before every commit",
+        "don't commit without running the tests",
+    ], "Run the tests before committing.", ""),
+    "pref:no-emoji": (None, [
+        "no emojis in commit messages",
+        "Please don't put emoji in commit messages.",
+        "commit messages without emojis, ok?",
+    ], "No emojis in commit messages.", ""),
+    "pref:english-docs": (["docs-site", "webapp"], [
+        "write the docs in English",
+        "Dokumentation bitte immer auf Englisch.",
+        "la documentation, toujours en anglais",
+        "docs are English-only, even if I ask in German",
+    ], "Write the docs in English.", ""),
+    "pref:ruff": (["billing", "cli", "etl"], [
+        "Bitte ruff zum Formatieren, nicht black.",
+        "format with ruff, not black",
+        "Use ruff format instead of black please.",
+    ], "Format with ruff, not black.", ""),
+    "pref:no-mocks-db": (["billing", "etl"], [
+        "don't mock the database in tests",
+        "Tests should hit a real database, no mocks.",
+        "Never mock the DB in integration tests, use the test container.",
+    ], "Don't mock the database in tests.", ""),
+    "pref:f-strings": (["billing", "cli"], [
+        "f-strings over .format()",
+        "Use f strings instead of str.format please",
+        "prefer f-strings for string formatting",
+    ], "Use f-strings over str.format.", ""),
+    "pref:ask-before-delete": (None, [
+        "ask me before deleting any files",
+        "Check with me before you delete files, please.",
+        "never delete files without asking first",
+    ], "Ask before deleting files.", ""),
+    "pref:kotlin-coroutines": (["mobile"], [
+        "coroutines for async code please, not RxJava",
+        "Nutze Coroutines statt RxJava.",
+        "pas de RxJava, on utilise les coroutines",
+    ], "Use coroutines, not RxJava, for async code.", ""),
+}
+
+RARE: dict[str, list[str]] = {
+    "rare:no-semicolons": ["never use semicolons in JS"],
+    "rare:black": ["always run black after editing"],
+    "rare:pydantic": ["prefer pydantic models over dicts", "use pydantic instead of plain dicts"],
+    "rare:no-print": ["don't use print for logging"],
+    "rare:dark-theme": ["keep the dark theme as default"],
+}
+
+TASKS: dict[str, list[str]] = {
+    "task:continue": ["continue", "continue", "go on", "continue please", "keep going"],
+    "task:run-tests": ["run the tests", "run the tests", "can you run the tests", "run the tests again"],
+    "task:fix-cache": ["fix the failing test in cache.py", "fix the failing test in cache.py",
+                       "the test in cache.py is failing again, fix it"],
+    "task:squash-last": ["squash the last 3 commits", "squash the last 3 commits",
+                         "squash the last two commits into one"],
+    "task:lock": ["regenerate uv.lock", "regenerate uv.lock", "regenerate the uv.lock file"],
+    "task:pr": ["open a PR for this", "open a PR for this", "open a pull request for this"],
+    "task:commit": ["commit this", "commit", "commit these changes"],
+    "task:push": ["push it", "push to the feature branch", "push it"],
+    "task:lint": ["run the linter", "run the linter and fix what it finds", "run the linter"],
+    "task:tests-de": ["führ die Tests aus", "Tests laufen lassen bitte", "führ bitte die Tests nochmal aus"],
+}
+
+CONTROL: dict[str, list[str]] = {
+    "control:never-mind": ["Never mind, revert that.", "never mind", "nevermind, undo that"],
+    "control:wrong": ["no, that's wrong, try again", "No, that's wrong.", "that's wrong, try again"],
+    "control:stop": ["stop, that's not what I meant.", "stop", "Stop. That's not what I asked for."],
+    "control:docs-later": ["Don't worry about the docs for now.", "don't worry about the docs for now",
+                           "forget about the docs for now"],
+    "control:not-now": ["not now", "not now, later", "not right now"],
+    "control:dont-commit-yet": ["don't commit yet", "Don't commit yet.", "don't commit this yet"],
+    "control:no-tests-this-time": ["don't run the tests this time, they take forever",
+                                   "skip the tests this time", "no need to run the tests this time"],
+    "control:nein": ["nein, das ist falsch, nochmal", "nein, nochmal", "non, c'est faux, recommence"],
+}
+
+FACTS: dict[str, list[str]] = {
+    "fact:ci": ["it always fails on CI, take a look", "It always fails on CI.",
+                "this always fails on CI for some reason"],
+    "fact:arm": ["the arm64 build never worked", "the arm64 build never works",
+                 "arm64 builds never work for us"],
+    "fact:flaky": ["test_sync is always flaky", "test_sync is flaky again", "that test is always flaky"],
+    "fact:slow": ["the tests always take forever", "the test suite is always slow",
+                  "tests take forever"],
+}
+
+ONEOFF = [
+    "add a retry to the http client", "why is the dashboard slow?", "rename parse_row to parse_record",
+    "explain what etl/load.py does", "write a migration for the invoices table",
+    "add pagination to the /users endpoint", "bump the android sdk to 34",
+    "the login page shows a blank screen, can you look", "add a CHANGELOG entry for 2.3",
+    "refactor the settings screen into smaller components", "what does this regex do?",
+    "add a healthcheck to the docker compose file", "delete the old feature flags",
+    "remove the unused imports in api/views.py", "update the README install section",
+    "write a unit test for parse_amount", "make the sidebar collapsible",
+    "TypeError: cannot read properties of undefined (reading 'map') — fix please",
+    "convert the config loader to toml", "add caching to get_user",
+    "why does terraform want to recreate the bucket?", "split the big module into two",
+    "translate the error messages to French", "add a --dry-run flag to the cli",
+    "set up a cron job for the nightly export", "move the helpers into utils/",
+    "ajoute un bouton pour exporter en CSV", "kannst du den Bug im Login fixen?",
+    "profile the import step", "add an index on orders.created_at",
+    "document the deploy steps", "check why the websocket reconnects",
+    "write a script to clean old logs", "upgrade react to 19",
+    "add logging to the payment webhook", "the build is red, see the log",
+    "use a dataclass for the Config here", "make the table sortable",
+    "add a test for the empty cart case", "fix the typo in the header",
+]
+
+
+def build() -> tuple[list[dict[str, str]], dict[str, dict[str, object]]]:
+    rng = random.Random(34)
+    sessions = [f"dev-{i:03d}" for i in range(60)]
+    project_of = {s: PROJECTS[rng.randrange(len(PROJECTS))] for s in sessions}
+    placed: dict[str, list[tuple[str, str]]] = {s: [] for s in sessions}
+    labels: dict[str, dict[str, object]] = {}
+
+    def place(label: str, texts: list[str], projects: list[str] | None,
+              avoid: set[str]) -> None:
+        pool = [s for s in sessions if (projects is None or project_of[s] in projects)
+                and s not in avoid and all(lb != label for lb, _ in placed[s])]
+        rng.shuffle(pool)
+        for s, text in zip(pool, texts):
+            placed[s].append((label, text))
+
+    for label, (projects, texts, rule, opposite) in PREFS.items():
+        avoid = {s for s in sessions if any(lb == opposite for lb, _ in placed[s])}
+        place(label, texts, projects, avoid)
+        labels[label] = {"kind": "pref", "rule": rule, "opposite": opposite}
+    for kind, table in (("rare", RARE), ("task", TASKS), ("control", CONTROL),
+                        ("fact", FACTS)):
+        for label, texts in table.items():
+            place(label, texts, None, set())
+            labels[label] = {"kind": kind}
+    for text in ONEOFF:
+        s = sessions[rng.randrange(len(sessions))]
+        placed[s].append(("oneoff", text))
+    rows = []
+    start = datetime(2026, 11, 2, 8, 0, 0)
+    for n, s in enumerate(sessions):
+        items = placed[s]
+        rng.shuffle(items)
+        at = start + timedelta(hours=5 * n)
+        for label, text in items:
+            at += timedelta(minutes=rng.randrange(2, 12))
+            rows.append({"at": at.strftime("%Y-%m-%dT%H:%M:%SZ"), "label": label,
+                         "project": project_of[s], "session": s, "text": text})
+    for label, info in labels.items():
+        got = [r for r in rows if r["label"] == label]
+        info["sessions"] = len({r["session"] for r in got})
+        info["projects"] = sorted({r["project"] for r in got})
+    return rows, labels
+
+
+def main() -> int:
+    rows, labels = build()
+    data = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows)
+    lab = json.dumps({"dev": labels}, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    files = {HERE / "dev.jsonl": data, HERE / "labels.json": lab}
+    if "--check" in sys.argv:
+        stale = [p.name for p, text in files.items()
+                 if not p.exists() or p.read_text(encoding="utf-8") != text]
+        return 1 if stale else 0
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
