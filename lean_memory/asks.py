@@ -46,7 +46,7 @@ from ._askrecord import (  # the ask as the prompt hook keeps it (re-exported)
 from ._hash import blake2b
 from ._lazyre import lazy
 from ._record import Record
-from ._stem import stem
+from ._stem import stem_inflected
 from .bm25 import STOP_WORDS
 
 TYPE_CHECKING = False  # typing's own costs an import
@@ -95,9 +95,21 @@ _PHRASES = [(lazy("(?i)" + p), r) for p, r in (
      r"|\blike i said\b|\bi told you\b", " remember "),
     (r"\bfrom now on\b|\bgoing forward\b|\bin (?:the )?future\b|\bby default\b|\bevery time\b"
      r"|\beach time\b|\bas a rule\b|\bat all times\b", " always "),
-    (r"\bno more\b|\bnever ever\b", " never "),
+    (r"\bno more\b|\bnever ever\b|\bnever again\b", " never "),
+    # German and French, the words a rule turns on (a small table, no model)
+    (r"\b(?:immer|stets|toujours)\b", " always "),
+    (r"\b(?:nie|niemals|jamais)\b", " never "),
+    (r"\bau lieu d(?:e\b|')|\bplutot que?\b|\b(?:an)?statt\b|\banstelle von\b", " instead "),
+    (r"\bpas d(?:e\b|')|\bkein(?:e|en|em|er|es)?\b|\baucune?\b", " no "),
+    (r"\bn(?:e\b|')", " "),
+    (r"\bnicht\b|\bpas\b", " not "),
+    (r"\bbitte\b|\bs'il (?:te|vous) plait\b|\bstp\b|\bsvp\b|\bdanke\b|\bmerci\b", " please "),
+    (r"\blieber\b|\bbevorzug\w*|\bprefer(?:e|es|ons|ez)\b", " prefer "),
+    (r"\b(?:on|wir) (?:utilise|nutzen|verwenden|benutzen|nehmen)\b", " we use "),
+    (r"\b(?:nimm|nehmt?|nehmen|verwende[nt]?|benutze[nt]?|nutze[nt]?|utilise[zr]?|utilisons)\b",
+     " use "),
     (r"\binstead of\b|\brather than\b|\bin place of\b|\bas opposed to\b", " instead "),
-    (r"\bget rid of\b|\brip out\b", " remove "),
+    (r"\bg[eo]t(?:ting)? rid of\b|\brip(?:ped)? out\b", " remove "),
     (r"\bpull requests?\b|\bmerge requests?\b", " pr "),
     (r"\bhands off\b", " never touch "),
     (r"\bleave ((?:[\w./-]+ ){0,3}?[\w./-]+) alone\b", r" never touch \1 "),
@@ -108,11 +120,13 @@ _PHRASES = [(lazy("(?i)" + p), r) for p, r in (
 # A sentence ends at its punctuation, and where a second request is joined on ("fix X, and
 # please use uv"), so the task's words never become part of the rule's.
 _SENTENCE = lazy(
-    r"([.!?;]+(?=\s|$)|\n+|,\s*(?:and|then|also|plus)\b"
+    r"(?i)([.!?;]+(?=\s|$)|\n+|,\s*(?:and|then|also|plus)\b"
     r"|\band\s+(?=please\b|remember\b|also\b|always\b|never\b|do not\b|i prefer\b))")
 # A pasted error message says nothing about what the person wants.
 _ERROR = lazy(r"\b[A-Z]\w*(?:Error|Exception|Warning): [^\n!?;]*")
 _FILE_EXT = lazy(r"\.(?:[a-z]{1,4})$")
+_HYPHEN_JOIN = lazy(r"\b(re|pre|non|un|co|sub|anti|post|semi|multi|[a-z])-(?=[a-z])")
+_HYPHEN = lazy(r"(?<=[a-z])-(?=[a-z])")
 _SUBCLAUSE = lazy(r",|:|\(|\)|\s-+\s|\s\u2014\s|\bbut\b|\bthough\b|\bhowever\b")
 _TOKEN = lazy(r"[a-z0-9#@$~][a-z0-9_+#./@-]*")
 _TRAILING = ".-/@"
@@ -123,12 +137,21 @@ def _wordset(text: str) -> frozenset[str]:
 
 
 _NEGATE = frozenset({"not", "never", "no", "avoid", "stop", "without", "nor", "hate", "nothing"})
-_INVERT = frozenset({"remove", "removing", "uninstall", "uninstalling", "delete", "deleting",
-                     "drop", "dropping", "disable", "disabling", "ditch", "ban", "strip",
-                     "eliminate", "deprecate"})
-_REPLACE = frozenset({"replace", "replacing"})
-_SWITCH = frozenset({"switch", "switching", "migrate", "migrating", "move", "moving", "port",
-                     "convert", "converting", "change", "changing"})
+def _inflected(words: str) -> frozenset[str]:
+    """Each verb with its -s, -ed and -ing forms."""
+    out = set()
+    for w in words.split():
+        base = w[:-1] if w.endswith("e") else w
+        dbl = base + base[-1] if w in _DOUBLING else base
+        out.update((w, w + "s" if not w.endswith(("sh", "ch", "x")) else w + "es",
+                    (w + "d" if w.endswith("e") else dbl + "ed"), dbl + "ing"))
+    return frozenset(out)
+
+
+_DOUBLING = frozenset({"drop", "strip", "ban", "stop"})
+_INVERT = _inflected("remove uninstall delete drop disable ditch ban strip eliminate deprecate")
+_REPLACE = _inflected("replace")
+_SWITCH = _inflected("switch migrate move port convert change")
 _CONTRAST = frozenset({"instead", "over"})
 _CUES = frozenset({"always", "never", "remember", "prefer", "prefers", "preferred", "instead",
                    "avoid", "stop", "only", "hate"})
@@ -141,7 +164,11 @@ actually already still even ever make sure want wanna like love use using used u
 stick keep mind note say said says told mention first mentioned thanks thank problem worries
 repo repository project codebase code here thing things stuff whenever every each time rule
 rules going forward get got let go need needs favour favor choose pick rely opt habit default
-yourself whatever okay yes yeah sure cool great good fine one ones
+yourself whatever okay yes yeah sure cool great good fine one ones bring back kind sort way
+form style ahead purpose case stuff wherever possible
+der die das den dem des ein eine einen einem und oder ist sind zu zum zur mit fur von auf im
+es ich du wir le la les un une et ou pour avec de du en dans est sont ce ca on nous je tu il
+elle que qui au aux sur par
 """)
 _WH = frozenset({"why", "what", "how", "where", "which", "who", "whats", "hows", "whos"})
 _SUBJECTS = frozenset({"i", "we", "you", "please", "and", "also", "just", "so", "then", "but",
@@ -161,15 +188,29 @@ _SYNONYMS = {
     "prs": "pr", "deps": "dependency", "db": "database", "dbs": "database",
     "directory": "folder", "dir": "folder", "directories": "folder",
     "reply": "answer", "replies": "answer", "response": "answer", "responses": "answer",
-    "brief": "short", "concise": "short", "logger": "log", "logging": "log",
+    "brief": "short", "concise": "short", "terse": "short", "logger": "log", "logging": "log",
+    "bulleted": "bullet", "bulletpoint": "bullet", "bulletpoints": "bullet",
+    "annotation": "hint", "annotations": "hint", "annotate": "hint", "typed": "type",
+    # the same word in the other languages of a prompt (German, French)
+    "englisch": "english", "anglais": "english", "deutsch": "german", "allemand": "german",
+    "francais": "french", "franzosisch": "french", "doku": "docs", "dokumentation": "docs",
+    "documentation": "docs", "doc": "docs", "test": "tests", "tests": "tests",
 }
 _WORD_MEMO: dict[str, str] = {}
 
 
 def _normalize(text: str) -> str:
     if not text.isascii():
-        text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+        # accents folded ("préfère" is "prefere"), so a word written with or without them
+        # is one word; letters without an ASCII base stay
+        text = "".join(ch for ch in unicodedata.normalize("NFKD", text.replace("\u2019", "'"))
+                       if not unicodedata.combining(ch))
+        text = unicodedata.normalize("NFKC", text)
     text = _ERROR.sub(" ", text).lower()
+    if "-" in text:
+        # "bullet-point" is "bullet point"; "pre-commit" and "f-strings" are one word
+        text = _HYPHEN_JOIN.sub(r"\1", text)
+        text = _HYPHEN.sub(" ", text)
     for rx, repl in _PHRASES:
         text = rx.sub(repl, text)
     return text
@@ -180,7 +221,7 @@ def _term(word: str) -> str:
     got = _WORD_MEMO.get(word)
     if got is None:
         name = _SYNONYMS.get(word, word)
-        got = stem(name) if name.isalpha() and name.isascii() else name
+        got = stem_inflected(name) if name.isalpha() and name.isascii() else name
         if len(_WORD_MEMO) < 100_000:
             _WORD_MEMO[word] = got
     return got
@@ -268,6 +309,15 @@ def _signed(clause: str, replacing: bool) -> tuple[dict[str, int], bool]:
                 terms[t] = sign
             lead = False
         prev = w
+    # "tabs are banned", "pushing to main is not ok": what came before is what is refused
+    for i in range(1, len(words)):
+        w, prev = words[i], words[i - 1]
+        if (w in _REVERSING and prev in _FINITE | {"be", "been"}) or (
+                w in _ACCEPTED and prev == "not" and i > 1 and words[i - 2] in _FINITE):
+            before = _signed(" ".join(words[:i - (w in _ACCEPTED)]), replacing)[0]
+            terms = {t: (-s if t in before else s) for t, s in terms.items()}
+            cue = True
+            break
     if prohibits and condition:
         # "never commit without running the tests" asks what "always run the tests before
         # committing" asks: every part of it is wanted
@@ -276,35 +326,183 @@ def _signed(clause: str, replacing: bool) -> tuple[dict[str, int], bool]:
 
 
 class _Clause(Record):
-    _fields = ("ask", "nth", "text", "terms")
+    _fields = ("ask", "nth", "text", "terms", "marked")
     __slots__ = _fields
     ask: Ask
-    nth: int  # which rule sentence of the ask
+    nth: int  # which sentence of the ask
     text: str
     terms: dict[str, int]
+    marked: bool  # reads as a standing rule by itself (see _read)
 
-    def __init__(self, ask: Ask, nth: int, text: str, terms: dict[str, int]) -> None:
-        self._init(ask, nth, text, terms)
+    def __init__(self, ask: Ask, nth: int, text: str, terms: dict[str, int],
+                 marked: bool) -> None:
+        self._init(ask, nth, text, terms, marked)
+
+
+# -- what a sentence is: steering, a one-time limit, a statement, a rule ----------------------
+
+# A tag question asks for agreement, not information: "use uv, ok?" is "use uv."
+_TAG_QUESTION = lazy(
+    r"(?i)[\s,]+(?:ok|okay|right|yeah|yes|alright|all right|got it|understood|agreed|deal|yep"
+    r"|ja|oder|gell|nicht wahr|d'accord|non|hein|oui|compris|capisce)\s*\?+")
+# "could you always use uv?" is a request; what it asks is the rest
+_POLITE = lazy(r"(?i)^(?:(?:please|pls)\s+)?(?:can|could|would|will)\s+you\s+(?:please\s+)?")
+# Steering the conversation at a sentence's head: never a rule, whatever words follow
+# ("never mind, revert that", "no, that's wrong", "stop.", "don't worry about the docs").
+_CONTROL = lazy(
+    r"^(?:never ?mind|nvm|forget (?:it|that|about)|stop\b(?!\s+\w+ing\b)|wait\b|hold on"
+    r"|hang on|cancel\b|undo\b|revert\b|nope\b|wrong\b|no\s*(?:[,.!:]|$)"
+    r"|(?:that|this|it)(?:'?s| is| was) (?:wrong|not|incorrect|broken)\b"
+    r"|not (?:now|yet|right now|like that|what|this|that|quite)\b"
+    r"|do not (?:worry|bother)|no need\b|skip\b|try again|again\b|sorry|oops|my bad"
+    r"|nein\b|nochmal|vergiss|halt\b|stopp\b|egal\b|falsch\b|non\s*(?:[,.!:]|$)"
+    r"|laisse tomber|annule|recommence|arrete|c'est faux)")
+# Limited to now: "don't commit yet", "skip the docs for now" (one-time, not standing)
+_LIMITED = lazy(
+    r"\b(?:for now|this time|yet|right now|at the moment|for the moment|for the time being"
+    r"|today|tonight|this once|just once|for this (?:one|pr|branch|task|file|change|commit)"
+    r"|jetzt|erstmal|diesmal|noch not|pour l'instant|pour le moment|cette fois|not encore"
+    r"|maintenant)\b")
+_PERSON = frozenset({"i", "we", "you", "please", "pls", "lets", "let", "kindly"})
+# words before an instruction's verb ("please always use …")
+_LEAD_WORDS = _PERSON | {"and", "so", "also", "remember", "always", "never", "not", "no", "do",
+                         "just", "then", "ok", "okay", "oh", "btw", "again"}
+_FREQUENCY = frozenset({"always", "never", "usually", "sometimes", "often", "constantly",
+                        "still", "rarely", "randomly"})
+_FINITE = frozenset({"is", "are", "was", "were", "has", "have", "had", "does", "did", "do",
+                     "keeps", "seems", "gets", "got", "isnt", "arent", "wasnt", "werent"})
+_EVENT_VERBS = frozenset({"work", "fail", "break", "take", "pass", "crash", "hang", "run",
+                          "time", "get", "seem", "look", "happen", "come", "go", "show",
+                          "been", "be", "ran", "got", "went", "broke", "took"})
+_PAST = frozenset({"broke", "ran", "went", "took", "got", "fell", "came", "stopped", "failed",
+                   "crashed", "hung", "died", "worked", "passed", "began", "left", "lost"})
+_MODALS = frozenset({"should", "must", "shall", "shouldnt", "mustnt", "need", "needs", "have",
+                     "has", "ought", "may", "can", "cannot", "will", "would", "could"})
+# A statement that says how things must be ("tabs are banned", "lodash is fine")
+_NORMATIVE = frozenset({"banned", "forbidden", "prohibited", "allowed", "required", "mandatory",
+                        "fine", "ok", "okay", "acceptable", "preferred", "default", "only",
+                        "welcome", "encouraged", "discouraged", "expected"})
+_ACCEPTED = frozenset({"ok", "okay", "fine", "acceptable", "allowed", "welcome", "wanted"})
+_REVERSING = frozenset({"banned", "forbidden", "prohibited", "discouraged", "deprecated"})
+# A condition or a manner makes an instruction general ("squash commits before merging",
+# "answer in short bullet points"); a pointer to one thing makes it a task ("squash the last
+# 3 commits", "open a PR for this").
+_CONDITION = frozenset({"before", "after", "when", "whenever", "while", "until", "unless",
+                        "if", "once"})
+_GENERIC_PREP = frozenset({"in", "for", "with", "without", "across", "inside", "as"})
+_STYLE_VERBS = frozenset({"answer", "reply", "respond", "keep", "be", "talk", "speak", "use",
+                          "write", "format", "name", "indent", "store", "put", "prefix",
+                          "commit", "squash", "add", "ask", "check", "run", "document",
+                          "pin", "log", "test"})
+_POINTERS = frozenset({"this", "that", "these", "those", "it", "here", "again", "a", "an",
+                       "last", "next", "previous", "above", "below", "current", "my"})
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "my", "your",
+                          "our", "its", "it", "his", "her", "their", "some"})
+
+
+def _is_fact(words: list[str]) -> bool:
+    """A statement about the world, not a wish: "it always fails on CI", "the arm64 build
+    never worked", "test_sync is flaky" (a subject that is not the person, then a verb)."""
+    for i, w in enumerate(words):
+        if w in _PERSON or w in _MODALS - {"have", "has"} or w in _INVERT:
+            return False
+        if i > 0 and words[0] in _DETERMINERS and (w in _PAST or (
+                len(w) > 4 and w.endswith("ed") and w not in _INVERT)):
+            return True  # "the build broke", "the deploy failed again"
+        if w in _FREQUENCY or w in _FINITE:
+            if i == 0:
+                return False
+            rest = words[i + 1:]
+            if any(r in _NORMATIVE or r in _MODALS - {"have", "has"} for r in rest):
+                return False
+            if w in _FINITE:
+                return True
+            nxt = rest[0] if rest else ""
+            return words[i - 1] in _FINITE or nxt in _EVENT_VERBS or nxt in _FINITE or (
+                len(nxt) > 3 and nxt.endswith(("s", "ed")) and not nxt.endswith("ss"))
+    return False
+
+
+def _is_general(words: list[str]) -> bool:
+    """Whether an instruction without a rule word is still general (a condition, a manner or
+    a class of things) and points at nothing in particular."""
+    if any(w in _POINTERS or w.isdigit() or _FILE_EXT.search(w) or "/" in w or "_" in w
+           for w in words):
+        return False
+    head = next((w for w in words if w not in _LEAD_WORDS), "")
+    if head in _DETERMINERS:  # "the build broke after the upgrade": a subject, no instruction
+        return False
+    for i, w in enumerate(words[:-1]):
+        nxt = words[i + 1]
+        if w in _CONDITION and i > 0:
+            return True
+        if w in _GENERIC_PREP and i > 0 and nxt not in _DETERMINERS and head in _STYLE_VERBS \
+                and head != "add":
+            return True
+    return head in _STYLE_VERBS and len(words) >= 2 and words[-1] not in _DETERMINERS \
+        and head not in {"add", "run", "check", "commit", "test", "write", "put", "log"}
+
+
+def _strong(words: list[str]) -> bool:
+    """A word that makes a sentence a standing rule whatever else it says."""
+    for i, w in enumerate(words):
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if w in {"should", "must", "shouldnt", "mustnt", "every", "each", "whenever"}:
+            return True
+        if w in {"have", "has"} and nxt == "to" and i > 0:
+            return True
+        if w in _NORMATIVE and w != "only" and i > 0 and words[i - 1] in {
+                "is", "are", "be", "not", "always", "never", "stay", "remain"}:
+            return True
+        if w == "only" and (nxt == "" or nxt not in _DETERMINERS):
+            return True
+        if w == "we" and nxt and nxt not in _FINITE and not nxt.endswith("ed") \
+                and nxt not in {"removed", "got", "had", "need", "can", "could", "should"}:
+            return True
+        if w == "i" and nxt in {"want", "like", "prefer", "love", "hate", "expect", "need"}:
+            return True
+    return False
+
+
+def _read(text: str) -> list[tuple[str, dict[str, int], bool]]:
+    """Each sentence of ``text`` that could be a standing rule: (the person's words, its
+    signed terms, whether it reads as a rule by itself). Steering, questions, what is limited
+    to now and statements of fact are left out; a task reads as no rule by itself."""
+    out = []
+    for shown, mark in _sentences(_TAG_QUESTION.sub(".", text)):
+        polite = _POLITE.match(shown)
+        if polite:
+            shown, mark = shown[polite.end():], "."
+        sentence = _normalize(shown).strip()
+        words = _words(sentence)
+        if not words or words[0] in _WH or "?" in mark or _CONTROL.match(sentence) \
+                or _LIMITED.search(sentence):
+            continue
+        has_replace = any(w in _REPLACE for w in words)
+        terms: dict[str, int] = {}
+        marked = general = False
+        pointer = False
+        for part in _SUBCLAUSE.split(sentence):
+            pw = _words(part)
+            if not pw or _is_fact(pw):
+                continue
+            got, cue = _signed(part, has_replace)
+            if got:
+                marked = marked or cue or _strong(pw)
+                if _is_general(pw):
+                    general = True
+                elif not cue:
+                    pointer = pointer or any(w in _POINTERS for w in pw)
+            for t, sign in got.items():
+                terms.setdefault(t, sign)
+        if terms:
+            out.append((shown, terms, marked or (general and not pointer)))
+    return out
 
 
 def rule_clauses(text: str) -> list[tuple[str, dict[str, int]]]:
     """Each sentence of ``text`` that reads as a standing rule, with its signed terms."""
-    out = []
-    for sentence, mark in _sentences(_normalize(text)):
-        words = _words(sentence)
-        if not words or words[0] in _WH or "?" in mark:
-            continue
-        has_replace = any(w in _REPLACE for w in words)
-        terms: dict[str, int] = {}
-        cue = False
-        for part in _SUBCLAUSE.split(sentence):
-            got, c = _signed(part, has_replace)
-            cue = cue or c
-            for t, s in got.items():
-                terms.setdefault(t, s)
-        if cue and terms:
-            out.append((sentence, terms))
-    return out
+    return [(s, terms) for s, terms, marked in _read(text) if marked]
 
 
 def _sentences(text: str) -> list[tuple[str, str]]:
@@ -314,19 +512,9 @@ def _sentences(text: str) -> list[tuple[str, str]]:
     return [(s.strip(), mark) for s, mark in pairs if s.strip()]
 
 
-def _original_sentences(text: str) -> list[str]:
-    return [s for s, _ in _sentences(text)]
-
-
 def _clauses(asks: Iterable[Ask]) -> list[_Clause]:
-    out = []
-    for ask in asks:
-        shown = _original_sentences(ask.text)
-        for nth, (sentence, terms) in enumerate(rule_clauses(ask.text)):
-            # the person's own words for the evidence, when the sentence can be found again
-            text = next((s for s in shown if _normalize(s).strip() == sentence), sentence)
-            out.append(_Clause(ask, nth, text, terms))
-    return out
+    return [_Clause(ask, nth, text, terms, marked) for ask in asks
+            for nth, (text, terms, marked) in enumerate(_read(ask.text))]
 
 
 def _weights(asks: Sequence[Ask]) -> dict[str, float]:
@@ -368,6 +556,7 @@ def same_request(a: str, b: str) -> bool:
     asks = [Ask("x", "x", "2000-01-01T00:00:00Z", a), Ask("y", "y", "2000-01-01T00:00:00Z", b)]
     w = _weights(asks)
     return any(_similar(x, y, w) for _, x in rule_clauses(a) for _, y in rule_clauses(b))
+
 
 
 # -- proposals ---------------------------------------------------------------------------------
@@ -433,7 +622,7 @@ def _representative(members: list[_Clause], core: dict[str, int], w: dict[str, f
         covered = sum(w.get(t, 1.0) for t, s in core.items() if c.terms.get(t) == s)
         extra = sum(w.get(t, 1.0) for t in c.terms if t not in core)
         return (-(covered - 0.5 * extra), len(c.text), c.ask.at, c.ask.id, c.nth)
-    return _rule_text(min(members, key=rank).text)
+    return _rule_text(min((c for c in members if c.marked), key=rank).text)
 
 
 def _core(members: list[_Clause]) -> dict[str, int]:
@@ -446,6 +635,15 @@ def _core(members: list[_Clause]) -> dict[str, int]:
             count[t] += 1
     need = len(members) / 2
     return {t: (1 if votes[t] >= 0 else -1) for t in sorted(count) if count[t] >= need}
+
+
+def _links(a: _Clause, b: _Clause, w: dict[str, float]) -> bool:
+    """Whether two sentences say the same; one that reads as a rule and one that does not
+    (a task?) only when neither names anything the other lacks."""
+    if not _similar(a.terms, b.terms, w):
+        return False
+    return a.marked == b.marked or not (_names_more(a.terms, b.terms, w)
+                                        or _names_more(b.terms, a.terms, w))
 
 
 def _components(clauses: list[_Clause], w: dict[str, float]) -> list[list[_Clause]]:
@@ -467,7 +665,7 @@ def _components(clauses: list[_Clause], w: dict[str, float]) -> list[list[_Claus
             for j in postings[t]:
                 if j > i and j not in seen:
                     seen.add(j)
-                    if find(i) != find(j) and _similar(c.terms, clauses[j].terms, w):
+                    if find(i) != find(j) and _links(c, clauses[j], w):
                         parent[max(find(i), find(j))] = min(find(i), find(j))
     groups: dict[int, list[_Clause]] = defaultdict(list)
     for i, c in enumerate(clauses):
@@ -483,12 +681,16 @@ def propose(asks: Iterable[Ask], known: Sequence[str] = (),
     unique = _unique_asks(asks)
     w = _weights(unique)
     clauses = sorted(_clauses(unique), key=lambda c: (_order(c.ask), c.nth))
-    known_terms = [t for k in known for _, t in rule_clauses(k)]
+    known_terms = [t for k in known for _, t, _ in _read(k)]
     out: list[Proposal] = []
     taken: set[str] = set()
     for members in _components(clauses, w):
         sessions = sorted({c.ask.session for c in members})
         if len(sessions) < min_sessions:
+            continue
+        # a task asked again is no rule: most sessions must have said it as one
+        ruled = {c.ask.session for c in members if c.marked}
+        if len(ruled) < 2 or 2 * len(ruled) < len(sessions):
             continue
         core = _core(members)
         if not core or any(_similar(core, k, w) for k in known_terms):
