@@ -169,7 +169,10 @@ _IRREGULAR = {
 def stem_inflected(word: str) -> str:
     """The stem of a lowercase ASCII word, one for all its inflections ("adds", "added",
     "adding" -> "add"; "tries", "trying" -> "tri"; "wrote" -> "write")."""
-    return _porter(_IRREGULAR.get(word, word), True)
+    word = _IRREGULAR.get(word, word)
+    if len(word) > 5 and word.endswith("ly") and word[-3] not in "aeioulpb":
+        word = word[:-2]  # "directly" is "direct" (Porter keeps "directli")
+    return _porter(word, True)
 
 
 def _porter(word: str, consistent: bool) -> str:

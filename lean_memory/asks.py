@@ -125,7 +125,7 @@ _SENTENCE = lazy(
 # A pasted error message says nothing about what the person wants.
 _ERROR = lazy(r"\b[A-Z]\w*(?:Error|Exception|Warning): [^\n!?;]*")
 _FILE_EXT = lazy(r"\.(?:[a-z]{1,4})$")
-_HYPHEN_JOIN = lazy(r"\b(re|pre|non|un|co|sub|anti|post|semi|multi|[a-z])-(?=[a-z])")
+_HYPHEN_JOIN = lazy(r"\b(re|pre|non|un|co|sub|anti|post|semi|multi)-(?=[a-z])")
 _HYPHEN = lazy(r"(?<=[a-z])-(?=[a-z])")
 _SUBCLAUSE = lazy(r",|:|\(|\)|\s-+\s|\s\u2014\s|\bbut\b|\bthough\b|\bhowever\b")
 _TOKEN = lazy(r"[a-z0-9#@$~][a-z0-9_+#./@-]*")
@@ -168,7 +168,7 @@ yourself whatever okay yes yeah sure cool great good fine one ones bring back ki
 form style ahead purpose case stuff wherever possible
 der die das den dem des ein eine einen einem und oder ist sind zu zum zur mit fur von auf im
 es ich du wir le la les un une et ou pour avec de du en dans est sont ce ca on nous je tu il
-elle que qui au aux sur par
+elle que qui au aux sur par re ve ll
 """)
 _WH = frozenset({"why", "what", "how", "where", "which", "who", "whats", "hows", "whos"})
 _SUBJECTS = frozenset({"i", "we", "you", "please", "and", "also", "just", "so", "then", "but",
@@ -197,6 +197,7 @@ _SYNONYMS = {
     "documentation": "docs", "doc": "docs", "test": "tests", "tests": "tests",
 }
 _WORD_MEMO: dict[str, str] = {}
+_STEM_SYNONYMS: dict[str, str] = {}  # the table by stem, filled on first use
 
 
 def _normalize(text: str) -> str:
@@ -208,7 +209,7 @@ def _normalize(text: str) -> str:
         text = unicodedata.normalize("NFKC", text)
     text = _ERROR.sub(" ", text).lower()
     if "-" in text:
-        # "bullet-point" is "bullet point"; "pre-commit" and "f-strings" are one word
+        # "bullet-point" is "bullet point"; "pre-commit" is one word
         text = _HYPHEN_JOIN.sub(r"\1", text)
         text = _HYPHEN.sub(" ", text)
     for rx, repl in _PHRASES:
@@ -217,11 +218,18 @@ def _normalize(text: str) -> str:
 
 
 def _term(word: str) -> str:
-    """The term a word stands for: its Porter stem when it is a plain word, else the name."""
+    """The term a word stands for: its stem when it is a plain word, else the name."""
     got = _WORD_MEMO.get(word)
     if got is None:
+        if not _STEM_SYNONYMS:
+            _STEM_SYNONYMS.update((stem_inflected(k), stem_inflected(v))
+                                  for k, v in _SYNONYMS.items() if k.isalpha())
         name = _SYNONYMS.get(word, word)
-        got = stem_inflected(name) if name.isalpha() and name.isascii() else name
+        if name.isalpha() and name.isascii():
+            got = stem_inflected(name)
+            got = _STEM_SYNONYMS.get(got, got)  # "deleting" as "delete": "remove"
+        else:
+            got = name
         if len(_WORD_MEMO) < 100_000:
             _WORD_MEMO[word] = got
     return got
@@ -393,7 +401,7 @@ _GENERIC_PREP = frozenset({"in", "for", "with", "without", "across", "inside", "
 _STYLE_VERBS = frozenset({"answer", "reply", "respond", "keep", "be", "talk", "speak", "use",
                           "write", "format", "name", "indent", "store", "put", "prefix",
                           "commit", "squash", "add", "ask", "check", "run", "document",
-                          "pin", "log", "test"})
+                          "pin", "log", "test", "install"})
 _POINTERS = frozenset({"this", "that", "these", "those", "it", "here", "again", "a", "an",
                        "last", "next", "previous", "above", "below", "current", "my"})
 _DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "my", "your",
@@ -426,8 +434,9 @@ def _is_fact(words: list[str]) -> bool:
 def _is_general(words: list[str]) -> bool:
     """Whether an instruction without a rule word is still general (a condition, a manner or
     a class of things) and points at nothing in particular."""
+    cond = next((i for i, w in enumerate(words) if w in _CONDITION and i > 0), len(words))
     if any(w in _POINTERS or w.isdigit() or _FILE_EXT.search(w) or "/" in w or "_" in w
-           for w in words):
+           for w in words[:cond]):
         return False
     head = next((w for w in words if w not in _LEAD_WORDS), "")
     if head in _DETERMINERS:  # "the build broke after the upgrade": a subject, no instruction
@@ -435,12 +444,14 @@ def _is_general(words: list[str]) -> bool:
     for i, w in enumerate(words[:-1]):
         nxt = words[i + 1]
         if w in _CONDITION and i > 0:
-            return True
+            return True  # what follows a condition is a class of times: "before you merge a PR"
         if w in _GENERIC_PREP and i > 0 and nxt not in _DETERMINERS and head in _STYLE_VERBS \
                 and head != "add":
             return True
-    return head in _STYLE_VERBS and len(words) >= 2 and words[-1] not in _DETERMINERS \
-        and head not in {"add", "run", "check", "commit", "test", "write", "put", "log"}
+    # "keep answers short", "use conventional commits": a class of things, not "the" one
+    return head in _STYLE_VERBS and len(words) >= 2 and not any(
+        w in _DETERMINERS for w in words) and head not in {
+            "add", "run", "check", "commit", "test", "write", "put", "log", "install"}
 
 
 def _strong(words: list[str]) -> bool:
@@ -451,6 +462,8 @@ def _strong(words: list[str]) -> bool:
             return True
         if w in {"have", "has"} and nxt == "to" and i > 0:
             return True
+        if i == 0 and w in {"all", "any"} and nxt not in _DETERMINERS:
+            return True  # "all new functions need type hints"
         if w in _NORMATIVE and w != "only" and i > 0 and words[i - 1] in {
                 "is", "are", "be", "not", "always", "never", "stay", "remain"}:
             return True
@@ -487,8 +500,8 @@ def _read(text: str) -> list[tuple[str, dict[str, int], bool]]:
             if not pw or _is_fact(pw):
                 continue
             got, cue = _signed(part, has_replace)
+            marked = marked or cue or _strong(pw)  # "…, never bring it back" has no terms
             if got:
-                marked = marked or cue or _strong(pw)
                 if _is_general(pw):
                     general = True
                 elif not cue:
