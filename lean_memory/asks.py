@@ -686,6 +686,17 @@ def _components(clauses: list[_Clause], w: dict[str, float]) -> list[list[_Claus
     return [groups[k] for k in sorted(groups)]
 
 
+def _regroup(groups: list[list[_Clause]], w: dict[str, float]) -> list[list[_Clause]]:
+    """Groups whose cores say the same, joined: paraphrases that link only through what most
+    of each group agrees on ("uv, not pip, for adding packages" and "we install with uv")."""
+    cores = [_Clause(g[0].ask, i, "", _core(g), any(c.marked for c in g))
+             for i, g in enumerate(groups)]
+    joined = _components([c for c in cores if c.terms], w)
+    out = [[m for c in j for m in groups[c.nth]] for j in joined]
+    out += [g for g, c in zip(groups, cores, strict=True) if not c.terms]
+    return [sorted(g, key=lambda c: (_order(c.ask), c.nth)) for g in out]
+
+
 def propose(asks: Iterable[Ask], known: Sequence[str] = (),
             min_sessions: int = MIN_SESSIONS) -> list[Proposal]:
     """Requests that came back in ``min_sessions`` or more sessions, as proposed rules, most
@@ -697,7 +708,7 @@ def propose(asks: Iterable[Ask], known: Sequence[str] = (),
     known_terms = [t for k in known for _, t, _ in _read(k)]
     out: list[Proposal] = []
     taken: set[str] = set()
-    for members in _components(clauses, w):
+    for members in _regroup(_components(clauses, w), w):
         sessions = sorted({c.ask.session for c in members})
         if len(sessions) < min_sessions:
             continue
