@@ -139,7 +139,7 @@ def _wordset(text: str) -> frozenset[str]:
 _NEGATE = frozenset({"not", "never", "no", "avoid", "stop", "without", "nor", "hate", "nothing"})
 def _inflected(words: str) -> frozenset[str]:
     """Each verb with its -s, -ed and -ing forms."""
-    out = set()
+    out: set[str] = set()
     for w in words.split():
         base = w[:-1] if w.endswith("e") else w
         dbl = base + base[-1] if w in _DOUBLING else base

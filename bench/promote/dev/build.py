@@ -227,7 +227,7 @@ def build() -> tuple[list[dict[str, str]], dict[str, dict[str, object]]]:
         pool = [s for s in sessions if (projects is None or project_of[s] in projects)
                 and s not in avoid and all(lb != label for lb, _ in placed[s])]
         rng.shuffle(pool)
-        for s, text in zip(pool, texts):
+        for s, text in zip(pool, texts, strict=False):
             placed[s].append((label, text))
 
     for label, (projects, texts, rule, opposite) in PREFS.items():
