@@ -668,15 +668,19 @@ def _components(clauses: list[_Clause], w: dict[str, float]) -> list[list[_Claus
             i = parent[i]
         return i
 
+    # Candidate pairs through an inverted index of the sentences that read as rules: two
+    # sentences that do not (tasks, mostly) are never compared, as their group could never
+    # be proposed; that keeps the work near-linear in the asks.
     postings: dict[str, list[int]] = defaultdict(list)
     for i, c in enumerate(clauses):
-        for t in c.terms:
-            postings[t].append(i)
+        if c.marked:
+            for t in c.terms:
+                postings[t].append(i)
     for i, c in enumerate(clauses):
         seen: set[int] = set()
         for t in c.terms:
-            for j in postings[t]:
-                if j > i and j not in seen:
+            for j in postings.get(t, ()):
+                if (j > i or not c.marked) and j not in seen:
                     seen.add(j)
                     if find(i) != find(j) and _links(c, clauses[j], w):
                         parent[max(find(i), find(j))] = min(find(i), find(j))
