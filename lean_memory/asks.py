@@ -526,15 +526,27 @@ def _sentences(text: str) -> list[tuple[str, str]]:
 
 
 def _clauses(asks: Iterable[Ask]) -> list[_Clause]:
-    return [_Clause(ask, nth, text, terms, marked) for ask in asks
-            for nth, (text, terms, marked) in enumerate(_read(ask.text))]
+    read: dict[str, list[tuple[str, dict[str, int], bool]]] = {}  # a task comes back verbatim
+    out = []
+    for ask in asks:
+        got = read.get(ask.text)
+        if got is None:
+            got = read[ask.text] = _read(ask.text)
+        out.extend(_Clause(ask, nth, text, terms, marked)
+                   for nth, (text, terms, marked) in enumerate(got))
+    return out
 
 
 def _weights(asks: Sequence[Ask]) -> dict[str, float]:
     """idf of each term over all asks (a word in every prompt says little)."""
     df: dict[str, int] = defaultdict(int)
+    seen: dict[str, set[str]] = {}
     for ask in asks:
-        for t in {_term(w) for w in _words(_normalize(ask.text)) if _is_content(w)}:
+        got = seen.get(ask.text)
+        if got is None:
+            got = seen[ask.text] = {_term(w) for w in _words(_normalize(ask.text))
+                                    if _is_content(w)}
+        for t in got:
             df[t] += 1
     n = len(asks)
     return {t: math.log((n + 1) / (d + 0.5)) + 1.0 for t, d in df.items()}
