@@ -527,7 +527,7 @@ def _sentences(text: str) -> list[tuple[str, str]]:
 
 def _clauses(asks: Iterable[Ask]) -> list[_Clause]:
     read: dict[str, list[tuple[str, dict[str, int], bool]]] = {}  # a task comes back verbatim
-    out = []
+    out: list[_Clause] = []
     for ask in asks:
         got = read.get(ask.text)
         if got is None:
