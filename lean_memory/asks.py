@@ -308,7 +308,10 @@ def _signed(clause: str, replacing: bool) -> tuple[dict[str, int], bool]:
             sign = 1  # "replace X with Y"
         elif w in _SCOPE_END and not switching:
             condition = condition or w == "unless"
-            sign = base
+            # where a prohibition holds is not what it refuses: "no emojis in commit
+            # messages" refuses emojis, as "commit messages without emojis" does ("to" is
+            # still the act's: "never push to main")
+            sign = 1 if prohibits and w != "to" and not lead else base
         elif w in {"we", "i"} and nxt in {"use", "like", "love", "prefer", "always", "never"}:
             cue = True
         elif _is_content(w):
@@ -451,7 +454,7 @@ def _is_general(words: list[str]) -> bool:
     # "keep answers short", "use conventional commits": a class of things, not "the" one
     return head in _STYLE_VERBS and len(words) >= 2 and not any(
         w in _DETERMINERS for w in words) and head not in {
-            "add", "run", "check", "commit", "test", "write", "put", "log", "install"}
+            "add", "run", "check", "commit", "test", "put", "log", "install"}
 
 
 def _strong(words: list[str]) -> bool:

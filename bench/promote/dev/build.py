@@ -145,6 +145,95 @@ PREFS: dict[str, tuple[list[str] | None, list[str], str, str]] = {
     ], "Use coroutines, not RxJava, for async code.", ""),
 }
 
+# A second batch, written later (after the first round of tuning on the batch above) to check
+# that what was tuned carries over: `dev2`, never tuned on before its first score was read.
+PREFS2: dict[str, tuple[list[str] | None, list[str], str, str]] = {
+    "pref:black-line": (["billing", "cli"], [
+        "line length 100 for black",
+        "Set black's line-length to 100, we don't do 88 here.",
+        "fix the import error in cli.py. btw black line length is 100 for us",
+        "max line length: 100 chars, ok?",
+    ], "Black line length is 100.", ""),
+    "pref:german-commits": (["docs-site"], [
+        "Commit-Nachrichten bitte auf Deutsch.",
+        "write commit messages in German",
+        "commit messages auf Deutsch, ja?",
+    ], "Commit messages in German.", ""),
+    "pref:no-force-push": (None, [
+        "never force-push",
+        "Don't force push to shared branches, ever.",
+        "rebase the branch. and no force pushing please",
+        "force-pushing is not allowed here",
+    ], "Never force-push.", ""),
+    "pref:explain-first": (None, [
+        "explain your plan before changing code",
+        "Before you change anything, tell me the plan first.",
+        "I want a short plan before any edit, please",
+        "always explain what you'll do before editing files",
+    ], "Explain the plan before changing code.", ""),
+    "pref:yarn-no": (["webapp"], [
+        "we dropped yarn, don't use it",
+        "no yarn. never.",
+        "Stop suggesting yarn commands, we left yarn last year.",
+    ], "Don't use yarn.", ""),
+    "pref:sql-upper": (["etl", "billing"], [
+        "SQL keywords in uppercase",
+        "Please write SQL keywords upper-case (SELECT, FROM...)",
+        "uppercase sql keywords, always",
+        "keep the SQL keywords capitalised",
+    ], "SQL keywords in uppercase.", ""),
+    "pref:small-commits": (None, [
+        "make small commits, one change per commit",
+        "Keep commits small and focused please.",
+        "one logical change per commit, right?",
+    ], "Small commits, one change each.", "pref:one-commit"),
+    "pref:one-commit": (["ops"], [
+        "put everything in one commit",
+        "I prefer a single commit for the whole change",
+        "one commit per PR, don't split it up",
+    ], "One commit for the whole change.", "pref:small-commits"),
+    "pref:dataclasses": (["billing", "cli", "etl"], [
+        "use dataclasses instead of dicts for records",
+        "Prefer dataclasses over plain dicts.",
+        "records should be dataclasses, not dicts",
+        "add the new endpoint. Oh and dataclasses, not dicts, for the payloads",
+    ], "Use dataclasses, not dicts, for records.", ""),
+    "pref:no-comments": (None, [
+        "don't add comments that repeat the code",
+        "No obvious comments please, the code says it.",
+        "Stop adding comments that just restate the code!",
+    ], "No comments that repeat the code.", ""),
+    "pref:french-ui": (["mobile"], [
+        "les textes de l'interface toujours en francais",
+        "UI strings in French please",
+        "keep the UI text in French, ok?",
+    ], "UI text in French.", ""),
+    "pref:pin-versions": (["ops", "etl"], [
+        "pin exact versions in requirements",
+        "Always pin dependency versions exactly (==).",
+        "Pinned versions only, no ranges.",
+    ], "Pin exact dependency versions.", ""),
+}
+
+TASKS2: dict[str, list[str]] = {
+    "task:format": ["format the code", "format the code", "run the formatter on it"],
+    "task:explain": ["explain this function", "explain this", "explain what this does"],
+    "task:rebase": ["rebase on main", "rebase on main", "rebase onto main please"],
+}
+
+CONTROL2: dict[str, list[str]] = {
+    "control:undo": ["undo that", "undo the last change", "revert it"],
+    "control:hold": ["wait, hold on", "hold on", "wait"],
+    "control:laisse": ["laisse tomber", "laisse tomber, c'est bon", "egal, lass es"],
+}
+
+FACTS2: dict[str, list[str]] = {
+    "fact:deploy": ["the deploy always takes 20 minutes", "deploys take ages",
+                    "the deploy never finishes before lunch"],
+    "fact:windows": ["it never builds on windows", "the windows build always breaks",
+                     "windows builds keep failing"],
+}
+
 RARE: dict[str, list[str]] = {
     "rare:no-semicolons": ["never use semicolons in JS"],
     "rare:black": ["always run black after editing"],
@@ -215,9 +304,12 @@ ONEOFF = [
 ]
 
 
-def build() -> tuple[list[dict[str, str]], dict[str, dict[str, object]]]:
-    rng = random.Random(34)
-    sessions = [f"dev-{i:03d}" for i in range(60)]
+def build(prefs: dict[str, tuple[list[str] | None, list[str], str, str]],
+          tables: tuple[tuple[str, dict[str, list[str]]], ...], oneoff: list[str],
+          seed: int, prefix: str, start: datetime
+          ) -> tuple[list[dict[str, str]], dict[str, dict[str, object]]]:
+    rng = random.Random(seed)
+    sessions = [f"{prefix}-{i:03d}" for i in range(60)]
     project_of = {s: PROJECTS[rng.randrange(len(PROJECTS))] for s in sessions}
     placed: dict[str, list[tuple[str, str]]] = {s: [] for s in sessions}
     labels: dict[str, dict[str, object]] = {}
@@ -230,20 +322,18 @@ def build() -> tuple[list[dict[str, str]], dict[str, dict[str, object]]]:
         for s, text in zip(pool, texts, strict=False):
             placed[s].append((label, text))
 
-    for label, (projects, texts, rule, opposite) in PREFS.items():
+    for label, (projects, texts, rule, opposite) in prefs.items():
         avoid = {s for s in sessions if any(lb == opposite for lb, _ in placed[s])}
         place(label, texts, projects, avoid)
         labels[label] = {"kind": "pref", "rule": rule, "opposite": opposite}
-    for kind, table in (("rare", RARE), ("task", TASKS), ("control", CONTROL),
-                        ("fact", FACTS)):
+    for kind, table in tables:
         for label, texts in table.items():
             place(label, texts, None, set())
             labels[label] = {"kind": kind}
-    for text in ONEOFF:
+    for text in oneoff:
         s = sessions[rng.randrange(len(sessions))]
         placed[s].append(("oneoff", text))
     rows = []
-    start = datetime(2026, 11, 2, 8, 0, 0)
     for n, s in enumerate(sessions):
         items = placed[s]
         rng.shuffle(items)
@@ -260,10 +350,16 @@ def build() -> tuple[list[dict[str, str]], dict[str, dict[str, object]]]:
 
 
 def main() -> int:
-    rows, labels = build()
-    data = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows)
-    lab = json.dumps({"dev": labels}, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    files = {HERE / "dev.jsonl": data, HERE / "labels.json": lab}
+    rows, labels = build(PREFS, (("rare", RARE), ("task", TASKS), ("control", CONTROL),
+                                 ("fact", FACTS)), ONEOFF, 34, "dev", datetime(2026, 11, 2, 8))
+    rows2, labels2 = build(PREFS2, (("task", TASKS2), ("control", CONTROL2),
+                                    ("fact", FACTS2)), ONEOFF, 35, "dev2",
+                           datetime(2026, 11, 20, 8))
+    files = {HERE / "labels.json": json.dumps({"dev": labels, "dev2": labels2}, indent=1,
+                                              sort_keys=True, ensure_ascii=False) + "\n"}
+    for name, got in (("dev", rows), ("dev2", rows2)):
+        files[HERE / f"{name}.jsonl"] = "".join(
+            json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in got)
     if "--check" in sys.argv:
         stale = [p.name for p, text in files.items()
                  if not p.exists() or p.read_text(encoding="utf-8") != text]
