@@ -195,6 +195,10 @@ _SYNONYMS = {
     "englisch": "english", "anglais": "english", "deutsch": "german", "allemand": "german",
     "francais": "french", "franzosisch": "french", "doku": "docs", "dokumentation": "docs",
     "documentation": "docs", "doc": "docs", "test": "tests", "tests": "tests",
+    "nachricht": "message", "nachrichten": "message", "texte": "text", "textes": "text",
+    "kommentar": "comment", "kommentare": "comment", "commentaire": "comment",
+    "commentaires": "comment", "fichier": "file", "fichiers": "file", "datei": "file",
+    "dateien": "file", "msg": "message", "msgs": "message",
 }
 _WORD_MEMO: dict[str, str] = {}
 _STEM_SYNONYMS: dict[str, str] = {}  # the table by stem, filled on first use
@@ -457,6 +461,38 @@ def _is_general(words: list[str]) -> bool:
             "add", "run", "check", "commit", "test", "put", "log", "install"}
 
 
+# Verbs a task starts with; a sentence that starts with none of them and holds no verb at all
+# is a setting said as a noun phrase ("SQL keywords in uppercase", "uv for installs").
+_TASK_VERBS = _wordset("""
+run fix add make write explain check update commit push open create delete remove rename
+refactor move continue look show tell find debug test build deploy install upgrade bump merge
+rebase squash revert undo format lint review document profile translate convert migrate split
+set get try help implement clean generate regenerate describe list print read go start stop do
+use put change replace see compare investigate figure call send pull fetch release tag publish
+ship kill restart retry rerun redo finish complete wrap edit modify keep give let can could
+would will is are was were be been has have had does did done take takes took
+""")
+_NOUN_AFTER_VERB = frozenset({"message", "messages", "msg", "msgs", "hook", "hooks", "history",
+                              "log", "logs", "title", "titles", "style", "format", "size"})
+
+
+def _is_setting(words: list[str]) -> bool:
+    """A verbless noun phrase that names a setting: nothing pointed at, no verb anywhere."""
+    body = [w for w in words if w not in _LEAD_WORDS]
+    if len([w for w in body if _is_content(w)]) < 2 or body[0] in _WH:
+        return False
+    if body[0] in _TASK_VERBS and not (len(body) > 1 and body[1] in _NOUN_AFTER_VERB):
+        return False
+    if any(w in _DETERMINERS or w in _POINTERS for w in body):
+        return False
+    return not any(
+        w in _DETERMINERS or w in _POINTERS or w in _EVENT_VERBS or w in _FINITE
+        or w in _TASK_VERBS
+        or w in _MODALS or w in _PERSON or w in {"keep", "keeps"} or _FILE_EXT.search(w)
+        or "/" in w or "_" in w or (w.endswith(("ing", "ed")) and len(w) > 5)
+        for w in body[1:])
+
+
 def _strong(words: list[str]) -> bool:
     """A word that makes a sentence a standing rule whatever else it says."""
     for i, w in enumerate(words):
@@ -505,7 +541,7 @@ def _read(text: str) -> list[tuple[str, dict[str, int], bool]]:
             got, cue = _signed(part, has_replace)
             marked = marked or cue or _strong(pw)  # "…, never bring it back" has no terms
             if got:
-                if _is_general(pw):
+                if _is_general(pw) or _is_setting(pw):
                     general = True
                 elif not cue:
                     pointer = pointer or any(w in _POINTERS for w in pw)
