@@ -83,8 +83,9 @@ MAX_LINE_CHARS = 160
 MAX_SECTION_LINES = 20  # per part of a summary; the rest are named by id
 
 # Tuned on the train split of bench/promote only (see its README).
-LINK_COSINE = 0.55  # signed, idf-weighted cosine at or above which two rule sentences link
+LINK_COSINE = 0.35  # signed, idf-weighted cosine at or above which two rule sentences link
 DISTINCT_SHARE = 0.7  # an unshared term this heavy (vs the sentence's heaviest) names a thing
+KEY_SHARE = 0.2  # of what a sentence is about (by weight), the share another must also say
 CONFLICT_SHARE = 0.25  # shared weight with opposite signs above this share: they disagree
 
 # -- reading a request -------------------------------------------------------------------------
@@ -257,8 +258,13 @@ def _is_content(word: str) -> bool:
         and not word.isdigit() and len(word) > 1
 
 
-def _signed(clause: str, replacing: bool) -> tuple[dict[str, int], bool]:
-    """(term -> +1 wanted / -1 rejected, whether the clause holds a rule cue).
+_WHERE = frozenset({"for", "in", "when", "on", "at", "before", "after", "during", "while", "if",
+                    "unless", "inside", "within", "across", "whenever", "until"})
+
+
+def _signed(clause: str, replacing: bool) -> tuple[dict[str, int], bool, set[str]]:
+    """(term -> +1 wanted / -1 rejected, whether the clause holds a rule cue, the terms that
+    only say where or when: after a preposition or a condition).
 
     A prohibition at the head ("never", "don't", "no") turns the whole clause; a contrast
     ("instead of X", "over X", "uv not X") turns only what follows, up to a preposition
@@ -271,9 +277,12 @@ def _signed(clause: str, replacing: bool) -> tuple[dict[str, int], bool]:
     prev = ""
     lead = True  # still before the clause's first content word
     other_subject = False  # "it does not work": a subject that is not the person
-    prohibits = condition = False
+    prohibits = condition = scoped = False
+    where: set[str] = set()
     for i, w in enumerate(words):
         nxt = words[i + 1] if i + 1 < len(words) else ""
+        if w in _WHERE:
+            scoped = True
         if w in _CUES:
             cue = cue or w != "only" or nxt == "use" or prev == "use"
         if lead and w in _OTHER_SUBJECTS:
@@ -322,6 +331,8 @@ def _signed(clause: str, replacing: bool) -> tuple[dict[str, int], bool]:
             t = _term(w)
             if t not in terms:
                 terms[t] = sign
+                if scoped:
+                    where.add(t)
             lead = False
         prev = w
     # "tabs are banned", "pushing to main is not ok": what came before is what is refused
@@ -335,23 +346,32 @@ def _signed(clause: str, replacing: bool) -> tuple[dict[str, int], bool]:
             break
     if prohibits and condition:
         # "never commit without running the tests" asks what "always run the tests before
-        # committing" asks: every part of it is wanted
+        # committing" asks: every part of it is wanted, and what it is about is the part
+        # after "without" (the rest says when)
         terms = dict.fromkeys(terms, 1)
-    return terms, cue
+        if "without" in words:
+            after = _signed(" ".join(words[words.index("without") + 1:]), replacing)[0]
+            where = set(terms) - set(after)
+            terms = {**dict.fromkeys(after, 1), **terms}  # in the order "Y before X" says it
+    return terms, cue, where
 
 
 class _Clause(Record):
-    _fields = ("ask", "nth", "text", "terms", "marked")
+    _fields = ("ask", "nth", "text", "terms", "marked", "keys")
     __slots__ = _fields
     ask: Ask
     nth: int  # which sentence of the ask
     text: str
     terms: dict[str, int]
     marked: bool  # reads as a standing rule by itself (see _read)
+    keys: frozenset[str]  # the terms that say what, not where or when
 
     def __init__(self, ask: Ask, nth: int, text: str, terms: dict[str, int],
-                 marked: bool) -> None:
-        self._init(ask, nth, text, terms, marked)
+                 marked: bool, keys: frozenset[str]) -> None:
+        self._init(ask, nth, text, terms, marked, keys)
+
+
+_Reading = tuple[str, dict[str, int], bool, frozenset[str]]
 
 
 # -- what a sentence is: steering, a one-time limit, a statement, a rule ----------------------
@@ -516,9 +536,9 @@ def _strong(words: list[str]) -> bool:
     return False
 
 
-def _read(text: str) -> list[tuple[str, dict[str, int], bool]]:
+def _read(text: str) -> list[_Reading]:
     """Each sentence of ``text`` that could be a standing rule: (the person's words, its
-    signed terms, whether it reads as a rule by itself). Steering, questions, what is limited
+    signed terms, whether it reads as a rule by itself, its key terms). Steering, questions, what is limited
     to now and statements of fact are left out; a task reads as no rule by itself."""
     out = []
     for shown, mark in _sentences(_TAG_QUESTION.sub(".", text)):
@@ -534,11 +554,13 @@ def _read(text: str) -> list[tuple[str, dict[str, int], bool]]:
         terms: dict[str, int] = {}
         marked = general = False
         pointer = False
+        where: set[str] = set()
         for part in _SUBCLAUSE.split(sentence):
             pw = _words(part)
             if not pw or _is_fact(pw):
                 continue
-            got, cue = _signed(part, has_replace)
+            got, cue, at = _signed(part, has_replace)
+            where |= at - terms.keys()
             marked = marked or cue or _strong(pw)  # "…, never bring it back" has no terms
             if got:
                 if _is_general(pw) or _is_setting(pw):
@@ -548,13 +570,14 @@ def _read(text: str) -> list[tuple[str, dict[str, int], bool]]:
             for t, sign in got.items():
                 terms.setdefault(t, sign)
         if terms:
-            out.append((shown, terms, marked or (general and not pointer)))
+            out.append((shown, terms, marked or (general and not pointer),
+                        frozenset(terms.keys() - where)))
     return out
 
 
 def rule_clauses(text: str) -> list[tuple[str, dict[str, int]]]:
     """Each sentence of ``text`` that reads as a standing rule, with its signed terms."""
-    return [(s, terms) for s, terms, marked in _read(text) if marked]
+    return [(s, terms) for s, terms, marked, _ in _read(text) if marked]
 
 
 def _sentences(text: str) -> list[tuple[str, str]]:
@@ -565,14 +588,13 @@ def _sentences(text: str) -> list[tuple[str, str]]:
 
 
 def _clauses(asks: Iterable[Ask]) -> list[_Clause]:
-    read: dict[str, list[tuple[str, dict[str, int], bool]]] = {}  # a task comes back verbatim
+    read: dict[str, list[_Reading]] = {}  # a task comes back verbatim
     out: list[_Clause] = []
     for ask in asks:
         got = read.get(ask.text)
         if got is None:
             got = read[ask.text] = _read(ask.text)
-        out.extend(_Clause(ask, nth, text, terms, marked)
-                   for nth, (text, terms, marked) in enumerate(got))
+        out.extend(_Clause(ask, nth, *reading) for nth, reading in enumerate(got))
     return out
 
 
@@ -606,13 +628,33 @@ def _similar(a: dict[str, int], b: dict[str, int], w: dict[str, float]) -> bool:
     norm_b = math.sqrt(sum(w.get(t, 1.0) ** 2 for t in b))
     if (agree - clash) / (norm_a * norm_b) < LINK_COSINE:
         return False
-    # each naming something the other lacks: a shared frame, two different rules
-    return pair or not (_names_more(a, b, w) and _names_more(b, a, w))
+    # each naming something the other lacks in the same place of the same sentence frame
+    # ("always run ruff / mypy before committing"): two rules; a paraphrase says its words
+    # in another order or adds some of its own
+    # (or one refuses a thing the other never names: "commit messages without emojis" and
+    # "conventional commit messages" are two rules about one place)
+    return pair or not (_names_more(a, b, w) and _names_more(b, a, w) and (
+        _frame(a, b) == _frame(b, a) or _names_more(a, b, w, -1)
+        or _names_more(b, a, w, -1)))
 
 
-def _names_more(a: dict[str, int], b: dict[str, int], w: dict[str, float]) -> bool:
+def _frame(a: dict[str, int], b: dict[str, int]) -> tuple[str, ...]:
+    """``a``'s terms in order, each run of terms ``b`` lacks as one blank."""
+    out: list[str] = []
+    for t in a:
+        if t in b:
+            out.append(t)
+        elif not out or out[-1] != "":
+            out.append("")
+    return tuple(out)
+
+
+def _names_more(a: dict[str, int], b: dict[str, int], w: dict[str, float],
+                sign: int = 0) -> bool:
+    """Whether ``a`` has a heavy term ``b`` lacks (with ``sign``: one it wants or refuses)."""
     top = max(w.get(t, 1.0) for t in a)
-    return any(w.get(t, 1.0) >= DISTINCT_SHARE * top for t in a if t not in b)
+    return any(w.get(t, 1.0) >= DISTINCT_SHARE * top for t in a
+               if t not in b and (not sign or a[t] == sign))
 
 
 def same_request(a: str, b: str) -> bool:
@@ -704,10 +746,17 @@ def _core(members: list[_Clause]) -> dict[str, int]:
 def _links(a: _Clause, b: _Clause, w: dict[str, float]) -> bool:
     """Whether two sentences say the same; one that reads as a rule and one that does not
     (a task?) only when neither names anything the other lacks."""
-    if not _similar(a.terms, b.terms, w):
+    if not _similar(a.terms, b.terms, w) or not (_covers(a, b, w) and _covers(b, a, w)):
         return False
     return a.marked == b.marked or not (_names_more(a.terms, b.terms, w)
                                         or _names_more(b.terms, a.terms, w))
+
+
+def _covers(a: _Clause, b: _Clause, w: dict[str, float]) -> bool:
+    """Whether ``b`` says at least half (by weight) of what ``a`` is about: two rules in one
+    place ("no emojis in commit messages", "conventional commit messages") share only where."""
+    total = sum(w.get(t, 1.0) for t in a.keys)
+    return sum(w.get(t, 1.0) for t in a.keys if t in b.terms) >= KEY_SHARE * total
 
 
 def _components(clauses: list[_Clause], w: dict[str, float]) -> list[list[_Clause]]:
@@ -744,8 +793,12 @@ def _components(clauses: list[_Clause], w: dict[str, float]) -> list[list[_Claus
 def _regroup(groups: list[list[_Clause]], w: dict[str, float]) -> list[list[_Clause]]:
     """Groups whose cores say the same, joined: paraphrases that link only through what most
     of each group agrees on ("uv, not pip, for adding packages" and "we install with uv")."""
-    cores = [_Clause(g[0].ask, i, "", _core(g), any(c.marked for c in g))
-             for i, g in enumerate(groups)]
+    cores = []
+    for i, g in enumerate(groups):
+        core = _core(g)
+        core = {t: core[t] for c in g for t in c.terms if t in core}  # in the words' order
+        keys = frozenset(t for t in core if any(t in c.keys for c in g))
+        cores.append(_Clause(g[0].ask, i, "", core, any(c.marked for c in g), keys))
     joined = _components([c for c in cores if c.terms], w)
     out = [[m for c in j for m in groups[c.nth]] for j in joined]
     out += [g for g, c in zip(groups, cores, strict=True) if not c.terms]
@@ -760,7 +813,7 @@ def propose(asks: Iterable[Ask], known: Sequence[str] = (),
     unique = _unique_asks(asks)
     w = _weights(unique)
     clauses = sorted(_clauses(unique), key=lambda c: (_order(c.ask), c.nth))
-    known_terms = [t for k in known for _, t, _ in _read(k)]
+    known_terms = [t for k in known for _, t, _, _ in _read(k)]
     out: list[Proposal] = []
     taken: set[str] = set()
     for members in _regroup(_components(clauses, w), w):
