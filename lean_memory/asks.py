@@ -391,13 +391,14 @@ _CONTROL = lazy(
     r"|not (?:now|yet|right now|like that|what|this|that|quite)\b"
     r"|do not (?:worry|bother)|no need\b|skip\b|try again|again\b|sorry|oops|my bad"
     r"|nein\b|nochmal|vergiss|halt\b|stopp\b|egal\b|falsch\b|non\s*(?:[,.!:]|$)"
-    r"|laisse tomber|annule|recommence|arrete|c'est faux)")
+    r"|laisse tomber|annule|recommence|arrete|c'est faux|c'est pas|not comme|not ca\b|oublie"
+    r"|attends|warte|moment\b|not so\b|lass es|das stimmt not|stimmt not)")
 # Limited to now: "don't commit yet", "skip the docs for now" (one-time, not standing)
 _LIMITED = lazy(
     r"\b(?:for now|this time|yet|right now|at the moment|for the moment|for the time being"
     r"|today|tonight|this once|just once|for this (?:one|pr|branch|task|file|change|commit)"
     r"|jetzt|erstmal|diesmal|noch not|pour l'instant|pour le moment|cette fois|not encore"
-    r"|maintenant)\b")
+    r"|maintenant|later|spater|plus tard|demain|morgen)\b")
 _PERSON = frozenset({"i", "we", "you", "please", "pls", "lets", "let", "kindly"})
 # words before an instruction's verb ("please always use …")
 _LEAD_WORDS = _PERSON | {"and", "so", "also", "remember", "always", "never", "not", "no", "do",
@@ -405,7 +406,9 @@ _LEAD_WORDS = _PERSON | {"and", "so", "also", "remember", "always", "never", "no
 _FREQUENCY = frozenset({"always", "never", "usually", "sometimes", "often", "constantly",
                         "still", "rarely", "randomly"})
 _FINITE = frozenset({"is", "are", "was", "were", "has", "have", "had", "does", "did", "do",
-                     "keeps", "seems", "gets", "got", "isnt", "arent", "wasnt", "werent"})
+                     "keeps", "seems", "gets", "got", "isnt", "arent", "wasnt", "werent",
+                     "ist", "sind", "war", "waren", "hat", "wird", "geht", "est", "sont",
+                     "etait", "ont", "plante", "echoue", "marche", "schlagt", "lauft"})
 _EVENT_VERBS = frozenset({"work", "fail", "break", "take", "pass", "crash", "hang", "run",
                           "time", "get", "seem", "look", "happen", "come", "go", "show",
                           "been", "be", "ran", "got", "went", "broke", "took"})
@@ -432,7 +435,10 @@ _STYLE_VERBS = frozenset({"answer", "reply", "respond", "keep", "be", "talk", "s
 _POINTERS = frozenset({"this", "that", "these", "those", "it", "here", "again", "a", "an",
                        "last", "next", "previous", "above", "below", "current", "my"})
 _DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "my", "your",
-                          "our", "its", "it", "his", "her", "their", "some"})
+                          "our", "its", "it", "his", "her", "their", "some",
+                          "der", "die", "das", "den", "dem", "des", "ein", "eine", "es",
+                          "le", "la", "les", "un", "une", "ce", "cette", "ces", "ca", "il",
+                          "elle", "mon", "ma", "mes"})
 
 
 def _is_fact(words: list[str]) -> bool:
@@ -491,7 +497,16 @@ set get try help implement clean generate regenerate describe list print read go
 use put change replace see compare investigate figure call send pull fetch release tag publish
 ship kill restart retry rerun redo finish complete wrap edit modify keep give let can could
 would will is are was were be been has have had does did done take takes took
+mach mache lass fuhr fuhre schreib teste bau prufe zeig erklar korrigier aktualisier losch
+entfern starte fais lance relance corrige ajoute supprime ecris montre explique verifie mets
+regarde deploie
 """)
+# German puts a task's verb last ("Migrationen ausführen", "die Tests laufen lassen")
+_VERB_LAST = lazy(r"(?:ieren|[^e]en|eln|ern)$")
+_NOT_VERB_LAST = frozenset({"screen", "screens", "token", "tokens", "kitchen", "between",
+                            "hidden", "broken", "written", "golden", "driven", "often",
+                            "pattern", "modern", "western", "eastern", "concern", "intern",
+                            "lantern", "govern", "return", "open", "seven", "eleven"})
 _NOUN_AFTER_VERB = frozenset({"message", "messages", "msg", "msgs", "hook", "hooks", "history",
                               "log", "logs", "title", "titles", "style", "format", "size"})
 
@@ -504,6 +519,9 @@ def _is_setting(words: list[str]) -> bool:
     if body[0] in _TASK_VERBS and not (len(body) > 1 and body[1] in _NOUN_AFTER_VERB):
         return False
     if any(w in _DETERMINERS or w in _POINTERS for w in body):
+        return False
+    last = body[-1]
+    if len(last) >= 6 and last not in _NOT_VERB_LAST and _VERB_LAST.search(last):
         return False
     return not any(
         w in _DETERMINERS or w in _POINTERS or w in _EVENT_VERBS or w in _FINITE
@@ -545,7 +563,7 @@ def _read(text: str) -> list[_Reading]:
         polite = _POLITE.match(shown)
         if polite:
             shown, mark = shown[polite.end():], "."
-        sentence = _normalize(shown).strip()
+        sentence = " ".join(_normalize(shown).split())
         words = _words(sentence)
         if not words or words[0] in _WH or "?" in mark or _CONTROL.match(sentence) \
                 or _LIMITED.search(sentence):

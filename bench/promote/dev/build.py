@@ -217,6 +217,13 @@ PREFS2: dict[str, tuple[list[str] | None, list[str], str, str]] = {
 
 TASKS2: dict[str, list[str]] = {
     "task:format": ["format the code", "format the code", "run the formatter on it"],
+    "task:tests-de2": ["lass die Tests laufen", "mach die Tests nochmal", "lass die Tests laufen"],
+    "task:deploy-fr": ["lance le déploiement sur staging", "relance le déploiement",
+                       "lance le déploiement sur staging"],
+    "task:migrate-de": ["Migrationen ausführen bitte", "Migrationen ausführen",
+                        "bitte die Migrationen ausführen"],
+    "task:review-fr": ["regarde la PR de Paul", "tu peux regarder la PR ?",
+                       "regarde la PR de Paul stp"],
     "task:explain": ["explain this function", "explain this", "explain what this does"],
     "task:rebase": ["rebase on main", "rebase on main", "rebase onto main please"],
 }
@@ -225,9 +232,16 @@ CONTROL2: dict[str, list[str]] = {
     "control:undo": ["undo that", "undo the last change", "revert it"],
     "control:hold": ["wait, hold on", "hold on", "wait"],
     "control:laisse": ["laisse tomber", "laisse tomber, c'est bon", "egal, lass es"],
+    "control:warte": ["warte mal", "Moment, warte", "warte, nicht so"],
+    "control:pas-ca": ["non, c'est pas ça", "pas comme ça", "c'est pas ça, recommence"],
+    "control:spaeter": ["später", "das machen wir später", "plus tard"],
 }
 
 FACTS2: dict[str, list[str]] = {
+    "fact:ci-de": ["der CI-Build ist immer rot", "die Pipeline schlägt immer fehl",
+                   "das schlägt auf CI immer fehl"],
+    "fact:crash-fr": ["ça plante toujours au démarrage", "l'app plante toujours au démarrage",
+                      "le build échoue toujours sur arm"],
     "fact:deploy": ["the deploy always takes 20 minutes", "deploys take ages",
                     "the deploy never finishes before lunch"],
     "fact:windows": ["it never builds on windows", "the windows build always breaks",
