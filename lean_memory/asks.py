@@ -196,6 +196,8 @@ _SYNONYMS = {
     "englisch": "english", "anglais": "english", "deutsch": "german", "allemand": "german",
     "francais": "french", "franzosisch": "french", "doku": "docs", "dokumentation": "docs",
     "documentation": "docs", "doc": "docs", "test": "tests", "tests": "tests",
+    "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "eight": "8",
+    "ten": "10", "zwei": "2", "vier": "4", "deux": "2", "quatre": "4",
     "nachricht": "message", "nachrichten": "message", "texte": "text", "textes": "text",
     "kommentar": "comment", "kommentare": "comment", "commentaire": "comment",
     "commentaires": "comment", "fichier": "file", "fichiers": "file", "datei": "file",
@@ -252,10 +254,11 @@ def _words(clause: str) -> list[str]:
 
 
 def _is_content(word: str) -> bool:
+    # a number is a word ("indent with 2 spaces" is not "with 4"); a task's numbers point
+    # at one thing ("the last 3 commits"), which keeps the task from reading as a rule
     return word not in STOP_WORDS and word not in _FILLER and word not in _NEGATE \
         and word not in _INVERT and word not in _REPLACE and word not in _SWITCH \
-        and word not in _CONTRAST \
-        and not word.isdigit() and len(word) > 1
+        and word not in _CONTRAST and (len(word) > 1 or word.isdigit())
 
 
 _WHERE = frozenset({"for", "in", "when", "on", "at", "before", "after", "during", "while", "if",
@@ -514,7 +517,8 @@ _NOUN_AFTER_VERB = frozenset({"message", "messages", "msg", "msgs", "hook", "hoo
 def _is_setting(words: list[str]) -> bool:
     """A verbless noun phrase that names a setting: nothing pointed at, no verb anywhere."""
     body = [w for w in words if w not in _LEAD_WORDS]
-    if len([w for w in body if _is_content(w)]) < 2 or body[0] in _WH:
+    # two words are a command as often as a setting ("terraform plan please")
+    if len(body) < 3 or len([w for w in body if _is_content(w)]) < 2 or body[0] in _WH:
         return False
     if body[0] in _TASK_VERBS and not (len(body) > 1 and body[1] in _NOUN_AFTER_VERB):
         return False
@@ -573,14 +577,16 @@ def _read(text: str) -> list[_Reading]:
         marked = general = False
         pointer = False
         where: set[str] = set()
+        after_fact = False  # "the build broke after the upgrade: exit code 137"
         for part in _SUBCLAUSE.split(sentence):
             pw = _words(part)
             if not pw or _is_fact(pw):
+                after_fact = after_fact or bool(pw)
                 continue
             got, cue, at = _signed(part, has_replace)
             where |= at - terms.keys()
             marked = marked or cue or _strong(pw)  # "…, never bring it back" has no terms
-            if got:
+            if got and not after_fact:
                 if _is_general(pw) or _is_setting(pw):
                     general = True
                 elif not cue:
@@ -635,6 +641,11 @@ def _similar(a: dict[str, int], b: dict[str, int], w: dict[str, float]) -> bool:
     """Whether two rule sentences ask the same thing (see the module docstring)."""
     shared = a.keys() & b.keys()
     if not shared:
+        return False
+    # a setting's value: "2 spaces" and "4 spaces" are two rules, however alike the rest
+    nums_a = {t for t in a if t.isdigit()}
+    nums_b = {t for t in b if t.isdigit()}
+    if nums_a and nums_b and not nums_a & nums_b:
         return False
     agree = sum(w.get(t, 1.0) ** 2 for t in shared if a[t] == b[t])
     clash = sum(w.get(t, 1.0) ** 2 for t in shared if a[t] != b[t])
@@ -817,9 +828,10 @@ def _regroup(groups: list[list[_Clause]], w: dict[str, float]) -> list[list[_Cla
         core = {t: core[t] for c in g for t in c.terms if t in core}  # in the words' order
         keys = frozenset(t for t in core if any(t in c.keys for c in g))
         cores.append(_Clause(g[0].ask, i, "", core, any(c.marked for c in g), keys))
-    joined = _components([c for c in cores if c.terms], w)
+    # a group no sentence of which reads as a rule (a task) never joins one that does
+    joined = _components([c for c in cores if c.terms and c.marked], w)
     out = [[m for c in j for m in groups[c.nth]] for j in joined]
-    out += [g for g, c in zip(groups, cores, strict=True) if not c.terms]
+    out += [g for g, c in zip(groups, cores, strict=True) if not (c.terms and c.marked)]
     return [sorted(g, key=lambda c: (_order(c.ask), c.nth)) for g in out]
 
 
