@@ -126,6 +126,7 @@ _SENTENCE = lazy(
 # A pasted error message says nothing about what the person wants.
 _ERROR = lazy(r"\b[A-Z]\w*(?:Error|Exception|Warning): [^\n!?;]*")
 _FILE_EXT = lazy(r"\.(?:[a-z]{1,4})$")
+_CODE_NAME = lazy(r"\b[a-z]+[A-Z][A-Za-z0-9]*|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*")
 _HYPHEN_JOIN = lazy(r"\b(re|pre|non|un|co|sub|anti|post|semi|multi)-(?=[a-z])")
 _HYPHEN = lazy(r"(?<=[a-z])-(?=[a-z])")
 _SUBCLAUSE = lazy(r",|:|\(|\)|\s-+\s|\s\u2014\s|\bbut\b|\bthough\b|\bhowever\b")
@@ -166,7 +167,8 @@ stick keep mind note say said says told mention first mentioned thanks thank pro
 repo repository project codebase code here thing things stuff whenever every each time rule
 rules going forward get got let go need needs favour favor choose pick rely opt habit default
 yourself whatever okay yes yeah sure cool great good fine one ones bring back kind sort way
-form style ahead purpose case stuff wherever possible
+form style ahead purpose case stuff wherever possible everywhere suggest suggesting
+recommend recommending
 der die das den dem des ein eine einen einem und oder ist sind zu zum zur mit fur von auf im
 es ich du wir le la les un une et ou pour avec de du en dans est sont ce ca on nous je tu il
 elle que qui au aux sur par re ve ll
@@ -196,6 +198,8 @@ _SYNONYMS = {
     "englisch": "english", "anglais": "english", "deutsch": "german", "allemand": "german",
     "francais": "french", "franzosisch": "french", "doku": "docs", "dokumentation": "docs",
     "documentation": "docs", "doc": "docs", "test": "tests", "tests": "tests",
+    "antwort": "answer", "antworte": "answer", "antworten": "answer", "reponds": "answer",
+    "repondre": "answer", "reponse": "answer", "reponses": "answer",
     "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "eight": "8",
     "ten": "10", "zwei": "2", "vier": "4", "deux": "2", "quatre": "4",
     "nachricht": "message", "nachrichten": "message", "texte": "text", "textes": "text",
@@ -262,7 +266,8 @@ def _is_content(word: str) -> bool:
 
 
 _WHERE = frozenset({"for", "in", "when", "on", "at", "before", "after", "during", "while", "if",
-                    "unless", "inside", "within", "across", "whenever", "until"})
+                    "unless", "inside", "within", "across", "whenever", "until", "outside",
+                    "under", "below", "above"})
 
 
 def _signed(clause: str, replacing: bool) -> tuple[dict[str, int], bool, set[str]]:
@@ -401,7 +406,7 @@ _LIMITED = lazy(
     r"\b(?:for now|this time|yet|right now|at the moment|for the moment|for the time being"
     r"|today|tonight|this once|just once|for this (?:one|pr|branch|task|file|change|commit)"
     r"|jetzt|erstmal|diesmal|noch not|pour l'instant|pour le moment|cette fois|not encore"
-    r"|maintenant|later|spater|plus tard|demain|morgen)\b")
+    r"|maintenant|later|spater|plus tard|demain|morgen|now)\b")
 _PERSON = frozenset({"i", "we", "you", "please", "pls", "lets", "let", "kindly"})
 # words before an instruction's verb ("please always use …")
 _LEAD_WORDS = _PERSON | {"and", "so", "also", "remember", "always", "never", "not", "no", "do",
@@ -434,7 +439,8 @@ _GENERIC_PREP = frozenset({"in", "for", "with", "without", "across", "inside", "
 _STYLE_VERBS = frozenset({"answer", "reply", "respond", "keep", "be", "talk", "speak", "use",
                           "write", "format", "name", "indent", "store", "put", "prefix",
                           "commit", "squash", "add", "ask", "check", "run", "document",
-                          "pin", "log", "test", "install"})
+                          "pin", "log", "test", "install", "make", "wrap", "avoid",
+                          "prefer", "stay", "limit", "cap"})
 _POINTERS = frozenset({"this", "that", "these", "those", "it", "here", "again", "a", "an",
                        "last", "next", "previous", "above", "below", "current", "my"})
 _DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "my", "your",
@@ -447,9 +453,13 @@ _DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "m
 def _is_fact(words: list[str]) -> bool:
     """A statement about the world, not a wish: "it always fails on CI", "the arm64 build
     never worked", "test_sync is flaky" (a subject that is not the person, then a verb)."""
+    if words[0] in _TASK_VERBS - _FINITE or words[0] in {"ensure", "always", "never"}:
+        return False  # an instruction: "make sure clippy is clean before committing"
     for i, w in enumerate(words):
         if w in _PERSON or w in _MODALS - {"have", "has"} or w in _INVERT:
             return False
+        if w in {"have", "has"} and i + 1 < len(words) and words[i + 1] == "to":
+            return False  # "clippy has to pass before every commit"
         if i > 0 and words[0] in _DETERMINERS and (w in _PAST or (
                 len(w) > 4 and w.endswith("ed") and w not in _INVERT)):
             return True  # "the build broke", "the deploy failed again"
@@ -471,7 +481,7 @@ def _is_general(words: list[str]) -> bool:
     """Whether an instruction without a rule word is still general (a condition, a manner or
     a class of things) and points at nothing in particular."""
     cond = next((i for i, w in enumerate(words) if w in _CONDITION and i > 0), len(words))
-    if any(w in _POINTERS or w.isdigit() or _FILE_EXT.search(w) or "/" in w or "_" in w
+    if any(w in _POINTERS or _FILE_EXT.search(w) or "/" in w or "_" in w
            for w in words[:cond]):
         return False
     head = next((w for w in words if w not in _LEAD_WORDS), "")
@@ -578,6 +588,8 @@ def _read(text: str) -> list[_Reading]:
         pointer = False
         where: set[str] = set()
         after_fact = False  # "the build broke after the upgrade: exit code 137"
+        # a name in code ("handleLogin", "ParseHeader") points at one thing
+        names = {n.lower() for n in _CODE_NAME.findall(shown)}
         for part in _SUBCLAUSE.split(sentence):
             pw = _words(part)
             if not pw or _is_fact(pw):
@@ -586,7 +598,7 @@ def _read(text: str) -> list[_Reading]:
             got, cue, at = _signed(part, has_replace)
             where |= at - terms.keys()
             marked = marked or cue or _strong(pw)  # "…, never bring it back" has no terms
-            if got and not after_fact:
+            if got and not after_fact and not names.intersection(pw):
                 if _is_general(pw) or _is_setting(pw):
                     general = True
                 elif not cue:
