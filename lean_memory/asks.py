@@ -702,7 +702,12 @@ def same_request(a: str, b: str) -> bool:
     """Whether two texts hold a rule sentence each that asks the same (weights from the two)."""
     asks = [Ask("x", "x", "2000-01-01T00:00:00Z", a), Ask("y", "y", "2000-01-01T00:00:00Z", b)]
     w = _weights(asks)
-    return any(_similar(x, y, w) for _, x in rule_clauses(a) for _, y in rule_clauses(b))
+    return any(_similar(x.terms, y.terms, w) and not _opposed(x, y)
+               for x in _rule_readings(asks[0]) for y in _rule_readings(asks[1]))
+
+
+def _rule_readings(ask: Ask) -> list[_Clause]:
+    return [_Clause(ask, i, *r) for i, r in enumerate(_read(ask.text)) if r[2]]
 
 
 
@@ -787,10 +792,18 @@ def _core(members: list[_Clause]) -> dict[str, int]:
 def _links(a: _Clause, b: _Clause, w: dict[str, float]) -> bool:
     """Whether two sentences say the same; one that reads as a rule and one that does not
     (a task?) only when neither names anything the other lacks."""
-    if not _similar(a.terms, b.terms, w) or not (_covers(a, b, w) and _covers(b, a, w)):
+    if _opposed(a, b) or not _similar(a.terms, b.terms, w) or not (
+            _covers(a, b, w) and _covers(b, a, w)):
         return False
     return a.marked == b.marked or not (_names_more(a.terms, b.terms, w)
                                         or _names_more(b.terms, a.terms, w))
+
+
+def _opposed(a: _Clause, b: _Clause) -> bool:
+    """Whether what one of them is about, the other wants the other way ("use lodash for
+    collections" / "no lodash for collections": the place agrees, the thing does not)."""
+    return any(a.terms[t] != b.terms[t] for t in (a.keys | b.keys)
+               if t in a.terms and t in b.terms)
 
 
 def _covers(a: _Clause, b: _Clause, w: dict[str, float]) -> bool:
@@ -831,15 +844,18 @@ def _components(clauses: list[_Clause], w: dict[str, float]) -> list[list[_Claus
     return [groups[k] for k in sorted(groups)]
 
 
+def _core_clause(group: list[_Clause], nth: int = 0) -> _Clause:
+    """What a group agrees on, in the words' order, as one sentence."""
+    core = _core(group)
+    core = {t: core[t] for c in group for t in c.terms if t in core}
+    keys = frozenset(t for t in core if any(t in c.keys for c in group))
+    return _Clause(group[0].ask, nth, "", core, any(c.marked for c in group), keys)
+
+
 def _regroup(groups: list[list[_Clause]], w: dict[str, float]) -> list[list[_Clause]]:
     """Groups whose cores say the same, joined: paraphrases that link only through what most
     of each group agrees on ("uv, not pip, for adding packages" and "we install with uv")."""
-    cores = []
-    for i, g in enumerate(groups):
-        core = _core(g)
-        core = {t: core[t] for c in g for t in c.terms if t in core}  # in the words' order
-        keys = frozenset(t for t in core if any(t in c.keys for c in g))
-        cores.append(_Clause(g[0].ask, i, "", core, any(c.marked for c in g), keys))
+    cores = [_core_clause(g, i) for i, g in enumerate(groups)]
     # a group no sentence of which reads as a rule (a task) never joins one that does
     joined = _components([c for c in cores if c.terms and c.marked], w)
     out = [[m for c in j for m in groups[c.nth]] for j in joined]
@@ -855,7 +871,8 @@ def propose(asks: Iterable[Ask], known: Sequence[str] = (),
     unique = _unique_asks(asks)
     w = _weights(unique)
     clauses = sorted(_clauses(unique), key=lambda c: (_order(c.ask), c.nth))
-    known_terms = [t for k in known for _, t, _, _ in _read(k)]
+    known_said = [c for k in known
+                  for c in _rule_readings(Ask("k", "k", "2000-01-01T00:00:00Z", k))]
     out: list[Proposal] = []
     taken: set[str] = set()
     for members in _regroup(_components(clauses, w), w):
@@ -867,7 +884,9 @@ def propose(asks: Iterable[Ask], known: Sequence[str] = (),
         if len(ruled) < 2 or 2 * len(ruled) < len(sessions):
             continue
         core = _core(members)
-        if not core or any(_similar(core, k, w) for k in known_terms):
+        said = _core_clause(members)
+        if not core or any(_similar(core, k.terms, w) and not _opposed(said, k)
+                           for k in known_said):
             continue
         rule = _representative(members, core, w)
         if any(same_request(rule, k) for k in known):
