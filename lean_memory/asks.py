@@ -191,7 +191,7 @@ _SYNONYMS = {
     "prs": "pr", "deps": "dependency", "db": "database", "dbs": "database",
     "directory": "folder", "dir": "folder", "directories": "folder",
     "reply": "answer", "replies": "answer", "response": "answer", "responses": "answer",
-    "brief": "short", "concise": "short", "terse": "short", "logger": "log", "logging": "log",
+    "straight": "direct", "directly": "direct", "brief": "short", "concise": "short", "terse": "short", "logger": "log", "logging": "log",
     "bulleted": "bullet", "bulletpoint": "bullet", "bulletpoints": "bullet",
     "annotation": "hint", "annotations": "hint", "annotate": "hint", "typed": "type",
     # the same word in the other languages of a prompt (German, French)
