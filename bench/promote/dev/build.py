@@ -337,6 +337,63 @@ PREFS3: dict[str, tuple[list[str] | None, list[str], str, str]] = {
     ], "No any in TypeScript.", ""),
 }
 
+# A fourth batch, phrased as loosely as people do (few shared words between sessions).
+PREFS4: dict[str, tuple[list[str] | None, list[str], str, str]] = {
+    "pref:squash-merge": (None, [
+        "squash before merge",
+        "When a PR lands, it should be one commit. Squash it.",
+        "Add the CSV export. Also please squash-merge PRs, I want a linear history",
+        "squash merging only, no merge commits on main",
+    ], "Squash-merge pull requests.", ""),
+    "pref:terse": (None, [
+        "be terse",
+        "Shorter answers please, I don't need the essay.",
+        "keep replies brief, ok?",
+        "too long!! answer in two or three sentences max",
+    ], "Keep answers short.", ""),
+    "pref:django-orm": (["shop-api"], [
+        "no raw SQL, use the ORM",
+        "Please stick to the Django ORM instead of raw queries.",
+        "raw SQL is not allowed in views, go through the ORM",
+    ], "Use the ORM, no raw SQL.", ""),
+    "pref:k8s-limits": (["cluster", "infra"], [
+        "every deployment needs resource limits",
+        "Always set CPU and memory limits on containers.",
+        "don't ship a pod spec without resource limits, right?",
+        "resource limits on all workloads please",
+    ], "Set resource limits on every deployment.", ""),
+    "pref:dbt-tests": (["pipeline"], [
+        "every dbt model gets a test",
+        "Add tests for each new dbt model please.",
+        "no model without at least a not_null test",
+    ], "Every dbt model gets a test.", ""),
+    "pref:changelog": (None, [
+        "update the changelog with every user-facing change",
+        "User facing changes need a CHANGELOG entry, always.",
+        "don't forget the changelog entry when behaviour changes",
+        "Fix the date parsing. and remember the changelog line",
+    ], "Add a changelog entry for user-facing changes.", ""),
+    "pref:no-sudo": (["infra", "scripts"], [
+        "never run things with sudo",
+        "Don't use sudo in the scripts.",
+        "no sudo, ever, fix the permissions instead",
+    ], "Never use sudo.", ""),
+    "pref:ask-scope": (None, [
+        "ask before touching anything outside the task",
+        "Don't change unrelated code without asking.",
+        "stay in scope: no drive-by refactors unless I say so",
+        "only change what the task needs, check with me for the rest",
+    ], "Ask before changing code outside the task.", ""),
+}
+
+TASKS4: dict[str, list[str]] = {
+    "task:squash4": ["squash these two commits", "squash it into one commit", "squash these"],
+    "task:changelog4": ["update the changelog", "add a changelog entry for 2.4",
+                        "update the changelog"],
+    "task:limits4": ["bump the memory limit of the api pod to 512Mi",
+                     "raise the cpu limit on the worker", "bump the memory limit again"],
+}
+
 TASKS3: dict[str, list[str]] = {
     "task:clippy": ["run clippy", "run clippy", "run cargo clippy and fix the warnings"],
     "task:plan": ["show me the terraform plan", "terraform plan please", "show me the plan"],
@@ -486,10 +543,13 @@ def main() -> int:
     rows3, labels3 = build(PREFS3, (("task", TASKS3), ("control", CONTROL3),
                                     ("fact", FACTS3)), ONEOFF, 36, "dev3",
                            datetime(2026, 12, 5, 8), PROJECTS3)
+    rows4, labels4 = build(PREFS4, (("task", TASKS4),), ONEOFF, 37, "dev4",
+                           datetime(2026, 12, 20, 8),
+                           [*PROJECTS3, "cluster", "pipeline"])
     files[HERE / "labels.json"] = json.dumps(
-        {"dev": labels, "dev2": labels2, "dev3": labels3}, indent=1, sort_keys=True,
-        ensure_ascii=False) + "\n"
-    for name, got in (("dev", rows), ("dev2", rows2), ("dev3", rows3)):
+        {"dev": labels, "dev2": labels2, "dev3": labels3, "dev4": labels4}, indent=1,
+        sort_keys=True, ensure_ascii=False) + "\n"
+    for name, got in (("dev", rows), ("dev2", rows2), ("dev3", rows3), ("dev4", rows4)):
         files[HERE / f"{name}.jsonl"] = "".join(
             json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in got)
     if "--check" in sys.argv:
