@@ -191,7 +191,8 @@ _SYNONYMS = {
     "prs": "pr", "deps": "dependency", "db": "database", "dbs": "database",
     "directory": "folder", "dir": "folder", "directories": "folder",
     "reply": "answer", "replies": "answer", "response": "answer", "responses": "answer",
-    "straight": "direct", "directly": "direct", "brief": "short", "concise": "short", "terse": "short", "logger": "log", "logging": "log",
+    "shorter": "short", "longer": "long", "smaller": "small", "simpler": "simple",
+    "cleaner": "clean", "clearer": "clear", "straight": "direct", "directly": "direct", "brief": "short", "concise": "short", "terse": "short", "logger": "log", "logging": "log",
     "bulleted": "bullet", "bulletpoint": "bullet", "bulletpoints": "bullet",
     "annotation": "hint", "annotations": "hint", "annotate": "hint", "typed": "type",
     # the same word in the other languages of a prompt (German, French)
@@ -695,7 +696,13 @@ def _names_more(a: dict[str, int], b: dict[str, int], w: dict[str, float],
     """Whether ``a`` has a heavy term ``b`` lacks (with ``sign``: one it wants or refuses)."""
     top = max(w.get(t, 1.0) for t in a)
     return any(w.get(t, 1.0) >= DISTINCT_SHARE * top for t in a
-               if t not in b and (not sign or a[t] == sign))
+               if t not in b and t not in _LIGHT and (not sign or a[t] == sign))
+
+
+# Verbs that carry the act, not the thing: "never run things with sudo" and "don't use sudo in
+# scripts" name nothing more than each other.
+_LIGHT = frozenset({"run", "do", "make", "put", "get", "take", "set", "go", "have",
+                    "give", "let", "leav"})
 
 
 def same_request(a: str, b: str) -> bool:
