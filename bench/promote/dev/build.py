@@ -532,13 +532,14 @@ def build(prefs: dict[str, tuple[list[str] | None, list[str], str, str]],
     return rows, labels
 
 
-def main() -> int:
+def files() -> dict[Path, str]:
+    """Each committed file of the dev sets and the text a fresh build gives it."""
     rows, labels = build(PREFS, (("rare", RARE), ("task", TASKS), ("control", CONTROL),
                                  ("fact", FACTS)), ONEOFF, 34, "dev", datetime(2026, 11, 2, 8))
     rows2, labels2 = build(PREFS2, (("task", TASKS2), ("control", CONTROL2),
                                     ("fact", FACTS2)), ONEOFF, 35, "dev2",
                            datetime(2026, 11, 20, 8))
-    files = {HERE / "labels.json": json.dumps({"dev": labels, "dev2": labels2}, indent=1,
+    out = {HERE / "labels.json": json.dumps({"dev": labels, "dev2": labels2}, indent=1,
                                               sort_keys=True, ensure_ascii=False) + "\n"}
     rows3, labels3 = build(PREFS3, (("task", TASKS3), ("control", CONTROL3),
                                     ("fact", FACTS3)), ONEOFF, 36, "dev3",
@@ -546,17 +547,22 @@ def main() -> int:
     rows4, labels4 = build(PREFS4, (("task", TASKS4),), ONEOFF, 37, "dev4",
                            datetime(2026, 12, 20, 8),
                            [*PROJECTS3, "cluster", "pipeline"])
-    files[HERE / "labels.json"] = json.dumps(
+    out[HERE / "labels.json"] = json.dumps(
         {"dev": labels, "dev2": labels2, "dev3": labels3, "dev4": labels4}, indent=1,
         sort_keys=True, ensure_ascii=False) + "\n"
     for name, got in (("dev", rows), ("dev2", rows2), ("dev3", rows3), ("dev4", rows4)):
-        files[HERE / f"{name}.jsonl"] = "".join(
+        out[HERE / f"{name}.jsonl"] = "".join(
             json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in got)
+    return out
+
+
+def main() -> int:
+    files_ = files()
     if "--check" in sys.argv:
-        stale = [p.name for p, text in files.items()
+        stale = [p.name for p, text in files_.items()
                  if not p.exists() or p.read_text(encoding="utf-8") != text]
         return 1 if stale else 0
-    for path, text in files.items():
+    for path, text in files_.items():
         path.write_text(text, encoding="utf-8")
     return 0
 
