@@ -192,7 +192,8 @@ _SYNONYMS = {
     "directory": "folder", "dir": "folder", "directories": "folder",
     "reply": "answer", "replies": "answer", "response": "answer", "responses": "answer",
     "shorter": "short", "longer": "long", "smaller": "small", "simpler": "simple",
-    "cleaner": "clean", "clearer": "clear", "straight": "direct", "directly": "direct", "brief": "short", "concise": "short", "terse": "short", "logger": "log", "logging": "log",
+    "cleaner": "clean", "clearer": "clear", "straight": "direct", "directly": "direct",
+    "brief": "short", "concise": "short", "terse": "short", "logger": "log", "logging": "log",
     "bulleted": "bullet", "bulletpoint": "bullet", "bulletpoints": "bullet",
     "annotation": "hint", "annotations": "hint", "annotate": "hint", "typed": "type",
     # the same word in the other languages of a prompt (German, French)
@@ -571,8 +572,9 @@ def _strong(words: list[str]) -> bool:
 
 def _read(text: str) -> list[_Reading]:
     """Each sentence of ``text`` that could be a standing rule: (the person's words, its
-    signed terms, whether it reads as a rule by itself, its key terms). Steering, questions, what is limited
-    to now and statements of fact are left out; a task reads as no rule by itself."""
+    signed terms, whether it reads as a rule by itself, its key terms). Steering, questions,
+    what is limited to now and statements of fact are left out; a task reads as no rule by
+    itself."""
     out = []
     for shown, mark in _sentences(_TAG_QUESTION.sub(".", text)):
         polite = _POLITE.match(shown)

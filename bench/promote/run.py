@@ -98,7 +98,8 @@ def score(name: str, show: bool) -> dict[str, float]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--show", choices=["train", "test", "dev", "dev2", "dev3", "dev4"], action="append", default=[],
+    ap.add_argument("--show", choices=["train", "test", "dev", "dev2", "dev3", "dev4"],
+                    action="append", default=[],
                     help="print the wrong and missed proposals of a set you may tune on")
     ap.add_argument("--set", "--split", dest="sets", choices=list(SETS), action="append",
                     help="only this set (default: all)")
