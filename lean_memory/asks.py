@@ -834,12 +834,24 @@ def _components(clauses: list[_Clause], w: dict[str, float]) -> list[list[_Claus
     # Candidate pairs through an inverted index of the sentences that read as rules: two
     # sentences that do not (tasks, mostly) are never compared, as their group could never
     # be proposed; that keeps the work near-linear in the asks.
+    # A sentence said again word for word reads the same: it joins its first instance, and
+    # only first instances are compared.
+    first: dict[tuple[object, ...], int] = {}
+    distinct: list[int] = []
+    for i, c in enumerate(clauses):
+        sig = (tuple(c.terms.items()), c.marked, c.keys)
+        j = first.setdefault(sig, i)
+        if j != i:
+            parent[i] = j
+        else:
+            distinct.append(i)
     postings: dict[str, list[int]] = defaultdict(list)
-    for i, c in enumerate(clauses):
-        if c.marked:
-            for t in c.terms:
+    for i in distinct:
+        if clauses[i].marked:
+            for t in clauses[i].terms:
                 postings[t].append(i)
-    for i, c in enumerate(clauses):
+    for i in distinct:
+        c = clauses[i]
         seen: set[int] = set()
         for t in c.terms:
             for j in postings.get(t, ()):
