@@ -4,7 +4,7 @@
 
 Builds a throw-away project and data home (XDG_DATA_HOME) holding N asks written as the
 prompt hook writes them (the promote bench's train and test asks, repeated over new sessions
-to reach N), then runs each child isolated (``-I``, this tree on sys.path) and reads its CPU
+to reach N; ``--unique`` makes every text distinct), then runs each child isolated (``-I``, this tree on sys.path) and reads its CPU
 time (user+sys) from ``os.wait4``. Prints the minimum over the repeats of each, the ratio,
 and the machine's load average (a shared 2-core machine: the ratio is the figure).
 """
@@ -39,7 +39,7 @@ def child_cpu(argv: list[str], env: dict[str, str], cwd: str) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def populate(project: str, n: int) -> None:
+def populate(project: str, n: int, unique: bool) -> None:
     from lean_memory.sessionlog import _session_home
 
     home = _session_home(project)
@@ -52,7 +52,8 @@ def populate(project: str, n: int) -> None:
     for i in range(n):
         row = rows[i % len(rows)]
         session = f"{row['session']}-r{i // len(rows)}"
-        ask = make_ask(session, row["text"], row["at"], os.path.basename(home))
+        text = f"{row['text']} (ref{i:05d})" if unique else row["text"]
+        ask = make_ask(session, text, row["at"], os.path.basename(home))
         if ask is not None:
             by_session.setdefault(session, []).append(learn._record(ask))
     for session, lines in by_session.items():
@@ -65,6 +66,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--asks", type=int, default=10_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--unique", action="store_true",
+                    help="every ask's text distinct (a reference appended): no repeats to share")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         project, data = os.path.join(tmp, "proj"), os.path.join(tmp, "data")
@@ -75,13 +78,13 @@ def main() -> int:
         subprocess.run([sys.executable, "-I", "-c", BOOT.format(root=str(ROOT),
                         argv=["init"])], env=env, cwd=project, check=True,
                        capture_output=True)
-        populate(project, args.asks)
+        populate(project, args.asks, args.unique)
         py = [sys.executable, "-I", "-c"]
         ref = min(child_cpu([*py, "pass"], env, project) for _ in range(args.repeat))
         cmd = [*py, BOOT.format(root=str(ROOT), argv=["promote"])]
         got = min(child_cpu(cmd, env, project) for _ in range(args.repeat))
     load = os.getloadavg()
-    print(f"asks={args.asks} promote listing CPU {got * 1000:.0f} ms, python -c pass "
+    print(f"asks={args.asks}{' unique' if args.unique else ''} promote listing CPU {got * 1000:.0f} ms, python -c pass "
           f"{ref * 1000:.0f} ms: {got / ref:.1f}x (load {load[0]:.1f} {load[1]:.1f} "
           f"{load[2]:.1f}, {os.cpu_count()} cores)")
     return 0
