@@ -223,6 +223,11 @@ _WORD_MEMO: dict[str, str] = {}
 _STEM_SYNONYMS: dict[str, str] = {}  # the table by stem, filled on first use
 
 
+# Every phrase's words in one pattern: one pass tells which phrases can apply.
+_TRIGGER = lazy("|".join(sorted({k for _, _, keys in _PHRASES for k in keys},
+                                key=lambda k: (-len(k), k))))
+
+
 def _normalize(text: str) -> str:
     if not text.isascii():
         # accents folded ("préfère" is "prefere"), so a word written with or without them
@@ -235,9 +240,11 @@ def _normalize(text: str) -> str:
         # "bullet-point" is "bullet point"; "pre-commit" is one word
         text = _HYPHEN_JOIN.sub(r"\1", text)
         text = _HYPHEN.sub(" ", text)
-    for rx, repl, keys in _PHRASES:
-        if any(k in text for k in keys):
-            text = rx.sub(repl, text)
+    found = set(_TRIGGER.findall(text))
+    if found:
+        for rx, repl, keys in _PHRASES:
+            if not found.isdisjoint(keys):
+                text = rx.sub(repl, text)
     return text
 
 
@@ -861,15 +868,21 @@ def _components(clauses: list[_Clause], w: dict[str, float]) -> list[list[_Claus
         if clauses[i].marked:
             for t in clauses[i].terms:
                 postings[t].append(i)
+    norm = {i: math.sqrt(sum(w.get(t, 1.0) ** 2 for t in clauses[i].terms)) for i in distinct}
     for i in distinct:
         c = clauses[i]
-        seen: set[int] = set()
+        # the shared weight of each candidate, an upper bound of the cosine's numerator: a
+        # pair that cannot reach LINK_COSINE is never looked at
+        shared: dict[int, float] = defaultdict(float)
         for t in c.terms:
+            wt = w.get(t, 1.0) ** 2
             for j in postings.get(t, ()):
-                if (j > i or not c.marked) and j not in seen:
-                    seen.add(j)
-                    if find(i) != find(j) and _links(c, clauses[j], w):
-                        parent[max(find(i), find(j))] = min(find(i), find(j))
+                if j > i or not c.marked:
+                    shared[j] += wt
+        for j, dot in shared.items():
+            if dot >= LINK_COSINE * norm[i] * norm[j] and find(i) != find(j) \
+                    and _links(c, clauses[j], w):
+                parent[max(find(i), find(j))] = min(find(i), find(j))
     groups: dict[int, list[_Clause]] = defaultdict(list)
     for i, c in enumerate(clauses):
         groups[find(i)].append(c)
