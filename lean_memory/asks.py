@@ -229,6 +229,19 @@ _TRIGGER = lazy("|".join(sorted({k for _, _, keys in _PHRASES for k in keys},
 
 
 def _normalize(text: str) -> str:
+    got = _NORM_MEMO.get(text)
+    if got is None:
+        got = _normalized(text)
+        if len(_NORM_MEMO) >= 20_000:  # bounded: a long-lived process reads many prompts
+            _NORM_MEMO.clear()
+        _NORM_MEMO[text] = got
+    return got
+
+
+_NORM_MEMO: dict[str, str] = {}
+
+
+def _normalized(text: str) -> str:
     if not text.isascii():
         # accents folded ("préfère" is "prefere"), so a word written with or without them
         # is one word; letters without an ASCII base stay
@@ -290,7 +303,7 @@ _WHERE = frozenset({"for", "in", "when", "on", "at", "before", "after", "during"
                     "under", "below", "above"})
 
 
-def _signed(clause: str, replacing: bool) -> tuple[dict[str, int], bool, set[str]]:
+def _signed(words: list[str], replacing: bool) -> tuple[dict[str, int], bool, set[str]]:
     """(term -> +1 wanted / -1 rejected, whether the clause holds a rule cue, the terms that
     only say where or when: after a preposition or a condition).
 
@@ -298,7 +311,6 @@ def _signed(clause: str, replacing: bool) -> tuple[dict[str, int], bool, set[str
     ("instead of X", "over X", "uv not X") turns only what follows, up to a preposition
     ("use uv not pip for installs": installs stays wanted); a removal verb turns its object
     ("uninstall uv", and "never remove the hints" wants the hints)."""
-    words = _words(clause)
     terms: dict[str, int] = {}
     base = sign = 1
     cue = switching = False
@@ -368,7 +380,7 @@ def _signed(clause: str, replacing: bool) -> tuple[dict[str, int], bool, set[str
         w, prev = words[i], words[i - 1]
         if (w in _REVERSING and prev in _FINITE | {"be", "been"}) or (
                 w in _ACCEPTED and prev == "not" and i > 1 and words[i - 2] in _FINITE):
-            before = _signed(" ".join(words[:i - (w in _ACCEPTED)]), replacing)[0]
+            before = _signed(words[:i - (w in _ACCEPTED)], replacing)[0]
             terms = {t: (-s if t in before else s) for t, s in terms.items()}
             cue = True
             break
@@ -378,7 +390,7 @@ def _signed(clause: str, replacing: bool) -> tuple[dict[str, int], bool, set[str
         # after "without" (the rest says when)
         terms = dict.fromkeys(terms, 1)
         if "without" in words:
-            after = _signed(" ".join(words[words.index("without") + 1:]), replacing)[0]
+            after = _signed(words[words.index("without") + 1:], replacing)[0]
             where = set(terms) - set(after)
             terms = {**dict.fromkeys(after, 1), **terms}  # in the order "Y before X" says it
     return terms, cue, where
@@ -594,7 +606,7 @@ def _read(text: str) -> list[_Reading]:
     what is limited to now and statements of fact are left out; a task reads as no rule by
     itself."""
     out = []
-    for shown, mark in _sentences(_TAG_QUESTION.sub(".", text)):
+    for shown, mark in _sentences(_TAG_QUESTION.sub(".", text) if "?" in text else text):
         polite = _POLITE.match(shown)
         if polite:
             shown, mark = shown[polite.end():], "."
@@ -610,13 +622,14 @@ def _read(text: str) -> list[_Reading]:
         where: set[str] = set()
         after_fact = False  # "the build broke after the upgrade: exit code 137"
         # a name in code ("handleLogin", "ParseHeader") points at one thing
-        names = {n.lower() for n in _CODE_NAME.findall(shown)}
+        names = {n.lower() for n in _CODE_NAME.findall(shown)} if not shown.islower() \
+            else set()
         for part in _SUBCLAUSE.split(sentence):
             pw = _words(part)
             if not pw or _is_fact(pw):
                 after_fact = after_fact or bool(pw)
                 continue
-            got, cue, at = _signed(part, has_replace)
+            got, cue, at = _signed(pw, has_replace)
             where |= at - terms.keys()
             marked = marked or cue or _strong(pw)  # "…, never bring it back" has no terms
             if got and not after_fact and not names.intersection(pw):
