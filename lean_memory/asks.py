@@ -904,6 +904,9 @@ def _components(clauses: list[_Clause], w: dict[str, float]) -> list[list[_Claus
 
 def _core_clause(group: list[_Clause], nth: int = 0) -> _Clause:
     """What a group agrees on, in the words' order, as one sentence."""
+    if len(group) == 1:
+        c = group[0]
+        return _Clause(c.ask, nth, "", c.terms, c.marked, c.keys)
     core = _core(group)
     core = {t: core[t] for c in group for t in c.terms if t in core}
     keys = frozenset(t for t in core if any(t in c.keys for c in group))
@@ -913,11 +916,13 @@ def _core_clause(group: list[_Clause], nth: int = 0) -> _Clause:
 def _regroup(groups: list[list[_Clause]], w: dict[str, float]) -> list[list[_Clause]]:
     """Groups whose cores say the same, joined: paraphrases that link only through what most
     of each group agrees on ("uv, not pip, for adding packages" and "we install with uv")."""
-    cores = [_core_clause(g, i) for i, g in enumerate(groups)]
     # a group no sentence of which reads as a rule (a task) never joins one that does
-    joined = _components([c for c in cores if c.terms and c.marked], w)
+    ruled = [i for i, g in enumerate(groups) if any(c.marked for c in g)]
+    cores = [_core_clause(groups[i], i) for i in ruled]
+    joined = _components([c for c in cores if c.terms], w)
     out = [[m for c in j for m in groups[c.nth]] for j in joined]
-    out += [g for g, c in zip(groups, cores, strict=True) if not (c.terms and c.marked)]
+    kept = {c.nth for c in cores if c.terms}
+    out += [g for i, g in enumerate(groups) if i not in kept]
     return [sorted(g, key=lambda c: (_order(c.ask), c.nth)) for g in out]
 
 
