@@ -4,8 +4,8 @@
 
 Builds a throw-away project and data home (XDG_DATA_HOME) holding N asks written as the
 prompt hook writes them (the promote bench's train and test asks, repeated over new sessions
-to reach N; ``--unique`` makes every text distinct), then runs each child isolated (``-I``, this tree on sys.path) and reads its CPU
-time (user+sys) from ``os.wait4``. Prints the minimum over the repeats of each, the ratio,
+to reach N; ``--unique`` makes every text distinct), then runs each child isolated (``-I``,
+this tree on sys.path) and reads its CPU time (user+sys) from ``os.wait4``. Prints the minimum over the repeats of each, the ratio,
 and the machine's load average (a shared 2-core machine: the ratio is the figure).
 """
 
@@ -84,7 +84,8 @@ def main() -> int:
         cmd = [*py, BOOT.format(root=str(ROOT), argv=["promote"])]
         got = min(child_cpu(cmd, env, project) for _ in range(args.repeat))
     load = os.getloadavg()
-    print(f"asks={args.asks}{' unique' if args.unique else ''} promote listing CPU {got * 1000:.0f} ms, python -c pass "
+    kind = " unique" if args.unique else ""
+    print(f"asks={args.asks}{kind} promote listing CPU {got * 1000:.0f} ms, python -c pass "
           f"{ref * 1000:.0f} ms: {got / ref:.1f}x (load {load[0]:.1f} {load[1]:.1f} "
           f"{load[2]:.1f}, {os.cpu_count()} cores)")
     return 0
