@@ -5,8 +5,9 @@
 Builds a throw-away project and data home (XDG_DATA_HOME) holding N asks written as the
 prompt hook writes them (the promote bench's train and test asks, repeated over new sessions
 to reach N; ``--unique`` makes every text distinct), then runs each child isolated (``-I``,
-this tree on sys.path) and reads its CPU time (user+sys) from ``os.wait4``. Prints the minimum over the repeats of each, the ratio,
-and the machine's load average (a shared 2-core machine: the ratio is the figure).
+this tree on sys.path) and reads its CPU time (user+sys) from ``os.wait4``. Prints the
+minimum over the repeats of each, the ratio, and the machine's load average (a shared 2-core
+machine: the ratio is the figure).
 """
 
 from __future__ import annotations
