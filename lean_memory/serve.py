@@ -502,6 +502,8 @@ def page_search(app: App, query: str) -> str:
             "layer; superseded entries and entries that hold a credential never appear.</p>"
             f"{arts or '<p class=muted>No entry matches.</p>'}"
             f"<h2>What the prompt hook injects (~{_tokens(block):,} tokens)</h2>"
+            "<p class=\"muted\">Within a session, what it was already shown (the standing "
+            "rules at its start, entries before earlier prompts) is not repeated.</p>"
             f"<pre>{esc(block) or '(nothing)'}</pre>")
     return _page(app, "Search", body, tab=query[:60])
 

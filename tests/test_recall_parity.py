@@ -138,8 +138,11 @@ def parse(page: str) -> _Page:
 
 
 def _hook(root: Path, event: str, prompt: str, session: str) -> str:
-    payload = {"session_id": session, "cwd": str(root), "hook_event_name": event,
-               "source": "startup", "prompt": prompt}
+    """The real hook command's additionalContext. A prompt is sent without a session id:
+    in a session, pay once (ADR 0030) leaves out what that session was already shown; the
+    block every client shows is the one before a prompt with no such record."""
+    payload = {"cwd": str(root), "hook_event_name": event, "source": "startup",
+               "prompt": prompt, **({"session_id": session} if event == "SessionStart" else {})}
     name = "user-prompt-submit" if event == "UserPromptSubmit" else "session-start"
     out = cli(root, "hook", name, stdin=json.dumps(payload).encode())
     return str(json.loads(out)["hookSpecificOutput"]["additionalContext"]) if out else ""
