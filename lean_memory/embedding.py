@@ -64,6 +64,9 @@ class EmbeddingRetriever:
         self.missing = 0
         found = [(e.id, v) for e in entries if (v := self.vectors.get(self.key(e))) is not None]
         self.missing = len(entries) - len(found)
+        if self.vectors.damaged:  # a chunk failed its check: nothing from the file is used
+            raise EmbeddingError("the vector cache failed its check; `lean-memory embed` "
+                                 "rebuilds it")
         if not found:
             return []
         vectors = self.embed([self.query_prefix + query])

@@ -1,13 +1,18 @@
-"""The built-in ``ollama`` retriever: embeddings from a local Ollama server (``urllib``).
+"""The built-in ``ollama`` retriever: embeddings from a local Ollama server.
 
 ``POST {host}/api/embed`` with ``{"model": ..., "input": [...]}`` answers
 ``{"model": ..., "embeddings": [[...], ...]}``. Memory is private, so a host that is not
 this machine is refused unless ``[ollama] allow_remote = true``: the host must resolve to
 loopback addresses only (127/8, ``::1``), and a name is replaced by the address it resolved
 to, so that the connection goes where the check looked. No proxy from the environment is
-used and no redirect is followed. Queries embed only the prompt; entries get their vectors
-from :func:`lean_memory.embedcmd.embed_missing` (``lean-memory embed``), never from ``put``
-(ADR 0019).
+used and no redirect is followed (a 3xx is a refusal). The request is one plain HTTP/1.1
+POST over a socket (``urllib`` would load ``http.client``, ``email`` and ``ssl`` on every
+query: ADR 0036); the answer is bounded in size, read with Content-Length, chunked
+transfer-encoding or to the end of the connection, every step within the timeout, and every
+failure is one :class:`OllamaError` line. An ``https://`` host works too (``ssl`` is loaded
+only then, the certificate checked as usual). Queries embed only the prompt; entries get
+their vectors from :func:`lean_memory.embedcmd.embed_missing` (``lean-memory embed``), never
+from ``put`` (ADR 0019).
 """
 
 from __future__ import annotations
@@ -16,12 +21,11 @@ import ipaddress
 import json
 import math
 import socket
-import urllib.error
-import urllib.request
+import time
 from collections.abc import Sequence
 from hashlib import blake2b
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from .embedding import EmbeddingError, EmbeddingRetriever
@@ -91,14 +95,6 @@ def _loopback(host: str) -> str | None:
     return host if host.lower() == "localhost" else str(found[0])
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """Redirects are not followed: a local server must not send the texts elsewhere."""
-
-    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str,
-                         headers: Any, newurl: str) -> None:
-        return None  # urllib then raises HTTPError with the 3xx code
-
-
 def prefixes(model: str) -> tuple[str, str]:
     """(document prefix, query prefix) for a model name such as ``nomic-embed-text:v1.5``."""
     return PREFIXES.get(model.split(":", 1)[0].rsplit("/", 1)[-1], ("", ""))
@@ -111,48 +107,169 @@ class Ollama:
         self.url = url
         self.model = model
         self.timeout = timeout
-        # No proxy, whatever the environment says: the texts are the memory itself.
-        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}),
-                                                   _NoRedirect())
+        parts = urlsplit(url)
+        self._tls = parts.scheme == "https"
+        self._host = parts.hostname or "127.0.0.1"
+        self._port = parts.port or 11434
+        self._path = parts.path.rstrip("/") + "/api/embed"
+        shown = f"[{self._host}]" if ":" in self._host else self._host
+        self._host_header = f"{shown}:{self._port}"
 
     def __call__(self, texts: list[str]) -> list[Sequence[float]]:
         return self.embed(texts)
 
     def embed(self, texts: list[str]) -> list[Sequence[float]]:
         body = json.dumps({"model": self.model, "input": texts}).encode("utf-8")
-        request = urllib.request.Request(f"{self.url}/api/embed", data=body, method="POST",
-                                         headers={"Content-Type": "application/json"})
         where = f"Ollama at {self.url}"
-        try:
-            with self._opener.open(request, timeout=self.timeout) as response:
-                raw = response.read(MAX_ANSWER_BYTES + 1)
-        except urllib.error.HTTPError as exc:
-            raise OllamaError(self._refusal(exc)) from None
-        except TimeoutError:
-            raise OllamaError(f"{where} did not answer within {self.timeout:g} s") from None
-        except (urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            if isinstance(reason, TimeoutError):
-                raise OllamaError(f"{where} did not answer within {self.timeout:g} s") from None
-            what = getattr(reason, "strerror", None) or type(reason).__name__
-            raise OllamaError(f"cannot reach {where} ({what}); is `ollama serve` "
-                              "running?") from None
-        if len(raw) > MAX_ANSWER_BYTES:
-            raise OllamaError(f"{where} sent an answer over {MAX_ANSWER_BYTES >> 20} MiB")
+        status, raw = self._post(body, where)
+        if status != 200:
+            raise OllamaError(self._refusal(status, raw))
         return _vectors(raw, len(texts), where)
 
-    def _refusal(self, exc: urllib.error.HTTPError) -> str:
+    def _post(self, body: bytes, where: str) -> tuple[int, bytes]:
+        """(status, body) of one POST; no proxy (none is ever asked), no redirect."""
+        head = (f"POST {self._path} HTTP/1.1\r\nHost: {self._host_header}\r\n"
+                "User-Agent: lean-memory\r\nAccept: application/json\r\n"
+                "Content-Type: application/json\r\nConnection: close\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n").encode("ascii")
+        deadline = time.monotonic() + self.timeout
         try:
-            message = json.loads(exc.read(4096) or b"{}").get("error", "")
-        except (ValueError, AttributeError, OSError):
+            sock = socket.create_connection((self._host, self._port), self.timeout)
+        except TimeoutError:
+            raise OllamaError(f"{where} did not answer within {self.timeout:g} s") from None
+        except OSError as exc:
+            raise OllamaError(_unreachable(where, exc)) from None
+        try:
+            if self._tls:
+                sock = _tls(sock, self._host)
+            sock.sendall(head + body)
+            return _Answer(sock, deadline).read(where)
+        except TimeoutError:
+            raise OllamaError(f"{where} did not answer within {self.timeout:g} s") from None
+        except OSError as exc:
+            raise OllamaError(_unreachable(where, exc)) from None
+        finally:
+            sock.close()
+
+    def _refusal(self, status: int, raw: bytes) -> str:
+        try:
+            answer = json.loads(raw[:4096] or b"{}")
+            message = answer.get("error", "") if isinstance(answer, dict) else ""
+        except (ValueError, UnicodeError):
             message = ""
-        if 300 <= exc.code < 400:
-            return (f"Ollama at {self.url} answered with a redirect (HTTP {exc.code}); not "
+        if 300 <= status < 400:
+            return (f"Ollama at {self.url} answered with a redirect (HTTP {status}); not "
                     "followed: memory stays on this machine")
-        if exc.code == 404 and "not found" in str(message):
+        if status == 404 and "not found" in str(message):
             return (f"Ollama at {self.url} has no model {self.model!r} "
                     f"(run `ollama pull {self.model}`)")
-        return f"Ollama at {self.url} refused the request (HTTP {exc.code})"
+        return f"Ollama at {self.url} refused the request (HTTP {status})"
+
+
+def _unreachable(where: str, exc: OSError) -> str:
+    what = exc.strerror or type(exc).__name__
+    return f"cannot reach {where} ({what}); is `ollama serve` running?"
+
+
+def _tls(sock: socket.socket, host: str) -> socket.socket:
+    """The connection wrapped in TLS, the certificate checked for ``host``. ``ssl`` is
+    imported here, only for an https:// host: a plain loopback query never loads it."""
+    import ssl
+
+    return ssl.create_default_context().wrap_socket(sock, server_hostname=host)
+
+
+MAX_HEAD_BYTES = 64 << 10
+
+
+class _Answer:
+    """An HTTP/1.x answer read from a socket: every read within the deadline, the body
+    bounded, by Content-Length, chunked transfer-encoding, or to the end of the stream."""
+
+    def __init__(self, sock: socket.socket, deadline: float) -> None:
+        self.sock = sock
+        self.deadline = deadline
+        self.buf = bytearray()
+        self.eof = False
+
+    def _more(self) -> bool:
+        """Read what arrived into the buffer; False at the end of the stream."""
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        self.sock.settimeout(left)
+        data = self.sock.recv(1 << 16)
+        if not data:
+            self.eof = True
+            return False
+        self.buf += data
+        return True
+
+    def _line(self, limit: int, where: str) -> bytes:
+        while (end := self.buf.find(b"\r\n")) < 0:
+            if len(self.buf) > limit or not self._more():
+                raise OllamaError(f"{where} sent a malformed or truncated answer")
+        line = bytes(self.buf[:end])
+        del self.buf[:end + 2]
+        return line
+
+    def _exactly(self, n: int, where: str) -> bytes:
+        while len(self.buf) < n:
+            if not self._more():
+                raise OllamaError(f"{where} closed the connection before its answer was "
+                                  "complete")
+        data = bytes(self.buf[:n])
+        del self.buf[:n]
+        return data
+
+    def read(self, where: str) -> tuple[int, bytes]:
+        while (end := self.buf.find(b"\r\n\r\n")) < 0:
+            if len(self.buf) > MAX_HEAD_BYTES or not self._more():
+                raise OllamaError(f"{where} sent a malformed or truncated answer")
+        lines = bytes(self.buf[:end]).decode("latin-1").split("\r\n")
+        del self.buf[:end + 4]
+        status_line = lines[0].split(None, 2)
+        if (len(status_line) < 2 or not status_line[0].startswith("HTTP/1.")
+                or not (status_line[1].isascii() and status_line[1].isdigit())
+                or len(status_line[1]) != 3):
+            raise OllamaError(f"{where} did not answer in HTTP")
+        status = int(status_line[1])
+        headers: dict[str, str] = {}
+        for line in lines[1:]:
+            name, sep, value = line.partition(":")
+            if sep:
+                headers[name.strip().lower()] = value.strip()
+        too_big = f"{where} sent an answer over {MAX_ANSWER_BYTES >> 20} MiB"
+        if "chunked" in headers.get("transfer-encoding", "").lower():
+            return status, self._chunked(where, too_big)
+        length = headers.get("content-length")
+        if length is not None:
+            if not (length.isascii() and length.isdigit()):
+                raise OllamaError(f"{where} sent a malformed or truncated answer")
+            if int(length) > MAX_ANSWER_BYTES:
+                raise OllamaError(too_big)
+            return status, self._exactly(int(length), where)
+        while self._more():  # no length: the body ends with the connection
+            if len(self.buf) > MAX_ANSWER_BYTES:
+                raise OllamaError(too_big)
+        return status, bytes(self.buf)
+
+    def _chunked(self, where: str, too_big: str) -> bytes:
+        out = bytearray()
+        while True:
+            size = self._line(1024, where).split(b";", 1)[0].strip()
+            if not size or size.strip(b"0123456789abcdefABCDEF"):
+                raise OllamaError(f"{where} sent a malformed or truncated answer")
+            n = int(size, 16)
+            if len(out) + n > MAX_ANSWER_BYTES:
+                raise OllamaError(too_big)
+            if n == 0:
+                while self._line(MAX_HEAD_BYTES, where):  # trailers, up to the empty line
+                    pass
+                return bytes(out)
+            out += self._exactly(n, where)
+            if self._exactly(2, where) != b"\r\n":
+                raise OllamaError(f"{where} sent a malformed or truncated answer")
 
 
 def _vectors(raw: bytes, n: int, where: str) -> list[Sequence[float]]:
