@@ -9,10 +9,11 @@ the same code (ADR 0019).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from hashlib import blake2b
 
+from ._hash import blake2b
 from .bm25 import EntryLike
 from .errors import LeanMemoryError
+from .format import SAID_AGAIN
 from .vectors import Vectors, dot, unit
 
 
@@ -26,9 +27,11 @@ Embed = Callable[[list[str]], list[Sequence[float]]]
 
 def document_text(e: EntryLike) -> str:
     """What an entry's vector is made from: title, main text (no "Said again"), tags."""
-    from .dedup import MARKER, main_text
+    body = e.text
+    if SAID_AGAIN in body:  # dedup (and its regular expressions) only for such an entry
+        from .dedup import main_text
 
-    body = main_text(e.text) if MARKER in e.text else e.text
+        body = main_text(body)
     tags = getattr(e, "tags", ())
     text = f"{e.title}\n{body}" if e.title else body
     return f"{text}\n{' '.join(tags)}" if tags else text

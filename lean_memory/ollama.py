@@ -17,21 +17,20 @@ from ``put`` (ADR 0019).
 
 from __future__ import annotations
 
-import ipaddress
-import json
 import math
+import os
 import socket
 import time
 from collections.abc import Sequence
-from hashlib import blake2b
-from pathlib import Path
-from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
+from ._hash import blake2b
 from .embedding import EmbeddingError, EmbeddingRetriever
 from .vectors import Vectors
 
+TYPE_CHECKING = False  # typing's own import costs more than this module
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .config import Config
     from .store import Memory
 
@@ -53,12 +52,10 @@ def base_url(setting: str, env: str | None, allow_remote: bool) -> str:
     if "://" not in raw:
         raw = "http://" + raw  # OLLAMA_HOST is often "host:port"
     try:
-        parts = urlsplit(raw)
-        port = parts.port or 11434
+        scheme, host, port, path = _split(raw)
     except ValueError:
         raise OllamaError("[ollama] host is not a valid address") from None
-    host = parts.hostname or ""
-    if parts.scheme not in ("http", "https") or not host:
+    if scheme not in ("http", "https") or not host:
         raise OllamaError("[ollama] host must be an http:// or https:// address")
     if host in ("0.0.0.0", "::"):  # a server's "every interface": this machine
         host = "127.0.0.1"
@@ -69,7 +66,50 @@ def base_url(setting: str, env: str | None, allow_remote: bool) -> str:
                               "private; set [ollama] allow_remote = true to send it there")
         host = local
     shown = f"[{host}]" if ":" in host else host
-    return f"{parts.scheme}://{shown}:{port}{parts.path.rstrip('/')}"
+    return f"{scheme}://{shown}:{port}{path.rstrip('/')}"
+
+
+def _split(url: str) -> tuple[str, str, int, str]:
+    """(scheme, host, port, path) of ``scheme://[user@]host[:port][/path]``, as
+    ``urllib.parse.urlsplit`` reads them (host lower case, port 11434 when absent);
+    ValueError if the port is not a number or a bracket is unclosed. Not ``urllib``: the
+    query path imports none of it."""
+    scheme, _, rest = url.partition("://")
+    cut = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    netloc, path = rest[:cut], rest[cut:]
+    for c in "?#":
+        path = path.partition(c)[0]
+    hostinfo = netloc.rpartition("@")[2]
+    if hostinfo.startswith("["):
+        host, bracket, after = hostinfo[1:].partition("]")
+        if not bracket:
+            raise ValueError("unclosed bracket")
+        try:  # as urlsplit: only an IPv6 address goes in brackets
+            socket.inet_pton(socket.AF_INET6, host)
+        except OSError:
+            raise ValueError("not an IPv6 address") from None
+        port = after.partition(":")[2]
+    else:
+        host, _, port = hostinfo.partition(":")
+    if port and not (port.isascii() and port.isdigit() and int(port) <= 65535):
+        raise ValueError("not a port")
+    return scheme.lower(), host.lower(), int(port or 0) or 11434, path
+
+
+_LOOPBACK6 = bytes(15) + b"\1"
+
+
+def _is_loopback(address: str) -> bool:
+    """Whether an IP address is a loopback one (127/8, ``::1``); ValueError if ``address``
+    is not an address (``ipaddress`` would cost the query path an import)."""
+    try:
+        return socket.inet_pton(socket.AF_INET, address)[0] == 127
+    except OSError:
+        pass
+    try:
+        return socket.inet_pton(socket.AF_INET6, address) == _LOOPBACK6
+    except OSError:
+        raise ValueError(address) from None
 
 
 def _loopback(host: str) -> str | None:
@@ -82,12 +122,13 @@ def _loopback(host: str) -> str | None:
     the texts elsewhere.
     """
     try:
-        return host if ipaddress.ip_address(host).is_loopback else None
+        return host if _is_loopback(host) else None
     except ValueError:
         pass  # not an address as written: a name
     try:
-        found = [info[4][0] for info in socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)]
-        loopback = bool(found) and all(ipaddress.ip_address(a).is_loopback for a in found)
+        found = [info[4][0] for info in socket.getaddrinfo(_name(host), None,
+                                                           type=socket.SOCK_STREAM)]
+        loopback = bool(found) and all(_is_loopback(str(a)) for a in found)
     except (OSError, UnicodeError, ValueError):  # unknown name, or an address with a zone
         return None
     if not loopback:
@@ -107,11 +148,10 @@ class Ollama:
         self.url = url
         self.model = model
         self.timeout = timeout
-        parts = urlsplit(url)
-        self._tls = parts.scheme == "https"
-        self._host = parts.hostname or "127.0.0.1"
-        self._port = parts.port or 11434
-        self._path = parts.path.rstrip("/") + "/api/embed"
+        scheme, host, self._port, path = _split(url)
+        self._tls = scheme == "https"
+        self._host = host or "127.0.0.1"
+        self._path = path.rstrip("/") + "/api/embed"
         shown = f"[{self._host}]" if ":" in self._host else self._host
         self._host_header = f"{shown}:{self._port}"
 
@@ -119,7 +159,7 @@ class Ollama:
         return self.embed(texts)
 
     def embed(self, texts: list[str]) -> list[Sequence[float]]:
-        body = json.dumps({"model": self.model, "input": texts}).encode("utf-8")
+        body = request_body(self.model, texts)
         where = f"Ollama at {self.url}"
         status, raw = self._post(body, where)
         if status != 200:
@@ -134,7 +174,7 @@ class Ollama:
                 f"Content-Length: {len(body)}\r\n\r\n").encode("ascii")
         deadline = time.monotonic() + self.timeout
         try:
-            sock = socket.create_connection((self._host, self._port), self.timeout)
+            sock = _connect(self._host, self._port, self.timeout)
         except TimeoutError:
             raise OllamaError(f"{where} did not answer within {self.timeout:g} s") from None
         except OSError as exc:
@@ -153,9 +193,9 @@ class Ollama:
 
     def _refusal(self, status: int, raw: bytes) -> str:
         try:
-            answer = json.loads(raw[:4096] or b"{}")
+            answer = loads(raw[:4096] or b"{}")
             message = answer.get("error", "") if isinstance(answer, dict) else ""
-        except (ValueError, UnicodeError):
+        except ValueError:  # UnicodeDecodeError too
             message = ""
         if 300 <= status < 400:
             return (f"Ollama at {self.url} answered with a redirect (HTTP {status}); not "
@@ -164,6 +204,30 @@ class Ollama:
             return (f"Ollama at {self.url} has no model {self.model!r} "
                     f"(run `ollama pull {self.model}`)")
         return f"Ollama at {self.url} refused the request (HTTP {status})"
+
+
+def _name(host: str) -> str | bytes:
+    """``host`` as ``getaddrinfo`` takes it cheaply: a str is always run through the idna
+    codec (``unicodedata``, ``stringprep``: ~20 ms), ASCII bytes are not."""
+    return host.encode("ascii") if host.isascii() else host
+
+
+def _connect(host: str, port: int, timeout: float) -> socket.socket:
+    """A connected socket, each address of ``host`` tried in turn (as
+    ``socket.create_connection``, without its idna lookup)."""
+    error: OSError | None = None
+    for family, kind, proto, _, address in socket.getaddrinfo(_name(host), port,
+                                                              type=socket.SOCK_STREAM):
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.settimeout(timeout)
+            sock.connect(address)
+        except OSError as exc:
+            sock.close()
+            error = exc
+            continue
+        return sock
+    raise error or OSError("no address")
 
 
 def _unreachable(where: str, exc: OSError) -> str:
@@ -272,10 +336,115 @@ class _Answer:
                 raise OllamaError(f"{where} sent a malformed or truncated answer")
 
 
+# -- JSON without the json module --------------------------------------------------------
+# ``json`` imports ``re`` (with ``enum``: ~8 ms of a query's CPU, ADR 0036). The request is
+# a model name and a list of strings; the answer an object of numbers, strings and arrays.
+
+_ESCAPES = {i: f"\\u{i:04x}" for i in range(32)} | {ord('"'): '\\"', ord("\\"): "\\\\"}
+_PUNCT = frozenset("{}[],:")
+_OUTSIDE = " \t\n\r{}[],:0123456789+-.eEtruefalsn"  # what may stand between strings
+
+
+def _string(text: str) -> str:
+    out = text.translate(_ESCAPES)
+    if not out.isascii():  # a lone surrogate cannot be UTF-8: written as json writes it
+        out = "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in out)
+    return f'"{out}"'
+
+
+def request_body(model: str, texts: list[str]) -> bytes:
+    """``{"model": model, "input": texts}`` as JSON (UTF-8)."""
+    return ('{"model": ' + _string(model) + ', "input": ['
+            + ", ".join(map(_string, texts)) + "]}").encode("utf-8")
+
+
+def loads(raw: bytes) -> object:
+    """The JSON value ``raw`` holds, as ``json.loads`` reads it; ValueError if it is not
+    JSON. A string with an escape goes to ``json`` (imported then only: Ollama's answers
+    have none)."""
+    text = raw.decode("utf-8")
+    if "\\" in text:
+        import json
+
+        return json.loads(text)
+    pieces = text.split('"')
+    if len(pieces) % 2 == 0:
+        raise ValueError("unterminated string")
+    tokens: list[object] = []  # punctuation (str), strings (1-tuples), numbers, literals
+    for j, piece in enumerate(pieces):
+        if j % 2:
+            if piece and min(piece) < " ":
+                raise ValueError("control character in a string")
+            tokens.append((piece,))
+            continue
+        if piece.strip(_OUTSIDE):
+            raise ValueError("not JSON")
+        for c in "{}[],:":
+            if c in piece:
+                piece = piece.replace(c, f" {c} ")
+        tokens.extend(_scalar(word) for word in piece.split())
+    try:
+        value, end = _value(tokens, 0)
+    except (IndexError, RecursionError):
+        raise ValueError("not JSON") from None
+    if end != len(tokens):
+        raise ValueError("extra data")
+    return value
+
+
+_LITERALS: dict[str, object] = {"true": True, "false": False, "null": None}
+
+
+def _scalar(word: str) -> object:
+    if word in _PUNCT:
+        return word
+    if word in _LITERALS:
+        return _LITERALS[word]
+    digits = word[1:] if word[0] == "-" else word
+    if not (digits[:1].isdigit() and digits[-1].isdigit()) or (
+            digits[0] == "0" and digits[1:2].isdigit()) or word.strip("0123456789+-.eE") \
+            or word.partition(".")[2][:1] not in "0123456789":
+        raise ValueError(f"not a JSON value: {word[:20]!r}")
+    return float(word) if "." in word or "e" in word or "E" in word else int(word)
+
+
+def _value(tokens: list[object], i: int) -> tuple[object, int]:
+    t = tokens[i]
+    if type(t) is tuple:
+        return t[0], i + 1
+    if type(t) is not str:
+        return t, i + 1
+    if t == "[":
+        items: list[object] = []
+        if tokens[i + 1] == "]":
+            return items, i + 2
+        while True:
+            item, i = _value(tokens, i + 1)
+            items.append(item)
+            if tokens[i] == "]":
+                return items, i + 1
+            if tokens[i] != ",":
+                raise ValueError("expected , or ]")
+    if t == "{":
+        obj: dict[str, object] = {}
+        if tokens[i + 1] == "}":
+            return obj, i + 2
+        while True:
+            key = tokens[i + 1]
+            if type(key) is not tuple or tokens[i + 2] != ":":
+                raise ValueError("expected a key")
+            obj[key[0]], i = _value(tokens, i + 3)
+            if tokens[i] == "}":
+                return obj, i + 1
+            if tokens[i] != ",":
+                raise ValueError("expected , or }")
+    raise ValueError(f"unexpected {t!r}")
+
+
 def _vectors(raw: bytes, n: int, where: str) -> list[Sequence[float]]:
     try:
-        answer = json.loads(raw)
-        vectors = answer["embeddings"]
+        answer = loads(raw)
+        vectors = answer["embeddings"]  # type: ignore[index]
         ok = (isinstance(vectors, list) and len(vectors) == n
               and all(isinstance(v, list) and v and len(v) == len(vectors[0])
                       and all(type(x) in (int, float) and math.isfinite(x) for x in v)
@@ -296,8 +465,15 @@ def canonical(model: str) -> str:
 
 def vectors_path(mem: Memory, model: str) -> Path:
     """One file per model: vectors of different models never mix."""
+    from pathlib import Path  # not on the query path: that one reads vectors_file
+
+    return Path(vectors_file(mem, model))
+
+
+def vectors_file(mem: Memory, model: str) -> str:
+    """:func:`vectors_path` as a string (``Memory``'s Path attributes import ``pathlib``)."""
     tag = blake2b(canonical(model).encode("utf-8"), digest_size=4).hexdigest()
-    return mem.cache_dir / f"vectors-{tag}.bin"
+    return os.path.join(mem._cache, f"vectors-{tag}.bin")
 
 
 def legacy_path(mem: Memory, model: str) -> Path | None:
@@ -309,8 +485,6 @@ def legacy_path(mem: Memory, model: str) -> Path | None:
 
 
 def client(config: Config, timeout: float) -> Ollama:
-    import os
-
     url = base_url(config.ollama_host, os.environ.get("OLLAMA_HOST"), config.ollama_allow_remote)
     return Ollama(url, config.ollama_model, timeout)
 
@@ -321,8 +495,8 @@ def retriever(mem: Memory) -> EmbeddingRetriever:
     c = mem.config
     ollama = client(c, c.retriever_timeout_ms / 1000)
     doc, query = prefixes(c.ollama_model)
-    return EmbeddingRetriever("ollama", ollama, Vectors.load(vectors_path(mem, c.ollama_model),
-                                                             mem.agents_dir),
+    return EmbeddingRetriever("ollama", ollama, Vectors.load(vectors_file(mem, c.ollama_model),
+                                                             mem._agents),
                               model=canonical(c.ollama_model), document_prefix=doc,
                               query_prefix=query,
                               floor=c.ollama_min_cosine)

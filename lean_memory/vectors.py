@@ -18,13 +18,11 @@ from __future__ import annotations
 import io
 import math
 import os
-import struct
 import sys
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from operator import mul
-from pathlib import Path
 
 from .fsutil import (
     CACHE_PREFIX,
@@ -39,7 +37,6 @@ from .index import CHUNK, Corrupt, _Body, chunk_digests
 _ORDER = b"L\0" if sys.byteorder == "little" else b"B\0"
 MAGIC = b"LMVEC2" + _ORDER
 OLD_MAGIC = b"LMVEC1" + _ORDER  # sealed whole, read whole (before ADR 0036)
-_HEAD = struct.Struct("<II")
 KEY_BYTES = 16
 BLOCK = CHUNK // KEY_BYTES  # keys per block: a block is one chunk of the body
 _DIGEST = 16
@@ -48,6 +45,8 @@ _FIRST_READ = 1 << 16
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import BinaryIO
+
+    from .fsutil import StrPath
 
 
 def unit(vector: Sequence[float]) -> array[float]:
@@ -65,9 +64,19 @@ def dot(a: Sequence[float], b: Sequence[float]) -> float:
     return float(sum(map(mul, a, b)))
 
 
+def _pair(raw: bytes, at: int) -> tuple[int, int]:
+    """The dimension and the count (two little-endian u32) at ``at``."""
+    return (int.from_bytes(raw[at:at + 4], "little"),
+            int.from_bytes(raw[at + 4:at + 8], "little"))
+
+
+def _packed_pair(dim: int, count: int) -> bytes:
+    return dim.to_bytes(4, "little") + count.to_bytes(4, "little")
+
+
 def _header_size(dim: int, count: int) -> int:
     body = count * (KEY_BYTES + 4 * dim)
-    return len(MAGIC) + _HEAD.size + KEY_BYTES * -(-count // BLOCK) + _DIGEST * -(-body // CHUNK)
+    return len(MAGIC) + 8 + KEY_BYTES * -(-count // BLOCK) + _DIGEST * -(-body // CHUNK)
 
 
 class _File:
@@ -111,10 +120,10 @@ def _parse(f: BinaryIO, size: int, name: str | None) -> _File | None:
     given), or None when it is not a whole, consistent vector file."""
     base = CACHE_PREFIX if name is not None else 0
     head = f.read(_FIRST_READ)
-    start = base + len(MAGIC) + _HEAD.size
+    start = base + len(MAGIC) + 8
     if len(head) < start or head[base:base + len(MAGIC)] != MAGIC:
         return None
-    dim, count = _HEAD.unpack_from(head, base + len(MAGIC))
+    dim, count = _pair(head, base + len(MAGIC))
     if dim == 0:
         return None
     end = base + _header_size(dim, count)
@@ -223,7 +232,7 @@ class Vectors:
         keys = b"".join(key for key, _ in wanted)
         body = keys + data.tobytes()
         firsts = b"".join(key for key, _ in wanted[::BLOCK])
-        return b"".join((MAGIC, _HEAD.pack(self.dim, len(wanted)), firsts, chunk_digests(body),
+        return b"".join((MAGIC, _packed_pair(self.dim, len(wanted)), firsts, chunk_digests(body),
                          body))
 
     @classmethod
@@ -243,7 +252,7 @@ class Vectors:
         return cls._of(file)
 
     @classmethod
-    def load(cls, path: Path, root: Path | None = None) -> Vectors:
+    def load(cls, path: StrPath, root: StrPath | None = None) -> Vectors:
         """The file at ``path`` if this user's key sealed it, else an empty store."""
         try:
             f = open_bounded(path, MAX_CACHE_BYTES, root)
@@ -266,20 +275,20 @@ class Vectors:
             if not keep:
                 f.close()
 
-    def save(self, path: Path, root: Path | None = None,
+    def save(self, path: StrPath, root: StrPath | None = None,
              keep: Iterable[bytes] | None = None) -> bool:
         """Write atomically; False if it could not be written (it is only a cache)."""
         data = self.to_bytes(keep)
-        covered = _header_size(self.dim, _HEAD.unpack_from(data, len(MAGIC))[1])
+        covered = _header_size(self.dim, _pair(data, len(MAGIC))[1])
         return write_cache(path, data, root, covered=covered)
 
 
 def _old(raw: bytes | None) -> Vectors:
     """A file in the layout before ADR 0036 (sealed whole): all its keys and vectors."""
-    start = len(OLD_MAGIC) + _HEAD.size
+    start = len(OLD_MAGIC) + 8
     if raw is None or len(raw) < start or raw[:len(OLD_MAGIC)] != OLD_MAGIC:
         return Vectors()
-    dim, count = _HEAD.unpack_from(raw, len(OLD_MAGIC))
+    dim, count = _pair(raw, len(OLD_MAGIC))
     end_keys = start + KEY_BYTES * count
     if dim == 0 or len(raw) != end_keys + 4 * dim * count:
         return Vectors()
