@@ -307,6 +307,15 @@ class FramedIds:
         return isinstance(item, str) and f"\n{item}\n" in self.text
 
 
+# Above this many superseded ids, every shard file is parsed for the links (searching each
+# file's text for every target would cost more).
+_FEW_TARGETS = 64
+
+
+def _parsed_links(text: str, name: str) -> list[Link]:
+    return [(e.id, e.date or "", e.supersedes or "") for e in fmt.parse(text, name).entries]
+
+
 def hidden_ids(links: Iterable[Link]) -> set[str]:
     """Ids superseded by another entry; when two conflict, the newest dated wins."""
     pool = list(links)
@@ -387,18 +396,31 @@ class Summaries(Folder):
         """The links of every shard file: from its cached summary when still valid, else
         from a parse alone (a summary also estimates every entry's tokens: five times the
         cost, too much for a prompt hook on a fresh clone of a large memory)."""
-        out: list[Link] = []
+        found: list[list[Link] | None] = []
+        texts: dict[int, tuple[str, str]] = {}  # files not parsed yet: (name, text)
         for archive in (False, True):
             for name in self.shards:
                 path = self._shard_file(name, archive=archive)
                 sig = file_signature(path)
                 hit = self._stat(f"archive/{name}" if archive else name)
                 if hit is not None and hit.sig == sig:
-                    out.extend(hit.summary.links)
+                    found.append(list(hit.summary.links))
                     continue
-                out.extend((e.id, e.date or "", e.supersedes or "")
-                           for e in fmt.parse(self.read_text(path), name).entries)
-        return out
+                text = self.read_text(path)
+                if "supersedes" in text:  # a link may start here: parsed
+                    found.append(_parsed_links(text, name))
+                else:
+                    texts[len(found)] = (name, text)
+                    found.append(None)
+        # A file no entry of which supersedes another matters only if it holds a target
+        # (its date decides): a fresh clone's prompt hook parses only those (ADR 0036).
+        targets = {link[LINK_TARGET] for links in found if links for link in links
+                   if link[LINK_TARGET]}
+        for i, (name, text) in texts.items():
+            if len(targets) > _FEW_TARGETS or any(
+                    t in text or fmt.meta_escape(t) in text for t in targets):
+                found[i] = _parsed_links(text, name)
+        return [link for links in found if links for link in links]
 
     def _links(self, live: dict[str, Summary]) -> list[Link]:
         """(id, date, supersedes) of every entry, archived ones included: a correction
