@@ -31,9 +31,6 @@ CONTEXT_LIMIT = 9000  # characters; Claude Code and Codex cap additionalContext 
 HOOK_TIMEOUT = 5.0  # seconds; then the hook gives up silently
 MAX_HOOK_TIMEOUT = 60.0  # the harness kills a hook long before that anyway
 LOG_LIMIT = 256 * 1024
-# How we start lean_memory with `-m`: -P keeps the current folder (an agent's, git's: the
-# repository) off sys.path, where a cloned repository's own `lean_memory/` would win.
-SAFE_M = "-P -m lean_memory"
 EVENTS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}
 # Hooks that inject nothing; SessionEnd distills the session that ended (ADR 0023). Codex has
 # no session-end event (its Stop ends a turn), so only Claude Code's settings get it.
@@ -285,19 +282,35 @@ def on_path() -> bool:
 
 
 def hook_command(event: str, *, portable: bool = False) -> str:
-    """The shell command an agent runs for ``event``: this machine's interpreter (for a
-    personal file), or, for a file the team shares (``portable``), ``lean-memory`` from
-    PATH, failing open where it is missing: nothing for the agent, one line for the person
-    (at session start a ``systemMessage``, which both agents show and neither gives the
-    model), exit 0 either way (Codex blocks the prompt on exit 2 and flags any other code).
-    Under ``sh -c '…'`` because the agent runs it with the user's shell (Codex:
+    """The shell command an agent runs for ``event``.
+
+    For a personal file: this machine's interpreter, isolated, with this install named
+    (:func:`lean_memory.spawn.sh_command`, ADR 0033). For a file the team shares
+    (``portable``, Codex): no path of this machine; it sources this user's launcher
+    (:func:`launcher_path`, written by ``init``; isolated the same way), else runs
+    ``lean-memory`` from PATH, else fails open: nothing for the agent, one line for the
+    person (at session start a ``systemMessage``, which both agents show and neither gives
+    the model), exit 0 either way (Codex blocks the prompt on exit 2 and flags any other
+    code). Under ``sh -c '…'`` because the agent runs it with the user's shell (Codex:
     ``$SHELL -lc``), which may be fish; the rest of stdin is read so the agent's write
     never meets a closed pipe."""
     if not portable:
-        from pathlib import Path
+        from .spawn import sh_command
 
-        py = Path(sys.executable).as_posix()
-        return f'"{py}" {SAFE_M} hook {event}'
+        return sh_command("hook", event)
+    # The launcher is sourced (`.`), not run by a second sh: one process fewer per prompt.
+    # It execs Python when its interpreter and install are there, else returns here.
+    find = ('d=${XDG_DATA_HOME:-}; case $d in /*) ;; *) d=$HOME/.local/share;; esac; '
+            f'l=$d/{LAUNCHER}; if [ -f "$l" ]; then set -- hook {event}; . "$l"; fi; ')
+    from .spawn import PLAIN_ENV
+
+    return "sh -c '" + find + _fallback(event)[len("sh -c '"):].replace(
+        f"exec {CLI} hook", f"exec {PLAIN_ENV} {CLI} hook", 1)
+
+
+def _fallback(event: str) -> str:
+    """The Codex line of versions before the launcher: ``lean-memory`` from PATH, else a
+    note (a refresh recognises it; the current line ends the same, minus PYTHON*)."""
     if event == "session-start":
         say = f'echo "{{\\"systemMessage\\": \\"{NOT_INSTALLED}\\"}}"'
     else:
@@ -306,18 +319,79 @@ def hook_command(event: str, *, portable: bool = False) -> str:
             f"cat >/dev/null; {say}'")
 
 
+# This user's hook launcher, below the data folder (sh computes the same path: XDG_DATA_HOME
+# when absolute, else ~/.local/share; no platform special case, sh has none).
+LAUNCHER = "lean-memory/hook.sh"
+_LAUNCHER_HEAD = "# lean-memory hook launcher"
+
+
+def launcher_path() -> str:
+    """Where this user's hook launcher lives (the path the Codex hook line computes)."""
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    base = xdg if xdg.startswith("/") else os.path.join(os.path.expanduser("~"), ".local",
+                                                         "share")
+    return os.path.join(base, *LAUNCHER.split("/"))
+
+
+def launcher_text() -> str:
+    """The launcher: this machine's interpreter, isolated, lean_memory from this install;
+    nothing when either is gone (the hook line then falls back)."""
+    from pathlib import Path
+
+    from .spawn import HOME, sh_command, sh_quote
+
+    py = sh_quote(Path(sys.executable).as_posix())
+    cli = sh_quote((Path(HOME) / "lean_memory" / "cli.py").as_posix())
+    return (f"{_LAUNCHER_HEAD} (written by `{CLI} init`; run it again to update)\n"
+            "# Sourced by the Codex hook line (.codex/hooks.json) with the hook's arguments\n"
+            "# set; isolated: python -I, lean_memory from the folder named here (ADR 0033).\n"
+            f'if [ -x {py} ] && [ -f {cli} ]; then exec {sh_command()} "$@"; fi\n')
+
+
+def write_launcher() -> str | None:
+    """Write (or update) this user's launcher; the line to print, None when current. A
+    file there that is not ours is left alone (said so)."""
+    from .errors import LeanMemoryError
+    from .fsutil import MAX_CONFIG_BYTES, atomic_write, ensure_dir, read_text
+
+    path = launcher_path()
+    folder = os.path.dirname(path)
+    try:
+        current = read_text(path, folder, MAX_CONFIG_BYTES)
+        if current and not current.startswith(_LAUNCHER_HEAD):
+            return f"{path} is not ours: left it alone (the Codex hooks use {CLI} from PATH)"
+        text = launcher_text()
+        if current == text:
+            return None
+        ensure_dir(folder, os.path.dirname(folder))
+        atomic_write(path, text, root=folder)
+    except (OSError, LeanMemoryError) as exc:
+        return f"could not write the hook launcher {path}: {exc}"
+    return f"{'updated' if current else 'wrote'} the Codex hook launcher {path}"
+
+
 def _safe_commands(text: str) -> str:
     """Hook settings with our commands that older versions wrote made current, everything
-    else byte for byte: ``-m lean_memory hook`` started with -P, and Codex's bare
-    ``lean-memory hook EVENT`` (exit 127 where lean-memory is not on PATH) wrapped."""
+    else byte for byte: ``"PY" [-P] -m lean_memory hook EVENT`` (not isolated: ADR 0033)
+    becomes this interpreter's isolated line; Codex's bare ``lean-memory hook EVENT`` and
+    its line without the launcher become the current portable line."""
     import json
+    import re
 
-    unsafe = " -m lean_memory hook "
-    text = text.replace(f" {SAFE_M} hook ", unsafe).replace(unsafe, f" {SAFE_M} hook ")
-    for event in HOOKS:
-        text = text.replace(f'"{CLI} hook {event}"',
-                            json.dumps(hook_command(event, portable=True)))
-    return text
+    old = {f"{CLI} hook {e}": hook_command(e, portable=True) for e in HOOKS}
+    old.update({_fallback(e): hook_command(e, portable=True) for e in HOOKS})
+
+    def fresh(m: re.Match[str]) -> str:
+        try:
+            command = json.loads(m.group(0))
+        except ValueError:
+            return m.group(0)
+        unsafe = re.fullmatch(r'"[^"]*" (?:-P )?-m lean_memory hook ([a-z-]+)', command)
+        if unsafe and unsafe.group(1) in HOOKS:
+            return json.dumps(hook_command(unsafe.group(1)), ensure_ascii=False)
+        return json.dumps(old[command], ensure_ascii=False) if command in old else m.group(0)
+
+    return re.sub(r'"(?:[^"\\]|\\.)*"', fresh, text)
 
 
 def hook_config(agent: str) -> dict[str, Any]:
@@ -516,10 +590,10 @@ def _refresh(top: Path, rel: str, notes: str) -> tuple[str, str | None]:
 
 def refresh_hooks(root: Path) -> list[str]:
     """What plain ``init`` brings up to date in what older versions wrote; lines to print:
-    our hook commands in the agents' settings (``-m`` without ``-P``; Codex's bare
-    ``lean-memory``), our AGENTS.md section where there is one, and a CLAUDE.md holding
-    the old full section (now AGENTS.md's, imported). A file that is a link, a special
-    file or not UTF-8 is left alone: `init --agent` reports it."""
+    our hook commands in the agents' settings (``-m`` not isolated, Codex's lines without
+    the launcher) and this user's Codex launcher, our AGENTS.md section where there is
+    one, and a CLAUDE.md holding the old full section (now AGENTS.md's, imported). A file
+    that is a link, a special file or not UTF-8 is left alone: `init --agent` reports it."""
     import contextlib
 
     from .errors import LeanMemoryError
@@ -537,6 +611,10 @@ def refresh_hooks(root: Path) -> list[str]:
             continue
         if line is not None:
             lines.append(line)
+        if agent == "codex" and LAUNCHER in text:  # set up here: this user's launcher
+            line = write_launcher()
+            if line is not None:
+                lines.append(line)
     with contextlib.suppress(OSError, LeanMemoryError):
         lines.extend(_write_docs(Memory(top), top, claude=False, create=False))
     return lines
@@ -626,13 +704,15 @@ def setup_agent(mem: Memory, agent: str) -> list[str]:
         if ignored is not None:
             lines.append(ignored)
     else:
+        launcher = write_launcher()  # this user's: the shared hook line finds it
+        if launcher is not None:
+            lines.append(launcher)
         lines.append("Codex: trust the two new hooks once in Codex's /hooks (until then Codex "
                      "skips them); project .codex/ files load only in a trusted project")
     if not on_path():
         from pathlib import Path
 
-        lines.append(f"note: {CLI} is not on PATH here, and AGENTS.md"
-                     f"{' and the Codex hooks' if agent == 'codex' else ''} use it: "
+        lines.append(f"note: {CLI} is not on PATH here, and AGENTS.md uses it: "
                      f"{INSTALL} (each teammate too), or put "
                      f"{Path(sys.executable).parent} on PATH")
     return lines

@@ -365,6 +365,19 @@ def _meta_unescape(value: str) -> str:
     return "".join(out)
 
 
+# A count in committed metadata (``said_again``): plain ASCII digits, at most this many. A
+# file is untrusted: `isdigit()` passes "²" (int() refuses it) and int() refuses over 4,300
+# digits; either made `list` and a repeated `put` fail with an internal error.
+MAX_COUNT_DIGITS = 9
+
+
+def parse_count(value: str | None) -> int | None:
+    """``value`` as a count (1 to MAX_COUNT_DIGITS ASCII digits), None for anything else."""
+    if value and len(value) <= MAX_COUNT_DIGITS and value.isascii() and value.isdigit():
+        return int(value)
+    return None
+
+
 def is_date(value: str) -> bool:
     """Whether ``value`` is a date as the metadata holds one: ``dddd-dd-dd`` (any decimal
     digits)."""

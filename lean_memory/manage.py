@@ -42,9 +42,9 @@ def list_entries(mem: Memory, shard: str | None = None) -> list[Listed]:
     hidden = mem.superseded_ids()
     out = []
     for e in entries:
-        said = e.get("said_again") or ""
+        # a value that is not a count (hand-edited, damaged) lists as none (ADR 0033)
         out.append(Listed(e, estimate_tokens(e.raw), e.id in hidden,
-                          int(said) if said.isdigit() else 0))
+                          fmt.parse_count(e.get("said_again")) or 0))
     return out
 
 

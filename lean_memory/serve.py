@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 from .errors import LeanMemoryError
+from .format import parse_count
 from .html import escape as esc
 from .html import render
 
@@ -285,8 +286,8 @@ def _article(layer: str, e: Entry, *, superseded_by: str | None, superseded: boo
         body = render(main_text(e.text))
         again = said_again_part(e.text)
         if again:
-            count = e.get("said_again") or ""
-            times = _count(int(count), "time", "times") if count.isdecimal() else "more"
+            count = parse_count(e.get("said_again"))
+            times = "more" if count is None else _count(count, "time", "times")
             body += (f"<details><summary>said again ({esc(times)})</summary>"
                      f"{render(again)}</details>")
     title = esc(e.title)

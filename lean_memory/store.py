@@ -412,7 +412,13 @@ class Memory(Summaries):
     @staticmethod
     def _said_again(entry: Entry, date: str) -> Entry:
         meta = dict(entry.meta)
-        count = int(meta["said_again"]) + 1 if meta.get("said_again", "").isdigit() else 1
+        said = meta.get("said_again")
+        count = fmt.parse_count(said)
+        if said is not None and count is None:  # never written over: a hand edit, or damage
+            raise ShardError(f"entry {entry.id} in {entry.shard}: said_again="
+                             f"{said[:24]!r}{'…' if len(said) > 24 else ''} is not a count "
+                             f"(1 to {fmt.MAX_COUNT_DIGITS} digits 0-9); fix it by hand")
+        count = (count or 0) + 1
         meta["said_again"] = str(count)
         latest = meta.get("last_said", "")
         meta["last_said"] = max(latest, date) if fmt.is_date(latest) else date
