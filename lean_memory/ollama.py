@@ -84,8 +84,8 @@ def _split(url: str) -> tuple[str, str, int, str]:
         host, bracket, after = hostinfo[1:].partition("]")
         if not bracket:
             raise ValueError("unclosed bracket")
-        try:  # as urlsplit: only an IPv6 address goes in brackets
-            socket.inet_pton(socket.AF_INET6, host)
+        try:  # as urlsplit: only an IPv6 address (and its zone) goes in brackets
+            socket.inet_pton(socket.AF_INET6, host.partition("%")[0])
         except OSError:
             raise ValueError("not an IPv6 address") from None
         port = after.partition(":")[2]
