@@ -24,6 +24,7 @@ import time
 from collections.abc import Sequence
 
 from ._hash import blake2b
+from ._jsonc import loads, string
 from .embedding import EmbeddingError, EmbeddingRetriever
 from .vectors import Vectors
 
@@ -193,7 +194,7 @@ class Ollama:
 
     def _refusal(self, status: int, raw: bytes) -> str:
         try:
-            answer = loads(raw[:4096] or b"{}")
+            answer = _loads(raw[:4096] or b"{}")
             message = answer.get("error", "") if isinstance(answer, dict) else ""
         except ValueError:  # UnicodeDecodeError too
             message = ""
@@ -336,114 +337,21 @@ class _Answer:
                 raise OllamaError(f"{where} sent a malformed or truncated answer")
 
 
-# -- JSON without the json module --------------------------------------------------------
-# ``json`` imports ``re`` (with ``enum``: ~8 ms of a query's CPU, ADR 0036). The request is
-# a model name and a list of strings; the answer an object of numbers, strings and arrays.
-
-_ESCAPES = {i: f"\\u{i:04x}" for i in range(32)} | {ord('"'): '\\"', ord("\\"): "\\\\"}
-_PUNCT = frozenset("{}[],:")
-_OUTSIDE = " \t\n\r{}[],:0123456789+-.eEtruefalsn"  # what may stand between strings
-
-
-def _string(text: str) -> str:
-    out = text.translate(_ESCAPES)
-    if not out.isascii():  # a lone surrogate cannot be UTF-8: written as json writes it
-        out = "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in out)
-    return f'"{out}"'
-
-
 def request_body(model: str, texts: list[str]) -> bytes:
-    """``{"model": model, "input": texts}`` as JSON (UTF-8)."""
-    return ('{"model": ' + _string(model) + ', "input": ['
-            + ", ".join(map(_string, texts)) + "]}").encode("utf-8")
+    """``json.dumps({"model": model, "input": texts})`` in UTF-8, through ``_jsonc`` (``json``
+    imports ``re``: ~8 ms of a query's CPU, ADR 0036)."""
+    return ('{"model": ' + string(model) + ', "input": ['
+            + ", ".join(map(string, texts)) + "]}").encode("utf-8")
 
 
-def loads(raw: bytes) -> object:
-    """The JSON value ``raw`` holds, as ``json.loads`` reads it; ValueError if it is not
-    JSON. A string with an escape goes to ``json`` (imported then only: Ollama's answers
-    have none)."""
-    text = raw.decode("utf-8")
-    if "\\" in text:
-        import json
-
-        return json.loads(text)
-    pieces = text.split('"')
-    if len(pieces) % 2 == 0:
-        raise ValueError("unterminated string")
-    tokens: list[object] = []  # punctuation (str), strings (1-tuples), numbers, literals
-    for j, piece in enumerate(pieces):
-        if j % 2:
-            if piece and min(piece) < " ":
-                raise ValueError("control character in a string")
-            tokens.append((piece,))
-            continue
-        if piece.strip(_OUTSIDE):
-            raise ValueError("not JSON")
-        for c in "{}[],:":
-            if c in piece:
-                piece = piece.replace(c, f" {c} ")
-        tokens.extend(_scalar(word) for word in piece.split())
-    try:
-        value, end = _value(tokens, 0)
-    except (IndexError, RecursionError):
-        raise ValueError("not JSON") from None
-    if end != len(tokens):
-        raise ValueError("extra data")
-    return value
-
-
-_LITERALS: dict[str, object] = {"true": True, "false": False, "null": None}
-
-
-def _scalar(word: str) -> object:
-    if word in _PUNCT:
-        return word
-    if word in _LITERALS:
-        return _LITERALS[word]
-    digits = word[1:] if word[0] == "-" else word
-    if not (digits[:1].isdigit() and digits[-1].isdigit()) or (
-            digits[0] == "0" and digits[1:2].isdigit()) or word.strip("0123456789+-.eE") \
-            or word.partition(".")[2][:1] not in "0123456789":
-        raise ValueError(f"not a JSON value: {word[:20]!r}")
-    return float(word) if "." in word or "e" in word or "E" in word else int(word)
-
-
-def _value(tokens: list[object], i: int) -> tuple[object, int]:
-    t = tokens[i]
-    if type(t) is tuple:
-        return t[0], i + 1
-    if type(t) is not str:
-        return t, i + 1
-    if t == "[":
-        items: list[object] = []
-        if tokens[i + 1] == "]":
-            return items, i + 2
-        while True:
-            item, i = _value(tokens, i + 1)
-            items.append(item)
-            if tokens[i] == "]":
-                return items, i + 1
-            if tokens[i] != ",":
-                raise ValueError("expected , or ]")
-    if t == "{":
-        obj: dict[str, object] = {}
-        if tokens[i + 1] == "}":
-            return obj, i + 2
-        while True:
-            key = tokens[i + 1]
-            if type(key) is not tuple or tokens[i + 2] != ":":
-                raise ValueError("expected a key")
-            obj[key[0]], i = _value(tokens, i + 3)
-            if tokens[i] == "}":
-                return obj, i + 1
-            if tokens[i] != ",":
-                raise ValueError("expected , or }")
-    raise ValueError(f"unexpected {t!r}")
+def _loads(raw: bytes) -> object:
+    """``json.loads(raw)``; ValueError (UnicodeDecodeError too) if it is not JSON."""
+    return loads(raw.decode("utf-8"))
 
 
 def _vectors(raw: bytes, n: int, where: str) -> list[Sequence[float]]:
     try:
-        answer = loads(raw)
+        answer = _loads(raw)
         vectors = answer["embeddings"]  # type: ignore[index]
         ok = (isinstance(vectors, list) and len(vectors) == n
               and all(isinstance(v, list) and v and len(v) == len(vectors[0])

@@ -217,42 +217,6 @@ def test_https_loads_ssl_only_for_https(monkeypatch: pytest.MonkeyPatch) -> None
     assert wrapped == ["127.0.0.1"]
 
 
-JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**20, 10**20)
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner,
-                                                                max_size=4),
-    max_leaves=20)
-
-
-@given(JSON, st.booleans(), st.booleans())
-def test_loads_reads_what_json_writes(value: Any, ascii_only: bool, spaced: bool) -> None:
-    """Guards the hand-written JSON reader (json imports re: ~8 ms per query) misreading
-    an answer: whatever json writes, it reads back as json.loads does."""
-    from lean_memory.ollama import loads
-
-    text = json.dumps(value, ensure_ascii=ascii_only,
-                      separators=(", ", ": ") if spaced else (",", ":"))
-    assert loads(text.encode()) == json.loads(text)
-
-
-@given(st.text(alphabet="{}[],: \t\"0123456789.eE+-truefalsnx\\\n", max_size=24))
-def test_loads_rejects_what_json_rejects(text: str) -> None:
-    """Guards the reader accepting malformed text (a truncated or garbled answer taken for
-    vectors): it accepts exactly what json.loads accepts, with the same value."""
-    from lean_memory.ollama import loads
-
-    try:
-        expected: Any = json.loads(text)
-    except ValueError:
-        expected = ValueError
-    try:
-        got: Any = loads(text.encode())
-    except ValueError:
-        got = ValueError
-    assert got == expected or (got is not ValueError and expected is not ValueError
-                               and json.dumps(got) == json.dumps(expected))
-
 
 @given(st.text(max_size=10), st.lists(st.text(max_size=30), max_size=5))
 def test_the_request_body_is_json(model: str, texts: list[str]) -> None:

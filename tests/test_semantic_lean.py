@@ -149,7 +149,7 @@ def test_a_query_over_a_bad_vector_file_falls_back_to_bm25(
 
 def test_a_query_with_the_extra_loads_no_http_library(mem: Memory, fake: Any) -> None:  # noqa: F811
     """Guards urllib's weight (http.client, email, ssl: 165 modules instead of 74, +71 ms
-    per query) coming back on the query path."""
+    per query) and the other imports the extra did without (ADR 0036) coming back."""
     state, host = fake
     m = configure(mem, host)
     fill_memory(m)
@@ -161,5 +161,8 @@ def test_a_query_with_the_extra_loads_no_http_library(mem: Memory, fake: Any) ->
     assert "Automobile collision" in out
     assert state.requests and state.requests[-1]["input"] == ["search_query: car crash"]
     loaded = {name.partition(".")[0] for name in modules} | set(modules)
-    assert not {"urllib.request", "http", "email", "ssl"} & loaded, sorted(
-        {"urllib.request", "http", "email", "ssl"} & loaded)
+    # urllib's weight, and what the client, the vectors and the deadline do without:
+    # json and typing (both import re), threading, the idna codec
+    unneeded = {"urllib.request", "http", "email", "ssl", "json", "re", "typing", "threading",
+                "encodings.idna", "hashlib"}
+    assert not unneeded & loaded, sorted(unneeded & loaded)
