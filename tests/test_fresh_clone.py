@@ -109,3 +109,27 @@ def test_a_fresh_clone_prints_the_rules_at_the_first_prompt(
     text = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert RULE in text and "flaky on Windows" in text.split("Memory matching")[1]
     assert "fail on Linux" not in text
+
+
+def test_one_text_is_scanned_rather_than_every_verdict_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards `status` (its overview's one text) reading every entry's verdict (2 MB at 100k
+    entries): with a large verdicts cache a text or two is scanned instead, with the same
+    answer as the cache gives."""
+    from lean_memory import withhold
+    from lean_memory.withhold import Verdicts
+
+    mem = lean_memory.Memory(tmp_path)
+    mem.init()
+    key = "AKIA" + "Z7VRSQ5TJN2XMPLE"  # built from parts: no literal credential
+    texts = [f"the deploy key is {key}", "the deploy uses the staging profile"]
+    v = Verdicts(mem)
+    cached = v.holding(texts)
+    v.save()
+    assert cached == [True, False]
+    loaded: list[bool] = []
+    monkeypatch.setattr(withhold, "_LARGE", 0)
+    monkeypatch.setattr(Verdicts, "_entries",
+                        lambda self: loaded.append(True) or {})  # type: ignore[func-returns-value]
+    assert [Verdicts(mem).holding([t])[0] for t in texts] == cached
+    assert loaded == []
