@@ -277,8 +277,14 @@ class Vectors:
 
     def save(self, path: StrPath, root: StrPath | None = None,
              keep: Iterable[bytes] | None = None) -> bool:
-        """Write atomically; False if it could not be written (it is only a cache)."""
+        """Write atomically; False if it could not be written (it is only a cache). The
+        store then holds what was written, in memory: the file it was read from is closed
+        first (Windows cannot replace a file that is open)."""
         data = self.to_bytes(keep)
+        if self._file is not None:
+            self._file.body.f.close()
+        self._file = _parse(io.BytesIO(data), len(data), None)
+        self._index, self._data, self._added = {}, array("f"), {}
         covered = _header_size(self.dim, _pair(data, len(MAGIC))[1])
         return write_cache(path, data, root, covered=covered)
 
