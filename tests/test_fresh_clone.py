@@ -19,8 +19,7 @@ from lean_memory import agents, summaries
 from lean_memory import format as fmt
 from lean_memory.summaries import hidden_ids
 
-RULE = "Always run the linters before committing"
-PROMPT = "why is the docker build flaky on windows"
+from .test_hook_warmup import PROMPT, RULE, _memory
 
 
 def _oracle(mem: lean_memory.Memory) -> set[str]:
@@ -81,15 +80,7 @@ def test_a_fresh_clone_prints_the_rules_at_the_first_prompt(
     come anyway, the index is built in the background (spawn.detached) for prompt 2."""
     import lean_memory.search as search
 
-    mem = lean_memory.Memory(tmp_path)
-    mem.init()
-    mem.put_entry("conventions", RULE, date="2026-01-01")
-    for i in range(200):
-        mem.put_entry("failures", f"the release job {i} timed out waiting for the registry",
-                      date="2026-01-03")
-    old = mem.put_entry("quirks", "Docker builds fail on Linux hosts", date="2026-01-04")
-    mem.put_entry("quirks", "Docker builds are flaky on Windows hosts, retry once",
-                  date="2026-01-05", supersedes=old.id)
+    mem = _memory(tmp_path)
     for p in mem.cache_dir.iterdir():
         p.unlink()
     started: list[tuple[Any, ...]] = []
