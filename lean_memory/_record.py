@@ -16,6 +16,8 @@ shadow dataclass of the same fields (ADR 0037), so only a caller that asks pays 
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from typing import Any, TypeVar
@@ -152,7 +154,6 @@ class _NamedTupleMeta(type):
     def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> Any:
         if not bases:
             return super().__new__(mcls, name, bases, ns)
-        from collections import namedtuple
 
         fields = list(ns.get("__annotations__", {}))
         defaults = [ns[f] for f in fields if f in ns]

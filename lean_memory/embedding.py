@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 
 from ._hash import blake2b
 from .bm25 import EntryLike
+from .dedup import MARKER, main_text
 from .errors import LeanMemoryError
-from .format import SAID_AGAIN
 from .vectors import Vectors, dot, unit
 
 
@@ -27,11 +27,7 @@ Embed = Callable[[list[str]], list[Sequence[float]]]
 
 def document_text(e: EntryLike) -> str:
     """What an entry's vector is made from: title, main text (no "Said again"), tags."""
-    body = e.text
-    if SAID_AGAIN in body:  # dedup (and its regular expressions) only for such an entry
-        from .dedup import main_text
-
-        body = main_text(body)
+    body = main_text(e.text) if MARKER in e.text else e.text
     tags = getattr(e, "tags", ())
     text = f"{e.title}\n{body}" if e.title else body
     return f"{text}\n{' '.join(tags)}" if tags else text

@@ -144,12 +144,18 @@ def fence_parts(line: str) -> tuple[str, str] | None:
     return rest[:run], after
 
 
-def _fence_closes(opener: str, line: str) -> bool:
+def closes_fence(opener: str, line: str) -> bool:
+    """Whether ``line`` closes the fence ``opener`` opened: a run of the same character,
+    at least as long, and nothing but blanks after it. The one definition of a closing
+    fence (the parser, ``compaction.gist`` and the page use it; ADR 0028)."""
     m = fence_parts(line.rstrip("\r\n"))
     return bool(m and m[0][0] == opener[0] and len(m[0]) >= len(opener) and not m[1].strip())
 
 
-def _opens_fence(line: str) -> str | None:
+def opens_fence(line: str) -> str | None:
+    """The marker of the fence ``line`` opens outside fenced code, or None: a backtick
+    fence's info string may hold no backtick (CommonMark). The one definition of an
+    opening fence (ADR 0028)."""
     m = fence_parts(line.rstrip("\r\n"))
     if m is None or (m[0][0] == "`" and "`" in m[1]):
         return None
@@ -160,8 +166,8 @@ def fence_after(fence: str | None, line: str) -> str | None:
     """The fence open after ``line`` (no line end), given the one open before it (None:
     none): the parser's fence rule, for every module that walks Markdown by lines."""
     if fence is not None:
-        return None if _fence_closes(fence, line) else fence
-    return None if line.startswith(HEADING) else _opens_fence(line)
+        return None if closes_fence(fence, line) else fence
+    return None if line.startswith(HEADING) else opens_fence(line)
 
 
 def _special_at(text: str, i: int) -> bool:
@@ -196,10 +202,10 @@ def _step(fence: str | None, line: str) -> tuple[str | None, bool]:
     """One line through the fence state machine: (the open fence after it, whether the
     line starts an entry). The one definition of "a heading outside fenced code"."""
     if fence is not None:
-        return (None if _fence_closes(fence, line) else fence), False
+        return (None if closes_fence(fence, line) else fence), False
     if line.startswith(HEADING):
         return None, True
-    return _opens_fence(line), False
+    return opens_fence(line), False
 
 
 def _structure(text: str) -> tuple[list[int], bool]:
@@ -326,7 +332,7 @@ def escape_body(body: str) -> str:
                 needs.add(i)
             else:
                 i += 1
-                while escaped[i] or not _fence_closes(fence, lines[i]):
+                while escaped[i] or not closes_fence(fence, lines[i]):
                     if escaped[i]:
                         needs.add(i)
                     i += 1

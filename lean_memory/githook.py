@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from .errors import HookNotInstalled
+from .fsutil import MAX_CONFIG_BYTES, atomic_write, read_bounded
 from .spawn import HOME, PLAIN_ENV, sh_command, sh_quote
 
 MARKER = "# lean-memory hook:"
@@ -141,8 +142,6 @@ def _script(template: str, rel_root: str, missing: str) -> str:
 def _current(path: Path) -> str | None:
     """The hook's text, None when there is none. A link (a hook manager's, say) or a file
     too large to be ours is foreign and never read ('' ); a special file is refused."""
-    from .fsutil import MAX_CONFIG_BYTES, read_bounded
-
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -164,7 +163,6 @@ def _install(folder: Path, name: str, script: str, foreign_hint: str) -> str:
     if current == script and os.access(path, os.X_OK):
         return f"git {name} hook already installed"
     folder.mkdir(parents=True, exist_ok=True)
-    from .fsutil import atomic_write
 
     atomic_write(path, script)
     path.chmod(0o755)

@@ -44,7 +44,12 @@ from typing import TYPE_CHECKING, TypeVar
 
 from . import format as fmt
 from ._record import replace
+from .config import load_config
+from .dedup import main_text
 from .errors import LeanMemoryError, redact_message
+from .fsutil import atomic_write
+from .githook import install_index_hooks, ours_installed
+from .secrets import Allowlist, redact_path, scan_text
 from .spawn import HOME, PLAIN_ENV, sh_command, sh_quote
 
 if TYPE_CHECKING:
@@ -222,8 +227,6 @@ class _Fields:
 
 
 def _fields(e: fmt.Entry) -> _Fields:
-    from .dedup import main_text
-
     main = main_text(e.text)
     return _Fields(e.title, e.tags, main, e.text[len(main):], e.date, e.supersedes, e.meta)
 
@@ -325,8 +328,6 @@ class _Scanner:
         self._known: set[str] | None = None
 
     def new_rules(self, text: str) -> tuple[str, ...]:
-        from .secrets import scan_text
-
         found = scan_text(text, allow=self._allow)
         if not found:
             return ()
@@ -455,9 +456,6 @@ def _allowlist() -> Allowlist | None:
     """The repository's rule and fingerprint allowlist (git runs drivers at the top of
     the work tree); path globs never apply to memory. None when the config is unreadable:
     the stricter scan."""
-    from .config import load_config
-    from .secrets import Allowlist
-
     try:
         c = load_config(Path(".agents") / "config.toml")
     except LeanMemoryError:
@@ -487,8 +485,6 @@ def _line_conflict(base: str, ours: str, theirs: str, allow: Allowlist | None) -
 
 
 def _write(path: str, data: bytes) -> None:
-    from .fsutil import atomic_write
-
     atomic_write(Path(path), data)
 
 
@@ -523,8 +519,6 @@ def merge_driver(base: str, ours: str, theirs: str, path: str = "") -> int:
 def _say(where: str, message: str) -> None:
     """One line on stderr, redacted: ``where`` is git's ``%P``, a path from the repository,
     and a cloned repository may name a file after a credential."""
-    from .secrets import redact_path
-
     line = " ".join(f"{redact_path(where)}: {message}".split())  # a path may hold a newline
     sys.stderr.write(f"lean-memory: {redact_message(line)}\n")
 
@@ -622,7 +616,6 @@ def setup_merge_driver(root: str | os.PathLike[str], *, index_hooks: bool = Fals
         lines.append("git config: merge driver already registered")
     else:
         lines.append(f"git config: registered merge.{DRIVER}.driver")
-    from .githook import install_index_hooks, ours_installed
 
     if index_hooks or ours_installed(top):
         lines.extend(install_index_hooks(top))

@@ -12,6 +12,7 @@ they import only the layers below it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -19,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from . import format as fmt
 from ._hash import blake2b
 from ._record import replace
-from .errors import InvalidEntry, LeanMemoryError, ShardError
+from .errors import InvalidEntry, LeanMemoryError, SecretFound, ShardError
 from .folder import (
     DESCRIPTIONS,
     GITIGNORE,
@@ -283,8 +284,6 @@ class Memory(Summaries):
 
             embed_soon(self)
         if status.compaction_due and self.config.auto_compact:
-            import contextlib
-
             # The entry is stored: a failed compaction stays due and the next write retries.
             with contextlib.suppress(LeanMemoryError):
                 self.compact()
@@ -397,7 +396,6 @@ class Memory(Summaries):
 
     def _scan(self, title: str, text: str, tags: tuple[str, ...]) -> None:
         """The one place a write is checked for secrets; raises SecretFound."""
-        from .errors import SecretFound
         from .secrets import Allowlist, scan_text
 
         # allow_paths is for `scan` (files); an entry is always scanned.

@@ -18,6 +18,7 @@ import pytest
 import lean_memory
 from lean_memory.layers import global_memory
 from lean_memory.mcp_server import TOOLS, Server
+from lean_memory.memory_tool import MemoryToolHandler
 
 jsonschema = pytest.importorskip("jsonschema", reason="the test extra's MCP SDK brings it")
 
@@ -95,6 +96,10 @@ def test_every_reply_validates_and_declares_every_field_it_carries(tmp_path: Pat
         mem.put_entry("insights", f"Quarantine tests with {what} behind a marker, note {n}",
                       date=f"2026-02-0{n + 1}")
     assert lean_memory.Memory(tmp_path).compact().folded
+    # an agent's rule for every project waits as a proposal, which memory_status lists
+    MemoryToolHandler(mem).execute({
+        "command": "create", "path": "/memories/global/conventions.md",
+        "file_text": "# Conventions\n\n## Lint first\nAlways run the linter before a commit.\n"})
     server = Server(lambda: lean_memory.Memory(tmp_path))
     schemas = {t["name"]: t["outputSchema"] for t in TOOLS}
     calls: list[tuple[str, dict[str, Any]]] = [
@@ -123,4 +128,4 @@ def test_every_reply_validates_and_declares_every_field_it_carries(tmp_path: Pat
     # the session reaches the optional fields it is meant to check
     assert {("memory_search", ".entries[].archived"), ("memory_list", ".entries[].superseded"),
             ("memory_list", ".entries[].tags"), ("memory_correct", ".supersedes"),
-            ("memory_show", ".text")} <= carried
+            ("memory_show", ".text"), ("memory_status", ".proposals[].origin")} <= carried
