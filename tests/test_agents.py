@@ -299,7 +299,7 @@ def test_hook_gives_up_on_a_slow_disk(memory: lean_memory.Memory,
         time.sleep(3)
         return "too late"
 
-    monkeypatch.setattr("lean_memory.learn.hook_text", slow)
+    monkeypatch.setattr("lean_memory.learn.hook_blocks", slow)
     monkeypatch.setenv("LEAN_MEMORY_HOOK_TIMEOUT", "0.2")
     started = time.monotonic()
     payload = json.dumps(claude_prompt(memory.root, "windows"))
