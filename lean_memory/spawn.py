@@ -41,13 +41,13 @@ def detached(mem: Memory, marker: str, code: str, *args: str, stale_s: float = 6
         return False
     env = dict(os.environ)
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
-    # -P and a cwd outside the repository: `-c` would put the cwd first on sys.path, and a
-    # cloned repository may ship a `lean_memory/` of its own (ADR 0012). `os` and `sys` are
-    # loaded before the code runs, never from the cwd.
-    argv = [sys.executable, "-P", "-c",
-            "import os, sys; os.chdir(sys.argv.pop(1)); " + code,
-            here, os.path.abspath(mem.root), *args]
+    # Isolated (-I), our package's folder put on the path by hand, and a cwd outside the
+    # repository: the caller's PYTHONPATH may name the clone (a plugin hook runs with -I,
+    # but its environment still carries it), where a `sitecustomize.py` or `lean_memory/`
+    # of its own would run first (ADR 0012). `os` and `sys` are loaded before the code runs.
+    argv = [sys.executable, "-I", "-c",
+            "import os, sys; sys.path.insert(0, sys.argv.pop(1)); os.chdir(sys.argv.pop(1)); "
+            + code, here, here, os.path.abspath(mem.root), *args]
     try:
         if os.name == "nt":
             import subprocess
