@@ -174,8 +174,10 @@ def test_hook_commands_run_as_claude_code_runs_them(tmp_path: Path) -> None:
     project, mark = _project(tmp_path)
     # the hook's own time limit at its most generous: on a loaded machine it would give up
     # (failing open, with no memory), which is right for the hook but no verdict for a test
+    # the hook's time limit at its most generous: on a loaded machine it gives up (failing
+    # open, without the memory), which is right for a hook but no verdict for a test
     env = {**os.environ, "CLAUDE_PLUGIN_ROOT": str(ROOT), "CLAUDE_PROJECT_DIR": str(project),
-           "PYTHONPATH": str(project)}
+           "PYTHONPATH": str(project), "LEAN_MEMORY_HOOK_TIMEOUT": "60"}
     env.pop("LEAN_MEMORY_ROOT", None)
     hooks = _json("hooks/hooks.json")["hooks"]
     common = {"session_id": "8f2c", "transcript_path": str(tmp_path / "t.jsonl"),
