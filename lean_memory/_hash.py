@@ -10,6 +10,8 @@ below; anything else falls back to ``hashlib``, the stable API.
 
 from __future__ import annotations
 
+import sys
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # not typing.TYPE_CHECKING: importing typing costs more than this module
     from typing import Any
@@ -21,8 +23,6 @@ _BLAKE2B_16_ABC = "cf4ab791c62b8d2b2109c90275287816"
 
 def _builtin() -> tuple[Any, Any] | None:
     """CPython's built-in (blake2b, sha256), or None when they are not safe to use."""
-    import sys
-
     if sys.implementation.name != "cpython":
         return None
     try:

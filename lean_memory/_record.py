@@ -6,10 +6,17 @@ build (entries, hits, statuses, the config) derive from :class:`Record` instead:
 classes with ``__slots__`` and a hand-written ``__init__``, which behave as the frozen
 dataclasses they were: keyword or positional construction, equality and hashing over the
 compared fields, the same ``repr``, assignment refused, ``copy``/``pickle`` support.
-:func:`replace` stands in for ``dataclasses.replace`` (and hands real dataclasses to it).
+
+Harness code still uses the standard tools on them: ``dataclasses.replace``, ``asdict``,
+``astuple``, ``fields`` and ``is_dataclass`` work, and so does ``copy.replace`` (Python
+3.13+). The dataclass protocol's ``__dataclass_fields__`` is made on first use, from a
+shadow dataclass of the same fields (ADR 0037), so only a caller that asks pays for
+``dataclasses``. :func:`replace` is the package's own, import-free spelling.
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
@@ -31,6 +38,48 @@ def _rebuild(cls: type[Record], values: tuple[object, ...]) -> Record:
     return obj
 
 
+class _DataclassFields:
+    """``__dataclass_fields__`` of a :class:`Record` subclass, built when first read.
+
+    The ``dataclasses`` functions only read this mapping (and call the class with keyword
+    arguments), so real ``Field`` objects taken from a shadow dataclass with the same names,
+    defaults and compare/repr flags make them treat a record as the frozen dataclass it was.
+    """
+
+    def __init__(self) -> None:
+        self._made: dict[type, dict[str, Any]] = {}
+
+    def __get__(self, obj: object, owner: type[Record]) -> dict[str, Any]:
+        made = self._made.get(owner)
+        if made is None:
+            if not owner._fields:  # Record itself is no dataclass
+                raise AttributeError("__dataclass_fields__")
+            made = self._made[owner] = _shadow_fields(owner)
+        return made
+
+
+def _shadow_fields(cls: type[Record]) -> dict[str, Any]:
+    import dataclasses  # only a caller of the dataclass protocol pays for it
+
+    defaults = cls.__init__.__defaults__ or ()
+    first_default = len(cls._fields) - len(defaults)
+    notes: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        notes.update(getattr(klass, "__annotations__", {}))
+    spec = []
+    for i, name in enumerate(cls._fields):
+        shown = name not in cls._hidden
+        if i >= first_default:
+            field = dataclasses.field(default=defaults[i - first_default], compare=shown,
+                                      repr=shown)
+        else:
+            field = dataclasses.field(compare=shown, repr=shown)
+        spec.append((name, notes.get(name, "object"), field))
+    shadow = dataclasses.make_dataclass(cls.__name__, spec, frozen=True)
+    made: dict[str, Any] = shadow.__dataclass_fields__  # type: ignore[attr-defined]
+    return dict(made)
+
+
 class Record:
     """A frozen value: subclasses list their fields in ``_fields`` (in ``__init__``'s
     order; ``__slots__ = _fields``) and those left out of equality, hashing and ``repr`` in
@@ -39,6 +88,8 @@ class Record:
     __slots__ = ()
     _fields: tuple[str, ...] = ()  # in __init__'s order; subclasses: __slots__ = _fields
     _hidden: tuple[str, ...] = ()
+
+    __dataclass_fields__ = _DataclassFields()  # the dataclass protocol, made on first use
 
     def __init_subclass__(cls) -> None:
         setattr(cls, "__match_args__", cls._fields)  # noqa: B010 (mypy refuses the assignment)
@@ -72,6 +123,10 @@ class Record:
     def __reduce__(self) -> tuple[Any, ...]:
         return _rebuild, (type(self), tuple(getattr(self, n) for n in self._fields))
 
+    def __replace__(self, /, **changes: Any) -> Record:
+        """``copy.replace`` (Python 3.13+): a copy with ``changes``."""
+        return replace(self, **changes)
+
     def __copy__(self) -> Record:
         return self  # immutable
 
@@ -99,7 +154,6 @@ class _NamedTupleMeta(type):
     def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> Any:
         if not bases:
             return super().__new__(mcls, name, bases, ns)
-        from collections import namedtuple
 
         fields = list(ns.get("__annotations__", {}))
         defaults = [ns[f] for f in fields if f in ns]

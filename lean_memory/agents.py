@@ -15,13 +15,21 @@ See ADR 0006 for the formats relied on and why.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
-from .digest import RULES_SHARD
+from . import learn
+from ._jsonc import loads, string
+from .digest import RULES_SHARD, warm_rules
+from .errors import LeanMemoryError
+from .folder import _find_root, pure_path
+from .fsutil import atomic_write, check_target, read_text
+from .store import Memory
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from typing import IO, Any
 
@@ -31,9 +39,6 @@ CONTEXT_LIMIT = 9000  # characters; Claude Code and Codex cap additionalContext 
 HOOK_TIMEOUT = 5.0  # seconds; then the hook gives up silently
 MAX_HOOK_TIMEOUT = 60.0  # the harness kills a hook long before that anyway
 LOG_LIMIT = 256 * 1024
-# How we start lean_memory with `-m`: -P keeps the current folder (an agent's, git's: the
-# repository) off sys.path, where a cloned repository's own `lean_memory/` would win.
-SAFE_M = "-P -m lean_memory"
 EVENTS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit"}
 # Hooks that inject nothing; SessionEnd distills the session that ended (ADR 0023). Codex has
 # no session-end event (its Stop ends a turn), so only Claude Code's settings get it.
@@ -49,8 +54,6 @@ SECTION_END = "<!-- lean-memory:end -->"
 
 def _find_memory_root(cwd: object, root: str | None) -> str | None:
     """The input's ``cwd`` when it leads to a memory, else ``--root``, env, the cwd."""
-    from .folder import _find_root, pure_path
-
     if isinstance(cwd, str) and cwd and os.path.isabs(cwd) and os.path.isdir(cwd):
         folder = pure_path(cwd)
         while True:  # the folder and its parents, as Path(cwd).parents
@@ -70,7 +73,6 @@ def _read_input(stdin: IO[str] | IO[bytes] | Any) -> Any:
     data = stream.read()
     if isinstance(data, bytes):
         data = data.decode("utf-8")
-    from ._jsonc import loads
 
     return loads(data)
 
@@ -88,7 +90,6 @@ def hook_output(event: str, root: str | None, payload: Any,
     where = _find_memory_root(payload.get("cwd"), root)
     if where is None:
         return ""
-    from .store import Memory
 
     mem = Memory(where)
     if not os.path.isdir(mem._dir):
@@ -109,9 +110,7 @@ def hook_output(event: str, root: str | None, payload: Any,
         with time_limit(hook_timeout(os.environ.get("LEAN_MEMORY_HOOK_TIMEOUT", "")) / 2,
                         warm=warm_up):
             # the layers' digest; the prompt kept as an ask (fail-open; ADR 0022, 0023)
-            from .learn import hook_text
-
-            text = hook_text(mem, name, payload, prompt, budget_tokens)
+            text = learn.hook_text(mem, name, payload, prompt, budget_tokens)
         if mem.links_without_state:
             # The index was ready (built by `get --query`, say) but not the put state: every
             # prompt would read every shard's summary for the rules' links (~0.1 s at 100k
@@ -136,8 +135,6 @@ def hook_output(event: str, root: str | None, payload: Any,
 def answer(name: str, text: str) -> str:
     """``json.dumps({"hookSpecificOutput": {"hookEventName": name, "additionalContext":
     text}})`` and a line break, without importing ``json`` (it imports ``re``)."""
-    from ._jsonc import string
-
     return (f'{{"hookSpecificOutput": {{"hookEventName": {string(name)}, '
             f'"additionalContext": {string(text)}}}}}\n')
 
@@ -153,7 +150,6 @@ def warm_up(mem: Memory) -> None:
     the rules are keyed on, else parsed from every shard file before each prompt) and the
     rules' lines for this budget, so that the next prompt builds nothing."""
     mem.status()
-    from .digest import warm_rules
 
     warm_rules(mem, _digest_tokens())
 
@@ -211,13 +207,23 @@ def end_output(root: str | None, payload: Any) -> str:
         raise ValueError("hook input is not a JSON object")
     where = _find_memory_root(payload.get("cwd"), root)
     if where is not None:
-        from .store import Memory
-
         _state["mem"] = Memory(where)
-        from .learn import end_session
 
-        end_session(payload, where)
+        learn.end_session(payload, where)
     return ""
+
+
+def _end(event: str, root: str | None, payload: Any) -> str:
+    return end_output(root, payload)
+
+
+# Each hook event and the function that answers it (its hook JSON in, the line to print
+# out): session start and each prompt get the digest; session end distills, printing nothing.
+ANSWERS: dict[str, Callable[[str, str | None, Any], str]] = {
+    "session-start": hook_output,
+    "user-prompt-submit": hook_output,
+    "session-end": _end,
+}
 
 
 def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
@@ -234,9 +240,7 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
 
     def work() -> None:
         try:
-            payload = _read_input(stdin)
-            box.append(end_output(root, payload) if event in QUIET_EVENTS
-                       else hook_output(event, root, payload))
+            box.append(ANSWERS[event](event, root, _read_input(stdin)))
         except BaseException as exc:  # fail open, whatever happened
             box.append(exc)
         finally:
@@ -285,19 +289,35 @@ def on_path() -> bool:
 
 
 def hook_command(event: str, *, portable: bool = False) -> str:
-    """The shell command an agent runs for ``event``: this machine's interpreter (for a
-    personal file), or, for a file the team shares (``portable``), ``lean-memory`` from
-    PATH, failing open where it is missing: nothing for the agent, one line for the person
-    (at session start a ``systemMessage``, which both agents show and neither gives the
-    model), exit 0 either way (Codex blocks the prompt on exit 2 and flags any other code).
-    Under ``sh -c '…'`` because the agent runs it with the user's shell (Codex:
+    """The shell command an agent runs for ``event``.
+
+    For a personal file: this machine's interpreter, isolated, with this install named
+    (:func:`lean_memory.spawn.sh_command`, ADR 0033). For a file the team shares
+    (``portable``, Codex): no path of this machine; it sources this user's launcher
+    (:func:`launcher_path`, written by ``init``; isolated the same way), else runs
+    ``lean-memory`` from PATH, else fails open: nothing for the agent, one line for the
+    person (at session start a ``systemMessage``, which both agents show and neither gives
+    the model), exit 0 either way (Codex blocks the prompt on exit 2 and flags any other
+    code). Under ``sh -c '…'`` because the agent runs it with the user's shell (Codex:
     ``$SHELL -lc``), which may be fish; the rest of stdin is read so the agent's write
     never meets a closed pipe."""
     if not portable:
-        from pathlib import Path
+        from .spawn import sh_command
 
-        py = Path(sys.executable).as_posix()
-        return f'"{py}" {SAFE_M} hook {event}'
+        return sh_command("hook", event)
+    # The launcher is sourced (`.`), not run by a second sh: one process fewer per prompt.
+    # It execs Python when its interpreter and install are there, else returns here.
+    find = ('d=${XDG_DATA_HOME:-}; case $d in /*) ;; *) d=$HOME/.local/share;; esac; '
+            f'l=$d/{LAUNCHER}; if [ -f "$l" ]; then set -- hook {event}; . "$l"; fi; ')
+    from .spawn import PLAIN_ENV
+
+    return "sh -c '" + find + _fallback(event)[len("sh -c '"):].replace(
+        f"exec {CLI} hook", f"exec {PLAIN_ENV} {CLI} hook", 1)
+
+
+def _fallback(event: str) -> str:
+    """The Codex line of versions before the launcher: ``lean-memory`` from PATH, else a
+    note (a refresh recognises it; the current line ends the same, minus PYTHON*)."""
     if event == "session-start":
         say = f'echo "{{\\"systemMessage\\": \\"{NOT_INSTALLED}\\"}}"'
     else:
@@ -306,18 +326,79 @@ def hook_command(event: str, *, portable: bool = False) -> str:
             f"cat >/dev/null; {say}'")
 
 
+# This user's hook launcher, below the data folder (sh computes the same path: XDG_DATA_HOME
+# when absolute, else ~/.local/share; no platform special case, sh has none).
+LAUNCHER = "lean-memory/hook.sh"
+_LAUNCHER_HEAD = "# lean-memory hook launcher"
+
+
+def launcher_path() -> str:
+    """Where this user's hook launcher lives (the path the Codex hook line computes)."""
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    base = xdg if xdg.startswith("/") else os.path.join(os.path.expanduser("~"), ".local",
+                                                         "share")
+    return os.path.join(base, *LAUNCHER.split("/"))
+
+
+def launcher_text() -> str:
+    """The launcher: this machine's interpreter, isolated, lean_memory from this install;
+    nothing when either is gone (the hook line then falls back)."""
+    from pathlib import Path
+
+    from .spawn import HOME, sh_command, sh_quote
+
+    py = sh_quote(Path(sys.executable).as_posix())
+    cli = sh_quote((Path(HOME) / "lean_memory" / "cli.py").as_posix())
+    return (f"{_LAUNCHER_HEAD} (written by `{CLI} init`; run it again to update)\n"
+            "# Sourced by the Codex hook line (.codex/hooks.json) with the hook's arguments\n"
+            "# set; isolated: python -I, lean_memory from the folder named here (ADR 0033).\n"
+            f'if [ -x {py} ] && [ -f {cli} ]; then exec {sh_command()} "$@"; fi\n')
+
+
+def write_launcher() -> str | None:
+    """Write (or update) this user's launcher; the line to print, None when current. A
+    file there that is not ours is left alone (said so)."""
+    from .errors import LeanMemoryError
+    from .fsutil import MAX_CONFIG_BYTES, atomic_write, ensure_dir, read_text
+
+    path = launcher_path()
+    folder = os.path.dirname(path)
+    try:
+        current = read_text(path, folder, MAX_CONFIG_BYTES)
+        if current and not current.startswith(_LAUNCHER_HEAD):
+            return f"{path} is not ours: left it alone (the Codex hooks use {CLI} from PATH)"
+        text = launcher_text()
+        if current == text:
+            return None
+        ensure_dir(folder, os.path.dirname(folder))
+        atomic_write(path, text, root=folder)
+    except (OSError, LeanMemoryError) as exc:
+        return f"could not write the hook launcher {path}: {exc}"
+    return f"{'updated' if current else 'wrote'} the Codex hook launcher {path}"
+
+
 def _safe_commands(text: str) -> str:
     """Hook settings with our commands that older versions wrote made current, everything
-    else byte for byte: ``-m lean_memory hook`` started with -P, and Codex's bare
-    ``lean-memory hook EVENT`` (exit 127 where lean-memory is not on PATH) wrapped."""
+    else byte for byte: ``"PY" [-P] -m lean_memory hook EVENT`` (not isolated: ADR 0033)
+    becomes this interpreter's isolated line; Codex's bare ``lean-memory hook EVENT`` and
+    its line without the launcher become the current portable line."""
     import json
+    import re
 
-    unsafe = " -m lean_memory hook "
-    text = text.replace(f" {SAFE_M} hook ", unsafe).replace(unsafe, f" {SAFE_M} hook ")
-    for event in HOOKS:
-        text = text.replace(f'"{CLI} hook {event}"',
-                            json.dumps(hook_command(event, portable=True)))
-    return text
+    old = {f"{CLI} hook {e}": hook_command(e, portable=True) for e in HOOKS}
+    old.update({_fallback(e): hook_command(e, portable=True) for e in HOOKS})
+
+    def fresh(m: re.Match[str]) -> str:
+        try:
+            command = json.loads(m.group(0))
+        except ValueError:
+            return m.group(0)
+        unsafe = re.fullmatch(r'"[^"]*" (?:-P )?-m lean_memory hook ([a-z-]+)', command)
+        if unsafe and unsafe.group(1) in HOOKS:
+            return json.dumps(hook_command(unsafe.group(1)), ensure_ascii=False)
+        return json.dumps(old[command], ensure_ascii=False) if command in old else m.group(0)
+
+    return re.sub(r'"(?:[^"\\]|\\.)*"', fresh, text)
 
 
 def hook_config(agent: str) -> dict[str, Any]:
@@ -427,8 +508,6 @@ def _ensure_ignored(top: Path, path: Path) -> str | None:
     a line to print, or None when git already ignores it or this is not a repository."""
     import subprocess
 
-    from .fsutil import atomic_write, read_text
-
     try:
         r = subprocess.run(["git", "-C", str(top), "check-ignore", "-q", str(path)],
                            capture_output=True, timeout=30, check=False)
@@ -449,8 +528,6 @@ def _write_section(top: Path, path: Path, section: str, what: str, *,
     """Our marked block in ``path`` replaced by ``section`` (removed when it is ''), hand
     text around it kept byte for byte; with no block, ``section`` is appended when
     ``create``. The line to print, or None (nothing done, or nothing worth saying)."""
-    from .fsutil import atomic_write, read_text
-
     current = read_text(path, top)
     begin, end = current.find(SECTION_BEGIN), current.find(SECTION_END)
     had = begin != -1 and end > begin
@@ -516,12 +593,10 @@ def _refresh(top: Path, rel: str, notes: str) -> tuple[str, str | None]:
 
 def refresh_hooks(root: Path) -> list[str]:
     """What plain ``init`` brings up to date in what older versions wrote; lines to print:
-    our hook commands in the agents' settings (``-m`` without ``-P``; Codex's bare
-    ``lean-memory``), our AGENTS.md section where there is one, and a CLAUDE.md holding
-    the old full section (now AGENTS.md's, imported). A file that is a link, a special
-    file or not UTF-8 is left alone: `init --agent` reports it."""
-    import contextlib
-
+    our hook commands in the agents' settings (``-m`` not isolated, Codex's lines without
+    the launcher) and this user's Codex launcher, our AGENTS.md section where there is
+    one, and a CLAUDE.md holding the old full section (now AGENTS.md's, imported). A file
+    that is a link, a special file or not UTF-8 is left alone: `init --agent` reports it."""
     from .errors import LeanMemoryError
     from .store import Memory
 
@@ -537,6 +612,10 @@ def refresh_hooks(root: Path) -> list[str]:
             continue
         if line is not None:
             lines.append(line)
+        if agent == "codex" and LAUNCHER in text:  # set up here: this user's launcher
+            line = write_launcher()
+            if line is not None:
+                lines.append(line)
     with contextlib.suppress(OSError, LeanMemoryError):
         lines.extend(_write_docs(Memory(top), top, claude=False, create=False))
     return lines
@@ -573,7 +652,6 @@ def _merge_settings(top: Path, agent: str) -> str:
     is not a JSON object of the agents' shape: rewriting it would lose what it holds."""
     import json
 
-    from .errors import LeanMemoryError
     from .fsutil import atomic_write, ensure_dir
 
     rel, notes = SETTINGS[agent]
@@ -608,9 +686,6 @@ def setup_agent(mem: Memory, agent: str) -> list[str]:
     The team shares AGENTS.md (and CLAUDE.md importing it) and ``.codex/hooks.json``: they
     name ``lean-memory`` only; this machine's interpreter is named in Claude Code's personal
     ``settings.local.json`` alone."""
-    from .errors import LeanMemoryError
-    from .fsutil import check_target
-
     if agent not in ("claude", "codex"):
         raise LeanMemoryError(f"unknown agent {agent!r}: expected claude or codex")
     top = mem.root.resolve()
@@ -626,13 +701,15 @@ def setup_agent(mem: Memory, agent: str) -> list[str]:
         if ignored is not None:
             lines.append(ignored)
     else:
+        launcher = write_launcher()  # this user's: the shared hook line finds it
+        if launcher is not None:
+            lines.append(launcher)
         lines.append("Codex: trust the two new hooks once in Codex's /hooks (until then Codex "
                      "skips them); project .codex/ files load only in a trusted project")
     if not on_path():
         from pathlib import Path
 
-        lines.append(f"note: {CLI} is not on PATH here, and AGENTS.md"
-                     f"{' and the Codex hooks' if agent == 'codex' else ''} use it: "
+        lines.append(f"note: {CLI} is not on PATH here, and AGENTS.md uses it: "
                      f"{INSTALL} (each teammate too), or put "
                      f"{Path(sys.executable).parent} on PATH")
     return lines

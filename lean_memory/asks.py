@@ -51,7 +51,7 @@ from .bm25 import STOP_WORDS
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Collection, Iterable, Sequence
     from datetime import datetime
 
 
@@ -579,10 +579,12 @@ def _answers(ask: Ask, terms: set[str], later: list[tuple[str, set[str]]]) -> bo
     return any(len(terms & got) >= need for when, got in later if when >= ask.at)
 
 
-def distill(session: str, asks: Iterable[Ask], written: Iterable[Written]) -> Summary:
+def distill(session: str, asks: Iterable[Ask], written: Iterable[Written],
+            settled: Collection[str] = ()) -> Summary:
     """One session folded into its summary entry. Deterministic and idempotent: the summary
     itself, or another summary, among ``written`` is ignored, and the order of the inputs
-    does not matter."""
+    does not matter. ``settled``: ids of asks that are never open (a routine task asked in
+    other sessions too, a preference a proposal rests on)."""
     sid = clean_session_id(session)
     mine = tuple(_unique_asks(a for a in asks if a.session == sid))
     sid_summary = summary_id(sid)
@@ -604,7 +606,7 @@ def distill(session: str, asks: Iterable[Ask], written: Iterable[Written]) -> Su
     for a in mine:
         terms = _content(a.text)
         # chit-chat ("continue", "thanks") and standing rules are not open questions
-        if len(terms) < 2 or rule_clauses(a.text):
+        if len(terms) < 2 or a.id in settled or rule_clauses(a.text):
             continue
         if not _answers(a, terms, later):
             still.append((a.id, _one_line(a.text, MAX_LINE_CHARS)))

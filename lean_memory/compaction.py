@@ -54,7 +54,9 @@ from .dedup import main_text
 from .errors import LeanMemoryError, NotInitialized, ShardError
 from .folder import COMPACTION_JOURNAL as JOURNAL
 from .fsutil import MAX_CACHE_BYTES, atomic_write, read_bounded, sealed, unsealed
+from .summaries import Summary
 from .tokens import estimate_tokens
+from .withhold import checked_item
 
 if TYPE_CHECKING:
     from .store import Memory
@@ -243,7 +245,6 @@ class CompactionReport:
 
 # -- gists and the compacted entry -------------------------------------------------------------
 
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+]\s+|\d{1,3}[.)]\s+)+")
 _AFTER_TITLE = ":;,.!?-\u2013\u2014 "
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
@@ -268,15 +269,14 @@ def gist(entry: Entry, limit: int) -> str:
     code: list[str] = []
     fence: str | None = None
     for line in main_text(entry.text).splitlines():
-        m = _FENCE.match(line)
         if fence is not None:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+            if fmt.closes_fence(fence, line):
                 fence = None
             elif line.strip():
                 code.append(line.strip())
             continue
-        if m:
-            fence = m.group(1)
+        fence = fmt.opens_fence(line)
+        if fence is not None:
             continue
         prose.append(_MARKUP.sub("", line))
     text = _flat(" ".join(prose)) or _flat(code[0] if code else "")
@@ -300,8 +300,6 @@ def gist(entry: Entry, limit: int) -> str:
 def _item(entry: Entry, level: int, superseded: bool) -> str:
     """One line of the compacted entry's list, at ``level`` (gists, short or titles);
     never a credential (ADR 0011)."""
-    from .withhold import checked_item
-
     return checked_item(entry, lambda e: _plain_item(e, level, superseded))
 
 
@@ -749,10 +747,7 @@ class _Planner:
 
 
 def _stamp_id(entry: Entry) -> Entry:
-    head, sep, rest = fmt.split_first_line(entry.raw)
-    newline = sep or "\n"
-    meta = fmt.format_meta([("id", fmt.meta_escape(entry.id))])
-    return replace(entry, raw=f"{head}{sep or newline}{meta}{newline}{rest}", has_meta=True)
+    return fmt.stamp(entry, [("id", fmt.meta_escape(entry.id))])
 
 
 @dataclass(frozen=True)
@@ -933,8 +928,6 @@ def _write(mem: Memory, plan: Sequence[tuple[str, str, str, str, str]]) -> None:
     goes to a journal before the first file, so a crash or a full disk between two files
     is finished by the next write under the lock (:func:`recover`).
     """
-    from .summaries import Summary
-
     live = dict(mem._summaries({}))
     archived = dict(mem._summaries({}, archive=True))
     fresh: dict[str, fmt.Shard] = {}

@@ -140,6 +140,16 @@ def _where(key: str) -> str:
     return f"[memory] {key}"
 
 
+def _show(value: Any) -> str:
+    """A committed value for a message: bounded, and never a failure (``str()`` refuses an
+    int over 4,300 digits, which TOML's hexadecimal spelling reaches in fewer)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return "a number too long to show"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _check(key: str, value: Any, default: Any) -> Any:
     where = _where(key)
     if key == "fusion_weights":
@@ -148,24 +158,24 @@ def _check(key: str, value: Any, default: Any) -> Any:
         for name, w in value.items():
             if isinstance(w, bool) or not isinstance(w, int | float) or not 0 <= w <= 1000:
                 raise ConfigError(f"config: {where}: {name!r} must be a number between 0 "
-                                  f"and 1000, got {w!r}")
+                                  f"and 1000, got {_show(w)}")
         return tuple((str(n), float(w)) for n, w in value.items())
     if isinstance(default, str):
         if not isinstance(value, str):
-            raise ConfigError(f"config: {where} must be a string, got {value!r}")
+            raise ConfigError(f"config: {where} must be a string, got {_show(value)}")
         if key == "fusion" and value not in FUSION_MODES:
             raise ConfigError(f"config: {where} must be one of {', '.join(FUSION_MODES)}, "
-                              f"got {value!r}")
+                              f"got {_show(value)}")
         import re
 
         if key == "ollama_model" and not re.fullmatch(r"[\w.:/-]{1,200}", value):
-            raise ConfigError(f"config: {where} is not a model name, got {value!r}")
+            raise ConfigError(f"config: {where} is not a model name, got {_show(value)}")
         if key == "ollama_host" and (len(value) > 300 or any(ch.isspace() for ch in value)):
             raise ConfigError(f"config: {where} is not a host address")
         return value
     if isinstance(default, bool):
         if not isinstance(value, bool):
-            raise ConfigError(f"config: {where} must be true or false, got {value!r}")
+            raise ConfigError(f"config: {where} must be true or false, got {_show(value)}")
         return value
     if isinstance(default, int | float):
         ok = isinstance(value, int) and not isinstance(value, bool)
@@ -173,10 +183,11 @@ def _check(key: str, value: Any, default: Any) -> Any:
             ok = ok or isinstance(value, float)
         if not ok:
             kind = "a number" if isinstance(default, float) else "an integer"
-            raise ConfigError(f"config: {where} must be {kind}, got {value!r}")
+            raise ConfigError(f"config: {where} must be {kind}, got {_show(value)}")
         low, high = _RANGES[key]
         if not low <= value <= high:
-            raise ConfigError(f"config: {where} must be between {low:g} and {high:g}, got {value}")
+            raise ConfigError(f"config: {where} must be between {low:g} and {high:g}, "
+                              f"got {_show(value)}")
         return float(value) if isinstance(default, float) else value
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"config: {where} must be a list of strings")
@@ -257,6 +268,8 @@ def load_config(path: StrPath, cache: StrPath | None = None) -> Config:
         raise ConfigError(f"config: {name} is not UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config: {name} is not valid TOML: {exc}") from None
+    except ValueError:  # tomllib's int() of a number over 4,300 digits (a committed file)
+        raise ConfigError(f"config: {name} holds a number too long to read") from None
     except RecursionError:
         raise ConfigError(f"config: {name} nests tables or arrays too deeply") from None
     config = parse_config(data)
@@ -302,7 +315,7 @@ def with_shards(text: str, shards: tuple[str, ...]) -> str:
         old_data.setdefault("memory", {}).pop("shards", None)
         ok = got == list(shards) and old_data == new_data
         parse_config(tomllib.loads(new))
-    except (tomllib.TOMLDecodeError, ConfigError, AttributeError):
+    except (ValueError, ConfigError, AttributeError):  # TOMLDecodeError, a too long number
         ok = False
     if not ok:
         raise ConfigError("cannot update the shard list of .agents/config.toml safely; set "

@@ -23,6 +23,13 @@ from __future__ import annotations
 
 import os
 
+from . import format as fmt
+from ._hash import blake2b
+from .errors import LeanMemoryError, QueryError
+from .fsutil import dump_record, file_signature, load_record
+from .summaries import render_index
+from .tokens import estimate_tokens
+
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -58,8 +65,6 @@ MATCH_HEAD = "\n## Memory matching this prompt\n"
 
 
 def _tokens(text: str) -> int:
-    from .tokens import estimate_tokens
-
     return estimate_tokens(text)
 
 
@@ -93,9 +98,6 @@ def _one_line(text: str) -> str:
 def _overview(mem: Memory, verdicts: Verdicts) -> str:
     """INDEX.md as the current files make it (a hand edit leaves the file stale), without
     its generated-file comment; the short pointer when it cannot be shown."""
-    from .errors import LeanMemoryError
-    from .summaries import render_index
-
     try:
         text = render_index(mem.status(), mem.config.max_index_tokens)
     except LeanMemoryError:  # over max_index_tokens: INDEX.md itself could not be written
@@ -134,7 +136,6 @@ class _Rules:
         self._dirty = False
         if RULES_SHARD not in mem.shards:
             return
-        from ._hash import blake2b
 
         path = mem._shard_file(RULES_SHARD)
         self._text, bad = verdicts.read(path, RULES_SHARD)
@@ -151,8 +152,6 @@ class _Rules:
             self._parse()
 
     def _signatures(self) -> list[list[int]]:
-        from .fsutil import file_signature
-
         mem = self.mem
         return [list(file_signature(mem._shard_file(name, archive=archive)))
                 for archive in (False, True) for name in mem.shards]
@@ -163,8 +162,6 @@ class _Rules:
         return self._links
 
     def _load(self) -> tuple[int, int, dict[int, list[str]]] | None:
-        from .fsutil import load_record
-
         cached = load_record(os.path.join(self.mem._cache, _CACHE_NAME), self._key, 5,
                              self.mem._agents)
         if cached is None:
@@ -184,7 +181,6 @@ class _Rules:
         """Live entries of the conventions shard, in file order, without those that hold
         a credential (and how many of those there were)."""
         if self._entries is None:
-            from . import format as fmt
             from .withhold import content_key
 
             hidden = self.mem.superseded_ids()
@@ -211,7 +207,6 @@ class _Rules:
         """Remember the rules' lines; a failure only costs speed."""
         if not self._dirty or not self._key:
             return
-        from .fsutil import dump_record
 
         dump_record(os.path.join(self.mem._cache, _CACHE_NAME), self._key,
                     (self.count, self.withheld, self._lines, self._sigs, self.links()),
@@ -513,7 +508,6 @@ def digest(mem: Memory, prompt: str, *, budget_tokens: int = 1200, index: bool |
     when the config's ``digest_index`` says so). ``include_archive``: whether archived
     entries match too (default: the config's ``search_archive``, true).
     """
-    from .errors import QueryError
     from .withhold import Verdicts, count_note
 
     if not isinstance(prompt, str):

@@ -7,13 +7,16 @@ sits below it (the search calls the retriever): kept apart, neither imports the 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .embedding import Embed, EmbeddingRetriever
-from .errors import LeanMemoryError
+from .embedding import Embed, EmbeddingRetriever, content_key, document_text
+from .errors import LeanMemoryError, quoted
+from .fsutil import UnsafePath, append_line, check_folders, read_bounded
 from .ollama import BATCH, OllamaError, canonical, client, legacy_path, prefixes, vectors_path
 from .search import load_corpus
+from .spawn import EMBEDDING
 from .vectors import Vectors
 
 if TYPE_CHECKING:
@@ -41,9 +44,6 @@ def _offline(mem: Memory, embed: Embed) -> EmbeddingRetriever:
 def _adopt_legacy(mem: Memory, r: EmbeddingRetriever, entries: list[fmt.Entry]) -> None:
     """Vectors an older version cached under the ``:latest`` spelling of the model move
     to the one file of the model (no text is sent again), and that file goes."""
-    from .embedding import content_key, document_text
-    from .fsutil import UnsafePath, check_folders
-
     old = legacy_path(mem, mem.config.ollama_model)
     if old is None:
         return
@@ -111,8 +111,6 @@ def last_skip(mem: Memory) -> dict[str, str] | None:
     """When and why the prompt hook last searched without the ``ollama`` retriever (timed
     out or busy, unreachable, failed, entries without a vector), from ``.cache/hook.log``;
     None when it never did. Asks no model."""
-    from .fsutil import read_bounded
-
     try:
         raw = read_bounded(mem.cache_dir / "hook.log", 1 << 20, mem.agents_dir)
     except (OSError, LeanMemoryError):
@@ -136,10 +134,6 @@ def embed_in_background(mem: Memory) -> None:
     """The process :func:`lean_memory.spawn.embed_soon` starts: embed what puts added
     (again while puts arrive, within the bounds), log a failure where ``status`` finds it,
     and remove the marker."""
-    import time
-
-    from .spawn import EMBEDDING
-
     start = time.monotonic()
     left = BACKGROUND_LIMIT
     try:
@@ -156,11 +150,6 @@ def embed_in_background(mem: Memory) -> None:
 
 def _log_skip(mem: Memory, message: str) -> None:
     """A line in ``.cache/hook.log`` (never through a link); never raises."""
-    import time
-
-    from .errors import quoted
-    from .fsutil import append_line
-
     try:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         append_line(mem.cache_dir / "hook.log", f"{stamp} embed: {quoted(message, 2000)}\n",

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from hashlib import blake2b
 
 from .bm25 import EntryLike
+from .dedup import MARKER, main_text
 from .errors import LeanMemoryError
 from .vectors import Vectors, dot, unit
 
@@ -26,8 +27,6 @@ Embed = Callable[[list[str]], list[Sequence[float]]]
 
 def document_text(e: EntryLike) -> str:
     """What an entry's vector is made from: title, main text (no "Said again"), tags."""
-    from .dedup import MARKER, main_text
-
     body = main_text(e.text) if MARKER in e.text else e.text
     tags = getattr(e, "tags", ())
     text = f"{e.title}\n{body}" if e.title else body

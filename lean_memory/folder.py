@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Iterator
 from functools import cached_property
 
@@ -88,8 +89,6 @@ def pure_path(path: StrPath) -> str:
 def today() -> str:
     """The local date, as ``datetime.date.today().isoformat()`` gives it (without importing
     datetime, a few ms on every put)."""
-    import time
-
     now = time.localtime()
     return f"{now.tm_year:04d}-{now.tm_mon:02d}-{now.tm_mday:02d}"
 

@@ -20,7 +20,7 @@ from ._record import Record, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Container
+    from collections.abc import Container, Iterable
 
 META_PREFIX = "<!-- lean-memory: "
 META_SUFFIX = " -->"
@@ -97,6 +97,39 @@ class Shard(Record):
         return ""
 
 
+_CLAUSE_ENDS = tuple(f"{c} " for c in ".:;!?")
+
+
+def first_of(text: str, needles: Iterable[str], start: int = 0) -> int:
+    """Where the first of ``needles`` occurs in ``text`` from ``start`` (-1: none): one C
+    search a needle, no regex to import and compile for a check every put makes."""
+    return min((i for i in (text.find(n, start) for n in needles) if i >= 0), default=-1)
+
+
+def _clause_end(line: str) -> int:
+    """Where the first clause of ``line`` (white space already single spaces) ends: the
+    first ``.:;!?`` from its 17th character on that a space follows; -1: none."""
+    return first_of(line, _CLAUSE_ENDS, 16)
+
+
+def default_title(text: str) -> str:
+    """The first clause of the first non-empty line, without Markdown markers, cut at a word."""
+    for line in text.splitlines():
+        line = line.strip().lstrip("#>*-+ \t").strip().strip("`")
+        if line:
+            break
+    else:
+        line = "Untitled"
+    line = " ".join(line.split())
+    end = _clause_end(line)
+    if 0 <= end <= 80:
+        line = line[:end]
+    if len(line) > 80:
+        cut = line[:80].rsplit(" ", 1)[0] or line[:80]
+        line = cut.rstrip(" ,;:.") + "…"
+    return line
+
+
 def fence_parts(line: str) -> tuple[str, str] | None:
     """(marker, rest) of a fence line: up to three spaces, a run of three or more backticks
     or tildes (the marker), then the rest (no line feed in it); None for any other line."""
@@ -111,16 +144,30 @@ def fence_parts(line: str) -> tuple[str, str] | None:
     return rest[:run], after
 
 
-def _fence_closes(opener: str, line: str) -> bool:
+def closes_fence(opener: str, line: str) -> bool:
+    """Whether ``line`` closes the fence ``opener`` opened: a run of the same character,
+    at least as long, and nothing but blanks after it. The one definition of a closing
+    fence (the parser, ``compaction.gist`` and the page use it; ADR 0028)."""
     m = fence_parts(line.rstrip("\r\n"))
     return bool(m and m[0][0] == opener[0] and len(m[0]) >= len(opener) and not m[1].strip())
 
 
-def _opens_fence(line: str) -> str | None:
+def opens_fence(line: str) -> str | None:
+    """The marker of the fence ``line`` opens outside fenced code, or None: a backtick
+    fence's info string may hold no backtick (CommonMark). The one definition of an
+    opening fence (ADR 0028)."""
     m = fence_parts(line.rstrip("\r\n"))
     if m is None or (m[0][0] == "`" and "`" in m[1]):
         return None
     return m[0]
+
+
+def fence_after(fence: str | None, line: str) -> str | None:
+    """The fence open after ``line`` (no line end), given the one open before it (None:
+    none): the parser's fence rule, for every module that walks Markdown by lines."""
+    if fence is not None:
+        return None if closes_fence(fence, line) else fence
+    return None if line.startswith(HEADING) else opens_fence(line)
 
 
 def _special_at(text: str, i: int) -> bool:
@@ -155,10 +202,10 @@ def _step(fence: str | None, line: str) -> tuple[str | None, bool]:
     """One line through the fence state machine: (the open fence after it, whether the
     line starts an entry). The one definition of "a heading outside fenced code"."""
     if fence is not None:
-        return (None if _fence_closes(fence, line) else fence), False
+        return (None if closes_fence(fence, line) else fence), False
     if line.startswith(HEADING):
         return None, True
-    return _opens_fence(line), False
+    return opens_fence(line), False
 
 
 def _structure(text: str) -> tuple[list[int], bool]:
@@ -285,7 +332,7 @@ def escape_body(body: str) -> str:
                 needs.add(i)
             else:
                 i += 1
-                while escaped[i] or not _fence_closes(fence, lines[i]):
+                while escaped[i] or not closes_fence(fence, lines[i]):
                     if escaped[i]:
                         needs.add(i)
                     i += 1
@@ -322,6 +369,19 @@ def _meta_unescape(value: str) -> str:
         else:
             out.append("%" + piece)
     return "".join(out)
+
+
+# A count in committed metadata (``said_again``): plain ASCII digits, at most this many. A
+# file is untrusted: `isdigit()` passes "²" (int() refuses it) and int() refuses over 4,300
+# digits; either made `list` and a repeated `put` fail with an internal error.
+MAX_COUNT_DIGITS = 9
+
+
+def parse_count(value: str | None) -> int | None:
+    """``value`` as a count (1 to MAX_COUNT_DIGITS ASCII digits), None for anything else."""
+    if value and len(value) <= MAX_COUNT_DIGITS and value.isascii() and value.isdigit():
+        return int(value)
+    return None
 
 
 def is_date(value: str) -> bool:
@@ -503,6 +563,15 @@ def render_entry(entry: Entry, newline: str = "\n") -> str:
     pairs.extend((k, meta_escape(v)) for k, v in entry.meta)
     return (f"{HEADING}{entry.title}{newline}{format_meta(pairs)}{newline}{newline}"
             f"{escape_body(entry.text)}\n\n")
+
+
+def stamp(entry: Entry, pairs: list[tuple[str, str]]) -> Entry:
+    """The entry (one without metadata) with a metadata line of ``pairs`` (values escaped
+    already) under its heading; the rest of its text as it was."""
+    head, sep, rest = split_first_line(entry.raw)
+    newline = sep or "\n"
+    return replace(entry, raw=f"{head}{newline}{format_meta(pairs)}{newline}{rest}",
+                   has_meta=True)
 
 
 def with_raw(entry: Entry) -> Entry:

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import marshal
 import os
 import stat
 import sys
 import time
+from _operator import _compare_digest
 from collections.abc import Callable, Collection, Iterator, Sequence
 
+from ._hash import blake2b
 from .errors import LeanMemoryError, ShardError
 
 TYPE_CHECKING = False  # typing's own costs an import
@@ -438,7 +441,6 @@ def cache_tag(name: str, body: bytes | memoryview) -> bytes | None:
     key = cache_key()
     if key is None:
         return None
-    from ._hash import blake2b
 
     h = blake2b(name.encode("utf-8", "surrogateescape"), key=key, digest_size=CACHE_TAG,
                 person=b"lean_memory.c1")
@@ -449,8 +451,6 @@ def cache_tag(name: str, body: bytes | memoryview) -> bytes | None:
 def tag_matches(name: str, prefix: bytes, body: bytes | memoryview) -> bool:
     """Whether ``prefix`` (the first CACHE_PREFIX bytes of a cache file) is the magic and
     the tag of ``body`` under this user's key."""
-    from _operator import _compare_digest
-
     tag = cache_tag(name, body) if prefix[:len(CACHE_MAGIC)] == CACHE_MAGIC else None
     return tag is not None and _compare_digest(tag, prefix[len(CACHE_MAGIC):CACHE_PREFIX])
 
@@ -507,8 +507,6 @@ def load_cache(path: StrPath, root: StrPath | None = None) -> object:
     """A ``marshal`` cache file's value, or None when it is missing, unsafe, unreadable,
     not this user's or damaged: a cache only ever costs speed. Callers check the
     value's shape."""
-    import marshal
-
     raw = read_cache(path, root)
     try:
         return None if raw is None else marshal.loads(raw)
@@ -533,8 +531,6 @@ def dump_record(path: StrPath, key: object, fields: Sequence[object],
                 root: StrPath | None = None) -> bool:
     """Write the cache record :func:`load_record` reads; False when it was not written (a
     value marshal cannot hold, a read-only checkout): that only costs speed."""
-    import marshal
-
     try:
         data = marshal.dumps([key, *fields])
     except ValueError:

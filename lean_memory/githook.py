@@ -25,20 +25,24 @@ import sys
 from pathlib import Path
 
 from .errors import HookNotInstalled
+from .fsutil import MAX_CONFIG_BYTES, atomic_write, read_bounded
+from .spawn import HOME, PLAIN_ENV, sh_command, sh_quote
 
 MARKER = "# lean-memory hook:"
 CHAINED = "pre-commit.before-lean-memory"  # the pre-commit hook that was there before ours
 SCAN_LINE = "lean-memory scan --staged || exit 1"  # what to add to a hook we cannot chain
 
-# -P: a hook runs at the top of the work tree, which must not come first on sys.path (a
-# cloned repository may ship a `lean_memory/` of its own).
+# A hook runs at the top of the work tree, with the user's environment: Python isolated
+# (-I; -P lets an empty PYTHONPATH entry put the work tree first: ADR 0033), lean_memory from
+# the install named here. The fallback, pip's console script, gets no PYTHON* variable.
 _RUNNER = """\
 PY={py}
+LM_CLI={cli}
 lean_memory() {{
-    if [ -x "$PY" ] && "$PY" -P -c "import lean_memory" >/dev/null 2>&1; then
-        "$PY" -P -m lean_memory "$@"
+    if [ -x "$PY" ] && [ -f "$LM_CLI" ]; then
+        {isolated} "$@"
     elif command -v lean-memory >/dev/null 2>&1; then
-        lean-memory "$@"
+        {plain} lean-memory "$@"
     else
         {missing}
     fi
@@ -101,10 +105,6 @@ echo "lean-memory: regenerated $INDEX after the rebase; commit it" >&2
 exit 0
 """
 
-def _sh_quote(value: str) -> str:
-    return "'" + value.replace("'", "'\\''") + "'"
-
-
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
                           timeout=60, check=False)
@@ -130,17 +130,18 @@ def _locate(root: Path) -> tuple[Path, str] | str:
 
 
 def _script(template: str, rel_root: str, missing: str) -> str:
-    runner = _RUNNER.format(py=_sh_quote(Path(sys.executable).as_posix()), missing=missing)
+    cli = (Path(HOME) / "lean_memory" / "cli.py").as_posix()
+    isolated = sh_command().replace(sh_quote(Path(sys.executable).as_posix()), '"$PY"', 1)
+    runner = _RUNNER.format(py=sh_quote(Path(sys.executable).as_posix()), cli=sh_quote(cli),
+                            isolated=isolated, plain=PLAIN_ENV, missing=missing)
     index = (Path(rel_root) / ".agents" / "memory" / "INDEX.md").as_posix()
-    return template.format(marker=MARKER, runner=runner.rstrip("\n"), root=_sh_quote(rel_root),
-                           index=_sh_quote(index), chained=CHAINED)
+    return template.format(marker=MARKER, runner=runner.rstrip("\n"), root=sh_quote(rel_root),
+                           index=sh_quote(index), chained=CHAINED)
 
 
 def _current(path: Path) -> str | None:
     """The hook's text, None when there is none. A link (a hook manager's, say) or a file
     too large to be ours is foreign and never read ('' ); a special file is refused."""
-    from .fsutil import MAX_CONFIG_BYTES, read_bounded
-
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -162,7 +163,6 @@ def _install(folder: Path, name: str, script: str, foreign_hint: str) -> str:
     if current == script and os.access(path, os.X_OK):
         return f"git {name} hook already installed"
     folder.mkdir(parents=True, exist_ok=True)
-    from .fsutil import atomic_write
 
     atomic_write(path, script)
     path.chmod(0o755)

@@ -15,12 +15,13 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from .format import closes_fence, opens_fence
+
 # Tags and attributes this module writes (tests/test_serve.py checks nothing else appears).
 TAGS = frozenset({"h4", "h5", "h6", "p", "pre", "code", "ul", "ol", "li", "strong", "em",
                   "a", "blockquote", "br"})
 ATTRS = frozenset({("a", "href"), ("a", "rel")})
 
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*")
 _BULLET = re.compile(r" {0,3}[-*+][ \t]+(.*)")
 _NUMBERED = re.compile(r" {0,3}\d{1,9}[.)][ \t]+(.*)")
@@ -108,15 +109,13 @@ def _blocks(lines: list[str], top: int, depth: int) -> Iterable[str]:
 
     while i < len(lines):
         line = lines[i]
-        fence = _FENCE.fullmatch(line)
-        if fence:
+        mark = opens_fence(line)
+        if mark is not None:
             yield from flush()
-            mark, body = fence.group(1), []
+            body: list[str] = []
             i += 1
             while i < len(lines):
-                closing = _FENCE.fullmatch(lines[i])
-                if closing and closing.group(1)[0] == mark[0] and len(closing.group(1)) >= len(
-                        mark) and not closing.group(2).strip():
+                if closes_fence(mark, lines[i]):
                     break
                 body.append(lines[i])
                 i += 1

@@ -18,10 +18,14 @@ from __future__ import annotations
 
 import os
 
+from . import format as fmt
 from ._record import Record
 from .errors import LeanMemoryError
 from .folder import pure_path
 from .sessionlog import _data_home, app_home, data_home, project_key, session_home
+from .store import Memory
+from .summaries import normalize
+from .tokens import estimate_tokens
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
@@ -79,8 +83,6 @@ def _inside(path: str, folder: str) -> bool:
 
 def global_memory(*, create: bool = False) -> Memory:
     """The global store; with ``create``, initialised first (``put --global``)."""
-    from .store import Memory
-
     mem = Memory(_global_root())
     if create and not os.path.isdir(mem._dir):
         mem.init()
@@ -128,7 +130,6 @@ class LayerHit(Record):
 
 def _key(entry: Entry) -> str:
     from .dedup import main_text
-    from .summaries import normalize
 
     return normalize(main_text(entry.text))
 
@@ -139,8 +140,6 @@ OVERRIDES = "supersedes-global:"  # the tag of a project entry that corrects a g
 def project_overrides(project: Memory) -> dict[str, str]:
     """{global id: the project entry that supersedes it} (hidden in this project's views).
     Runs before every prompt: only a shard whose text names the tag is parsed."""
-    from . import format as fmt
-
     out: dict[str, str] = {}
     try:
         for name in project.shards:
@@ -329,7 +328,13 @@ def _drop_repeated(text: str, shown: str) -> str:
     if not seen:
         return text
     kept = [ln for ln in text.splitlines(keepends=True) if ln.rstrip("\n") not in seen]
-    return "".join(kept)
+    if len(kept) == len(text.splitlines()):
+        return text
+    # a heading whose every line went (a project rule hidden by the same global one) goes
+    # with them: no empty "Standing rules" section
+    out = [ln for i, ln in enumerate(kept) if not ln.startswith("## ")
+           or not next((x for x in kept[i + 1:] if x.strip()), "## ").startswith("## ")]
+    return "".join(out)
 
 
 def digest_blocks(project: Memory, prompt: str, *, budget_tokens: int = 1200,
@@ -337,7 +342,6 @@ def digest_blocks(project: Memory, prompt: str, *, budget_tokens: int = 1200,
     """The blocks of the digest over the layers: the global rules and matches in at most
     1/:data:`GLOBAL_SHARE` of the budget, then the project's digest in what is left."""
     from .digest import digest
-    from .tokens import estimate_tokens
 
     head = global_blocks(project, prompt, max(budget_tokens, 0) // GLOBAL_SHARE,
                          include_archive)

@@ -13,7 +13,11 @@ from typing import TYPE_CHECKING
 
 from . import format as fmt
 from ._record import replace
-from .errors import InvalidEntry, LeanMemoryError, SecretFound
+from .errors import InvalidEntry, LeanMemoryError, SecretFound, quoted
+from .folder import MAX_TAGS, MAX_TAGS_CHARS, TOO_MANY_TAGS, check_date, today
+from .fsutil import atomic_write
+from .sessionlog import note_writes
+from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from .format import Entry
@@ -36,15 +40,13 @@ class Listed:
 
 def list_entries(mem: Memory, shard: str | None = None) -> list[Listed]:
     """Every live entry (of ``shard``, or of all shards in order), marked."""
-    from .tokens import estimate_tokens
-
     entries = mem.entries(shard)
     hidden = mem.superseded_ids()
     out = []
     for e in entries:
-        said = e.get("said_again") or ""
+        # a value that is not a count (hand-edited, damaged) lists as none (ADR 0033)
         out.append(Listed(e, estimate_tokens(e.raw), e.id in hidden,
-                          int(said) if said.isdigit() else 0))
+                          fmt.parse_count(e.get("said_again")) or 0))
     return out
 
 
@@ -61,8 +63,6 @@ def find_entry(mem: Memory, entry_id: str) -> Entry:
 
 
 def _shown(value: str) -> str:
-    from .errors import quoted
-
     return quoted(repr(value), 40)
 
 
@@ -76,8 +76,6 @@ def _locate(mem: Memory, entry_id: str) -> tuple[fmt.Shard, int]:
 
 
 def _write(mem: Memory, shard: fmt.Shard, entries: Sequence[Entry]) -> None:
-    from .fsutil import atomic_write
-
     text = shard.preamble + "".join(e.raw for e in entries)
     atomic_write(mem.shard_path(shard.name), text)
     mem.write_index({shard.name: text})
@@ -116,16 +114,13 @@ def replace_entry(mem: Memory, entry_id: str, new_raw: str, *, expected_raw: str
             raise InvalidEntry("the edit would change other entries (an unclosed code fence?); "
                                "nothing was written")
         _write(mem, shard, entries)
-    from .sessionlog import note_writes  # when, for "decided during the session"
 
     note_writes(mem.root, [check.entries[i]], enabled=mem.config.capture_asks)
     return check.entries[i]
 
 
 def _check(mem: Memory, entry: Entry) -> None:
-    from .folder import MAX_TAGS, MAX_TAGS_CHARS, TOO_MANY_TAGS
     from .secrets import scan_text
-    from .tokens import estimate_tokens
 
     if len(entry.tags) > MAX_TAGS or sum(len(t) for t in entry.tags) > MAX_TAGS_CHARS:
         raise InvalidEntry(TOO_MANY_TAGS)
@@ -144,7 +139,6 @@ def archive_entries(mem: Memory, shard: fmt.Shard, gone: Sequence[Entry],
     The archive is written first and skips ids it holds already, so a repeat after a crash
     converges. Holds the lock (the caller takes it)."""
     from .compaction import archive_piece, archive_preamble
-    from .fsutil import atomic_write
 
     if not gone:
         return
@@ -162,8 +156,6 @@ def archive_entries(mem: Memory, shard: fmt.Shard, gone: Sequence[Entry],
 
 def forget(mem: Memory, entry_id: str, *, reason: str, date: str | None = None) -> Entry:
     """Move a live entry to the archive with the date and the reason; returns it."""
-    from .folder import check_date, today
-
     if not isinstance(reason, str) or not reason.strip() or "\n" in reason:
         raise InvalidEntry("a reason is needed: one line saying why the entry goes")
     if len(reason) > 200:

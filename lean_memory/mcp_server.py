@@ -30,7 +30,17 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
-from .errors import InvalidEntry, LeanMemoryError, redact_message
+from . import __version__
+from . import format as fmt
+from ._record import replace
+from .errors import InvalidEntry, LeanMemoryError, SecretFound, quoted, redact_message
+from .folder import check_date
+from .layers import PROJECT, find, render
+from .learn import listing_head, listing_line, waiting
+from .manage import find_entry, forget, list_entries, replace_entry
+from .search import render_hits
+from .store import Memory
+from .withhold import count_note, masked
 
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
 MAX_LINE = 4 * 1024 * 1024  # bytes; an entry is at most 1 MB, so a real message fits
@@ -54,12 +64,38 @@ INSTRUCTIONS = (
 )
 
 _S = {"type": "string"}
+_I = {"type": "integer"}
+_B = {"type": "boolean"}
 _TAGS = {"type": "array", "items": _S}
-# Output schemas name the fields a client can rely on; replies carry a few more (date,
-# tags, text), which the schema allows. Kept this small because every client sends the
-# whole tool list with every turn (bench/clients: <= 1,200 tokens with the instructions).
-_ENTRY = {"type": "object", "properties": {"id": _S, "shard": _S}}
-_LIST = {"type": "object", "properties": {"entries": {"type": "array"}}}
+
+
+def _object(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A JSON Schema object with these fields; a field in ``optional`` may be left out."""
+    return {"type": "object", "properties": {**required, **(optional or {})},
+            "required": list(required)}
+
+
+# Output schemas declare every field a reply carries (``optional`` ones only when they have
+# a value), so a client can rely on the shape and the SDKs validate it. A client sends the
+# model a tool's name, description and inputSchema, not its outputSchema: the per-turn cost
+# stays that of the input side (tests/test_mcp_tools.py measures both).
+_ENTRY_FIELDS = {"id": _S, "shard": _S, "title": _S}
+_ENTRY_OPTIONAL = {"date": _S, "tags": _TAGS, "supersedes": _S}
+_ENTRY = _object(_ENTRY_FIELDS, _ENTRY_OPTIONAL)
+_SHOWN = _object(_ENTRY_FIELDS, {**_ENTRY_OPTIONAL, "text": _S})
+_HITS = _object({"entries": {"type": "array", "items": _object(
+    {**_ENTRY_FIELDS, "text": _S, "score": {"type": "number"}, "layer": _S},
+    {**_ENTRY_OPTIONAL, "archived": _B})}, "withheld": _I})
+_LIST = _object({"entries": {"type": "array", "items": _object(
+    {**_ENTRY_FIELDS, "tokens": _I}, {**_ENTRY_OPTIONAL, "superseded": _B})}})
+_MARKDOWN = _object({"markdown": _S})
+_SHARD_MARKDOWN = _object({"shard": _S, "markdown": _S})
+_PROPOSAL = _object({"id": _S, "key": _S, "rule": _S, "target": _S, "origin": _S,
+                     "sessions": _I, "suggest_global": _B})
+_STATUS = _object({
+    "shards": {"type": "array", "items": _object({"name": _S, "entries": _I, "tokens": _I})},
+    "total_tokens": _I, "token_budget": _I, "compaction_due": _B,
+    "proposals": {"type": "array", "items": _PROPOSAL}})
 # The MCP defaults are readOnly false, destructive true, idempotent false, openWorld true:
 # only what differs is said.
 _READ = {"readOnlyHint": True, "openWorldHint": False}
@@ -81,14 +117,15 @@ def _tool(name: str, description: str, props: dict[str, Any], required: tuple[st
 
 TOOLS: list[dict[str, Any]] = [
     _tool("memory_index", "INDEX.md: each shard, its entries and tokens. Read it first.",
-          {}, (), _READ),
-    _tool("memory_get_shard", "A whole shard as Markdown.", {"shard": _S}, ("shard",), _READ),
+          {}, (), _READ, _MARKDOWN),
+    _tool("memory_get_shard", "A whole shard as Markdown.", {"shard": _S}, ("shard",), _READ,
+          _SHARD_MARKDOWN),
     _tool("memory_search", "Entries that best match a plain-text query.",
           {"query": _S, "k": {"type": "integer"}, "archive": {"type": "boolean"}},
-          ("query",), _READ, _LIST),
+          ("query",), _READ, _HITS),
     _tool("memory_list", "Live entries (id, date, title) by shard, tag, since/until "
           "YYYY-MM-DD.", {"shard": _S, "tag": _S, "since": _S, "until": _S}, (), _READ, _LIST),
-    _tool("memory_show", "One entry by id.", {"id": _S}, ("id",), _READ, _ENTRY),
+    _tool("memory_show", "One entry by id.", {"id": _S}, ("id",), _READ, _SHOWN),
     _tool("memory_put", "Add one entry (one fact) to a shard; refused if it holds a credential.",
           {"shard": _S, "text": _S, "title": _S, "tags": _TAGS}, ("shard", "text"), _ADD,
           _ENTRY),
@@ -100,7 +137,7 @@ TOOLS: list[dict[str, Any]] = [
     _tool("memory_forget", "Move a stale entry to the archive, saying why.",
           {"id": _S, "reason": _S}, ("id", "reason"), _CHANGE, _ENTRY),
     _tool("memory_status", "Tokens per shard and total vs budget; is compaction due? Rule "
-          "proposals awaiting the person's yes.", {}, (), _READ),
+          "proposals awaiting the person's yes.", {}, (), _READ, _STATUS),
 ]
 
 
@@ -198,7 +235,6 @@ class Server:
         asked = params.get("protocolVersion")
         # The client's version when we speak it, else our newest: the client decides.
         self.version = asked if asked in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[0]
-        from . import __version__
 
         return {
             "protocolVersion": self.version,
@@ -225,28 +261,23 @@ class Server:
             reply = getattr(self, "_tool_" + tool["name"].removeprefix("memory_"))(args)
         except LeanMemoryError as exc:
             return {"content": [{"type": "text", "text": _error_text(exc)}], "isError": True}
-        text, data = reply if isinstance(reply, tuple) else (reply, None)
-        result: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": False}
-        if data is not None:  # the same facts as the text, for clients that parse
-            result["structuredContent"] = data
-        return result
+        text, data = reply
+        # the same facts as the text, for clients that parse (every tool declares its shape)
+        return {"content": [{"type": "text", "text": text}], "isError": False,
+                "structuredContent": data}
 
-    def _tool_index(self, args: dict[str, Any]) -> str:
+    def _tool_index(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         text: str = self.open_memory().get_memory()
-        return text
+        return text, {"markdown": text}
 
-    def _tool_get_shard(self, args: dict[str, Any]) -> str:
+    def _tool_get_shard(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         text: str = self.open_memory().get_memory(args["shard"])
-        return text
+        return text, {"shard": args["shard"], "markdown": text}
 
     def _tool_search(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        from .search import render_hits
-        from .withhold import count_note
-
         k = args.get("k", 5)
         if not 1 <= k <= MAX_K:
             raise _ArgumentError(f"argument 'k' must be between 1 and {MAX_K}")
-        from .layers import PROJECT, find, render  # global + project, each labelled
 
         found, withheld, notes = find(self.open_memory(), args["query"], k=k,
                                       include_archive=args.get("archive"))
@@ -263,10 +294,6 @@ class Server:
         return text, {"entries": hits, "withheld": withheld}
 
     def _tool_list(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        from .folder import check_date
-        from .manage import list_entries
-        from .withhold import count_note, masked
-
         mem = self.open_memory()
         since, until = (check_date(args[k]) if k in args else None for k in ("since", "until"))
         tag = args.get("tag", "").casefold()
@@ -286,9 +313,6 @@ class Server:
         return "\n".join(lines) or "No entry matches.", {"entries": data}
 
     def _tool_show(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        from .manage import find_entry
-        from .withhold import masked
-
         mem = self.open_memory()
         [entry], _withheld = masked(mem, [find_entry(mem, args["id"])])
         return entry.raw, _entry(entry, text=True)
@@ -302,8 +326,6 @@ class Server:
         return f"{how}: {entry.shard} {entry.id} ({entry.date}) {entry.title}", _entry(entry)
 
     def _tool_correct(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        from .manage import find_entry
-
         mem = self.open_memory()
         wrong = find_entry(mem, args["id"])
         shard = args.get("shard") or ("corrections" if "corrections" in mem.shards
@@ -315,10 +337,6 @@ class Server:
                 f"supersedes {data['supersedes']}"), data
 
     def _tool_edit(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        from . import format as fmt
-        from ._record import replace
-        from .manage import find_entry, replace_entry
-
         mem = self.open_memory()
         old = find_entry(mem, args["id"])
         title = " ".join(args.get("title", old.title).split())
@@ -330,9 +348,6 @@ class Server:
         return f"edited: {entry.shard} {entry.id} {entry.title}", _entry(entry)
 
     def _tool_forget(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        from .manage import forget
-        from .withhold import masked
-
         mem = self.open_memory()
         [entry], _withheld = masked(mem, [forget(mem, args["id"], reason=args["reason"])])
         return (f"forgotten: {entry.id} moved to archive/{entry.shard}.md ({entry.title})",
@@ -347,13 +362,10 @@ class Server:
                            for s in st.shards],
                 "total_tokens": st.total_tokens, "token_budget": st.token_budget,
                 "compaction_due": st.compaction_due}
-        proposals = _proposals(self.open_memory())
+        proposals, shown = _proposals(self.open_memory())
         if proposals:
-            from .learn import listing_head
-
             lines.append(listing_head(len(proposals)))
-            lines += [f"{n}. {p['rule']} ({p['sessions']} sessions)"
-                      for n, p in enumerate(proposals, 1)]
+            lines += shown
         data["proposals"] = proposals
         return "\n".join(lines), data
 
@@ -389,24 +401,23 @@ class Server:
         return {"contents": [{"uri": uri, "mimeType": "text/markdown", "text": text}]}
 
 
-def _proposals(mem: Any) -> list[dict[str, Any]]:
-    """The rule proposals waiting for the person (ADR 0023), numbered as `promote` numbers
-    them; read only: no tool can approve one. [] when the session layer cannot be read."""
-    from .learn import waiting
-
+def _proposals(mem: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """The rule proposals waiting for the person (ADR 0023), by the ids `promote` takes,
+    and their listing lines; read only: no tool can approve one. Nothing when the session
+    layer cannot be read."""
     try:
         found = waiting(mem)
     except (LeanMemoryError, OSError, ValueError):
-        return []
-    return [{"key": p.key, "rule": p.rule, "sessions": len(p.sessions),
-             "suggest_global": p.suggest_global} for p in found]
+        return [], []
+    return ([{"id": p.id, "key": p.key, "rule": p.rule, "target": p.target,
+              "origin": p.origin, "sessions": len(p.sessions),
+              "suggest_global": p.suggest_global} for p in found],
+            [listing_line(p) for p in found])
 
 
 def _entry(entry: Any, *, text: bool = False) -> dict[str, Any]:
     """An entry as structured content (already masked by the caller when it is read; ids
     are quoted: a hand-written id is whatever the file says)."""
-    from .errors import quoted
-
     out = {"id": quoted(entry.id), "shard": entry.shard, "title": entry.title}
     if entry.date:
         out["date"] = entry.date
@@ -420,8 +431,6 @@ def _entry(entry: Any, *, text: bool = False) -> dict[str, Any]:
 
 
 def _error_text(exc: LeanMemoryError) -> str:
-    from .errors import SecretFound
-
     text = " ".join(str(exc).split())
     if isinstance(exc, SecretFound):
         text += "".join(f"\n  {line}" for line in exc.finding_lines())
@@ -484,8 +493,6 @@ def serve(open_memory: Callable[[], Any], stdin: IO[bytes], stdout: IO[bytes]) -
 
 def run(root: str | None) -> int:
     """``lean-memory mcp``: serve this process's stdin and stdout."""
-    from .store import Memory
-
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # protocol messages only on the real stdout
     try:

@@ -39,7 +39,20 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
+from . import format as fmt
+from ._record import replace
+from .config import DEFAULT_SHARDS, RESERVED, SHARD_NAME, with_shards
 from .errors import LeanMemoryError, SecretFound, quoted
+from .folder import today
+from .fsutil import UnsafePath, atomic_write, check_folders
+from .layers import check_project, global_memory, open_global
+from .learn import listing_head, listing_line, waiting
+from .manage import archive_entries
+from .notes import as_entries
+from .secrets import scan_text
+from .sessionlog import note_writes
+from .tokens import estimate_tokens
+from .withhold import PREAMBLE_WITHHELD, notice, shown_path, withheld_spans
 
 if TYPE_CHECKING:
     from .format import Entry, Shard
@@ -57,6 +70,41 @@ MAX_SHARDS = 30  # a model that makes a file per topic is told to reuse one past
 
 class MemoryToolError(LeanMemoryError):
     """A memory-tool command that cannot be carried out; the message is for the model."""
+
+
+def _replaced(current: str, command: dict[str, Any], path: str) -> tuple[str, int]:
+    """``current`` after a ``str_replace`` command, and where the change is."""
+    old, new = command.get("old_str"), command.get("new_str")
+    if not isinstance(old, str) or not old or not isinstance(new, str):
+        raise MemoryToolError("old_str must be a non-empty string and new_str a string")
+    at = current.find(old)
+    again = current.find(old, at + 1) if at >= 0 else -1
+    if at < 0:
+        raise MemoryToolError(f"No replacement was performed, old_str `{quoted(old)}` did not "
+                              f"appear verbatim in {quoted(path)}.")
+    if again >= 0:
+        raise MemoryToolError(f"No replacement was performed. Multiple occurrences of old_str "
+                              f"`{quoted(old)}` in lines: {_occurrences(current, old)}. "
+                              "Please ensure it is unique")
+    return current[:at] + new + current[at + len(old):], at
+
+
+def _inserted(current: str, command: dict[str, Any]) -> tuple[str, str]:
+    """``current`` after an ``insert`` command, and the text inserted (made entries of its
+    own when it follows the last entry)."""
+    line, text = command.get("insert_line"), command.get("insert_text")
+    if not isinstance(line, int) or isinstance(line, bool) or not isinstance(text, str):
+        raise MemoryToolError("insert_line must be an integer and insert_text a string")
+    lines = current.split("\n")
+    if current.endswith("\n"):
+        lines.pop()  # the empty string after the last newline is not a line
+    if line < 0 or line > len(lines):
+        raise MemoryToolError(f"Invalid `insert_line` parameter: {line}. It should be "
+                              f"within the range [0, {len(lines)}].")
+    if line == len(lines) and _after_entries(current):
+        text = as_entries(text)  # its own entries, not the tail of the last one
+    lines.insert(line, text.rstrip("\n"))
+    return "\n".join(lines) + "\n", text
 
 
 def _size(n: int) -> str:
@@ -85,7 +133,6 @@ class MemoryToolHandler:
     def _parts(self, path: Any) -> tuple[str, ...]:
         """The path's segments below the prefix, after every check; () is the prefix."""
         parts = self._decode(path)
-        from .fsutil import UnsafePath, check_folders
 
         # No ``..`` segment and no link from .agents down to the target: it stays inside.
         try:
@@ -135,7 +182,6 @@ class MemoryToolHandler:
         stem = parts[-1].removesuffix(".md")
         if len(parts) == 1 and parts[0].endswith(".md") and stem in self.mem.shards:
             return stem
-        from .config import RESERVED, SHARD_NAME
 
         suggestion = _shard_name("-".join((*parts[:-1], os.path.splitext(parts[-1])[0])))
         if not new:
@@ -163,11 +209,11 @@ class MemoryToolHandler:
         if handler is None:
             raise MemoryToolError(f"unknown command {quoted(repr(name), 40)}")
         if self.layers:
-            from .layers import check_project
-
             check_project(self.mem)  # a project that is the global store is refused
             if self._addresses_global(command):
-                return self._global(name in WRITES).execute(command)
+                if name in WRITES:  # an agent's rule for every project waits for a yes
+                    return self._propose_global(command)
+                return self._global(False).execute(command)
         self.mem._require_init()
         self._reload()
         try:
@@ -187,11 +233,53 @@ class MemoryToolHandler:
                                   "there and delete it here")
         return where == {True}
 
+    def _propose_global(self, command: dict[str, Any]) -> str:
+        """A write under /memories/global, kept as proposals (one per entry it adds or
+        changes) that wait for the person's yes: nothing an agent writes reaches every
+        project, or another one, by itself (ADR 0023)."""
+        from . import format as fmt
+        from .layers import global_memory
+        from .learn import propose
+
+        name, path = command.get("command"), command.get("path")
+        if name not in ("create", "str_replace", "insert"):
+            raise MemoryToolError(f"only the person changes their global memory ({PREFIX}/"
+                                  f"{GLOBAL_DIR}); you may propose an entry there with create, "
+                                  "str_replace or insert, and it waits for their yes")
+        g = global_memory()
+        view = MemoryToolHandler(g, layers=False, prefix=f"{PREFIX}/{GLOBAL_DIR}",
+                                 project=self.mem)
+        shard = view._shard_of(view._decode(path), str(path), "propose to", new=True)
+        if shard not in g.shards:
+            raise MemoryToolError(f"propose entries for one of {view._names()}")
+        before = g.read_text(g.dir / f"{shard}.md") if g.dir.is_dir() else ""
+        if name == "create":
+            after = command.get("file_text")
+            if not isinstance(after, str):
+                raise MemoryToolError("file_text must be a string")
+        elif name == "str_replace":
+            after = _replaced(before, command, str(path))[0]
+        else:
+            after = _inserted(before, command)[0]
+        # an entry whose text the global store already holds (whatever its title) is no
+        # news; Markdown without `## ` entries is made entries as a write would make them
+        old = {" ".join(e.text.split()) for e in fmt.parse(before, shard).entries}
+        added = [e for e in fmt.parse(as_entries(after, keep=fmt.parse(before, shard).preamble),
+                                      shard).entries
+                 if " ".join(e.text.split()) not in old]
+        if not added:
+            return (f"Nothing to propose: {quoted(str(path))} would add no entry to your "
+                    "global memory (nothing was written)")
+        made = [propose(self.mem, e.text, title=e.title, shard=shard, to_global=True)
+                for e in added]
+        ids = ", ".join(p.id for p in made)
+        return (f"Nothing was written to {PREFIX}/{GLOBAL_DIR} (the person's memory for every "
+                f"project): proposed {ids}; it waits for the person's yes "
+                f"(`lean-memory promote {made[0].id} --yes`, which only they can run)")
+
     def _global(self, create: bool) -> MemoryToolHandler:
         """The handler of the person's global store (its place from the environment only),
         seen from this project; created for a write."""
-        from .layers import global_memory
-
         g = global_memory(create=create)
         if not g.dir.is_dir():
             raise MemoryToolError(f"there is no global memory yet; create {PREFIX}/"
@@ -249,8 +337,6 @@ class MemoryToolHandler:
 
         walk(folder, "", 1)
         if self.layers and not parts:
-            from .layers import open_global
-
             g = open_global()
             if g is not None:
                 rows.append((os.lstat(g.dir).st_size, f"{GLOBAL_DIR}/"))
@@ -266,22 +352,18 @@ class MemoryToolHandler:
     def _proposals(self) -> str:
         """The rule proposals waiting for the person (ADR 0023), listed, never approvable
         here; '' when none (or the session layer cannot be read)."""
-        from .learn import listing_head, waiting
-
         try:
             found = waiting(self.mem)
         except (LeanMemoryError, OSError, ValueError):
             return ""
         if not found:
             return ""
-        lines = [f"{n}. {p.rule} ({len(p.sessions)} sessions)" for n, p in enumerate(found, 1)]
-        return f"\n\n{listing_head(len(found))}\n" + "\n".join(lines)
+        return f"\n\n{listing_head(len(found))}\n" + "\n".join(map(listing_line, found))
 
     def _read(self, parts: tuple[str, ...]) -> str:
         path = self.mem.dir.joinpath(*parts)
         if path.stat().st_size > MAX_FILE_BYTES:
             raise MemoryToolError(f"{self.prefix}/{'/'.join(parts)} is too large to show")
-        from .withhold import shown_path  # never a credential into the context
 
         text = shown_path(self.mem, path)
         if len(parts) == 1 and parts[0].endswith(".md") and parts[0][:-3] in self.mem.shards:
@@ -292,7 +374,6 @@ class MemoryToolHandler:
         """A shard as this project sees it over the layers: a project entry that says what
         a global entry says, and a global entry this project supersedes, each shown as a
         pointer (hidden, never deleted: the file keeps it)."""
-        from . import format as fmt
         from .layers import global_texts, open_global, project_overrides, same_text
 
         if self.layers:
@@ -342,33 +423,19 @@ class MemoryToolHandler:
                 raise MemoryToolError(
                     f"memory has {len(self.mem.shards)} files already; add this as entries "
                     f"(`## Title` sections) to the closest of them: {self._names()}")
-            self._write(shard, before, text, made=made)
+            written = self._write(shard, before, text, made=made)
         verb = "created" if not before else "replaced (its removed entries are archived)"
-        note = "" if "\n## " in "\n" + text else (
-            "; note: it has no `## Title` entry, and only entries are searched and recalled: "
-            "put each fact under its own `## ` heading")
-        return f"File {verb} successfully at: {quoted(str(path))}{note}"
+        return f"File {verb} successfully at: {quoted(str(path))}{_stored(text, written)}"
 
     def str_replace(self, command: dict[str, Any]) -> str:
-        path, old, new = command.get("path"), command.get("old_str"), command.get("new_str")
-        if not isinstance(old, str) or not old or not isinstance(new, str):
-            raise MemoryToolError("old_str must be a non-empty string and new_str a string")
+        path = command.get("path")
         shard = self._shard_of(self._parts(path), str(path), "edit")
         with self.mem.lock():
             current = self._current(shard, str(path))
-            at = current.find(old)
-            again = current.find(old, at + 1) if at >= 0 else -1
-            if at < 0:
-                raise MemoryToolError(f"No replacement was performed, old_str "
-                                      f"`{quoted(old)}` did not appear verbatim in "
-                                      f"{quoted(str(path))}.")
-            if again >= 0:
-                raise MemoryToolError(f"No replacement was performed. Multiple occurrences of "
-                                      f"old_str `{quoted(old)}` in lines: "
-                                      f"{_occurrences(current, old)}. Please ensure it is "
-                                      "unique")
-            updated = current[:at] + new + current[at + len(old):]
-            self._write(shard, current, updated)
+            updated, at = _replaced(current, command, str(path))
+            written = self._write(shard, current, updated)
+            if written != updated:
+                return "The memory file has been edited" + _stored(updated, written)
             snippet = self._snippet(shard, updated, at)
         return ("The memory file has been edited. Here is the snippet showing the change "
                 "(with line numbers):\n" + snippet)
@@ -376,8 +443,6 @@ class MemoryToolHandler:
     def _snippet(self, shard: str, text: str, at: int) -> str:
         """The numbered lines around offset ``at`` of the shard as written, each piece that
         the read side withholds shown as its notice (a credential never comes back out)."""
-        from .withhold import PREAMBLE_WITHHELD, notice, withheld_spans
-
         read, spans = withheld_spans(self.mem, self.mem.shard_path(shard), shard)
         if read != text:  # changed by hand since: nothing shown rather than the wrong lines
             return "(the file changed since; view it to see the edit)"
@@ -401,29 +466,19 @@ class MemoryToolHandler:
                          for n in range(first, last) if shown.get(n, "") is not None)
 
     def insert(self, command: dict[str, Any]) -> str:
-        path, line, text = (command.get("path"), command.get("insert_line"),
-                            command.get("insert_text"))
-        if not isinstance(line, int) or isinstance(line, bool) or not isinstance(text, str):
-            raise MemoryToolError("insert_line must be an integer and insert_text a string")
+        path = command.get("path")
         shard = self._shard_of(self._parts(path), str(path), "edit")
         with self.mem.lock():
             current = self._current(shard, str(path))
-            lines = current.split("\n")
-            if current.endswith("\n"):
-                lines.pop()  # the empty string after the last newline is not a line
-            if line < 0 or line > len(lines):
-                raise MemoryToolError(f"Invalid `insert_line` parameter: {line}. It should be "
-                                      f"within the range [0, {len(lines)}].")
-            lines.insert(line, text.rstrip("\n"))
-            self._write(shard, current, "\n".join(lines) + "\n")
-        return f"The file {quoted(str(path))} has been edited."
+            given = command.get("insert_text")
+            updated, text = _inserted(current, command)
+            written = self._write(shard, current, updated)
+        note = _stored(str(given), text) or _stored(updated, written)
+        return f"The file {quoted(str(path))} has been edited{note}."
 
     def delete(self, command: dict[str, Any]) -> str:
         path = command.get("path")
         shard = self._shard_of(self._parts(path), str(path), "delete")
-        from . import format as fmt
-        from .config import DEFAULT_SHARDS
-
         with self.mem.lock():
             self._reload()
             parsed = fmt.parse(self._current(shard, str(path)), shard)
@@ -443,7 +498,6 @@ class MemoryToolHandler:
         old, new = command.get("old_path"), command.get("new_path")
         src = self._shard_of(self._parts(old), str(old), "rename")
         dst = self._shard_of(self._parts(new), str(new), "rename to", new=True)
-        from .fsutil import atomic_write
 
         with self.mem.lock():
             self._reload()
@@ -472,14 +526,9 @@ class MemoryToolHandler:
     def _archive(self, shard: Shard, gone: Sequence[Entry], preamble: str) -> None:
         """Move ``gone`` to the archive, and the shard's preamble too (as an entry) when
         the model wrote prose there that ``preamble`` replaces: nothing is lost."""
-        from . import format as fmt
-        from .manage import archive_entries
-
         old = shard.preamble
         prose = [line for line in old.splitlines() if line.strip() and not line.startswith("#")]
         if old != preamble and prose and old != self.mem._preamble(shard.name):
-            from .folder import today
-
             taken = {e.id for e in (*shard.entries, *self.mem.entries(shard.name, archive=True))}
             day = today()
             title = f"Text above the entries of {shard.name}.md, replaced {day}"
@@ -494,9 +543,6 @@ class MemoryToolHandler:
 
     def _set_shards(self, shards: tuple[str, ...]) -> None:
         """Write ``[memory] shards`` into config.toml (edited in place) and reload it."""
-        from .config import with_shards
-        from .fsutil import atomic_write
-
         path = self.mem.agents_dir / "config.toml"
         atomic_write(path, with_shards(self.mem.read_text(path), shards),
                      root=self.mem.agents_dir)
@@ -517,10 +563,11 @@ class MemoryToolHandler:
         text: str = self.mem.read_text(target)
         return text
 
-    def _write(self, shard: str, before: str, after: str, *, made: bool = False) -> None:
-        """Check what ``after`` adds or changes against ``before``, then write it; entries
-        of ``before`` that ``after`` drops go to the archive first. ``made``: a new shard,
-        added to the config (and taken out again when INDEX.md cannot hold it)."""
+    def _write(self, shard: str, before: str, after: str, *, made: bool = False) -> str:
+        """Check what ``after`` adds or changes against ``before``, then write it, its notes
+        made into entries (:mod:`lean_memory.notes`); entries of ``before`` that it drops
+        go to the archive first. ``made``: a new shard, added to the config (and taken out
+        again when INDEX.md cannot hold it). Returns the text written."""
         from . import format as fmt
         from .fsutil import atomic_write
 
@@ -529,7 +576,8 @@ class MemoryToolHandler:
                                   "the repository's docs")
         previous = fmt.parse(before, shard)
         old = {e.raw for e in previous.entries}
-        parsed = fmt.parse(after, shard)
+        parsed = _stamped(fmt.parse(as_entries(after, keep=previous.preamble), shard), old)
+        after = parsed.render()
         self._check(shard, parsed, [e for e in parsed.entries if e.raw not in old],
                     before_preamble=previous.preamble)
         if made:
@@ -546,16 +594,13 @@ class MemoryToolHandler:
                       parsed.preamble)
         atomic_write(self.mem.dir / f"{shard}.md", after, root=self.mem.agents_dir)
         self.mem.write_index({shard: parsed})
-        from .sessionlog import note_writes  # when, for "decided during the session"
 
         note_writes(self.mem.root, [e for e in parsed.entries if e.raw not in old],
                     enabled=self.mem.config.capture_asks)
+        return after
 
     def _check(self, shard: str, parsed: Shard, changed: list[Entry], *,
                before_preamble: str) -> None:
-        from .secrets import scan_text
-        from .tokens import estimate_tokens
-
         allow = self.mem.allowlist
         pieces = [(e.raw, f"entry {quoted(repr(e.title), 60)}") for e in changed]
         if parsed.preamble != before_preamble:
@@ -573,9 +618,45 @@ class MemoryToolHandler:
                                       f"{limit:,}; split it into several entries")
 
 
+def _stamped(parsed: Shard, old: set[str]) -> Shard:
+    """``parsed`` with an id and today's date stamped on each entry it adds without
+    metadata, as a put gives them: a later edit of the entry keeps its id (an entry whose
+    id is derived from its text would become a new one, its old text archived)."""
+
+    new = {id(e) for e in parsed.entries if not e.has_meta and e.raw not in old}
+    if not new:
+        return parsed
+    day = today()
+    taken = {e.id for e in parsed.entries}
+    out = []
+    for e in parsed.entries:
+        if id(e) in new:
+            e = replace(e, id=fmt.new_id(parsed.name, e.title, e.text, day, taken), date=day)
+            taken.add(e.id)
+            e = fmt.stamp(e, [("id", fmt.meta_escape(e.id)), ("date", day)])
+        out.append(e)
+    return replace(parsed, entries=tuple(out))
+
+
+def _after_entries(text: str) -> bool:
+    """Whether text appended to ``text`` would land in its last entry (outside code)."""
+
+    return bool(fmt.entry_offsets(text)) and not fmt.open_fence_at_end(text)
+
+
+def _stored(given: str, written: str) -> str:
+    """What the reply adds when notes were made into entries (the model's next edit must
+    start from the file as it is now)."""
+    if written == given:
+        return ""
+
+    n = len(fmt.entry_offsets(written)) - len(fmt.entry_offsets(given))
+    return (f"; its notes were stored as {n} entr{'y' if n == 1 else 'ies'} (a `## ` heading "
+            "each, which search and recall find): view the file before editing it")
+
+
 def _shard_name(name: str) -> str:
     """The nearest valid shard name to ``name`` (for a refusal's suggestion)."""
-    from .config import RESERVED
 
     out = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "-"
                   for c in name.lower()).strip("-_")

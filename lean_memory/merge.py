@@ -1,7 +1,7 @@
 """Git as the shared store: a three-way merge driver for shards, per entry and per field
 (ADRs 0006 and 0013).
 
-Git calls ``python -P -m lean_memory merge-driver %O %A %B %P`` for a shard that changed on
+Git calls ``lean-memory merge-driver %O %A %B %P`` (isolated: ADR 0033) for a shard changed on
 both sides. The three versions are parsed with the lossless parser and matched by id:
 
 * an entry changed on one side takes that side; changed on both sides, it is merged field
@@ -44,7 +44,13 @@ from typing import TYPE_CHECKING, TypeVar
 
 from . import format as fmt
 from ._record import replace
+from .config import load_config
+from .dedup import main_text
 from .errors import LeanMemoryError, redact_message
+from .fsutil import atomic_write
+from .githook import install_index_hooks, ours_installed
+from .secrets import Allowlist, redact_path, scan_text
+from .spawn import HOME, PLAIN_ENV, sh_command, sh_quote
 
 if TYPE_CHECKING:
     from .secrets import Allowlist
@@ -166,14 +172,15 @@ def _merge_meta_value(key: str, base: str | None, ours: str | None,
     values = [v for v in (base, ours, theirs) if v is not None]
     # Two sides that each said the entry again count twice, even to the same number (the
     # same change on both sides, a cherry-pick, is told apart before: the whole entry).
-    counted = key == COUNTER_KEY and all(v.isdigit() for v in values)
+    # Counts parsed strictly (a committed file is untrusted): anything else merges as text.
+    counted = key == COUNTER_KEY and all(fmt.parse_count(v) is not None for v in values)
     if theirs == base or (ours == theirs and not counted):
         return ours
     if ours == base:
         return theirs
     if counted:
-        b = int(base or 0)
-        total = b + (int(ours or 0) - b) + (int(theirs or 0) - b)
+        b, o, t = (fmt.parse_count(v) or 0 for v in (base, ours, theirs))
+        total = b + (o - b) + (t - b)
         return str(total) if total > 0 else None
     if key == LATEST_KEY:
         present = [v for v in (ours, theirs) if v is not None]
@@ -220,8 +227,6 @@ class _Fields:
 
 
 def _fields(e: fmt.Entry) -> _Fields:
-    from .dedup import main_text
-
     main = main_text(e.text)
     return _Fields(e.title, e.tags, main, e.text[len(main):], e.date, e.supersedes, e.meta)
 
@@ -323,8 +328,6 @@ class _Scanner:
         self._known: set[str] | None = None
 
     def new_rules(self, text: str) -> tuple[str, ...]:
-        from .secrets import scan_text
-
         found = scan_text(text, allow=self._allow)
         if not found:
             return ()
@@ -453,9 +456,6 @@ def _allowlist() -> Allowlist | None:
     """The repository's rule and fingerprint allowlist (git runs drivers at the top of
     the work tree); path globs never apply to memory. None when the config is unreadable:
     the stricter scan."""
-    from .config import load_config
-    from .secrets import Allowlist
-
     try:
         c = load_config(Path(".agents") / "config.toml")
     except LeanMemoryError:
@@ -485,8 +485,6 @@ def _line_conflict(base: str, ours: str, theirs: str, allow: Allowlist | None) -
 
 
 def _write(path: str, data: bytes) -> None:
-    from .fsutil import atomic_write
-
     atomic_write(Path(path), data)
 
 
@@ -521,8 +519,6 @@ def merge_driver(base: str, ours: str, theirs: str, path: str = "") -> int:
 def _say(where: str, message: str) -> None:
     """One line on stderr, redacted: ``where`` is git's ``%P``, a path from the repository,
     and a cloned repository may name a file after a credential."""
-    from .secrets import redact_path
-
     line = " ".join(f"{redact_path(where)}: {message}".split())  # a path may hold a newline
     sys.stderr.write(f"lean-memory: {redact_message(line)}\n")
 
@@ -554,18 +550,18 @@ def _conflict_summary(merged: Merged) -> str:
 # -- setup ----------------------------------------------------------------------------
 
 
-def _sh_quote(value: str) -> str:
-    return "'" + value.replace("'", "'\\''") + "'"
-
-
 def driver_command() -> str:
-    """The shell command git runs: this interpreter, else ``lean-memory`` on PATH, else
+    """The shell command git runs: this interpreter, isolated, with this install named (ADR
+    0033), while both are there; else ``lean-memory`` on PATH (no PYTHON* variable); else
     git's own line merge (an ordinary conflict, never a silent pick)."""
-    py = _sh_quote(Path(sys.executable).as_posix())
-    # -P: git runs this at the top of the work tree, which must not come first on sys.path
-    return (f"if [ -x {py} ]; then {py} -P -m lean_memory merge-driver %O %A %B %P; "
+    py = sh_quote(Path(sys.executable).as_posix())
+    cli = sh_quote((Path(HOME) / "lean_memory" / "cli.py").as_posix())
+    # git runs this at the top of the work tree, with the user's environment: -I (-P lets an
+    # empty PYTHONPATH entry put the work tree first on sys.path)
+    return (f"if [ -x {py} ] && [ -f {cli} ]; then "
+            f"{sh_command('merge-driver')} %O %A %B %P; "
             "elif command -v lean-memory >/dev/null 2>&1; then "
-            "lean-memory merge-driver %O %A %B %P; "
+            f"{PLAIN_ENV} lean-memory merge-driver %O %A %B %P; "
             "else git merge-file -L ours -L base -L theirs %A %O %B; fi")
 
 
@@ -620,7 +616,6 @@ def setup_merge_driver(root: str | os.PathLike[str], *, index_hooks: bool = Fals
         lines.append("git config: merge driver already registered")
     else:
         lines.append(f"git config: registered merge.{DRIVER}.driver")
-    from .githook import install_index_hooks, ours_installed
 
     if index_hooks or ours_installed(top):
         lines.extend(install_index_hooks(top))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import math
+import os
 import socket
 import urllib.error
 import urllib.request
@@ -192,8 +193,6 @@ def legacy_path(mem: Memory, model: str) -> Path | None:
 
 
 def client(config: Config, timeout: float) -> Ollama:
-    import os
-
     url = base_url(config.ollama_host, os.environ.get("OLLAMA_HOST"), config.ollama_allow_remote)
     return Ollama(url, config.ollama_model, timeout)
 

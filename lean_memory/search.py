@@ -41,8 +41,17 @@ from .bm25 import (
     tokenize,
 )
 from .errors import QueryError, ShardError, UnknownShard
-from .fsutil import MAX_FILE_BYTES, dump_record, load_record, open_bounded, read_bounded
+from .fsutil import (
+    MAX_FILE_BYTES,
+    dump_record,
+    file_signature,
+    load_record,
+    open_bounded,
+    read_bounded,
+)
 from .index import Corrupt, Part, read_part, write_part
+from .summaries import hidden_ids
+from .withhold import Verdicts, header
 
 TYPE_CHECKING = False  # typing's own costs an import; so does .retrievers (typing, Protocol)
 if TYPE_CHECKING:
@@ -251,8 +260,6 @@ class NotReady(Exception):
 
 
 def _header(mem: Memory) -> list[Any]:
-    from .withhold import header
-
     c = mem.config
     return [_CACHE_VERSION, TOKENIZER_VERSION, c.bm25_k1, c.bm25_b, _TITLE_WEIGHT, header(mem)]
 
@@ -394,8 +401,6 @@ def _main_text(text: str) -> str:
 def _hidden(parts: list[Part]) -> list[int]:
     """The numbers of the superseded entries, by the store's rule: archived corrections
     count too."""
-    from .summaries import hidden_ids
-
     hidden = hidden_ids(_link_rows(parts))
     if not hidden:
         return []
@@ -420,9 +425,6 @@ def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) ->
     (``time.monotonic()``) is kept for the next call. ``NotReady`` when the deadline has
     passed or the shard files left to index are too large for the time left.
     """
-    from .fsutil import file_signature
-    from .withhold import Verdicts
-
     header = _header(mem)
     c = mem.config
     params: dict[str, Any] = {"k1": c.bm25_k1, "b": c.bm25_b, "title_weight": _TITLE_WEIGHT}
@@ -517,8 +519,6 @@ def _append_part(mem: Memory, base: Part | None, path: str, sig: tuple[int, int,
                  header: list[Any], verdicts: Verdicts) -> list[Part] | None:
     """``base`` and a tail part of the entries appended since it was built, if the file
     only grew by whole entries and the tail is still small; else None."""
-    from .fsutil import file_signature
-
     if base is None:
         return None
     where = _part_path(mem, base.name, base.archived, tail=True)
@@ -617,8 +617,6 @@ def _hidden_again(parts: list[Part], idents: list[list[Any]], old_key: Any, pair
 
 def _write_hidden(mem: Memory, path: str, parts: list[Part], header: list[Any],
                   data: list[Any]) -> None:
-    from .fsutil import file_signature
-
     unchanged = all(file_signature(mem._shard_file(p.name, archive=p.archived)) == p.sig
                     for p in parts)
     if unchanged and not dump_record(path, header, data, mem._agents):

@@ -31,13 +31,18 @@ import secrets
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from .errors import LeanMemoryError
+from .dedup import main_text, said_again_part
+from .errors import LeanMemoryError, QueryError
+from .format import parse_count
 from .html import escape as esc
 from .html import render
+from .tokens import estimate_tokens
+from .withhold import TITLE_WITHHELD, masked
 
 if TYPE_CHECKING:
     from .format import Entry
@@ -190,8 +195,6 @@ def _count(n: int, one: str, many: str) -> str:
 
 
 def _tokens(text: str) -> int:
-    from .tokens import estimate_tokens
-
     return estimate_tokens(text)
 
 
@@ -252,16 +255,11 @@ def _corrector(mem: Memory, found: tuple[dict[str, tuple[Entry, bool]], dict[str
 
 
 def _shown(mem: Memory, entries: Sequence[Entry]) -> list[Entry]:
-    from .withhold import masked
-
     return masked(mem, entries)[0]
 
 
 def _article(layer: str, e: Entry, *, superseded_by: str | None, superseded: bool,
              archived: bool = False, link: bool = True) -> str:
-    from .dedup import main_text, said_again_part
-    from .withhold import TITLE_WITHHELD
-
     withheld = e.title == TITLE_WITHHELD and not e.meta
     facts = [f"<code>{esc(e.id)}</code>", esc(e.shard)]
     if e.date:
@@ -285,8 +283,8 @@ def _article(layer: str, e: Entry, *, superseded_by: str | None, superseded: boo
         body = render(main_text(e.text))
         again = said_again_part(e.text)
         if again:
-            count = e.get("said_again") or ""
-            times = _count(int(count), "time", "times") if count.isdecimal() else "more"
+            count = parse_count(e.get("said_again"))
+            times = "more" if count is None else _count(count, "time", "times")
             body += (f"<details><summary>said again ({esc(times)})</summary>"
                      f"{render(again)}</details>")
     title = esc(e.title)
@@ -352,7 +350,6 @@ def page_search(app: App, query: str) -> str:
             '<button type="submit">Search</button></form>')
     if not query.strip():
         return _page(app, "Search", form)
-    from .errors import QueryError
 
     layer, mem = app.layers[0]
     try:
@@ -476,8 +473,6 @@ class Handler(BaseHTTPRequestHandler):
         return given is not None and hmac.compare_digest(given.encode(), self.app.token.encode())
 
     def _cookie_token(self) -> str | None:
-        from http.cookies import CookieError, SimpleCookie
-
         jar: SimpleCookie = SimpleCookie()
         try:
             jar.load(self.headers.get("Cookie", ""))
@@ -534,7 +529,6 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, STYLE, ctype="text/css; charset=utf-8")
             return
         parts = [p for p in path.split("/") if p]
-        from urllib.parse import unquote
 
         parts = [unquote(p) for p in parts]
         with self.app.lock:
@@ -608,7 +602,6 @@ class Handler(BaseHTTPRequestHandler):
         if answer not in ("yes", "no") or self.app.proposals is None:
             self._refuse(400, "answer yes or no to a pending proposal")
             return
-        from urllib.parse import unquote
 
         with self.app.lock:
             try:

@@ -22,6 +22,8 @@ import time
 
 from ._hash import blake2b
 from .errors import LeanMemoryError
+from .folder import pure_path
+from .fsutil import _parent
 
 TYPE_CHECKING = False  # typing's own import costs the hot path
 if TYPE_CHECKING:
@@ -49,7 +51,6 @@ def data_home() -> Path:
 
 def _data_home() -> str:
     # strings (os.path): the hot commands never import pathlib
-    from .folder import pure_path
 
     xdg = os.environ.get("XDG_DATA_HOME", "")
     if xdg and os.path.isabs(xdg):
@@ -98,8 +99,6 @@ def _session_home(root: StrPath) -> str:
 
 def private_dir(path: StrPath) -> None:
     """``mkdir -p`` whose new folders only their owner may open (asks are personal)."""
-    from .fsutil import _parent
-
     missing = []
     path = os.fspath(path)
     while not os.path.exists(path) and path != _parent(path):
@@ -128,8 +127,6 @@ def read_private(path: StrPath, limit: int = MAX_READ) -> str:
 
 def write_private(path: StrPath, text: str) -> None:
     """Replace ``path`` atomically, readable by its owner only."""
-    from .fsutil import _parent
-
     private_dir(_parent(path))
     tmp = os.path.join(_parent(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0),
@@ -142,8 +139,6 @@ def write_private(path: StrPath, text: str) -> None:
 
 
 def append_private(path: StrPath, line: str) -> None:
-    from .fsutil import _parent
-
     private_dir(_parent(path))
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0),
                  0o600)

@@ -1,10 +1,16 @@
 """One detached background process per job and memory, off the caller's critical path.
 
 A marker file in ``.cache/`` (created with ``O_EXCL``, never through a link: ADR 0012)
-keeps it to one at a time; a marker older than ``stale_s`` is left over from a crash. The
-child runs this package's own code with ``python -P`` from the package's parent folder: a
-cloned repository may ship a ``lean_memory/`` of its own, and ``-c`` would put the cwd first
-on ``sys.path`` (ADR 0012). Its output goes nowhere; the caller never waits for it.
+keeps it to one at a time; a marker older than ``stale_s`` is left over from a crash. Its
+output goes nowhere; the caller never waits for it.
+
+Every Python process lean_memory starts or writes a command for (hooks, merge driver, this
+one) runs isolated (ADR 0033): ``python -I`` (no current folder or script folder on
+``sys.path``, no ``PYTHON*`` variables, no user site) with this install's folder given
+explicitly, from a neutral working folder. ``-P`` is not enough: an empty entry in
+``PYTHONPATH`` still puts the current folder first, where a cloned repository's own
+``lean_memory/`` or ``sitecustomize.py`` would run. :func:`argv` and :func:`sh_command`
+build that command; nothing else should.
 """
 
 from __future__ import annotations
@@ -19,10 +25,57 @@ if TYPE_CHECKING:
     from .store import Memory
 
 
+# The folder holding this lean_memory package: the only one the processes we start import from.
+HOME = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# What an isolated process runs: sys.argv[1] is HOME (popped, so the CLI sees its own
+# arguments), run() is the CLI's process entry. Only `sys` (built in) loads before our code.
+ENTRY = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
+         "from lean_memory.cli import run; sys.exit(run())")
+
+
+def argv(*args: str, python: str | None = None, code: str = ENTRY) -> list[str]:
+    """The isolated command line of ``lean-memory ARGS`` (or of ``code``, which then finds
+    HOME in ``sys.argv[1]`` to pop) on ``python`` (this interpreter by default)."""
+    return [python or sys.executable, "-I", "-c", code, HOME, *args]
+
+
+_PLAIN = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789@%+=:,./_-")
+
+
+def sh_quote(value: str) -> str:
+    """``value`` as one POSIX shell word: as it is when plain, else single-quoted
+    (``shlex.quote``'s rule, without its regular expression)."""
+    if value and all(c in _PLAIN for c in value):
+        return value
+    return "'" + value.replace("'", "'\"'\"'") + "'"
+
+
+def sh_command(*args: str) -> str:
+    """:func:`argv` as a POSIX shell command line (the interpreter as a forward-slash path;
+    the hook files and git's config are read by ``sh``/``bash``, Git Bash on Windows)."""
+    from pathlib import Path
+
+    return " ".join(sh_quote(a) for a in argv(*args, python=Path(sys.executable).as_posix()))
+
+
+# How a command we write runs pip's console script, its fallback where our interpreter or
+# install is gone: that script is not isolated, so the variables that put folders on its
+# sys.path go (`env -u`: GNU, BSD and busybox env have it).
+PLAIN_ENV = "env -u PYTHONPATH -u PYTHONHOME -u PYTHONUSERBASE -u PYTHONPLATLIBDIR"
+
+
+def clean_env() -> dict[str, str]:
+    """The environment a started process gets: the caller's, every ``PYTHON*`` variable
+    dropped (``-I`` ignores them; dropped so nothing the child starts inherits them). The
+    rest stays on purpose: the product reads ``LEAN_MEMORY_*``, ``XDG_*``, ``HOME``,
+    ``APPDATA``, ``OLLAMA_HOST`` to find the same global layer, cache and server."""
+    return {k: v for k, v in os.environ.items() if not k.upper().startswith("PYTHON")}
+
+
 def detached(mem: Memory, marker: str, code: str, *args: str, stale_s: float = 600.0) -> bool:
-    """Start ``python -P -c code`` detached, unless ``.cache/<marker>`` says one runs; True
+    """Start ``python -I -c code`` detached, unless ``.cache/<marker>`` says one runs; True
     if started. ``code`` runs in the package's parent folder with ``sys.argv[1:]`` = the
-    memory's root and ``args``, and must remove the marker when it ends."""
+    memory's root and ``args``, ``sys`` imported, and must remove the marker when it ends."""
     from .errors import LeanMemoryError
     from .fsutil import ensure_dir
 
@@ -39,21 +92,19 @@ def detached(mem: Memory, marker: str, code: str, *args: str, stale_s: float = 6
         os.close(os.open(marker_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
     except (OSError, LeanMemoryError):
         return False
-    env = dict(os.environ)
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    # Isolated (-I), our package's folder put on the path by hand, and a cwd outside the
-    # repository: the caller's PYTHONPATH may name the clone (a plugin hook runs with -I,
-    # but its environment still carries it), where a `sitecustomize.py` or `lean_memory/`
-    # of its own would run first (ADR 0012). `os` and `sys` are loaded before the code runs.
-    argv = [sys.executable, "-I", "-c",
-            "import os, sys; sys.path.insert(0, sys.argv.pop(1)); os.chdir(sys.argv.pop(1)); "
-            + code, here, here, os.path.abspath(mem.root), *args]
+    env = clean_env()
+    # Isolated (ADR 0033), started in our own folder (HOME), the caller's cwd (the repository)
+    # left behind; our folder comes first on sys.path, by argument, not by PYTHONPATH.
+    # (posix_spawn takes no cwd: the child moves there first; `os` is frozen, loaded anyway.)
+    line = argv(os.path.abspath(mem.root), *args,
+                code="import os, sys; os.chdir(sys.argv[1]); sys.path.insert(0, sys.argv.pop(1)); "
+                + code)
     try:
         if os.name == "nt":
             import subprocess
 
-            subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, cwd=here, env=env,
+            subprocess.Popen(line, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, cwd=HOME, env=env,
                              creationflags=0x00000008)  # DETACHED_PROCESS
         else:
             # posix_spawn, not subprocess: subprocess imports threading, and threading first
@@ -63,7 +114,7 @@ def detached(mem: Memory, marker: str, code: str, *args: str, stale_s: float = 6
             # reads that pipe to its end.
             _reap()
             null = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
-            _SPAWNED.append(os.posix_spawn(sys.executable, argv, env, file_actions=null,
+            _SPAWNED.append(os.posix_spawn(sys.executable, line, env, file_actions=null,
                                            setsid=True))
     except OSError:
         with contextlib.suppress(OSError):

@@ -12,6 +12,7 @@ they import only the layers below it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -19,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from . import format as fmt
 from ._hash import blake2b
 from ._record import replace
-from .errors import InvalidEntry, LeanMemoryError, ShardError
+from .errors import InvalidEntry, LeanMemoryError, SecretFound, ShardError
 from .folder import (
     DESCRIPTIONS,
     GITIGNORE,
@@ -29,6 +30,8 @@ from .folder import (
     check_date,
     today,
 )
+from .format import default_title
+from .format import first_of as _first_of
 from .fsutil import (
     MAX_FILE_BYTES,
     SourceChanged,
@@ -77,15 +80,6 @@ _CONTROLS = "".join(map(chr, (*range(0x09), *range(0x0a, 0x20), 0x7f)))
 # call the shard binary, and then nothing scans or diffs it).
 _TEXT_CONTROLS = "".join(map(chr, (*range(0x09), 0x0b, 0x0c, *range(0x0e, 0x20),
                                    *range(0x7f, 0xa0))))
-_CLAUSE_ENDS = tuple(f"{c} " for c in ".:;!?")
-
-
-def _first_of(text: str, needles: Iterable[str], start: int = 0) -> int:
-    """Where the first of ``needles`` occurs in ``text`` from ``start`` (-1: none): one C
-    search a needle, no regex to import and compile for a check every put makes."""
-    return min((i for i in (text.find(n, start) for n in needles) if i >= 0), default=-1)
-
-
 def _has_surrogate(text: str) -> bool:
     """Whether ``text`` holds a lone surrogate (from undecodable bytes on a command line),
     which cannot be written as UTF-8: the only code points UTF-8's strict encoder refuses."""
@@ -96,30 +90,6 @@ def _has_surrogate(text: str) -> bool:
     except UnicodeEncodeError:
         return True
     return False
-
-
-def _clause_end(line: str) -> int:
-    """Where the first clause of ``line`` (white space already single spaces) ends: the
-    first ``.:;!?`` from its 17th character on that a space follows; -1: none."""
-    return _first_of(line, _CLAUSE_ENDS, 16)
-
-
-def default_title(text: str) -> str:
-    """The first clause of the first non-empty line, without Markdown markers, cut at a word."""
-    for line in text.splitlines():
-        line = line.strip().lstrip("#>*-+ \t").strip().strip("`")
-        if line:
-            break
-    else:
-        line = "Untitled"
-    line = " ".join(line.split())
-    end = _clause_end(line)
-    if 0 <= end <= 80:
-        line = line[:end]
-    if len(line) > 80:
-        cut = line[:80].rsplit(" ", 1)[0] or line[:80]
-        line = cut.rstrip(" ,;:.") + "…"
-    return line
 
 
 def _last_entry_start(data: bytes, want: bytes | None) -> int | None:
@@ -314,8 +284,6 @@ class Memory(Summaries):
 
             embed_soon(self)
         if status.compaction_due and self.config.auto_compact:
-            import contextlib
-
             # The entry is stored: a failed compaction stays due and the next write retries.
             with contextlib.suppress(LeanMemoryError):
                 self.compact()
@@ -428,7 +396,6 @@ class Memory(Summaries):
 
     def _scan(self, title: str, text: str, tags: tuple[str, ...]) -> None:
         """The one place a write is checked for secrets; raises SecretFound."""
-        from .errors import SecretFound
         from .secrets import Allowlist, scan_text
 
         # allow_paths is for `scan` (files); an entry is always scanned.
@@ -443,7 +410,13 @@ class Memory(Summaries):
     @staticmethod
     def _said_again(entry: Entry, date: str) -> Entry:
         meta = dict(entry.meta)
-        count = int(meta["said_again"]) + 1 if meta.get("said_again", "").isdigit() else 1
+        said = meta.get("said_again")
+        count = fmt.parse_count(said)
+        if said is not None and count is None:  # never written over: a hand edit, or damage
+            raise ShardError(f"entry {entry.id} in {entry.shard}: said_again="
+                             f"{said[:24]!r}{'…' if len(said) > 24 else ''} is not a count "
+                             f"(1 to {fmt.MAX_COUNT_DIGITS} digits 0-9); fix it by hand")
+        count = (count or 0) + 1
         meta["said_again"] = str(count)
         latest = meta.get("last_said", "")
         meta["last_said"] = max(latest, date) if fmt.is_date(latest) else date

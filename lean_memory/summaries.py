@@ -10,6 +10,7 @@ the features, which import these records rather than the facade.
 from __future__ import annotations
 
 import contextlib
+import marshal
 import os
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -280,8 +281,6 @@ class _StatsHead:
 
 def _stats_head(raw: bytes | None) -> _StatsHead | None:
     """The header of the stats file ``raw``, None when it has none of this version."""
-    import marshal
-
     if raw is None or len(raw) < 8:
         return None
     size = int.from_bytes(raw[:8], "little")
@@ -432,8 +431,6 @@ class Summaries(Folder):
         """The cached (signature, summary) of one shard file (``key``: its name, or
         ``archive/<name>``), read from its stats file (and the tail of entries a quick put
         appended since) on first use; None if none."""
-        import marshal
-
         stats = self._stats if self._stats is not None else {}
         self._stats = stats
         if key not in stats:
@@ -461,7 +458,6 @@ class Summaries(Folder):
 
     def _keep_stat(self, key: str, sig: Signature, summary: Summary) -> None:
         # One file per shard file: a put rewrites the summary of the shard it wrote only.
-        import marshal
 
         if self._stats is None:
             self._stats = {}

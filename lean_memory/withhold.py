@@ -24,7 +24,9 @@ from functools import lru_cache
 from . import format as fmt
 from ._hash import blake2b
 from ._record import replace
-from .fsutil import dump_record, load_record
+from .errors import quoted
+from .fsutil import dump_record, file_signature, load_record
+from .summaries import render_index
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
@@ -79,8 +81,6 @@ def header(mem: Memory) -> list[Any]:
 def notice(entry_id: str) -> str:
     """The one line that stands for a withheld entry (its id redacted: it may be the
     credential)."""
-    from .errors import quoted
-
     return (f"> [withheld] entry `{quoted(entry_id)}` holds a credential and is not shown; "
             "run `lean-memory scan .agents/memory`\n")
 
@@ -188,8 +188,6 @@ class Verdicts:
         Remembered by the hash of the file; a file whose signature (size, mtime, inode)
         did not change while it was read is not even hashed again.
         """
-        from .fsutil import file_signature
-
         files = self._load()
         before = file_signature(path)
         text = self.mem.read_text(path)
@@ -389,7 +387,6 @@ def shown_index(mem: Memory, verdicts: Verdicts | None = None) -> str:
             v.save()
     if not bad:
         return text
-    from .summaries import render_index
 
     return render_index(mem.status(), mem.config.max_index_tokens)
 
@@ -432,7 +429,6 @@ def masked(mem: Memory, entries: Sequence[fmt.Entry]) -> tuple[list[fmt.Entry], 
         flags = v.holding([e.raw for e in entries])
     finally:
         v.save()
-    from .errors import quoted
 
     out = [replace(e, id=quoted(e.id), title=TITLE_WITHHELD, text=TEXT_WITHHELD, tags=(),
                    supersedes=None, meta=(), raw=notice(e.id)) if bad else e

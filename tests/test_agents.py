@@ -392,7 +392,7 @@ def test_setup_codex_writes_hooks_json_and_agents_md(memory: lean_memory.Memory)
     command = config["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
     # the team shares .codex/hooks.json: no path of this machine in it
     assert command == agents.hook_command("user-prompt-submit", portable=True)
-    assert "exec lean-memory hook user-prompt-submit" in command
+    assert "lean-memory hook user-prompt-submit" in command and agents.LAUNCHER in command
     assert "lean-memory:begin" in (memory.root / "AGENTS.md").read_text(encoding="utf-8")
     assert any("/hooks" in ln and "trust" in ln for ln in lines)
 

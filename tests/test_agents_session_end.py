@@ -50,7 +50,8 @@ def test_init_agent_claude_installs_session_end_and_it_distills(project: Path,
     assert "SessionEnd" in said
     [group] = _settings(project)["hooks"]["SessionEnd"]
     [hook] = group["hooks"]
-    assert hook["type"] == "command" and " -P -m lean_memory hook session-end" in hook["command"]
+    assert hook["type"] == "command" and " -I -c " in hook["command"]
+    assert hook["command"].endswith(" hook session-end")
     before = (project / ".claude" / "settings.local.json").read_bytes()
     ok("init", "--agent", "claude", cwd=project, env=home)
     assert (project / ".claude" / "settings.local.json").read_bytes() == before
@@ -100,7 +101,7 @@ def test_plain_init_upgrades_an_older_install(project: Path, home: dict[str, str
     assert settings["permissions"] == {"allow": ["Bash(ls)"]}
     commands = [h["command"] for e in ("SessionStart", "UserPromptSubmit", "SessionEnd")
                 for g in settings["hooks"][e] for h in g["hooks"]]
-    assert len(commands) == 3 and all(" -P -m lean_memory hook " in c for c in commands)
+    assert len(commands) == 3 and all(" -I -c " in c and " hook " in c for c in commands)
     after = path.read_bytes()
     ok("init", cwd=project, env=home)
     ok("init", "--agent", "claude", cwd=project, env=home)

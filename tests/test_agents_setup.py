@@ -179,6 +179,11 @@ def test_codex_hooks_fail_open_with_one_line_where_not_installed(project: Path,
     r = init(project, "--agent", "codex")
     assert r.returncode == 0, r.stderr
     ours = commands(project / ".codex" / "hooks.json")
+    # this machine: init wrote its launcher, so the hook answers with no lean-memory on PATH
+    out = run_hook_as_agent(ours["UserPromptSubmit"], prompt(project), project, BARE_PATH)
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    assert DEPLOY in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    Path(agents.launcher_path()).unlink()  # a teammate's machine: no launcher
 
     out = run_hook_as_agent(ours["UserPromptSubmit"], prompt(project), project, BARE_PATH)
     assert (out.returncode, out.stdout) == (0, "")
@@ -225,8 +230,11 @@ def test_init_rewrites_the_bare_codex_commands_older_versions_wrote(project: Pat
     assert new["hooks"]["UserPromptSubmit"][0]["hooks"][1] == {"type": "command",
                                                               "command": "other-tool"}
     assert new["hooks"]["SessionStart"][0]["matcher"] == "startup|resume"
+    assert Path(agents.launcher_path()).is_file()  # init wrote this user's launcher
+    Path(agents.launcher_path()).unlink()
     out = run_hook_as_agent(ours["UserPromptSubmit"], prompt(project), project, BARE_PATH)
     assert (out.returncode, out.stdout) == (0, "")
+    assert init(project).returncode == 0 and Path(agents.launcher_path()).is_file()
     again = hooks.read_bytes()
     assert init(project).returncode == 0 and hooks.read_bytes() == again
 

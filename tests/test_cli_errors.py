@@ -13,6 +13,9 @@ import pytest
 
 import lean_memory
 from lean_memory import cli
+from lean_memory.commands import _common
+from lean_memory.commands import list as list_command
+from lean_memory.commands import status as status_command
 
 from .conftest import ROOT, run_cli, snapshot
 
@@ -47,12 +50,12 @@ def test_an_os_error_naming_a_token_is_one_redacted_line_and_exit_2(
 
 def test_every_stderr_line_is_redacted_and_one_line(
         capsys: pytest.CaptureFixture[str]) -> None:
-    """``_say``, the one way the CLI writes to stderr, redacts what it is given whatever its
+    """``say``, the one way the CLI writes to stderr, redacts what it is given whatever its
     source (the OSError branch and the notes pass it text no LeanMemoryError redacted).
-    Catches: the redaction removed from ``_say``, which the subprocess tests cannot notice
+    Catches: the redaction removed from ``say``, which the subprocess tests cannot notice
     while each caller also redacts."""
-    cli._say(f"error: cannot open deploy {TOKEN}\nsecond line")
-    cli._say_error(f"Permission denied: /srv/{TOKEN}")
+    _common.say(f"error: cannot open deploy {TOKEN}\nsecond line")
+    _common.say_error(f"Permission denied: /srv/{TOKEN}")
     assert capsys.readouterr().err == (
         "lean-memory: error: cannot open deploy ghp_\u2026 second line\n"
         "lean-memory: error: Permission denied: /srv/ghp_\u2026\n")
@@ -122,8 +125,8 @@ def test_ctrl_c_exits_130_without_a_traceback(
         capsys: pytest.CaptureFixture[str]) -> None:
     """The KeyboardInterrupt branch (a hot command, read by _fast_args, and one argparse
     reads). Catches: the branch removed or returning another code."""
-    monkeypatch.setattr(cli, "cmd_status", _raising(KeyboardInterrupt()))
-    monkeypatch.setattr(cli, "cmd_list", _raising(KeyboardInterrupt()))
+    monkeypatch.setattr(status_command, "run", _raising(KeyboardInterrupt()))
+    monkeypatch.setattr(list_command, "run", _raising(KeyboardInterrupt()))
     assert cli.main(["--root", str(mem.root), "status"]) == 130
     assert cli.main(["--root", str(mem.root), "list"]) == 130
     assert capsys.readouterr() == ("", "")
@@ -137,7 +140,7 @@ def test_an_unexpected_error_names_only_its_type_unless_debugging(
     LEAN_MEMORY_DEBUG set it propagates. Catches: the message printed, or the debug switch
     ignored."""
     monkeypatch.delenv("LEAN_MEMORY_DEBUG", raising=False)
-    monkeypatch.setattr(cli, "cmd_list", _raising(ValueError(f"bad input {TOKEN}")))
+    monkeypatch.setattr(list_command, "run", _raising(ValueError(f"bad input {TOKEN}")))
     assert cli.main(["--root", str(mem.root), "list"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and TOKEN not in err and "bad input" not in err

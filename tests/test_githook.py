@@ -38,7 +38,7 @@ def test_installs_once_and_is_idempotent(repo: Path) -> None:
     path = hook(repo)
     text = path.read_text(encoding="utf-8")
     assert text.startswith("#!/bin/sh\n") and MARKER in text
-    assert "-m lean_memory" in text and "scan --staged" in text
+    assert " -I -c " in text and "scan --staged" in text
     assert os.access(path, os.X_OK)
     assert install_git_hook(repo) == "git pre-commit hook already installed"
     assert path.read_text(encoding="utf-8") == text

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from lean_memory import LeanMemoryError, Memory
+from lean_memory.spawn import ENTRY, HOME, sh_quote
 
 from .conftest import ROOT, git
 from .test_boundary import Outside, _link, _marker, _refused, lm, posix_only
@@ -33,8 +34,11 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git not ins
 TOKEN = "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"  # built at run time
 PROMPT = "how do we deploy to staging with the vpn"
 FACT = "The staging deploy needs the VPN up first."
-# An interpreter started with -m or -c and no -P/-I puts the current folder first on sys.path.
-UNSAFE = re.compile(r"(?<!-P) -(m lean_memory|c )")
+# An interpreter started with -m or -c and no -I puts the current folder first on sys.path
+# (with -P too, when PYTHONPATH has an empty entry: ADR 0033).
+UNSAFE = re.compile(r"(?<!-I) -(m lean_memory|c )")
+# The isolated invocation of what we write, and what versions before ADR 0033 wrote instead.
+ISOLATED = f"-I -c {sh_quote(ENTRY)} {sh_quote(HOME)}"
 
 
 @dataclass
@@ -246,10 +250,15 @@ def test_init_refreshes_what_older_versions_wrote(clone: Clone, bare_python: str
     hook = clone.root / ".git" / "hooks" / "pre-commit"
     settings = clone.root / ".claude" / "settings.local.json"
     driver = git(clone.root, "config", "--get", "merge.lean-memory.driver").stdout.strip()
-    # What the previous version wrote.
-    for path in (hook, settings):
-        path.write_text(path.read_text().replace(" -P -", " -"))
-    git(clone.root, "config", "merge.lean-memory.driver", driver.replace(" -P -", " -"))
+    # What versions before -P wrote (their interpreter quoted in the agent's settings).
+    hook.write_text(hook.read_text().replace(ISOLATED, "-m lean_memory"))
+    settings.write_text(settings.read_text().replace(f"{bare_python} {ISOLATED}",
+                                                     f'\\"{bare_python}\\" -m lean_memory'))
+    git(clone.root, "config", "merge.lean-memory.driver",
+        driver.replace(ISOLATED, "-m lean_memory"))
+    for text in (hook.read_text(), settings.read_text(),
+                 git(clone.root, "config", "--get", "merge.lean-memory.driver").stdout):
+        assert UNSAFE.search(text), text  # the old forms are there to refresh
     r = run(clone.root, "init", python=bare_python)
     assert r.returncode == 0, r.stderr
     assert run(clone.root, "put", "quirks", FACT).returncode == 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import stat
 import string
 from pathlib import Path
@@ -51,6 +52,13 @@ def hook(event: str, root: Path, env: dict[str, str], **payload: str) -> str:
     return str(json.loads(out)["hookSpecificOutput"]["additionalContext"]) if out else ""
 
 
+def first_id(listing: str) -> str:
+    """The id of the first proposal a `promote` listing shows."""
+    found = re.match(r"(p-[0-9a-f]{8})  ", listing)
+    assert found, listing
+    return found.group(1)
+
+
 def ask(root: Path, env: dict[str, str], session: str, prompt: str) -> str:
     return hook("user-prompt-submit", root, env, session_id=session, prompt=prompt)
 
@@ -68,15 +76,16 @@ def test_a_persons_week(project: Path, tmp_path: Path, home: dict[str, str]) -> 
     listed = ok("asks", cwd=project, env=home)
     assert "upload client" in listed and listed.count("\n") == 5
     proposals = ok("promote", cwd=project, env=home)
-    assert proposals.startswith("1. ") and "pnpm" in proposals and "3 sessions" in proposals
+    assert proposals.startswith("p-") and "pnpm" in proposals and "3 sessions" in proposals
     assert "mon" in proposals and "remember: pnpm instead of npm" in proposals
+    pid = first_id(proposals)
     start = hook("session-start", project, home, session_id="sat", source="startup")
-    assert "1 rule proposal wait" in start and "pnpm over npm" not in start
+    assert "1 rule proposal waits" in start and "pnpm over npm" not in start
     conventions = project / ".agents" / "memory" / "conventions.md"
     before = conventions.read_bytes()
-    r = cli("promote", "1", cwd=project, env=home, stdin=b"y\n")  # no terminal: no yes
+    r = cli("promote", pid, cwd=project, env=home, stdin=b"y\n")  # no terminal: no yes
     assert r.returncode == 2 and conventions.read_bytes() == before
-    said = ok("promote", "1", "--yes", cwd=project, env=home)
+    said = ok("promote", pid, "--yes", cwd=project, env=home)
     assert "wrote" in said and "pnpm" in conventions.read_text()
     assert "no proposals" in ok("promote", cwd=project, env=home)
     for session in ("sun", "next-mon"):
@@ -89,8 +98,9 @@ def test_promote_no_dismisses_for_good(project: Path, home: dict[str, str]) -> N
     """Catches: a dismissed proposal coming back when the request is asked again."""
     for s in ("a", "b", "c"):
         ask(project, home, s, "Never edit the generated protobuf files.")
-    assert "protobuf" in ok("promote", cwd=project, env=home)
-    assert "dismissed" in ok("promote", "1", "--no", cwd=project, env=home)
+    listed = ok("promote", cwd=project, env=home)
+    assert "protobuf" in listed
+    assert "dismissed" in ok("promote", first_id(listed), "--no", cwd=project, env=home)
     ask(project, home, "d", "never touch the generated protobuf files")
     assert "no proposals" in ok("promote", cwd=project, env=home)
     assert "protobuf" not in (project / ".agents" / "memory" / "conventions.md").read_text()
@@ -107,8 +117,8 @@ def test_promote_global_rides_in_another_project(project: Path, tmp_path: Path,
     ask(other, home, "o1", "always answer in British English")
     ask(other, home, "o2", "remember to answer in British English")
     shown = json.loads(ok("promote", "--json", cwd=project, env=home))
-    assert shown[0]["suggest_global"] and shown[0]["projects"] == 2
-    ok("promote", "1", "--yes", "--global", cwd=project, env=home)
+    assert shown[0]["suggest_global"] and len(shown[0]["projects"]) == 2
+    ok("promote", shown[0]["id"], "--yes", "--global", cwd=project, env=home)
     assert "British" not in (project / ".agents" / "memory" / "conventions.md").read_text()
     assert "British English" in hook("session-start", other, home, session_id="o3",
                                      source="startup")
@@ -183,8 +193,9 @@ def test_distill_folds_quiet_sessions_once(project: Path, home: dict[str, str]) 
     home_dir = session_home(project)
     assert [a.session for a in learn.load_asks(home_dir)] == ["busy"]
     assert len(learn.load_asks(home_dir, archived=True)) == 2
-    # a session start folds what went quiet since ("busy", hours ago in real time): the
-    # latest session's still-open lines ride
+    # `distill` folds what went quiet since ("busy", hours ago in real time; a session
+    # start leaves that to a background process): the latest session's still-open lines ride
+    assert "distilled busy" in ok("distill", cwd=project, env=home)
     block = hook("session-start", project, home, session_id="new", source="startup")
     assert "Still open from the last session" in block and "config loader" in block
     assert learn.load_asks(home_dir) == []
@@ -257,7 +268,7 @@ def test_the_page_lists_proposals_and_writes_only_on_a_yes(project: Path,
                                                           home: dict[str, str]) -> None:
     """Catches: `serve` without the learning loop (its proposals page empty), or its yes
     writing elsewhere than the project's conventions."""
-    from lean_memory.cli import _page_proposals
+    from lean_memory.commands.serve import page_proposals as _page_proposals
 
     for s in ("a", "b", "c"):
         ask(project, home, s, "always use tabs, not spaces, in the Makefile")

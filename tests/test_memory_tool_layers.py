@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 import lean_memory
+from lean_memory import learn
 from lean_memory.layers import global_memory
 from lean_memory.memory_tool import anthropic_memory_tool
-from lean_memory.sessionlog import load_writes
 from tests.conftest import snapshot
 
 anthropic_tools = pytest.importorskip("anthropic.lib.tools",
@@ -91,8 +91,10 @@ def test_precedence_is_searchs(layers: tuple[lean_memory.Memory, lean_memory.Mem
 
 def test_writes_go_to_the_project_unless_addressed_to_global(
         layers: tuple[lean_memory.Memory, lean_memory.Memory, str]) -> None:
-    """Catches: a write to /memories/global refused or landing in the project, a plain
-    write landing in the global store, or a file moved across the layers."""
+    """Catches: a write to /memories/global landing in the project, a plain write landing
+    in the global store, or a file moved across the layers. Issue 34 changed what a write
+    to /memories/global does: it is kept as a proposal that waits for the person's yes
+    (the global store is not written, nor a new file made there)."""
     project, g, _gid = layers
     tool = anthropic_memory_tool(project)
     g_before, p_before = snapshot(g.dir), snapshot(project.dir)
@@ -100,20 +102,22 @@ def test_writes_go_to_the_project_unless_addressed_to_global(
          file_text="# Build\n\n## Docs\n`make docs` needs graphviz.\n")
     assert snapshot(g.dir) == g_before and (project.dir / "build.md").is_file()
     p_mid = snapshot(project.dir)
-    call(tool, command="create", path="/memories/global/style.md",
-         file_text="# Style\n\n## Commits\nImperative subject lines under 60 characters.\n")
-    call(tool, command="str_replace", path="/memories/global/conventions.md",
-         old_str="never pip", new_str="never pip or pipx")
-    assert snapshot(project.dir) == p_mid
-    assert "style" in global_memory().shards
-    assert "Imperative subject" in (g.dir / "style.md").read_text()
-    assert "never pip or pipx" in (g.dir / "conventions.md").read_text()
+    assert "propose entries for one of" in refused(
+        tool, command="create", path="/memories/global/style.md",
+        file_text="# Style\n\n## Commits\nImperative subject lines under 60 characters.\n")
+    said = call(tool, command="str_replace", path="/memories/global/conventions.md",
+                old_str="never pip", new_str="never pip or pipx")
+    assert "Nothing was written" in said and "promote p-" in said
+    assert snapshot(project.dir) == p_mid and snapshot(g.dir) == g_before
+    assert "style" not in global_memory().shards
+    assert "never pip or pipx" not in (g.dir / "conventions.md").read_text()
+    [waits] = learn.current(project)
+    assert "never pip or pipx" in waits.text and waits.target == "global"
+    assert "via the memory tool in" in waits.origin
     assert p_before != p_mid
     said = refused(tool, command="rename", old_path="/memories/build.md",
                    new_path="/memories/global/build.md")
     assert "cannot move between" in said
-    ids = {row[1] for row in load_writes(g.root)}  # noted for "decided during the session"
-    assert {e.id for e in global_memory().entries("style")} <= ids
 
 
 def test_a_repository_cannot_reach_the_global_store(tmp_path: Path) -> None:
@@ -127,12 +131,14 @@ def test_a_repository_cannot_reach_the_global_store(tmp_path: Path) -> None:
     assert "evil.example" not in call(tool, command="view", path="/memories")
     assert "no global memory yet" in refused(tool, command="view",
                                              path="/memories/global/conventions.md")
-    call(tool, command="create", path="/memories/global/style.md",
-         file_text="# Style\n\n## Tone\nPlain words.\n")
+    # issue 34: a write there is a proposal (the global store is not even created)
+    call(tool, command="create", path="/memories/global/conventions.md",
+         file_text="# Conventions\n\n## Tone\nPlain words.\n")
     g = global_memory()
-    assert (g.dir / "style.md").is_file() and not (planted / "style.md").exists()
-    assert "evil.example" not in call(tool, command="view",
-                                      path="/memories/global/conventions.md")
+    assert not g.dir.exists() and not (planted / "style.md").exists()
+    assert (planted / "conventions.md").read_text().count("## ") == 1
+    [waits] = learn.current(project)
+    assert waits.text == "Plain words." and "evil.example" not in waits.text
     # a link in place of the folder: still the person's store, the link's target untouched
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -140,9 +146,10 @@ def test_a_repository_cannot_reach_the_global_store(tmp_path: Path) -> None:
         p.unlink()
     planted.rmdir()
     os.symlink(outside, planted)
-    call(tool, command="create", path="/memories/global/more.md",
+    call(tool, command="create", path="/memories/global/conventions.md",
          file_text="# More\n\n## Tabs\nTabs in Makefiles.\n")
-    assert list(outside.iterdir()) == [] and (g.dir / "more.md").is_file()
+    assert list(outside.iterdir()) == [] and not g.dir.exists()
+    assert {p.text for p in learn.current(project)} == {"Plain words.", "Tabs in Makefiles."}
 
 
 def test_the_global_store_as_a_project_is_refused(tmp_path: Path) -> None:
@@ -165,5 +172,5 @@ def test_the_listing_names_proposals_and_approves_none(tmp_path: Path) -> None:
     [wanted] = learn.proposals(project)
     before = snapshot(project.dir)
     listing = call(anthropic_memory_tool(project), command="view", path="/memories")
-    assert wanted.rule in listing and "promote N --yes" in listing
+    assert wanted.rule in listing and "promote ID --yes" in listing
     assert snapshot(project.dir) == before and learn.proposals(project) == [wanted]

@@ -102,9 +102,11 @@ def test_a_scripted_session_succeeds_or_says_what_to_do(mem: lean_memory.Memory)
     archived = {e.title for s in mem.shards for e in mem.entries(s, archive=True)}
     assert {"Lint", "tox"} <= archived
     progress = mem.read_text(mem.archive_dir / "progress_log.md")
-    assert "- [ ] fix the flaky test" in progress  # free text of a deleted file, kept too
+    # free text of a deleted file, kept too (its one-line items made entries, issue 35)
+    assert "## [ ] fix the flaky test" in progress
     note = next(r for c, _, r in results if c.get("path") == "/memories/progress.md")
-    assert "no `## Title` entry" in note  # free text is kept, and the model told why
+    # free text is made into entries (issue 35), and the model told to view before editing
+    assert "stored as 2 entries" in note and "view the file" in note
 
 
 def test_a_refused_create_writes_nothing(mem: lean_memory.Memory) -> None:

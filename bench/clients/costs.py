@@ -104,7 +104,11 @@ def main() -> None:
           f"questions), median / mean; share with no matches | {statistics.median(others):.0f}"
           f" / {statistics.mean(others):.0f}; "
           f"{sum(t <= rules_only for t in others) / len(others):.0%} |")
-    print(f"| MCP | tool definitions + instructions, every turn | "
+    model_side = [{k: t[k] for k in ("name", "description", "inputSchema")} for t in TOOLS]
+    print(f"| MCP | tool definitions (name, description, input schema) + instructions, "
+          f"every turn | {estimate_tokens(json.dumps(model_side)) + estimate_tokens(INSTRUCTIONS)}"
+          f" |")
+    print(f"| MCP | the whole tools/list on the wire (output schemas too), at connect | "
           f"{estimate_tokens(json.dumps(TOOLS)) + estimate_tokens(INSTRUCTIONS)} |")
     print(f"| MCP | one `memory_search` (k=5) when called, median / p90 | "
           f"{statistics.median(searches):.0f} / {p90(searches)} |")

@@ -1,0 +1,64 @@
+"""The memory a command acts on, and its status as ``--json`` shows it (``get``, ``status``)."""
+
+from __future__ import annotations
+
+from ..errors import quoted
+from ..layers import check_project, global_memory
+from ..store import Memory
+from ._common import UsageError
+
+TYPE_CHECKING = False  # not typing's: the hot commands never import typing
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
+
+def memory(args: argparse.Namespace, *, project: bool = False) -> Memory:
+    """The memory a command acts on: the global store with ``--global`` (created by a
+    put) unless ``project`` (where `--global` says where to write, not what to read), else
+    the project's, which may never be the global store (ADR 0022)."""
+    if getattr(args, "global_", False) and not project:
+        if args.root:
+            raise UsageError("give --global or --root, not both")
+        return global_memory(create=args.command == "put")
+    return check_project(Memory(args.root))
+
+
+def status_json(mem: Memory) -> dict[str, Any]:
+    st = mem.status()
+    return {
+        "shards": [{"name": s.name, "entries": s.entries, "superseded": s.superseded,
+                    "tokens": s.tokens, "description": s.description} for s in st.shards],
+        "total_tokens": st.total_tokens,
+        "token_budget": st.token_budget,
+        "compact_threshold": st.compact_threshold,
+        "compaction_due": st.compaction_due,
+        **retrievers_json(mem),
+    }
+
+
+def retrievers_json(mem: Memory) -> dict[str, Any]:
+    """The configured retrievers, those not installed, and the vectors of ``ollama``."""
+    names = mem.config.retrievers  # a cloned config may name a credential: shown redacted
+    missing: list[str] = []
+    if any(n not in ("bm25", "ollama") for n in names):
+        # hot path: with the built-in retrievers alone, .retrievers stays unloaded
+        # (tests/test_hot_imports.py)
+        from ..retrievers import unknown
+
+        missing = unknown(names)
+    out: dict[str, Any] = {"retrievers": [quoted(n) for n in names],
+                           "unknown_retrievers": [quoted(n) for n in missing]}
+    if "ollama" in names:
+        from ..embedcmd import describe  # hot path: the vectors' code only when configured
+
+        out["vectors"] = describe(mem)
+    return out
+
+
+def skip_line(skip: dict[str, str] | None) -> str:
+    """When and why the prompt hook last searched without the semantic extra."""
+    if not skip:
+        return "semantic extra: the prompt hook never searched without it\n"
+    return f"semantic extra, last searched without by the prompt hook ({skip['when']}): " \
+           f"{skip['why']}\n"

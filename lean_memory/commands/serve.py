@@ -1,0 +1,52 @@
+"""``lean-memory serve``: a local page of what memory holds and what rides every prompt."""
+
+from __future__ import annotations
+
+from .. import learn
+from ..layers import open_global
+from ..serve import App, Proposal, Proposals, make_server, url
+from ._memory import memory
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from typing import TextIO
+
+    from ..store import Memory
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    mem = memory(args)
+    mem.status()  # not initialised, a broken config: one line now, not on the page
+    if args.global_:  # your own memory alone; a yes on a proposal is a project's affair
+        app = App([("global", mem)])
+    else:
+        g = open_global()
+        app = App([("project", mem), *([("global", g)] if g is not None else [])],
+                  proposals=page_proposals(mem))
+    server = make_server(app, args.port)
+    out.write(f"lean-memory: serving {mem.dir} on 127.0.0.1 only; open\n  {url(app)}\n"
+              "(the address carries this run's token; Ctrl-C stops)\n")
+    out.flush()
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+    return 0
+
+
+def page_proposals(mem: Memory) -> Proposals:
+    """The learning loop as the page reaches it: a yes clicked there (a person, with the
+    run's token) writes the rule it names by id where the proposal says (this project, or
+    the global layer for a rule asked in several projects)."""
+
+    def pending() -> list[Proposal]:
+        return [Proposal(p.id, f"{p.rule}\n\n_{p.origin}_",
+                         tuple(f"{date} ({session[:12]}): {text}"
+                               for _a, session, date, text in p.evidence), p.target)
+                for p in learn.proposals(mem)]
+
+    def decide(proposal_id: str, yes: bool) -> str:
+        return learn.decide(mem, learn.pick(mem, proposal_id), yes)
+
+    return Proposals(pending, decide)

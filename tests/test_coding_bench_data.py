@@ -1,0 +1,107 @@
+"""bench/coding/: the coding-memory bench data is consistent; its validator catches breakage."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import ROOT, load_bench
+
+DATA = ROOT / "bench" / "coding" / "data"
+
+
+def _load() -> Any:
+    return load_bench("coding/load.py", "coding_bench_load")
+
+
+def test_shipped_data_is_valid() -> None:
+    """Guards against a hand edit that leaves a dangling evidence key, session prompt or variant."""
+    mod = _load()
+    bench = mod.load(DATA)
+    assert len(bench.projects) >= 8
+    assert len(bench.prompts) >= 80
+    assert bench.sessions
+
+
+def test_every_kind_and_both_splits_are_present() -> None:
+    """Guards against a kind or the held-out split silently disappearing from the data."""
+    bench = _load().load(DATA)
+    kinds = {p.kind for p in bench.prompts.values()}
+    assert kinds == {"answerable", "generic", "unrelated", "typo", "case", "foreign"}
+    assert {p.split for p in bench.projects.values()} == {"dev", "heldout"}
+    assert any(s.memory == "pooled" for s in bench.sessions.values())
+
+
+def _copy(tmp_path: Path) -> Path:
+    dst = tmp_path / "data"
+    shutil.copytree(DATA, dst)
+    return dst
+
+
+def _rewrite_prompts(data: Path, change: Any) -> None:
+    path = data / "prompts.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    change(rows)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def _first(rows: list[dict[str, Any]], kind: str) -> dict[str, Any]:
+    return next(r for r in rows if r["kind"] == kind)
+
+
+@pytest.mark.parametrize(("change", "needle"), [
+    (lambda rows: _first(rows, "answerable")["evidence"].append("nosuch-99"),
+     "is no entry"),
+    (lambda rows: _first(rows, "typo").update(variant_of="nosuch-p01"), "is no prompt"),
+    (lambda rows: _first(rows, "unrelated").update(kind="sideways"), "kind"),
+    (lambda rows: _first(rows, "answerable").update(split="test"), "split"),
+    (lambda rows: _first(rows, "case").update(text=_first(rows, "case")["text"] + " now"),
+     "more than letter case"),
+    (lambda rows: _first(rows, "unrelated")["evidence"].append(
+        _first(rows, "answerable")["evidence"][0]), "evidence"),
+])
+def test_validator_reports_broken_prompts(tmp_path: Path, change: Any, needle: str) -> None:
+    """Guards against a validator that accepts broken labels (the check must be able to fail)."""
+    mod = _load()
+    data = _copy(tmp_path)
+    _rewrite_prompts(data, change)
+    with pytest.raises(mod.BenchDataError, match=needle):
+        mod.load(data)
+
+
+def test_validator_reports_missing_session_prompt(tmp_path: Path) -> None:
+    """Guards against a session naming a prompt that was renamed or deleted."""
+    mod = _load()
+    data = _copy(tmp_path)
+    path = data / "sessions.json"
+    sessions = json.loads(path.read_text(encoding="utf-8"))
+    sessions[0]["prompts"].append("nosuch-p77")
+    path.write_text(json.dumps(sessions), encoding="utf-8")
+    with pytest.raises(mod.BenchDataError, match="nosuch-p77"):
+        mod.load(data)
+
+
+def test_validator_reports_unknown_shard(tmp_path: Path) -> None:
+    """Guards against an entry filed under a shard lean_memory does not have."""
+    mod = _load()
+    data = _copy(tmp_path)
+    path = next((data / "projects").glob("*.json"))
+    project = json.loads(path.read_text(encoding="utf-8"))
+    project["entries"][0]["shard"] = "misc"
+    path.write_text(json.dumps(project), encoding="utf-8")
+    with pytest.raises(mod.BenchDataError, match="shard 'misc'"):
+        mod.load(data)
+
+
+def test_one_project_memory_is_written_whole(tmp_path: Path) -> None:
+    """Guards against an entry the store refuses (e.g. secret-like text) or merges away."""
+    mod = _load()
+    bench = mod.load(DATA)
+    slug = min(bench.projects, key=lambda s: len(bench.projects[s].entries))
+    ids = mod.write_memory(bench, tmp_path / "m", slug)
+    assert set(ids) == {e.key for e in bench.projects[slug].entries}
+    assert len(set(ids.values())) == len(ids)
