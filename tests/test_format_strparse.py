@@ -63,6 +63,10 @@ def re_step(fence: str | None, line: str) -> tuple[str | None, bool]:
     return re_opens_fence(line), False
 
 
+def re_fence_after(fence: str | None, line: str) -> str | None:
+    return re_step(fence, line)[0]
+
+
 def re_structure(text: str) -> tuple[list[int], bool]:
     found: list[int] = []
     fence: str | None = None
@@ -118,7 +122,8 @@ def re_is_date(value: str) -> bool:
 
 
 _ORACLE = {"fence_parts": re_fence_parts, "_structure": re_structure, "_step": re_step,
-           "_fence_closes": re_fence_closes, "_opens_fence": re_opens_fence,
+           "closes_fence": re_fence_closes, "opens_fence": re_opens_fence,
+           "fence_after": re_fence_after,
            "split_lines": re_split_lines, "split_first_line": re_split_first_line,
            "unescape_body": re_unescape_body, "meta_escape": re_meta_escape,
            "_meta_unescape": re_meta_unescape, "_meta_body": re_meta_body,
