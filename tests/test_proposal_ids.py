@@ -107,7 +107,7 @@ def test_global_changes_where_never_which(project: Path, home: dict[str, str],
 def test_every_listing_shows_the_ids(project: Path, home: dict[str, str]) -> None:
     """Catches: a listing (MCP status, the memory tool's view, the page) without the id
     `promote` takes, so the person cannot name what they read there."""
-    from lean_memory.cli import _page_proposals
+    from lean_memory.commands.serve import page_proposals as _page_proposals
     from lean_memory.mcp_server import Server
     from lean_memory.memory_tool import MemoryToolHandler
 
