@@ -223,6 +223,17 @@ class PutState(NamedTuple):
         return frozenset(link[LINK_TARGET] for link in self.corrections)
 
 
+class PutRows:
+    """What ``status`` and the rules need of the put state (its rows record)."""
+
+    __slots__ = ("corrections", "rows")
+
+    def __init__(self, rows: tuple[tuple[str, int, int, int], ...],
+                 corrections: tuple[Link, ...]) -> None:
+        self.rows = rows
+        self.corrections = corrections
+
+
 class _StatsTail:
     """What quick puts appended to a shard since its stats file was written."""
 
@@ -262,6 +273,10 @@ def _is_row(row: object) -> bool:
     """Whether ``row`` has the shape of a put state's row (ShardStatus but the name)."""
     return isinstance(row, tuple) and len(row) == 4 and isinstance(row[0], str) \
         and all(type(n) is int for n in row[1:])
+
+
+def _is_link(link: object) -> bool:
+    return isinstance(link, tuple) and len(link) == 3 and all(type(x) is str for x in link)
 
 
 def _has_record(blob: bytes, record: bytes) -> bool:
@@ -396,6 +411,9 @@ class Summaries(Folder):
     def correction_links(self) -> tuple[Link, ...]:
         """Every link that supersedes an entry, of every shard file (live and archived):
         what decides, with a shard's own text, which of its entries are superseded."""
+        known = self._load_rows()
+        if known is not None:
+            return known.corrections
         state = self._load_state()
         if state is not None:
             return state.corrections
@@ -561,12 +579,12 @@ class Summaries(Folder):
         # The put state holds the rows for one exact set of shard file signatures: at 100k
         # entries, reading every summary's links and working out the superseded ones costs
         # more than the rest of the command.
-        rows = self._load_rows()
-        if rows is not None:
-            return self._state_status(self.shards, rows)
+        known = self._load_rows()
+        if known is not None:
+            return self._state_status(self.shards, known.rows)
         state = self._load_state()
         if state is not None:
-            self._write_rows(state.sigs, state.rows)  # a put state older than its rows record
+            self._write_rows(state)  # a put state older than its rows record
             return self._state_status(state.shards, state.rows)
         st = self._status({})
         # kept like the stats (without the lock, as readers do): signatures taken before
@@ -657,25 +675,27 @@ class Summaries(Folder):
     def _rows_path(self) -> str:
         return os.path.join(self._cache, "put-state.rows.marshal")
 
-    def _load_rows(self) -> tuple[tuple[str, int, int, int], ...] | None:
-        """The put state's rows alone (its rows record, a few hundred bytes), while every
-        shard file has the signature it records: at 100k entries the put state itself is
-        ~2 MB that `status` would decode for its rows only (ADR 0008)."""
-        got = load_record(self._rows_path(), _ROWS_VERSION, 3, self._agents)
+    def _load_rows(self) -> PutRows | None:
+        """The put state's rows and correction links alone (its rows record, a few hundred
+        bytes), while every shard file has the signature it records: at 100k entries the
+        put state itself is ~2 MB that `status` would decode for six rows (ADR 0008)."""
+        got = load_record(self._rows_path(), _ROWS_VERSION, 4, self._agents)
         if got is None:
             return None
-        shards, sigs, rows = got
+        shards, sigs, rows, corrections = got
         if shards != self.shards or not isinstance(rows, tuple) \
-                or len(rows) != len(shards) or not all(_is_row(r) for r in rows):
+                or len(rows) != len(shards) or not all(_is_row(r) for r in rows) \
+                or not isinstance(corrections, tuple) or not all(
+                    _is_link(link) for link in corrections):
             return None
         if sigs != tuple(file_signature(path) for _, path in self._state_keys()):
             return None
-        return rows
+        return PutRows(rows, corrections)
 
-    def _write_rows(self, sigs: tuple[Signature, ...],
-                    rows: tuple[tuple[str, int, int, int], ...]) -> None:
-        """Record the rows the put state (or its tail) just recorded, for `status`."""
-        dump_record(self._rows_path(), _ROWS_VERSION, (self.shards, sigs, rows), self._agents)
+    def _write_rows(self, state: PutState) -> None:
+        """Record the rows and links the put state (or its tail) just recorded."""
+        dump_record(self._rows_path(), _ROWS_VERSION,
+                    (self.shards, state.sigs, state.rows, state.corrections), self._agents)
 
     def _append_state(self, state: PutState) -> None:
         """Record ``state``, the put state loaded here plus entries a quick put appended:
@@ -694,7 +714,7 @@ class Summaries(Folder):
                       for h, (keys, sigs) in zip(state.heads, blobs, strict=True))
         dump_record(self._state_tail_path(), _STATE_TAIL_VERSION,
                     (base_file, state.sigs, state.rows, more_ids, heads), self._agents)
-        self._write_rows(state.sigs, state.rows)
+        self._write_rows(state)
 
     def _save_state(self, status: Status, *, current: bool = False) -> None:
         """Record the put state after a general put, from the summaries it holds (every
@@ -730,7 +750,7 @@ class Summaries(Folder):
                     (*state[:5], tuple(tuple(h) for h in state.heads)), self._agents)
         with contextlib.suppress(OSError):
             os.unlink(self._state_tail_path())  # void anyway: another base
-        self._write_rows(state.sigs, state.rows)
+        self._write_rows(state)
 
     # -- INDEX.md -------------------------------------------------------------------
 

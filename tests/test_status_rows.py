@@ -86,6 +86,20 @@ def test_a_put_state_without_its_rows_record_writes_it(tmp_path: Path,
     assert _answers(mem.root) == want  # the context line's rules come from their own cache
 
 
+def test_the_rules_after_a_put_read_the_links_from_the_rows_record(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a put the rules' cache holds old signatures: the correction links it compares
+    came from the whole put state, at every `status` until a prompt refreshed it."""
+    mem = _memory(tmp_path)
+    rule = mem.put_entry("conventions", "Never push on a Friday.")
+    mem.put_entry("corrections", "Pushing on a Friday is fine now.", supersedes=rule.id)
+    _answers(mem.root)  # the rules' cache
+    mem.put_entry("failures", "The lint step failed on a long line.")
+    want = _slow(mem.root, tmp_path)
+    _no_put_state(monkeypatch)
+    assert _answers(mem.root) == want
+
+
 def test_a_stale_rows_record_is_not_used(tmp_path: Path) -> None:
     """A shard edited by hand (or by git) after the record: its rows are not the file's."""
     mem = _memory(tmp_path)
@@ -116,19 +130,26 @@ def test_a_rows_record_sealed_by_someone_else_is_ignored(
     false_rows = tuple(("forged", 999, 0, 1) for _ in s.shards)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "someone-else"))
     assert dump_record(mem.cache_dir / ROWS, "lean_memory.put-state-rows/1",
-                       (s.shards, sigs, false_rows))
+                       (s.shards, sigs, false_rows, ()))
     monkeypatch.undo()
     assert _answers(mem.root) == want
 
 
-@pytest.mark.parametrize("rows", [
-    "not rows",
-    (("d", 1, 0, 1),),  # one row for six shards
-    tuple(("d", "1", 0, 1) for _ in range(6)),  # a count that is not a number
-    tuple(("d", True, 0, 1) for _ in range(6)),
-    tuple(("d", 1, 0) for _ in range(6)),
+GOOD = tuple(("d", 1, 0, 1) for _ in range(6))
+
+
+@pytest.mark.parametrize(("rows", "links"), [
+    ("not rows", ()),
+    ((("d", 1, 0, 1),), ()),  # one row for six shards
+    (tuple(("d", "1", 0, 1) for _ in range(6)), ()),  # a count that is not a number
+    (tuple(("d", True, 0, 1) for _ in range(6)), ()),
+    (tuple(("d", 1, 0) for _ in range(6)), ()),
+    (GOOD, "not links"),
+    (GOOD, (("a", "2026-01-01"),)),
+    (GOOD, (("a", "2026-01-01", 7),)),
 ])
-def test_a_rows_record_of_another_shape_is_ignored(tmp_path: Path, rows: object) -> None:
+def test_a_rows_record_of_another_shape_is_ignored(tmp_path: Path, rows: object,
+                                                    links: object) -> None:
     """Our own seal on a record of another shape (another version's bug): never an
     internal error, never its rows."""
     mem = _memory(tmp_path)
@@ -136,7 +157,7 @@ def test_a_rows_record_of_another_shape_is_ignored(tmp_path: Path, rows: object)
     s = Summaries(mem.root)
     sigs = tuple(lean_memory.fsutil.file_signature(p) for _, p in s._state_keys())
     assert dump_record(mem.cache_dir / ROWS, "lean_memory.put-state-rows/1",
-                       (s.shards, sigs, rows))
+                       (s.shards, sigs, rows, links))
     assert _answers(mem.root) == want
 
 
@@ -147,7 +168,7 @@ def test_a_rows_record_of_other_shards_is_ignored(tmp_path: Path) -> None:
     sigs = tuple(lean_memory.fsutil.file_signature(p) for _, p in s._state_keys())
     rows = marshal.loads(marshal.dumps(tuple(("x", 5, 0, 9) for _ in s.shards)))
     assert dump_record(mem.cache_dir / ROWS, "lean_memory.put-state-rows/1",
-                       (tuple(reversed(s.shards)), sigs, rows))
+                       (tuple(reversed(s.shards)), sigs, rows, ()))
     assert _answers(mem.root) == want
 
 
