@@ -18,7 +18,6 @@ import string
 import subprocess
 import sys
 import threading
-import time
 import unicodedata
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -34,7 +33,7 @@ from lean_memory import format as fmt
 from lean_memory import html as mdhtml
 from lean_memory.serve import App, Proposal, Proposals, make_server, url
 
-from .conftest import ROOT
+from .conftest import ROOT, cpu_seconds
 
 # Built at run time, so the repository itself scans clean.
 _RNG = random.Random(5)
@@ -412,9 +411,9 @@ def test_port_in_use_is_one_line_exit_2(mem: lean_memory.Memory) -> None:
     assert r.stderr.count("\n") == 1 and f"port {port}" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_cli_serve_starts_fast_and_prints_the_address(mem: lean_memory.Memory) -> None:
-    """Catches a `serve` command that is slow to start or prints no usable address."""
-    began = time.perf_counter()
+def test_cli_serve_prints_a_usable_address(mem: lean_memory.Memory) -> None:
+    """Catches a `serve` command that prints no usable address. (How fast it starts is a
+    figure for bench/, not a verdict here: a loaded machine would decide it.)"""
     proc = subprocess.Popen([sys.executable, "-m", "lean_memory", "--root", str(mem.root),
                              "serve", "--port", "0"], stdout=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -424,14 +423,12 @@ def test_cli_serve_starts_fast_and_prints_the_address(mem: lean_memory.Memory) -
         while "http://" not in line:
             line = proc.stdout.readline()
             assert line, "serve exited without printing an address"
-        elapsed = time.perf_counter() - began
         address = line.strip()
         assert address.startswith("http://127.0.0.1:") and "token=" in address
         port = int(address.split(":")[2].split("/")[0])
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         conn.request("GET", address.split(str(port), 1)[1])
         assert conn.getresponse().status == 303
-        assert elapsed < 2.0  # well under a second on a quiet machine; CI is shared
     finally:
         proc.terminate()
         proc.wait(10)
@@ -464,10 +461,9 @@ def test_renderer_writes_only_its_own_tags(text: str) -> None:
                               "nested"])
 def test_renderer_is_fast_on_hostile_text(text: str) -> None:
     """Catches emphasis patterns that backtrack (a line of 20,000 `**a` took 90 s) and
-    quotes nested past the recursion limit: a shard must not stall or crash the page."""
-    began = time.perf_counter()
-    mdhtml.render(text)
-    assert time.perf_counter() - began < 3.0
+    quotes nested past the recursion limit: a shard must not stall or crash the page.
+    Bounds the CPU time of this thread, not the wall clock (which load moves)."""
+    assert cpu_seconds(lambda: mdhtml.render(text)) < 3.0
 
 
 @settings(max_examples=200, deadline=None)
