@@ -52,6 +52,7 @@ def _memory(tmp_path: Path) -> lean_memory.Memory:
     mem.init()
     mem.put_entry("conventions", "Always run ruff before a commit.")
     mem.put_entry("failures", "The deploy step failed on a stale cache.")
+    assert (mem.cache_dir / ROWS).exists()  # each test starts from a rows record to judge
     return mem
 
 
