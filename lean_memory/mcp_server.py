@@ -35,7 +35,7 @@ from . import format as fmt
 from ._record import replace
 from .errors import InvalidEntry, LeanMemoryError, SecretFound, quoted, redact_message
 from .folder import check_date
-from .layers import PROJECT, find, render
+from .layers import PROJECT, check_project, find, render
 from .learn import listing_head, listing_line, waiting
 from .manage import find_entry, forget, list_entries, replace_entry
 from .search import render_hits
@@ -496,8 +496,6 @@ def run(root: str | None) -> int:
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # protocol messages only on the real stdout
     try:
-        from .layers import check_project
-
         return serve(lambda: check_project(Memory(root)), sys.stdin.buffer, out)
     except (BrokenPipeError, KeyboardInterrupt):
         return 0

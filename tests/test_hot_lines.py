@@ -33,9 +33,10 @@ CORE = {"", "_hash", "_lazyre", "_record", "_stem", "bm25", "cli", "commands",
         "search", "sessionlog", "store", "summaries", "tokens", "withhold", "layers"}
 QUERY = CORE | {"commands._memory", "commands.get"}
 # The hook: its command, the agents' glue, the digest of the layers, the ask kept (learn,
-# _askrecord), JSON without `json` (_jsonc), the logger's hook (_listeners).
+# _askrecord), JSON without `json` (_jsonc), the logger's hook (_listeners), the starter of
+# the background warm-up (spawn: os calls only).
 HOOK = CORE | {"commands.hook", "agents", "digest", "learn", "_askrecord", "_jsonc",
-               "_listeners"}
+               "_listeners", "spawn"}
 START = HOOK
 # A prompt is redacted before it is kept as an ask (the scanner and its rule table);
 # a prompt that matches prints its hits' main text (dedup strips a "Said again" part).
@@ -97,7 +98,8 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Setup:
     base = tmp_path_factory.mktemp("hotlines")
     venv.create(base / "venv", with_pip=False, symlinks=os.name != "nt")
     python = base / "venv" / "bin" / "python"
-    site = subprocess.run([str(python), "-I", "-c", "import site; print(site.getsitepackages()[0])"],
+    site = subprocess.run([str(python), "-I", "-c",
+                           "import site; print(site.getsitepackages()[0])"],
                           capture_output=True, text=True, check=True).stdout.strip()
     Path(site, "zz_lean_memory_modules.pth").write_text(REPORTER, encoding="utf-8")
     s = Setup(base)
