@@ -24,6 +24,7 @@ import time
 from . import learn
 from ._jsonc import loads, string
 from ._listeners import listeners
+from .claude_code import our_hook, plugin_enabled, stands_down, via_plugin
 from .digest import RULES_SHARD, warm_rules
 from .errors import LeanMemoryError, quoted
 from .folder import _find_root, pure_path
@@ -236,7 +237,9 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
 
     def work() -> None:
         try:
-            box.append(ANSWERS[event](event, root, _read_input(stdin)))
+            payload = _read_input(stdin)
+            # run by the plugin while settings hooks of ours serve: nothing (ADR 0035)
+            box.append("" if stands_down(payload, event) else ANSWERS[event](event, root, payload))
         except BaseException as exc:  # fail open, whatever happened
             box.append(exc)
         finally:
@@ -368,8 +371,10 @@ def write_launcher() -> str | None:
 def _safe_commands(text: str) -> str:
     """Hook settings with our commands that older versions wrote made current, everything
     else byte for byte: ``"PY" [-P] -m lean_memory hook EVENT`` (not isolated: ADR 0033)
-    becomes this interpreter's isolated line; Codex's bare ``lean-memory hook EVENT`` and
-    its line without the launcher become the current portable line."""
+    becomes this interpreter's isolated line, and so does an isolated line naming another
+    interpreter or install folder (a re-install: the old venv may be gone, ADR 0035);
+    Codex's bare ``lean-memory hook EVENT`` and its line without the launcher become the
+    current portable line."""
     import json
     import re
 
@@ -384,6 +389,10 @@ def _safe_commands(text: str) -> str:
         unsafe = re.fullmatch(r'"[^"]*" (?:-P )?-m lean_memory hook ([a-z-]+)', command)
         if unsafe and unsafe.group(1) in HOOKS:
             return json.dumps(hook_command(unsafe.group(1)), ensure_ascii=False)
+        ours = our_hook(command)  # another interpreter or install of ours (a re-install)
+        if ours is not None and ours[2] is not None and ours[0] in HOOKS \
+                and command != hook_command(ours[0]):
+            return json.dumps(hook_command(ours[0]), ensure_ascii=False)
         return json.dumps(old[command], ensure_ascii=False) if command in old else m.group(0)
 
     return re.sub(r'"(?:[^"\\]|\\.)*"', fresh, text)
@@ -503,8 +512,19 @@ def _ensure_ignored(top: Path, path: Path) -> str | None:
         return None
     if r.returncode != 1:  # 0: ignored already; 128: not a repository (or no git)
         return None
+    named = path.relative_to(top).as_posix()
+    try:  # check-ignore says "not ignored" of any tracked file: a line would change nothing
+        tracked = subprocess.run(["git", "-C", str(top), "ls-files", "--error-unmatch", "--",
+                                  named], capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if tracked.returncode == 0:
+        return (f"warning: {named} is committed to git and names this machine's interpreter: "
+                f"untrack it with `git rm --cached {named}` (the file stays) and commit")
     ignore = path.parent / ".gitignore"
     current = read_text(ignore, top)
+    if any(line.strip() in (path.name, "/" + path.name) for line in current.splitlines()):
+        return None  # our line is there (a later rule may undo it: the person's choice)
     sep = "" if not current or current.endswith("\n") else "\n"
     atomic_write(ignore, f"{current}{sep}{path.name}\n", root=top)
     rel = ignore.relative_to(top).as_posix()
@@ -572,7 +592,7 @@ def _refresh(top: Path, rel: str, notes: str) -> tuple[str, str | None]:
     if fresh == text:
         return text, None
     atomic_write(top / rel, fresh, root=top)
-    return fresh, f"{rel}: {notes} hook commands refreshed"
+    return fresh, f"{rel}: {notes} hook commands refreshed (now run by {sys.executable})"
 
 
 def refresh_hooks(root: Path) -> list[str]:
@@ -584,6 +604,8 @@ def refresh_hooks(root: Path) -> list[str]:
     top = root.resolve()
     lines = []
     for agent, (rel, notes) in SETTINGS.items():
+        if agent == "claude" and via_plugin():
+            continue  # the plugin's paths change with each update: never written as hooks
         try:
             text, line = _refresh(top, rel, notes)
             if line is not None:
@@ -625,10 +647,85 @@ def _added_hooks(rel: str, notes: str, merged: dict[str, Any], current: dict[str
     return f"{rel}: added {notes} hook{'s' if len(added) != 1 else ''} {', '.join(added)}"
 
 
+def check_agent(root: Path, agent: str) -> None:
+    """Refuse, before anything is written, what ``setup_agent`` would refuse: an unknown
+    agent, a target through a link or over a special file, hook settings that are not
+    valid JSON or not of the agents' shape (rewriting them would lose what they hold)."""
+    import json
+
+    if agent not in SETTINGS:
+        raise LeanMemoryError(f"unknown agent {agent!r}: expected claude or codex")
+    top = root.resolve()
+    rel = SETTINGS[agent][0]
+    settings = top / rel
+    for path in (settings, settings.parent / ".gitignore", top / "AGENTS.md",
+                 top / "CLAUDE.md"):
+        check_target(path, top)
+    text = read_text(settings, top, MAX_CONFIG_BYTES)
+    if not text:
+        return
+    try:
+        current = json.loads(text)
+    except ValueError as exc:
+        raise LeanMemoryError(
+            f"{rel} is not valid JSON (line {getattr(exc, 'lineno', '?')}): left as it is; "
+            f"fix it, then run `{CLI} init --agent {agent}` again") from None
+    if _merge_hooks(current, agent) is None:
+        raise LeanMemoryError(
+            f"{rel}: its \"hooks\" is not an object of event lists: left as it is; fix it, "
+            f"then run `{CLI} init --agent {agent}` again")
+
+
+def _without_ours(settings: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """``settings`` without our hook commands (a group, an event, ``hooks`` left empty go
+    too), everything else kept in order; and the events that had one."""
+    hooks, removed = settings.get("hooks", {}), []
+    kept: dict[str, Any] = {}
+    for event, groups in hooks.items():
+        left = []
+        for group in groups:
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(inner, list):
+                left.append(group)
+                continue
+            mine = [h for h in inner if isinstance(h, dict)
+                    and isinstance(h.get("command"), str) and our_hook(h["command"])]
+            if mine and event not in removed:
+                removed.append(event)
+            rest = [h for h in inner if not any(h is m for m in mine)]
+            if rest or not mine:
+                left.append({**group, "hooks": rest} if mine else group)
+        if left:
+            kept[event] = left
+    out = dict(settings)
+    if kept:
+        out["hooks"] = kept
+    else:
+        out.pop("hooks", None)
+    return out, removed
+
+
+def _leave_to_plugin(top: Path, plugin: tuple[str, str]) -> str:
+    """The plugin is enabled here: our settings hooks taken out (none written); the line."""
+    import json
+
+    rel, _ = SETTINGS["claude"]
+    key, where = plugin
+    runs = f"the lean-memory plugin ({key}, enabled in {where}) runs them here"
+    text = read_text(top / rel, top, MAX_CONFIG_BYTES)
+    kept, removed = _without_ours(json.loads(text) if text else {})
+    if not removed:
+        return (f"{rel}: no hooks written: {runs}; to use these instead, "
+                f"`claude plugin disable {key} --scope local`, then run this again")
+    atomic_write(top / rel, json.dumps(kept, indent=2, ensure_ascii=False) + "\n", root=top)
+    return (f"{rel}: removed our {', '.join(removed)} hooks: {runs} (with both, every hook "
+            "ran twice); other settings kept")
+
+
 def _merge_settings(top: Path, agent: str) -> str:
     """Our hooks in the agent's settings file: written when missing, merged into an existing
-    one (every key kept, ours added once), atomically. Raises (the file untouched) when it
-    is not a JSON object of the agents' shape: rewriting it would lose what it holds."""
+    one (every key kept, ours added once), atomically. The caller ran :func:`check_agent`
+    (a file that is not of the agents' shape is refused before anything is written)."""
     import json
 
     rel, notes = SETTINGS[agent]
@@ -638,18 +735,9 @@ def _merge_settings(top: Path, agent: str) -> str:
         ensure_dir(settings.parent, top)
         atomic_write(settings, json.dumps(hook_config(agent), indent=2) + "\n", root=top)
         return f"wrote {rel}: {notes} hooks {hook_events(agent)}"
-    try:
-        current = json.loads(text)
-    except ValueError as exc:
-        raise LeanMemoryError(
-            f"{rel} is not valid JSON (line {getattr(exc, 'lineno', '?')}): left as it is; "
-            f"fix it, then run `{CLI} init --agent {agent}` again") from None
+    current = json.loads(text)
     merged = _merge_hooks(json.loads(text), agent)  # a second parse: a copy to change
-    if merged is None:
-        raise LeanMemoryError(
-            f"{rel}: its \"hooks\" is not an object of event lists: left as it is; fix it, "
-            f"then run `{CLI} init --agent {agent}` again")
-    if merged == current:
+    if merged is None or merged == current:
         return refreshed or f"{rel}: {notes} hooks already configured"
     atomic_write(settings, json.dumps(merged, indent=2, ensure_ascii=False) + "\n", root=top)
     return f"{_added_hooks(rel, notes, merged, current)} (other settings kept)"
@@ -663,18 +751,14 @@ def setup_agent(mem: Memory, agent: str) -> list[str]:
     The team shares AGENTS.md (and CLAUDE.md importing it) and ``.codex/hooks.json``: they
     name ``lean-memory`` only; this machine's interpreter is named in Claude Code's personal
     ``settings.local.json`` alone."""
-    if agent not in ("claude", "codex"):
-        raise LeanMemoryError(f"unknown agent {agent!r}: expected claude or codex")
+    check_agent(mem.root, agent)  # refused before anything is written
     top = mem.root.resolve()
     settings = top / SETTINGS[agent][0]
-    for path in (settings, settings.parent / ".gitignore", top / "AGENTS.md",
-                 top / "CLAUDE.md"):
-        check_target(path, top)  # refused before anything is written
-    # the settings first: when they cannot be merged, nothing else is written
-    lines = [_merge_settings(top, agent)]
+    plugin = plugin_enabled(str(top)) if agent == "claude" else None
+    lines = [_merge_settings(top, agent) if plugin is None else _leave_to_plugin(top, plugin)]
     lines += _write_docs(mem, top, claude=agent == "claude", create=True)
     if agent == "claude":
-        ignored = _ensure_ignored(top, settings)
+        ignored = _ensure_ignored(top, settings) if plugin is None else None
         if ignored is not None:
             lines.append(ignored)
     else:

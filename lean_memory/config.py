@@ -31,7 +31,7 @@ class Config(Record):
                  "retriever_timeout_ms", "fusion", "rerank_depth", "fusion_weights",
                  "max_entry_tokens", "max_index_tokens", "auto_compact", "search_archive",
                  "digest_index", "digest_min_coverage", "bm25_k1", "bm25_b", "capture_asks",
-                 "distill_after", "ollama_model", "ollama_host", "ollama_allow_remote",
+                 "pay_once", "distill_after", "ollama_model", "ollama_host", "ollama_allow_remote",
                  "ollama_min_cosine", "ollama_embed_on_put", "allow_rules", "allow_paths",
                  "allow_fingerprints")
     __slots__ = _fields
@@ -55,6 +55,7 @@ class Config(Record):
     bm25_k1: float
     bm25_b: float
     capture_asks: bool  # the prompt hook records asks in the session layer (ADR 0023)
+    pay_once: bool  # a session's hooks inject each rule and entry once (ADR 0030)
     distill_after: int  # seconds without a prompt before a session is distilled
     ollama_model: str
     ollama_host: str  # empty: $OLLAMA_HOST, else http://127.0.0.1:11434
@@ -87,6 +88,7 @@ class Config(Record):
         bm25_k1: float = 1.2,
         bm25_b: float = 0.75,
         capture_asks: bool = True,
+        pay_once: bool = True,
         distill_after: int = 7200,
         ollama_model: str = "nomic-embed-text",
         ollama_host: str = "",
@@ -100,7 +102,8 @@ class Config(Record):
         self._init(token_budget, compact_at_percent, keep_recent, shards, retrievers,
                    retriever_timeout_ms, fusion, rerank_depth, fusion_weights, max_entry_tokens,
                    max_index_tokens, auto_compact, search_archive, digest_index,
-                   digest_min_coverage, bm25_k1, bm25_b, capture_asks, distill_after,
+                   digest_min_coverage, bm25_k1, bm25_b, capture_asks, pay_once,
+                   distill_after,
                    ollama_model, ollama_host, ollama_allow_remote, ollama_min_cosine,
                    ollama_embed_on_put, allow_rules, allow_paths, allow_fingerprints)
 

@@ -23,25 +23,26 @@ from __future__ import annotations
 
 import math
 import os
+import time
 
 from . import format as fmt
 from ._hash import blake2b
 from .bm25 import tokenize
 from .errors import LeanMemoryError, QueryError
 from .fsutil import dump_record, file_signature, load_record
-from .search import _indexed_body, _main_text, find
+from .search import Hit, _indexed_body, _main_text, find, load_corpus
 from .summaries import render_index
 from .tokens import estimate_tokens
 from .withhold import Verdicts, content_key, count_note
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
     from typing import Any
 
     from .format import Entry
-    from .search import Hit
     from .store import Memory
+
 RULES_SHARD = "conventions"
 RULE_CAP = 60  # tokens per rule: a long rule is cut, never carried whole into every prompt
 MIN_MATCH = 30  # the best match cut below this says too little to be worth its tokens
@@ -258,10 +259,16 @@ def _fit_rules(rules: Sequence[Entry], room: int) -> list[str]:
 # a share of the largest idf possible, by what kind of word it came from.
 UNKNOWN_SPECIFIC = 3.0  # a name or an identifier nothing in memory mentions: the prompt is
 #                         about something memory does not know
-UNKNOWN_PLAIN = 0.15  # a plain word ("describe", "according"): says little either way
+UNKNOWN_PLAIN = 0.5  # any other word: the prompt speaks of something memory does not hold
+#                      (ADR 0030: case-free, so a name weighs what any unknown word does)
 GATE_TOP = 10  # the best coverage among this many hits opens the gate
 GATE_KEEP = 12  # once open, the first this many hits stay ...
 GATE_RATIO = 0.4  # ... and later ones while their score is at least this share of the best
+# In a session (pay-once) the context keeps what earlier prompts were shown, so a prompt
+# needs only its strongest matches (measured on bench/coding's dev split, ADR 0030).
+SESSION_KEEP = 5
+SESSION_RATIO = 0.5
+SESSION_MAX = 8  # and never more than this many (a generic prompt in a pooled memory)
 _CALENDAR = frozenset((
     "january", "february", "march", "april", "may", "june", "july", "august", "september",
     "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
@@ -271,19 +278,18 @@ _STRIP = "?,.!:;\"'()[]{}<>`*"
 
 
 def _specific_terms(prompt: str, known: set[str]) -> set[str]:
-    """The tokens of the prompt's words that name something: capitalised other than at a
-    sentence's start, or identifier-like (``_`` or ``/`` inside, or letters mixed with
-    digits). Month and weekday names are dates, common in any prompt: never specific. A
-    compound (``test_api``) one of whose parts the memory holds (``known``) is not: its
-    joined form is new, what it names is not."""
+    """The tokens of the prompt's words that name something by their shape alone:
+    identifier-like (``_`` or ``/`` inside, or letters mixed with digits). Letter case never
+    counts (ADR 0030: "Fix the README" and "fix the readme" are one prompt). Month and
+    weekday names are dates, common in any prompt: never specific. A compound
+    (``test_api``) one of whose parts the memory holds (``known``) is not: its joined form
+    is new, what it names is not."""
     out: set[str] = set()
-    words = prompt.split()
-    for i, raw in enumerate(words):
+    for raw in prompt.split():
         word = raw.strip(_STRIP)
         if not word or word.lower() in _CALENDAR:
             continue
-        start = i == 0 or words[i - 1][-1:] in ".?!:"
-        if ((word[:1].isupper() and not start) or "_" in word or "/" in word
+        if ("_" in word or "/" in word
                 or (any(c.isdigit() for c in word) and any(c.isalpha() for c in word))):
             tokens = tokenize(word)
             if len(tokens) < 2 or known.isdisjoint(tokens):
@@ -330,6 +336,124 @@ def opens(hits: Sequence[Hit], prompt: str, n_docs: int, df: Sequence[tuple[str,
     return mass > 0 and any(_coverage(h, weights, mass) >= min_coverage for h in top)
 
 
+def best_coverage(hits: Sequence[Hit], prompt: str, n_docs: int,
+                  df: Sequence[tuple[str, int]]) -> float:
+    """The best coverage among the GATE_TOP best hits (first stage's order)."""
+    if not hits:
+        return 0.0
+    weights = _term_weights(prompt, n_docs, df)
+    mass = sum(weights.values())
+    if mass <= 0:
+        return 0.0
+    return max(_coverage(hits[i], weights, mass) for i in _first_stage(hits)[:GATE_TOP])
+
+
+# -- the gate's bar, calibrated on the memory itself (ADR 0030) ----------------------------
+
+# Text no memory is about: requests about the code at hand that name no tool, process or
+# part of a project. What they reach against a memory is what chance reaches there: its
+# words, not its topics. (Everyday talk was tried too: a chat memory, LoCoMo, is about
+# everyday talk, and its bar rose to the cap, costing .05 of its recall.) A memory of
+# generic words (short entries, a small vocabulary: every word is rare there) lets chance
+# reach far, so its bar is higher. Fixed text, so the bar is a function of the memory alone.
+PROBES = (
+    "write a docstring for this function",
+    "convert this loop into a list comprehension",
+    "what is the difference between a tuple and a list",
+    "explain what this regular expression matches",
+    "rename this variable to something clearer",
+    "add type hints to these arguments",
+    "make this function shorter and easier to read",
+    "why does this return None instead of the value",
+    "sort this array of objects by date descending",
+    "turn this callback into async await",
+    "split this long method into smaller ones",
+    "what does this error message mean",
+    "add a comment explaining the tricky part",
+    "remove the unused imports from this file",
+    "is there a faster way to compute this sum",
+    "write a small example that shows how to use it",
+    "how do I reverse a string",
+    "format this date as day month year",
+    "check whether the dictionary has that key",
+    "parse this string into an integer safely",
+    "what is a closure",
+    "merge these two dictionaries",
+    "generate a random password of twelve characters",
+    "count how many times each word appears",
+    "translate this paragraph into plain english",
+    "summarize the article I pasted",
+)
+BAR_QUANTILE = 0.9  # the bar: what chance reaches for this share of the probes ...
+BAR_MARGIN = 0.05  # ... and a little more
+BAR_CAP = 0.4  # never higher: a prompt matching 40 % of its weight is about the memory
+BAR_BUDGET_S = 0.5  # the prompt hook's share for a calibration after a shard changed
+_BAR_CACHE = "digest-gate.marshal"
+_BAR_VERSION = "lean_memory.digest.bar/1"
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+def _probe_coverages(mem: Memory, deadline: float | None = None) -> list[float]:
+    """Each probe's best coverage against ``mem``: BM25 over the index alone (the first
+    stage the gate reads), typos mended as for a prompt. Read straight from the corpus: no
+    plugin retriever (its time limit per probe), no warm-up started. Raises _OutOfTime
+    past ``deadline`` (``time.monotonic``)."""
+    from .typos import mend  # the gate's calibration only: not on a warm prompt's path
+
+    corpus = load_corpus(mem)
+    try:
+        index = corpus.index
+        allowed = corpus.allowed(mem.shards, mem.config.search_archive)
+        out = []
+        for probe in PROBES:
+            if deadline is not None and time.monotonic() > deadline:
+                raise _OutOfTime
+            query = mend(probe, index.df)
+            hits = []
+            for n, score in index.top(query, GATE_TOP, allowed=allowed, newer=corpus.dates):
+                shard, archived = corpus.where(n)
+                hit = Hit(corpus.entry(n), shard, score, archived)
+                if not _placeholder(hit.entry):
+                    hits.append(hit)
+            df = [(t, index.df(t)) for t in dict.fromkeys(tokenize(query))]
+            out.append(best_coverage(hits, query, len(index), df))
+        return out
+    finally:
+        corpus.close()
+
+
+def bar(mem: Memory, budget_s: float | None = None) -> float:
+    """The best coverage a prompt's hits need for the gate to open in this memory: the
+    config's ``digest_min_coverage``, raised to what chance reaches here (the
+    :data:`BAR_QUANTILE` of the :data:`PROBES`' best coverage, plus :data:`BAR_MARGIN`),
+    at most :data:`BAR_CAP`. Remembered in ``.cache/digest-gate.marshal`` while no shard
+    file changed. With ``budget_s`` (the prompt hook), a calibration that would take longer
+    gives the floor this time (the hook's background warm-up calibrates without a limit)."""
+    floor = mem.config.digest_min_coverage
+    if floor <= 0:
+        return 0.0
+    sigs = [list(file_signature(mem._shard_file(name, archive=archive)))
+            for archive in (False, True) for name in mem.shards]
+    key = [_BAR_VERSION, list(mem.shards), sigs, PROBES, BAR_QUANTILE, UNKNOWN_PLAIN,
+           UNKNOWN_SPECIFIC, GATE_TOP]
+    path = os.path.join(mem._cache, _BAR_CACHE)
+    got = load_record(path, key, 1, mem._agents)
+    if got is not None and isinstance(got[0], float):
+        chance = got[0]
+    else:
+        try:
+            covs = sorted(_probe_coverages(
+                mem, None if budget_s is None else time.monotonic() + budget_s))
+        except Exception:  # out of time, a damaged or racing index: the floor, this time
+            return floor
+        chance = covs[min(int(BAR_QUANTILE * len(covs)), len(covs) - 1)] if covs else 0.0
+        dump_record(path, key, [float(chance)], mem._agents)
+    return max(floor, min(chance + BAR_MARGIN, BAR_CAP))
+
+
 def _first_stage(hits: Sequence[Hit]) -> list[int]:
     """The hits' positions in the first stage's order (by ``Hit.base``, BM25's own score
     by default, then ``Hit.rank``): a semantic re-rank re-orders the head of the ranking,
@@ -337,14 +461,19 @@ def _first_stage(hits: Sequence[Hit]) -> list[int]:
     return sorted(range(len(hits)), key=lambda i: (-hits[i].base, hits[i].rank))
 
 
-def trimmed(hits: list[Hit]) -> tuple[list[Hit], bool]:
+def trimmed(hits: list[Hit], keep: int | None = None, ratio: float | None = None,
+            most: int | None = None) -> tuple[list[Hit], bool]:
     """``hits`` less the long tail of weak word matches: in the first stage's order, from
-    the first one after the first GATE_KEEP that scores under GATE_RATIO of the best;
-    whether any was cut. The rest keep their (fused) order."""
+    the first one after the first ``keep`` (GATE_KEEP) that scores under ``ratio``
+    (GATE_RATIO) of the best, or past the first ``most``; whether any was cut. The rest
+    keep their (fused) order."""
+    keep = GATE_KEEP if keep is None else keep
+    ratio = GATE_RATIO if ratio is None else ratio
     order = _first_stage(hits)
     best = hits[order[0]].base if hits else 0.0
-    for j in range(GATE_KEEP, len(order)):
-        if not (best > 0 and hits[order[j]].base >= GATE_RATIO * best):
+    for j in range(keep, len(order)):
+        if (most is not None and j >= most) or not (
+                best > 0 and hits[order[j]].base >= ratio * best):
             cut = set(order[j:])
             return [h for i, h in enumerate(hits) if i not in cut], True
     return hits, False
@@ -357,14 +486,19 @@ class _Matches:
     """The prompt's hits, best first, fetched in growing batches as the packing asks."""
 
     def __init__(self, mem: Memory, query: str, shards: Sequence[str],
-                 include_archive: bool | None, room: int) -> None:
+                 include_archive: bool | None, room: int,
+                 seen: Collection[str] | None = None) -> None:
         self.mem = mem
         self.query = query
         self.shards = shards
         self.include_archive = include_archive
+        # in a session (pay-once): the ids shown earlier, gated on but never shown again
+        self.seen = seen
+        self.repeated = 0  # matches left out because they were shown already
         self.hits: list[Hit] = []
         self.withheld = 0
         self.complete = False  # every match is in ``hits``
+        # the gate's bar, once the first batch found something (the index is up to date then)
         self.min_coverage = mem.config.digest_min_coverage
         self.open: bool | None = None  # the gate's decision, made on the first batch
         k = max(room // LINE_GUESS, MIN_FETCH, GATE_TOP)
@@ -377,16 +511,27 @@ class _Matches:
     def _fetch(self, k: int) -> None:
         self.k = k
         found = find(self.mem, self.query, k=k, shards=self.shards,
-                     include_archive=self.include_archive)
+                     include_archive=self.include_archive, mend=True)
         self.hits = [h for h in found.hits if not _placeholder(h.entry)]
         self.withheld = found.withheld
         self.complete = len(found.hits) < k or k >= MAX_FETCH
         if self.min_coverage > 0:
             if self.open is None:
-                self.open = opens(self.hits, self.query, found.n_docs, found.df,
-                                  self.min_coverage)
-            self.hits, cut = trimmed(self.hits) if self.open else ([], True)
+                if self.hits:
+                    self.min_coverage = bar(self.mem, BAR_BUDGET_S)
+                self.open = opens(self.hits, found.query or self.query, found.n_docs,
+                                  found.df, self.min_coverage)
+            if not self.open:
+                self.hits, cut = [], True
+            elif self.seen is None:
+                self.hits, cut = trimmed(self.hits)
+            else:
+                self.hits, cut = trimmed(self.hits, SESSION_KEEP, SESSION_RATIO, SESSION_MAX)
             self.complete = self.complete or cut
+        if self.seen:
+            kept = [h for h in self.hits if h.entry.id not in self.seen]
+            self.repeated = len(self.hits) - len(kept)
+            self.hits = kept
 
     def get(self, i: int) -> Hit | None:
         """The ``i``-th best match, fetching more when needed; None past the last."""
@@ -399,13 +544,15 @@ def _placeholder(e: Entry) -> bool:
     return e.get("compacted") is not None and e.get("detail") in EMPTY_DETAILS
 
 
-def _matches(mem: Memory, prompt: str, include_archive: bool | None,
-             room: int) -> _Matches | None:
+def _matches(mem: Memory, prompt: str, include_archive: bool | None, room: int,
+             seen: Collection[str] | None = None, rules: bool = False) -> _Matches | None:
+    """The prompt's matches: in every shard but the rules' (they ride whole), or, with
+    ``rules`` (pay-once: the rules rode the session start), in every shard."""
     query = prompt[:MAX_QUERY_CHARS]
-    others = [s for s in mem.shards if s != RULES_SHARD]
+    others = list(mem.shards) if rules else [s for s in mem.shards if s != RULES_SHARD]
     if not others or not tokenize(query):
         return None
-    return _Matches(mem, query, others, include_archive, room)
+    return _Matches(mem, query, others, include_archive, room, seen)
 
 
 def _match_text(e: Entry) -> str:
@@ -441,10 +588,12 @@ def _left_out_note(n: int, more: bool) -> str:
     return f"_({count} more matching {what} left out for the token budget: {FETCH_HINT})_"
 
 
-def _pack_matches(found: _Matches, room: int) -> tuple[list[str], int, bool]:
+def _pack_matches(found: _Matches, room: int,
+                  ids: list[str] | None = None) -> tuple[list[str], int, bool]:
     """Match lines, best first, within ``room`` tokens (their note included); how many
     were left out, and whether there may be more than that. A line that does not fit
-    whole is left out, except the best one, which is cut instead."""
+    whole is left out, except the best one, which is cut instead. ``ids`` gets the id
+    of each line's entry (a line cut short adds none: it was not shown whole)."""
     lines: list[str] = []
     seen: set[str] = set()
     # The note's cost is kept back while packing (its count has fewer digits than this).
@@ -474,6 +623,8 @@ def _pack_matches(found: _Matches, room: int) -> tuple[list[str], int, bool]:
         run = 0
         seen.add(line)
         lines.append(line)
+        if ids is not None:
+            ids.append(hit.entry.id if line == _match_line(hit) else "")
         left -= cost
     if not lines:
         return [], 0, False
@@ -486,12 +637,18 @@ def _pack_matches(found: _Matches, room: int) -> tuple[list[str], int, bool]:
 
 
 def digest(mem: Memory, prompt: str, *, budget_tokens: int = 1200, index: bool | None = None,
-           include_archive: bool | None = None) -> str:
+           include_archive: bool | None = None, rules: bool = True,
+           seen: Collection[str] = (), shown: list[str] | None = None) -> str:
     """The block to inject before ``prompt``, in at most ``budget_tokens`` (estimated).
 
     ``index``: whether the shard overview comes first (default: for an empty prompt, or
     when the config's ``digest_index`` says so). ``include_archive``: whether archived
     entries match too (default: the config's ``search_archive``, true).
+
+    Pay-once (ADR 0030): with ``rules`` False the standing rules do not ride (the session
+    start gave them) and match like any entry; entries whose id is in ``seen`` (shown
+    earlier in this session) are never shown again, and when they were all the prompt
+    matched, the block is one short line. ``shown`` gets the ids shown whole.
     """
     if not isinstance(prompt, str):
         raise QueryError("the prompt must be a string")
@@ -503,24 +660,38 @@ def digest(mem: Memory, prompt: str, *, budget_tokens: int = 1200, index: bool |
         index = not asked or mem.config.digest_index
     # The matches first: on a fresh clone, bringing the index up to date within the prompt
     # hook's time limit must not wait for the rules (which then read the verdicts it saved).
-    found = _matches(mem, prompt, include_archive, budget_tokens) if asked else None
+    found = _matches(mem, prompt, include_archive, budget_tokens,
+                     None if rules else seen, not rules) if asked else None
+    if not rules and not index:
+        text = _block(max(budget_tokens, 0), "", None, found, shown)
+        note = count_note(found.withheld if found else 0)
+        if text and note:
+            return text + f"\n_({note})_\n"
+        return text or (repeated_line(found.repeated) if found and found.repeated else "")
     verdicts = Verdicts(mem)
     try:
         overview = _overview(mem, verdicts) if index else ""
-        rules = _Rules(mem, verdicts)
+        standing = _Rules(mem, verdicts)
     finally:
         verdicts.save()
-    withheld = rules.withheld
+    withheld = standing.withheld
     note = count_note(withheld + (found.withheld if found else 0))
     budget = max(budget_tokens, 0)
     if not note:
-        text = _block(budget, overview, rules, found)
-        rules.save()
+        text = _block(budget, overview, standing, found, shown)
+        standing.save()
         return text
     note = f"\n_({note})_\n"
-    text = _block(budget - _tokens(note) - 1, overview, rules, found)
-    rules.save()
+    text = _block(budget - _tokens(note) - 1, overview, standing, found, shown)
+    standing.save()
     return text + note if text else ""
+
+
+def repeated_line(n: int) -> str:
+    """The one line a prompt gets when everything it matched was shown earlier in this
+    session (it is still in the agent's context)."""
+    what = "entry" if n == 1 else f"{n} entries"
+    return f"_(memory: the matching {what} shown earlier in this session)_\n"
 
 
 def _layout(budget: int, overview: str, matches: bool) -> tuple[str, int] | None:
@@ -549,6 +720,7 @@ def warm_rules(mem: Memory, budget_tokens: int) -> None:
         rules = _Rules(mem, verdicts)
     finally:
         verdicts.save()
+    bar(mem)  # the gate's calibration, for a prompt after a put to find cached
     shown = overview if mem.config.digest_index else ""
     for matches in (False, True):
         laid = _layout(max(budget_tokens, 0), shown, matches)
@@ -557,22 +729,24 @@ def warm_rules(mem: Memory, budget_tokens: int) -> None:
     rules.save()
 
 
-def _block(budget: int, overview: str, rules: _Rules, found: _Matches | None) -> str:
+def _block(budget: int, overview: str, rules: _Rules | None, found: _Matches | None,
+           shown: list[str] | None = None) -> str:
     laid = _layout(budget, overview, found is not None and bool(found.hits))
     if laid is None:
         return ""
     overview, room = laid
     rule_lines: list[str] = []
-    if rules.count:
+    if rules is not None and rules.count:
         rule_lines = rules.lines(room)
     parts = [overview] if overview else []
     if rule_lines:
         parts.append(RULES_HEAD + "\n".join(rule_lines) + "\n")
     used = sum(_tokens(p) for p in parts) + len(parts)
     lines: list[str] = []
+    ids: list[str] = []
     rest, more = 0, False
     if found is not None and found.hits:
-        lines, rest, more = _pack_matches(found, budget - used - 1)
+        lines, rest, more = _pack_matches(found, budget - used - 1, ids)
     while True:  # estimates are not quite additive: drop from the end until it fits
         text = "".join(parts)
         if lines:
@@ -582,9 +756,12 @@ def _block(budget: int, overview: str, rules: _Rules, found: _Matches | None) ->
             break
         if lines:
             lines.pop()
+            ids.pop()
             rest += 1
         elif parts:
             parts.pop()
         else:
             return ""
+    if shown is not None:
+        shown.extend(i for i in ids if i)
     return text.lstrip("\n")

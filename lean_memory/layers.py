@@ -33,7 +33,7 @@ from .withhold import count_note, live_entries
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
     from pathlib import Path
 
     from .format import Entry
@@ -272,9 +272,12 @@ def _global_rules(g: Memory, gone: set[str]) -> tuple[list[Entry], int]:
 
 
 def global_blocks(project: Memory, prompt: str, budget: int,
-                  include_archive: bool | None = None) -> list[Block]:
+                  include_archive: bool | None = None, *, rules: bool = True,
+                  seen: Collection[str] = (), shown: list[str] | None = None) -> list[Block]:
     """The global layer's part of a digest in ``budget`` tokens: its standing rules (only
-    entries of its ``conventions`` ride uncapped by ranking), then its matches."""
+    entries of its ``conventions`` ride uncapped by ranking), then its matches. Pay-once
+    (``rules`` False, ADR 0030): no rules block, the rules match like any entry, nothing
+    in ``seen`` is shown again, and ``shown`` gets the ids shown whole."""
     from .digest import (
         RULES_SHARD,
         _fit_rules,
@@ -288,28 +291,32 @@ def global_blocks(project: Memory, prompt: str, budget: int,
     if g is None or budget <= 0:
         return []
     gone = _project_supersedes(project)
-    rules, withheld = _global_rules(g, gone)
+    standing, withheld = _global_rules(g, gone) if rules else ([], 0)
     blocks = []
     used = 0
-    if rules:
+    if standing:
         room = budget * 2 // 3 if prompt.strip() else budget
-        lines = _fit_rules(rules, room - _tokens(GLOBAL_RULES_HEAD) - 1)
+        lines = _fit_rules(standing, room - _tokens(GLOBAL_RULES_HEAD) - 1)
         if lines:
             text = GLOBAL_RULES_HEAD + "\n".join(lines) + "\n"
             note = "; ".join(x for x in (
-                f"{len(rules)} rule{'s' if len(rules) != 1 else ''}, each cut to its cap "
-                "when long",
+                f"{len(standing)} rule{'s' if len(standing) != 1 else ''}, each cut to its "
+                "cap when long",
                 count_note(withheld) if withheld else "") if x)
             blocks.append(Block("standing rules", GLOBAL, text, note))
             used = _tokens(text)
 
-    others = [s for s in g.shards if s != RULES_SHARD]
+    others = [s for s in g.shards if s != RULES_SHARD or not rules]
     if prompt.strip() and others and tokenize(prompt):
         room = budget - used
-        found = _Matches(g, prompt[:4000], others, include_archive, room)
+        found = _Matches(g, prompt[:4000], others, include_archive, room,
+                         None if rules else seen)
         found.hits = [h for h in found.hits if h.entry.id not in gone
                       and not _placeholder(h.entry)]
-        lines, rest, more = _pack_matches(found, room - _tokens(GLOBAL_MATCH_HEAD))
+        ids: list[str] = []
+        lines, rest, more = _pack_matches(found, room - _tokens(GLOBAL_MATCH_HEAD), ids)
+        if shown is not None:
+            shown.extend(i for i in ids if i)
         if lines:
             text = GLOBAL_MATCH_HEAD + "\n".join(lines) + "\n"
             blocks.append(Block("matches", GLOBAL, text,
@@ -335,16 +342,19 @@ def _drop_repeated(text: str, shown: str) -> str:
 
 
 def digest_blocks(project: Memory, prompt: str, *, budget_tokens: int = 1200,
-                  include_archive: bool | None = None) -> list[Block]:
+                  include_archive: bool | None = None, rules: bool = True,
+                  seen: Collection[str] = (), shown: list[str] | None = None) -> list[Block]:
     """The blocks of the digest over the layers: the global rules and matches in at most
-    1/:data:`GLOBAL_SHARE` of the budget, then the project's digest in what is left."""
+    1/:data:`GLOBAL_SHARE` of the budget, then the project's digest in what is left
+    (``rules``, ``seen``, ``shown``: pay-once, :func:`lean_memory.digest.digest`)."""
     from .digest import digest
 
     head = global_blocks(project, prompt, max(budget_tokens, 0) // GLOBAL_SHARE,
-                         include_archive)
+                         include_archive, rules=rules, seen=seen, shown=shown)
     used = sum(estimate_tokens(b.text) for b in head)
     text = digest(project, prompt, budget_tokens=budget_tokens - used,
-                  include_archive=include_archive)
+                  include_archive=include_archive, index=None if rules else False,
+                  rules=rules, seen=seen, shown=shown)
     text = _drop_repeated(text, "".join(b.text for b in head))
     if head and text.strip():
         text = "\n" + text.lstrip("\n")

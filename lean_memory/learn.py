@@ -1026,15 +1026,39 @@ def hook_blocks(project: Memory, event: str, payload: dict[str, Any], prompt: st
         with contextlib.suppress(Exception):
             record(project, session, prompt)
     extras: list[Block] = []
+    source = payload.get("source")
+    source = source if isinstance(source, str) else None
     if event == "SessionStart":
         with contextlib.suppress(Exception):
-            source = payload.get("source")
-            extras = start_blocks(project, session, source if isinstance(source, str) else None,
+            extras = start_blocks(project, session, source,
                                   max(budget, 0) // EXTRAS_SHARE, fold=act)
 
     used = sum(estimate_tokens(b.text) for b in extras)
-    return [*digest_blocks(project, prompt, budget_tokens=budget - used,
-                           include_archive=include_archive), *extras]
+    if session is None or not project.config.pay_once:
+        return [*digest_blocks(project, prompt, budget_tokens=budget - used,
+                               include_archive=include_archive), *extras]
+    # Pay once (ADR 0030): the rules ride the start; a prompt gets what matches it and was
+    # not shown yet in this session (it is still in the agent's context).
+    from . import payonce
+
+    now = payonce.transcript_bytes(payload)
+    if event == "SessionStart":
+        if act and (source is None or source in payonce.RESETS):
+            payonce.reset(project._root, session)
+        blocks = digest_blocks(project, prompt, budget_tokens=budget - used,
+                               include_archive=include_archive)
+        if act:
+            text = "".join(b.text for b in blocks)
+            payonce.note(project._root, session,
+                         payonce.rules_shown([open_global(), project], text), now)
+        return [*blocks, *extras]
+    shown: list[str] = []
+    blocks = digest_blocks(project, prompt, budget_tokens=budget - used,
+                           include_archive=include_archive, rules=False,
+                           seen=payonce.seen(project._root, session, now), shown=shown)
+    if act:
+        payonce.note(project._root, session, shown, now)
+    return [*blocks, *extras]
 
 
 def hook_text(project: Memory, event: str, payload: dict[str, Any], prompt: str,

@@ -33,7 +33,15 @@ from typing import IO, Any
 from . import __version__
 from . import format as fmt
 from ._record import replace
-from .errors import InvalidEntry, LeanMemoryError, SecretFound, quoted, redact_message
+from .claude_code import INIT_COMMAND, via_plugin
+from .errors import (
+    InvalidEntry,
+    LeanMemoryError,
+    NotInitialized,
+    SecretFound,
+    quoted,
+    redact_message,
+)
 from .folder import check_date
 from .layers import PROJECT, check_project, find, render
 from .learn import listing_head, listing_line, waiting
@@ -432,6 +440,8 @@ def _entry(entry: Any, *, text: bool = False) -> dict[str, Any]:
 
 def _error_text(exc: LeanMemoryError) -> str:
     text = " ".join(str(exc).split())
+    if isinstance(exc, NotInitialized) and via_plugin():  # its user may have no lean-memory
+        text += f" (in Claude Code: the plugin's {INIT_COMMAND} does it, nothing to install)"
     if isinstance(exc, SecretFound):
         text += "".join(f"\n  {line}" for line in exc.finding_lines())
     return text

@@ -119,7 +119,7 @@ class Found(Record):
     have been among them (withheld, never returned). ``ready`` is False when a time budget
     ran out before the index was up to date (then there are no hits)."""
 
-    _fields = ("hits", "withheld", "notes", "ready", "n_docs", "df")
+    _fields = ("hits", "withheld", "notes", "ready", "n_docs", "df", "query")
     __slots__ = _fields
     hits: list[Hit]
     withheld: int
@@ -128,11 +128,12 @@ class Found(Record):
     # The memory's size and each query term's document frequency (the digest's gate).
     n_docs: int
     df: tuple[tuple[str, int], ...]
+    query: str  # the query searched (with ``mend``: its typos mended)
 
     def __init__(self, hits: list[Hit], withheld: int = 0, notes: tuple[str, ...] = (),
                  ready: bool = True, n_docs: int = 0,
-                 df: tuple[tuple[str, int], ...] = ()) -> None:
-        self._init(hits, withheld, notes, ready, n_docs, df)
+                 df: tuple[tuple[str, int], ...] = (), query: str = "") -> None:
+        self._init(hits, withheld, notes, ready, n_docs, df, query)
 
 
 # -- the corpus and its cache -------------------------------------------------------------
@@ -727,8 +728,12 @@ def search(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None 
 
 
 def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
-         include_archive: bool | None = None, budget_s: float | None = None) -> Found:
+         include_archive: bool | None = None, budget_s: float | None = None,
+         mend: bool = False) -> Found:
     """:func:`search`, and how many withheld entries the query would have returned.
+
+    With ``mend``, a word the memory has never seen is first replaced by the one a typo
+    away that it holds (:func:`lean_memory.typos.mend`; the digest's search, ADR 0030).
 
     With ``budget_s``, index building stops (keeping what it finished) once that many
     seconds have passed, and the result is ``Found([], ready=False)``: for callers with a
@@ -765,6 +770,10 @@ def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = 
     # Parts indexed here (a fresh clone, a shard rewritten): the caches the warm-up builds
     # after the index are likely cold too.
     built = bool(corpus._data)
+    if mend:
+        from .typos import mend as mended
+
+        query = mended(query, corpus.index.df)
     try:
         return _search(mem, corpus, query, k, names, include_archive)
     except (_Stale, Corrupt):
@@ -848,7 +857,8 @@ def _found(corpus: Corpus, fused: Sequence[tuple[int, float]], k: int, query: st
     return Found(hits, _withheld_matches(corpus, query, k, allowed, names, include_archive,
                                          [n for n, _ in fused[:k]]),
                  tuple(dict.fromkeys(notes)), n_docs=len(index),
-                 df=tuple((t, index.df(t)) for t in dict.fromkeys(tokenize(query))))
+                 df=tuple((t, index.df(t)) for t in dict.fromkeys(tokenize(query))),
+                 query=query)
 
 
 class _LiveFirst:

@@ -29,6 +29,9 @@ def _private_data(tmp_path_factory: pytest.TempPathFactory,
     """Every test (and the CLI it starts) keeps the global and session layers in a temporary
     folder: the prompt hook records asks, and no test may touch the real home."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data")))
+    # Claude Code's user folder: a plugin enabled on this machine changes what init writes
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path_factory.mktemp("claude")))
+    monkeypatch.delenv("LEAN_MEMORY_PLUGIN", raising=False)
     monkeypatch.delenv("LEAN_MEMORY_GLOBAL", raising=False)
 
 

@@ -241,8 +241,9 @@ def test_hook_prompt_inputs_of_both_agents(memory: lean_memory.Memory, shape: An
     code, out = hook("user-prompt-submit", json.dumps(payload))
     assert code == 0
     context = check_output(out, "UserPromptSubmit")
-    assert FACTS["failures"] in context and RULES[0] in context
-    assert "# Memory index" not in context  # the session start gave it (ADR 0018)
+    assert FACTS["failures"] in context
+    # the session start gave the index (ADR 0018) and, in a session, the rules (ADR 0030)
+    assert "# Memory index" not in context and RULES[0] not in context
 
 
 @pytest.mark.parametrize("shape", [claude_start, codex_start])

@@ -342,9 +342,10 @@ def test_committed_and_injected_text_names_only_lean_memory(project: Path,
                            ("UserPromptSubmit", prompt(project))):
         out = run_hook_as_agent(hooks[event], payload, project, path)
         injected.append(json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"])
-    small = run_cli("hook", "user-prompt-submit", cwd=project,
-                    stdin=json.dumps(prompt(project)).encode(),
-                    env={"LEAN_MEMORY_DIGEST_TOKENS": "150"})
+    # the rules ride the session start (pay-once, ADR 0030): a small one has the "more" note
+    small = run_cli("hook", "session-start", cwd=project,
+                    stdin=json.dumps(start(project)).encode(),
+                    env={"LEAN_MEMORY_DIGEST_TOKENS": "90"})
     injected.append(json.loads(small.stdout)["hookSpecificOutput"]["additionalContext"])
     folded = [fmt.Entry(id=f"{i:08x}", shard="failures", title="t", text="x",
                         date="2026-01-01") for i in range(2)]

@@ -148,10 +148,19 @@ def _check_agent(venv: Venv, work: Path, agent: str, env: dict[str, str]) -> Non
     r = subprocess.run(["sh", "-c", command], cwd=work, env=env, capture_output=True,
                        text=True, input=prompt, timeout=120, check=False)
     if agent == "codex" and not on_path:
-        # portable on purpose (the file is shared): where no lean-memory is on PATH at all,
-        # it fails open with one line on how to install
+        # portable on purpose (the file is shared, it names no path): it runs this user's
+        # launcher, which init wrote (ADR 0033), so it serves with no lean-memory on PATH;
+        # without the launcher too, it fails open with one line on how to install
         bare = os.pathsep.join(p for p in env["PATH"].split(os.pathsep)
                                if not (Path(p) / venv.script.name).exists())
+        r = subprocess.run(["sh", "-c", command], cwd=work, env={**env, "PATH": bare},
+                           capture_output=True, text=True, input=prompt, timeout=120,
+                           check=False)
+        assert r.returncode == 0 and "What broke, why" in r.stdout, (command, r.stderr)
+        xdg = env.get("XDG_DATA_HOME", "")
+        launcher = (Path(xdg) if xdg.startswith("/") else Path(env["HOME"]) / ".local"
+                    / "share") / "lean-memory" / "hook.sh"
+        launcher.unlink()
         r = subprocess.run(["sh", "-c", command], cwd=work, env={**env, "PATH": bare},
                            capture_output=True, text=True, input=prompt, timeout=120,
                            check=False)

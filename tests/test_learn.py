@@ -91,7 +91,8 @@ def test_a_persons_week(project: Path, tmp_path: Path, home: dict[str, str]) -> 
     for session in ("sun", "next-mon"):
         block = hook("session-start", project, home, session_id=session, source="startup")
         assert "pnpm" in block and "proposal" not in block
-        assert "pnpm" in ask(project, home, session, "why is the build slow")
+        # pay-once (ADR 0030): the rule rode the start; a prompt does not repeat it
+        assert "pnpm" not in ask(project, home, session, "why is the build slow")
 
 
 def test_promote_no_dismisses_for_good(project: Path, home: dict[str, str]) -> None:

@@ -26,8 +26,9 @@ jsonschema = pytest.importorskip("jsonschema", reason="the MCP SDK (test extra) 
 
 PLUGIN_FILES = [".claude-plugin/plugin.json", ".claude-plugin/marketplace.json",
                 "hooks/hooks.json", ".mcp.json", "scripts/lean-memory",
-                "skills/project-memory/SKILL.md", "commands/remember.md",
-                "commands/recall.md", "commands/forget.md", "commands/context.md"]
+                "skills/project-memory/SKILL.md", "commands/memory-save.md",
+                "commands/memory-recall.md", "commands/memory-forget.md",
+                "commands/memory-status.md", "commands/memory-init.md"]
 
 # The parts of the published schemas that these files use (SchemaStore's
 # claude-code-plugin-manifest.json and claude-code-marketplace.json, 2026-04; the hooks
@@ -126,7 +127,7 @@ def test_the_skill_and_commands() -> None:
     assert 40 <= estimate_tokens(skill["description"]) <= 130
     prefix = "mcp__plugin_lean-memory_lean-memory__"
     tools = {t["name"] for t in TOOLS}
-    for name in ("remember", "recall", "forget", "context"):
+    for name in ("memory-save", "memory-recall", "memory-forget", "memory-status"):
         front = _front(f"commands/{name}.md")
         assert 0 < len(front["description"]) <= 60
         allowed = [t.strip() for t in front["allowed-tools"].split(",")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from ..agents import refresh_hooks, setup_agent
+from ..agents import check_agent, refresh_hooks, setup_agent
 from ..errors import LeanMemoryError
 from ..githook import install_git_hook, refresh_git_hook
 from ..merge import setup_merge_driver
@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     mem = memory(args)
+    if args.agent and not args.global_:
+        check_agent(mem.root, args.agent)  # refused before anything is made
     created = mem.init()
     if args.global_:  # the person's own store: no git, no agent set-up
         for path in created:

@@ -1,0 +1,103 @@
+"""One typo in a longer word, mended against the memory's own vocabulary (ADR 0030).
+
+A prompt word of at least :data:`MIN_LETTERS` letters that the memory has never seen
+("migartion", "reelase") is replaced by the word one typo away whose token the memory
+holds ("migration", "release"): a letter typed twice or a slip taken out, two neighbours
+swapped, a letter slipped to a neighbouring key, one left out, tried in that order (the
+first kind that finds any wins; within a kind, the candidate the most entries hold, then
+the first). Deterministic, a function of the word and the memory's term counts; case-free
+(the word is lower-cased first). It runs on the prompt hook's path: no ``re``, a few
+hundred dictionary probes per unknown word at most, and only for the first
+:data:`MAX_WORDS` unknown words.
+"""
+
+from __future__ import annotations
+
+from .bm25 import tokenize
+
+TYPE_CHECKING = False  # typing's own costs an import
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+MIN_LETTERS = 5  # a shorter word is one edit away from too many others
+MAX_WORDS = 3  # unknown words mended per prompt (each costs up to ~26 * (n + 1) probes)
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_STRIP = "?,.!:;\"'()[]{}<>`*"
+
+
+_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+
+
+def _neighbours() -> dict[str, str]:
+    """Each letter's neighbours on a QWERTY keyboard (the keys a finger slips to)."""
+    where = {c: (r, i) for r, row in enumerate(_ROWS) for i, c in enumerate(row)}
+    out = {}
+    for c, (r, i) in where.items():
+        near = [(r, i - 1), (r, i + 1), (r - 1, i), (r - 1, i + 1), (r + 1, i - 1), (r + 1, i)]
+        out[c] = "".join(_ROWS[x][y] for x, y in near
+                         if 0 <= x < len(_ROWS) and 0 <= y < len(_ROWS[x]))
+    return out
+
+
+_NEAR = _neighbours()
+
+
+def _edits(word: str) -> tuple[list[str], ...]:
+    """The words one typo from ``word``, by kind, each in a fixed order: a letter typed
+    twice or a slip onto a neighbouring key taken out, two neighbours swapped, one letter
+    typed as its keyboard neighbour, one letter left out put back. (Any letter changed,
+    or any taken out, would mend correct words the memory does not hold into ones it does:
+    "write" into "wait", "readme" into "read".)"""
+    n = len(word)
+    deletions = [word[:i] + word[i + 1:] for i in range(n)
+                 if (i and (word[i - 1] == word[i] or word[i - 1] in _NEAR.get(word[i], "")))
+                 or (i + 1 < n and (word[i + 1] == word[i]
+                                    or word[i + 1] in _NEAR.get(word[i], "")))]
+    swaps = [word[:i] + word[i + 1] + word[i] + word[i + 2:] for i in range(n - 1)
+             if word[i] != word[i + 1]]
+    changes = [word[:i] + c + word[i + 1:] for i in range(n) for c in _NEAR.get(word[i], "")]
+    inserts = [word[:i] + c + word[i:] for i in range(n + 1) for c in _LETTERS]
+    return deletions, swaps, changes, inserts
+
+
+def nearest(word: str, df: Callable[[str], int]) -> str | None:
+    """The word one edit from ``word`` (lower-case letters) whose one token the memory
+    holds (``df(token) > 0``); None when there is none."""
+    for kind in _edits(word):
+        best, best_df = None, 0
+        seen: set[str] = set()
+        for cand in kind:
+            if cand in seen:
+                continue
+            seen.add(cand)
+            tokens = tokenize(cand)
+            if len(tokens) != 1:
+                continue
+            f = df(tokens[0])
+            if f > best_df:
+                best, best_df = cand, f
+        if best is not None:
+            return best
+    return None
+
+
+def mend(query: str, df: Callable[[str], int]) -> str:
+    """``query`` with each unknown word of :data:`MIN_LETTERS` letters or more replaced by
+    :func:`nearest` (when there is one); the same string when nothing was mended."""
+    words = query.split()
+    out = []
+    mended = fixed_any = 0
+    for raw in words:
+        word = raw.strip(_STRIP).lower()
+        if (mended < MAX_WORDS and len(word) >= MIN_LETTERS and word.isascii()
+                and word.isalpha()):
+            tokens = tokenize(word)
+            if tokens and not any(df(t) for t in tokens):
+                mended += 1  # counted whether or not a neighbour is found: bounded cost
+                fixed = nearest(word, df)
+                if fixed is not None:
+                    out.append(fixed)
+                    fixed_any = 1
+                    continue
+        out.append(raw)
+    return " ".join(out) if fixed_any else query
