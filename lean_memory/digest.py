@@ -33,6 +33,7 @@ from .fsutil import dump_record, file_signature, load_record
 from .search import Hit, _indexed_body, _main_text, find, load_corpus
 from .summaries import render_index
 from .tokens import estimate_tokens
+from .typos import mend
 from .withhold import Verdicts, content_key, count_note
 
 TYPE_CHECKING = False  # typing's own costs an import
@@ -401,7 +402,6 @@ def _probe_coverages(mem: Memory, deadline: float | None = None) -> list[float]:
     stage the gate reads), typos mended as for a prompt. Read straight from the corpus: no
     plugin retriever (its time limit per probe), no warm-up started. Raises _OutOfTime
     past ``deadline`` (``time.monotonic``)."""
-    from .typos import mend  # the gate's calibration only: not on a warm prompt's path
 
     corpus = load_corpus(mem)
     try:

@@ -96,7 +96,7 @@ def detached(mem: Memory, marker: str, code: str, *args: str, stale_s: float = 6
     # Isolated (ADR 0033), started in our own folder (HOME), the caller's cwd (the repository)
     # left behind; our folder comes first on sys.path, by argument, not by PYTHONPATH.
     # (posix_spawn takes no cwd: the child moves there first; `os` is frozen, loaded anyway.)
-    line = argv(os.path.abspath(mem.root), *args,
+    line = argv(os.path.abspath(mem._root), *args,  # a string: no pathlib on the hook path
                 code="import os, sys; os.chdir(sys.argv[1]); sys.path.insert(0, sys.argv.pop(1)); "
                 + code)
     try:

@@ -15,17 +15,22 @@ path (import it where the rare case needs it) or, if every prompt needs it, name
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 import subprocess
 import sys
+import uuid
 import venv
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import lean_memory
-from lean_memory import spawn
+from lean_memory import _askrecord, secrets, spawn
 
 # The modules of ours each hot path may load (ADR 0038). `lean_memory.` left off.
 CORE = {"", "_hash", "_lazyre", "_record", "_stem", "bm25", "cli", "commands",
@@ -34,12 +39,15 @@ CORE = {"", "_hash", "_lazyre", "_record", "_stem", "bm25", "cli", "commands",
 QUERY = CORE | {"commands._memory", "commands.get"}
 # The hook: its command, the agents' glue, the digest of the layers, the ask kept (learn,
 # _askrecord), JSON without `json` (_jsonc), the logger's hook (_listeners), the starter of
-# the background warm-up (spawn: os calls only).
+# the background warm-up (spawn: os calls only), whether Claude Code's plugin answers
+# instead (claude_code), what this session was shown already (payonce), the prompt's typos
+# mended against the memory's words (typos: the digest's gate calibrates with it too).
 HOOK = CORE | {"commands.hook", "agents", "digest", "learn", "_askrecord", "_jsonc",
-               "_listeners", "spawn"}
+               "_listeners", "spawn", "claude_code", "payonce", "typos"}
+# Session start keeps no ask: no scanner (a UUID session id is known clean without it).
 START = HOOK
-# A prompt is redacted before it is kept as an ask (the scanner and its rule table);
-# a prompt that matches prints its hits' main text (dedup strips a "Said again" part).
+# A prompt is redacted before it is kept as an ask (the scanner and its rule table); a
+# prompt that matches prints its hits' main text (dedup strips a "Said again" part).
 NO_MATCH = HOOK | {"secrets", "_secret_rules"}
 MATCH = NO_MATCH | {"dedup"}
 # Never on a warm hot path: each imports `re`, `typing` or worse, or starts threads.
@@ -47,11 +55,38 @@ STDLIB_OFF = {"json", "re", "pathlib", "typing", "dataclasses", "threading", "su
               "datetime", "argparse", "urllib.parse", "inspect", "logging", "tomllib"}
 STDLIB_OFF_QUERY = STDLIB_OFF  # the plain (non --json) query
 
-REPORTER = ('import atexit, os, sys; p = os.environ.get("LM_MODULES_OUT"); '
-            'p and not hasattr(sys, "_lm_modules") and (setattr(sys, "_lm_modules", p), '
-            'atexit.register(lambda p=p: open(p, "a").write(__import__("_json")'
-            '.encode_basestring_ascii("\\0".join(sys.argv) + "\\1" + " ".join(sys.modules)) '
-            '+ "\\n")))\n')
+# The reporter a `.pth` line imports at start: at exit it appends the process's argv, its
+# modules and, for each heavy stdlib module, the package's frames that first imported it.
+REPORTER = """
+import atexit, os, sys
+OUT = os.environ.get("LM_MODULES_OUT")
+WATCH = %r
+WHY = {}
+
+
+class Watch:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name in WATCH and name not in WHY:
+            f, chain = sys._getframe(1), []
+            while f is not None:
+                where = f.f_code.co_filename
+                if "lean_memory" in where:
+                    chain.append(where.rsplit("lean_memory", 1)[1] + ":" + str(f.f_lineno))
+                f = f.f_back
+            WHY[name] = " < ".join(chain)
+        return None
+
+
+def report():
+    with open(OUT, "a") as out:
+        out.write(repr(["\\0".join(sys.argv), list(sys.modules), WHY]) + "\\n")
+
+
+if OUT:
+    sys.meta_path.insert(0, Watch)
+    atexit.register(report)
+"""
 PROMPT_MATCH = "why did the deploy fail with ECONNREFUSED"
 PROMPT_NONE = "zebra quantum marmalade"
 
@@ -65,6 +100,7 @@ class Setup:
         self.env.update(XDG_DATA_HOME=str(base / "data"), LEAN_MEMORY_GLOBAL=str(base / "global"),
                         HOME=str(base / "home"))
         self.out = base / "modules.txt"
+        self.why: dict[str, str] = {}
 
     def lines(self, agent: str) -> dict[str, str]:
         name = ".claude/settings.local.json" if agent == "claude" else ".codex/hooks.json"
@@ -73,21 +109,24 @@ class Setup:
 
     def run(self, line: str, payload: str = "", want: str = "hook") -> tuple[str, list[str]]:
         """Run ``line`` under ``sh -c``; its stdout and the modules the process whose argv
-        holds ``want`` loaded (a background warm-up it starts reports too)."""
+        holds ``want`` loaded (a background warm-up it starts reports too). ``self.why``:
+        which of our lines first imported each heavy module it loaded."""
         self.out.unlink(missing_ok=True)
         env = {**self.env, "LM_MODULES_OUT": str(self.out)}
         done = subprocess.run(["sh", "-c", line], input=payload, cwd=self.project, env=env,
                               capture_output=True, text=True, check=False, timeout=120)
         assert done.returncode == 0, done.stderr
         for record in self.out.read_text(encoding="utf-8").splitlines():
-            argv, _, modules = json.loads(record).partition("\1")
+            argv, modules, why = ast.literal_eval(record)
             if argv.split("\0")[1:2] == [want]:
-                return done.stdout, modules.split()
+                self.why = why
+                return done.stdout, modules
         raise AssertionError(f"no process of ours reported: {done.stderr}")
 
 
 def payload(setup: Setup, event: str, prompt: str = "") -> str:
-    data = {"session_id": "s-hot", "cwd": str(setup.project), "hook_event_name": event,
+    # the agents send UUIDs; a new session each time (pay-once shows an entry once a session)
+    data = {"session_id": str(uuid.uuid4()), "cwd": str(setup.project), "hook_event_name": event,
             "transcript_path": str(setup.base / "t.jsonl")}
     data.update({"prompt": prompt} if event == "UserPromptSubmit" else {"source": "startup"})
     return json.dumps(data)
@@ -101,7 +140,10 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Setup:
     site = subprocess.run([str(python), "-I", "-c",
                            "import site; print(site.getsitepackages()[0])"],
                           capture_output=True, text=True, check=True).stdout.strip()
-    Path(site, "zz_lean_memory_modules.pth").write_text(REPORTER, encoding="utf-8")
+    Path(site, "zz_lean_memory_modules.py").write_text(REPORTER % (sorted(STDLIB_OFF),),
+                                                       encoding="utf-8")
+    Path(site, "zz_lean_memory_modules.pth").write_text("import zz_lean_memory_modules\n",
+                                                        encoding="utf-8")
     s = Setup(base)
     s.project.mkdir()
     subprocess.run(["git", "init", "-q", str(s.project)], check=True)
@@ -140,20 +182,22 @@ def test_the_hook_lines_init_writes_load_only_the_allow_list(
     29 of ours on every prompt: the agents' setup code, learn, secrets, dedup, ...)."""
     line = setup.lines(agent)[event]
     out, modules = setup.run(line, payload(setup, event, prompt))
-    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    # a prompt that matches nothing gets nothing (the rules rode the session start)
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"] if out else ""
     assert ("ECONNREFUSED" in context) == (prompt == PROMPT_MATCH)
-    assert "ruff" in context  # the standing rules, every time
+    if event == "SessionStart":
+        assert "ruff" in context  # the standing rules ride the session start (pay-once)
     extra = _own(modules) - allowed
     assert not extra, sorted(extra)
-    assert not STDLIB_OFF.intersection(modules), sorted(STDLIB_OFF.intersection(modules))
+    assert not STDLIB_OFF.intersection(modules), setup.why
 
 
 def test_codex_runs_the_launcher_not_the_console_script(setup: Setup) -> None:
     """Codex's line sources the launcher ``init`` wrote: our isolated interpreter, not
     pip's ``lean-memory`` script (which imports ``re`` before our code runs)."""
     line = setup.lines("codex")["UserPromptSubmit"]
-    out, modules = setup.run(line, payload(setup, "UserPromptSubmit", PROMPT_NONE))
-    assert "re" not in modules and json.loads(out)
+    out, modules = setup.run(line, payload(setup, "UserPromptSubmit", PROMPT_MATCH))
+    assert "re" not in modules and "ECONNREFUSED" in out
     launcher = Path(setup.env["XDG_DATA_HOME"], "lean-memory", "hook.sh").read_text()
     assert str(setup.base / "venv" / "bin" / "python") in launcher
 
@@ -169,8 +213,7 @@ def test_the_warm_query_line_loads_only_the_allow_list(setup: Setup) -> None:
     assert "ECONNREFUSED" in out
     extra = _own(modules) - QUERY
     assert not extra, sorted(extra)
-    assert not STDLIB_OFF_QUERY.intersection(modules), \
-        sorted(STDLIB_OFF_QUERY.intersection(modules))
+    assert not STDLIB_OFF_QUERY.intersection(modules), setup.why
 
 
 def test_the_allow_lists_name_real_modules() -> None:
@@ -180,3 +223,19 @@ def test_the_allow_lists_name_real_modules() -> None:
         path = root.joinpath(*name.split(".")) if name else root
         assert path.with_suffix(".py").is_file() or (path / "__init__.py").is_file(), name
     assert sys.version_info >= (3, 11)
+
+
+UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.uuids().map(str), st.uuids().map(lambda u: str(u).upper()),
+                 st.text(st.sampled_from("0123456789abcdefABCDEFg-x "), max_size=40)))
+def test_a_uuid_session_id_is_known_clean_without_the_scanner(text: str) -> None:
+    """Guards the session start's shortcut past the scanner: ``is_uuid`` is the regular
+    expression, and a UUID is what the scan itself would keep."""
+    assert _askrecord.is_uuid(text) == bool(UUID.fullmatch(text))
+    if _askrecord.is_uuid(text):
+        assert secrets.redact(text) == text and _askrecord.plain_name(text)
+        _askrecord._SESSION_IDS.clear()
+        assert _askrecord.clean_session_id(text) == text
