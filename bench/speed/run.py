@@ -17,6 +17,7 @@ Nothing here is imported by the package.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
@@ -259,13 +260,28 @@ def put_texts(count: int) -> list[str]:
     return [f"{e['title']}: {e['text']}" for e in synthetic_entries(count, seed=99)]
 
 
-def hook_input(where: Path, root: Path, name: str = "hook.json") -> Path:
-    """A UserPromptSubmit event as Claude Code sends it."""
+_SESSIONS = itertools.count(1)
+
+
+def hook_prompt(root: Path) -> str:
+    """The hook's prompt: one a failures entry answers (its title as a question), so the
+    digest's relevance gate opens and the hook prints matches (QUERY's made-up words
+    match nothing in this data: the gate, rightly, prints nothing for it)."""
+    from lean_memory import Memory
+
+    return f"why does {Memory(root).entries('failures')[2].title.lower()} fail?"
+
+
+def hook_input(where: Path, root: Path, prompt: str, name: str = "hook.json") -> Path:
+    """A UserPromptSubmit event as Claude Code sends it, of a new session each time it is
+    written (pay-once shows an entry once a session: a session's prompt repeated would
+    print a one-line note the second time)."""
     path = where / name
     path.write_text(json.dumps({
-        "session_id": "5f1c2d7e-bench", "transcript_path": str(root / "transcript.jsonl"),
+        "session_id": f"5f1c2d7e-0000-4000-8000-{next(_SESSIONS):012d}",
+        "transcript_path": str(root / "transcript.jsonl"),
         "cwd": str(root), "permission_mode": "default", "hook_event_name": "UserPromptSubmit",
-        "prompt": QUERY + "?"}), encoding="utf-8")
+        "prompt": prompt}), encoding="utf-8")
     return path
 
 
@@ -273,17 +289,18 @@ MATCHES = "Memory matching this prompt"
 
 
 def fresh_clone(warm_root: Path, where: Path, hook: list[str], env: dict[str, str],
-                timeout: float) -> dict[str, float | bool]:
+                timeout: float, prompt_text: str) -> dict[str, float | bool]:
     """The issue's promise for a fresh clone (shards, no ``.cache``): the first prompt's hook
     answers (INDEX.md and rules at least) within its limit; the background warm-up it starts
     finishes; the next prompt gets matches. Timed once, untimed by the rounds."""
     clone = where / "clone"
     shutil.copytree(warm_root, clone, symlinks=True, ignore=shutil.ignore_patterns(".cache"))
-    stdin = hook_input(where, clone, "clone-hook.json").read_bytes()
+    def stdin() -> bytes:
+        return hook_input(where, clone, prompt_text, "clone-hook.json").read_bytes()
 
     def prompt() -> tuple[float, str]:
         t = time.perf_counter()
-        out = subprocess.run(hook, cwd=clone, env=env, input=stdin, capture_output=True,
+        out = subprocess.run(hook, cwd=clone, env=env, input=stdin(), capture_output=True,
                              timeout=timeout, check=True).stdout.decode()
         return time.perf_counter() - t, out
 
@@ -341,6 +358,11 @@ def measure_size(n: int, runs: int, work: Path, vpy: str, bm25_py: str | None,
         shutil.rmtree(cold_root / ".agents" / "memory" / ".cache", ignore_errors=True)
 
     query = [*lm, "get", "--query", QUERY]
+    prompt = hook_prompt(warm_root)
+    PROMPTS[n] = prompt
+
+    def new_prompt(name: str) -> None:
+        hook_input(where, warm_root, prompt, name)
     fts5 = [vpy, str(scripts / "fts5_oneshot.py"), str(db)]
     cases = [
         Case("pass", fixed([vpy, "-c", "pass"]), REPO),
@@ -355,9 +377,9 @@ def measure_size(n: int, runs: int, work: Path, vpy: str, bm25_py: str | None,
         Case("put_nocache", put_argv(runs + 1), cold_root, prepare=drop_cache),
         # the agents run their hook lines with a shell: Claude `sh -c`, Codex `$SHELL -lc`
         Case("hook", fixed(["/bin/sh", "-c", lines["claude"]]), warm_root,
-             stdin=hook_input(where, warm_root)),
+             stdin=where / "hook.json", prepare=lambda: new_prompt("hook.json")),
         Case("hook_codex", fixed(["/bin/sh", "-c", lines["codex"]]), warm_root,
-             stdin=hook_input(where, warm_root)),
+             stdin=where / "hook-codex.json", prepare=lambda: new_prompt("hook-codex.json")),
         Case("shard", fixed([*lm, "get", "failures"]), warm_root),
         Case("status", fixed([*lm, "status"]), warm_root),
         Case("fts5", fixed([*fts5, QUERY]), REPO),
@@ -385,11 +407,12 @@ def measure_size(n: int, runs: int, work: Path, vpy: str, bm25_py: str | None,
     print(f"  {n:,} entries: timed in {time.perf_counter() - t0:.1f} s", file=sys.stderr,
           flush=True)
     CLONES[n] = fresh_clone(warm_root, where, ["/bin/sh", "-c", lines["claude"]], env,
-                            timeout)
+                            timeout, prompt)
     return {case.key: case for case in cases}
 
 
 CLONES: dict[int, dict[str, float | bool]] = {}  # fresh_clone's figures by size
+PROMPTS: dict[int, str] = {}  # the hook's prompt by size
 
 
 # -- report -------------------------------------------------------------------------------------
@@ -609,6 +632,7 @@ def main() -> None:
     facts["runs (median of)"] = ", ".join(
         f"{n:,}: {len(c['pass'].ms)}" + (f" ({len(c['cold'].ms)} cold)" if c["cold"].max_runs
                                         else "") for n, c in results.items())
+    facts["the hook's prompt"] = "; ".join(f"{n:,}: {p!r}" for n, p in PROMPTS.items())
     facts["`python -c pass` median"] = ", ".join(
         f"{n:,}: {median(c['pass'].ms):.1f} ms" for n, c in results.items())
     # the reference every goal but put's is measured against, in `pass` units: a wrong
