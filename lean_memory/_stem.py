@@ -2,6 +2,14 @@
 
 Hand-written so that lean_memory keeps zero run-time dependencies. Input must be a lowercase
 ASCII word; anything else is the caller's business (``bm25.tokenize`` only stems such words).
+
+:func:`stem` is the published algorithm (the search index's tokens). :func:`stem_inflected`
+is the same with three repairs so every inflection of a word gets one stem, which the ask
+matcher needs ("adding" and "add" one rule, not two): Porter undoubles "add"+"ing" to "ad"
+while "add" stays "add" (it now keeps a double that is not the tail of a short
+consonant-vowel-consonant word, and any "ff"); it turns "tries" into "tri" but keeps "try"
+(a final y after a consonant is now always i); and it knows nothing of irregular verbs
+("wrote", "written" -> "write": a small table of everyday ones).
 """
 
 from __future__ import annotations
@@ -101,7 +109,7 @@ def _replace_if_m(word: str, rules: list[tuple[str, str]], any_of: tuple[str, ..
     return word
 
 
-def _step1ab(word: str) -> str:
+def _step1ab(word: str, keep_double: bool = False) -> str:
     if word.endswith("sses") or word.endswith("ies"):
         word = word[:-2]
     elif word.endswith("s") and not word.endswith("ss"):
@@ -116,7 +124,8 @@ def _step1ab(word: str) -> str:
             word = word[: -len(suffix)]
             if word.endswith(("at", "bl", "iz")):
                 return word + "e"
-            if _ends_double_consonant(word) and word[-1] not in "lsz":
+            if _ends_double_consonant(word) and word[-1] not in "lsz" and not (
+                    keep_double and (word[-1] == "f" or not _ends_cvc(word[:-1]))):
                 return word[:-1]
             if _measure(word) == 1 and _ends_cvc(word):
                 return word + "e"
@@ -126,10 +135,52 @@ def _step1ab(word: str) -> str:
 
 def stem(word: str) -> str:
     """Return the Porter stem of a lowercase ASCII word ("connections" -> "connect")."""
+    return _porter(word, False)
+
+
+# Past tenses and participles of everyday verbs that no suffix rule reaches.
+_IRREGULAR = {
+    "ate": "eat", "eaten": "eat", "began": "begin", "begun": "begin", "bent": "bend",
+    "bound": "bind", "broke": "break", "broken": "break", "brought": "bring",
+    "built": "build", "bought": "buy", "caught": "catch", "chose": "choose",
+    "chosen": "choose", "came": "come", "did": "do", "done": "do", "drew": "draw",
+    "drawn": "draw", "drove": "drive", "driven": "drive", "fed": "feed", "fell": "fall",
+    "fallen": "fall", "felt": "feel", "fought": "fight", "found": "find", "forgot": "forget",
+    "forgotten": "forget", "froze": "freeze", "frozen": "freeze", "gave": "give",
+    "given": "give", "got": "get", "gotten": "get", "went": "go", "gone": "go",
+    "grew": "grow", "grown": "grow", "had": "have", "has": "have", "held": "hold",
+    "hid": "hide", "hidden": "hide", "kept": "keep", "knew": "know", "known": "know",
+    "laid": "lay", "led": "lead", "left": "leave", "lent": "lend", "lost": "lose",
+    "made": "make", "meant": "mean", "met": "meet", "paid": "pay", "ran": "run",
+    "rebuilt": "rebuild", "redid": "redo", "redone": "redo", "rewrote": "rewrite",
+    "rewritten": "rewrite", "overwrote": "overwrite", "overwritten": "overwrite",
+    "rode": "ride", "ridden": "ride", "rose": "rise", "risen": "rise", "said": "say",
+    "saw": "see", "seen": "see", "sent": "send", "shook": "shake", "shaken": "shake",
+    "shown": "show", "slept": "sleep", "sold": "sell", "sought": "seek", "spent": "spend",
+    "spoke": "speak", "spoken": "speak", "stood": "stand", "stole": "steal",
+    "stolen": "steal", "struck": "strike", "swore": "swear", "sworn": "swear",
+    "taught": "teach", "took": "take", "taken": "take", "thought": "think",
+    "threw": "throw", "thrown": "throw", "told": "tell", "understood": "understand",
+    "undid": "undo", "undone": "undo", "woke": "wake", "woken": "wake", "won": "win",
+    "wore": "wear", "worn": "wear", "wrote": "write", "written": "write",
+}  # fmt: skip
+
+
+def stem_inflected(word: str) -> str:
+    """The stem of a lowercase ASCII word, one for all its inflections ("adds", "added",
+    "adding" -> "add"; "tries", "trying" -> "tri"; "wrote" -> "write")."""
+    word = _IRREGULAR.get(word, word)
+    if len(word) > 5 and word.endswith("ly") and word[-3] not in "aeioulpb":
+        word = word[:-2]  # "directly" is "direct" (Porter keeps "directli")
+    return _porter(word, True)
+
+
+def _porter(word: str, consistent: bool) -> str:
     if len(word) <= 2:
         return word
-    word = _step1ab(word)
-    if word.endswith("y") and _has_vowel(word[:-1]):
+    word = _step1ab(word, consistent)
+    if word.endswith("y") and (_has_vowel(word[:-1]) or (
+            consistent and len(word) > 2 and _is_consonant(word, len(word) - 2))):
         word = word[:-1] + "i"
     word = _replace_if_m(word, _STEP2_BY_LEN, _STEP2_ANY, 0)
     word = _replace_if_m(word, _STEP3_BY_LEN, _STEP3_ANY, 0)

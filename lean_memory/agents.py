@@ -28,7 +28,15 @@ from .claude_code import our_hook, plugin_enabled, stands_down, via_plugin
 from .digest import RULES_SHARD, warm_rules
 from .errors import LeanMemoryError, quoted
 from .folder import _find_root, pure_path
-from .fsutil import MAX_CONFIG_BYTES, append_line, atomic_write, check_target, ensure_dir, read_text
+from .fsutil import (
+    MAX_CONFIG_BYTES,
+    append_line,
+    atomic_write,
+    check_target,
+    ensure_dir,
+    read_bounded,
+    read_text,
+)
 from .search import _start_warming, time_limit
 from .spawn import HOME, PLAIN_ENV, sh_command, sh_quote
 from .store import Memory
@@ -229,8 +237,8 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
     ``session-end`` prints nothing and has at most :data:`END_TIMEOUT` seconds."""
     # _thread, not threading (~1 ms to import, before every prompt): one worker that may be
     # abandoned (like a daemon thread) and one lock to wait on are all this needs.
-
     box: list[Any] = []
+    read: list[Any] = []  # the payload, once the worker has it
     _state.clear()
     done = _thread.allocate_lock()
     done.acquire()
@@ -238,6 +246,7 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
     def work() -> None:
         try:
             payload = _read_input(stdin)
+            read.append(payload)
             # run by the plugin while settings hooks of ours serve: nothing (ADR 0035)
             box.append("" if stands_down(payload, event) else ANSWERS[event](event, root, payload))
         except BaseException as exc:  # fail open, whatever happened
@@ -251,19 +260,54 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
     _thread.start_new_thread(work, ())
     done.acquire(timeout=timeout)
     if not box:
-        _log(event, f"gave up after {timeout:g} s (slow disk?); printed nothing")
+        fallback = _index_only(event, root, read[0] if read else None)
+        _log(event, f"gave up after {timeout:g} s (slow disk?); printed "
+              + ("INDEX.md alone" if fallback else "nothing"))
+        if fallback:
+            _write(event, out, fallback)
         return 0
     result = box[0]
     if isinstance(result, BaseException):
         _log(event, f"failed open: {_describe(result)}")
         return 0
     if result:
-        try:
-            out.write(result)
-            out.flush()
-        except Exception as exc:  # e.g. a closed pipe
-            _log(event, f"could not write the output: {_describe(exc)}")
+        _write(event, out, result)
     return 0
+
+
+def _write(event: str, out: Any, text: str) -> None:
+    try:
+        out.write(text)
+        out.flush()
+    except Exception as exc:  # e.g. a closed pipe
+        _log(event, f"could not write the output: {_describe(exc)}")
+
+
+# INDEX.md is a few hundred tokens by design; a larger one is not ours to inject unchecked
+_INDEX_LIMIT = 64 * 1024
+
+
+def _index_only(event: str, root: str | None, payload: Any) -> str:
+    """What a session start that ran out of time still gives the agent: INDEX.md as it is on
+    disk (bounded, no link followed, withheld if it holds a credential), so a fresh clone of
+    a large memory is never silent at the start (issue 36). '' for other events or none."""
+    if event != "session-start":
+        return ""
+    from .secrets import scan_text  # only here, when a start overran: never on a prompt
+
+    try:
+        where = _find_memory_root(payload.get("cwd") if isinstance(payload, dict) else None,
+                                  root)
+        if where is None:
+            return ""
+        index = os.path.join(where, ".agents", "memory", "INDEX.md")
+        text = read_bounded(index, _INDEX_LIMIT).decode("utf-8")
+        if scan_text(text):
+            return ""
+    except (OSError, LeanMemoryError, UnicodeDecodeError, ValueError):
+        return ""
+    return answer("SessionStart", text + "\n_(memory: the rest of the session start was not "
+                  f"ready in time; `{CLI} get {RULES_SHARD}` shows the standing rules)_\n")
 
 
 # -- agent setup ----------------------------------------------------------------------

@@ -47,7 +47,7 @@ from ._askrecord import (  # the ask as the prompt hook keeps it (re-exported)
 from ._hash import blake2b
 from ._lazyre import lazy
 from ._record import Record
-from ._stem import stem
+from ._stem import stem_inflected
 from .bm25 import STOP_WORDS
 
 TYPE_CHECKING = False  # typing's own costs an import
@@ -84,36 +84,62 @@ MAX_LINE_CHARS = 160
 MAX_SECTION_LINES = 20  # per part of a summary; the rest are named by id
 
 # Tuned on the train split of bench/promote only (see its README).
-LINK_COSINE = 0.55  # signed, idf-weighted cosine at or above which two rule sentences link
+LINK_COSINE = 0.35  # signed, idf-weighted cosine at or above which two rule sentences link
 DISTINCT_SHARE = 0.7  # an unshared term this heavy (vs the sentence's heaviest) names a thing
+KEY_SHARE = 0.2  # of what a sentence is about (by weight), the share another must also say
 CONFLICT_SHARE = 0.25  # shared weight with opposite signs above this share: they disagree
 
 # -- reading a request -------------------------------------------------------------------------
 
 # Phrases rewritten to one cue word before tokenising; order matters ("don't forget" first).
-_PHRASES = [(lazy("(?i)" + p), r) for p, r in (
+# (pattern, replacement, words one of which the text must hold for the pattern to apply: a
+# substring test in C spares most texts most of the regular expressions)
+_PHRASES = [(lazy("(?i)" + p), r, keys) for p, r, keys in (
     (r"\b(?:do not|don'?t|dont) forget\b|\bkeep in mind\b|\bbear in mind\b|\bas i said\b"
-     r"|\blike i said\b|\bi told you\b", " remember "),
+     r"|\blike i said\b|\bi told you\b", " remember ", ("forget", "mind", "said", "told")),
     (r"\bfrom now on\b|\bgoing forward\b|\bin (?:the )?future\b|\bby default\b|\bevery time\b"
-     r"|\beach time\b|\bas a rule\b|\bat all times\b", " always "),
-    (r"\bno more\b|\bnever ever\b", " never "),
-    (r"\binstead of\b|\brather than\b|\bin place of\b|\bas opposed to\b", " instead "),
-    (r"\bget rid of\b|\brip out\b", " remove "),
-    (r"\bpull requests?\b|\bmerge requests?\b", " pr "),
-    (r"\bhands off\b", " never touch "),
-    (r"\bleave ((?:[\w./-]+ ){0,3}?[\w./-]+) alone\b", r" never touch \1 "),
-    (r"\bstick (?:to|with)\b|\bstay with\b|\bgo with\b|\bopt for\b", " use "),
-    (r"\b(?:ca|wo|sha)n'?t\b", " not "),
-    (r"n't\b|\bcannot\b", " not "),
+     r"|\beach time\b|\bas a rule\b|\bat all times\b", " always ",
+     ("now on", "forward", "future", "default", "time", "rule")),
+    (r"\bno more\b|\bnever ever\b|\bnever again\b", " never ", ("no more", "never")),
+    # German and French, the words a rule turns on (a small table, no model)
+    (r"\b(?:immer|stets|toujours)\b", " always ", ("immer", "stets", "toujours")),
+    (r"\b(?:nie|niemals|jamais)\b", " never ", ("nie", "jamais")),
+    (r"\bau lieu d(?:e\b|')|\bplutot que?\b|\b(?:an)?statt\b|\banstelle von\b", " instead ",
+     ("lieu", "plutot", "statt", "anstelle")),
+    (r"\bpas d(?:e\b|')|\bkein(?:e|en|em|er|es)?\b|\baucune?\b", " no ",
+     ("pas d", "kein", "aucun")),
+    (r"\bn(?:e\b|')", " ", ("ne", "n'")),
+    (r"\bnicht\b|\bpas\b", " not ", ("nicht", "pas")),
+    (r"\bbitte\b|\bs'il (?:te|vous) plait\b|\bstp\b|\bsvp\b|\bdanke\b|\bmerci\b", " please ",
+     ("bitte", "plait", "stp", "svp", "danke", "merci")),
+    (r"\blieber\b|\bbevorzug\w*|\bprefer(?:e|es|ons|ez)\b", " prefer ",
+     ("lieber", "bevorzug", "prefer")),
+    (r"\b(?:on|wir) (?:utilise|nutzen|verwenden|benutzen|nehmen)\b", " we use ",
+     ("on ", "wir ")),
+    (r"\b(?:nimm|nehmt?|nehmen|verwende[nt]?|benutze[nt]?|nutze[nt]?|utilise[zr]?|utilisons)\b",
+     " use ", ("nimm", "nehm", "verwende", "benutze", "nutze", "utilis")),
+    (r"\binstead of\b|\brather than\b|\bin place of\b|\bas opposed to\b", " instead ",
+     ("instead", "rather", "place of", "opposed")),
+    (r"\bg[eo]t(?:ting)? rid of\b|\brip(?:ped)? out\b", " remove ", ("rid of", "rip")),
+    (r"\bpull requests?\b|\bmerge requests?\b", " pr ", ("request",)),
+    (r"\bhands off\b", " never touch ", ("hands off",)),
+    (r"\bleave ((?:[\w./-]+ ){0,3}?[\w./-]+) alone\b", r" never touch \1 ", ("alone",)),
+    (r"\bstick (?:to|with)\b|\bstay with\b|\bgo with\b|\bopt for\b", " use ",
+     ("stick", "stay with", "go with", "opt for")),
+    (r"\b(?:ca|wo|sha)n'?t\b", " not ", ("can", "won", "shan")),
+    (r"n't\b|\bcannot\b", " not ", ("n't", "cannot")),
 )]
 # A sentence ends at its punctuation, and where a second request is joined on ("fix X, and
 # please use uv"), so the task's words never become part of the rule's.
 _SENTENCE = lazy(
-    r"([.!?;]+(?=\s|$)|\n+|,\s*(?:and|then|also|plus)\b"
+    r"(?i)([.!?;]+(?=\s|$)|\n+|,\s*(?:and|then|also|plus)\b"
     r"|\band\s+(?=please\b|remember\b|also\b|always\b|never\b|do not\b|i prefer\b))")
 # A pasted error message says nothing about what the person wants.
 _ERROR = lazy(r"\b[A-Z]\w*(?:Error|Exception|Warning): [^\n!?;]*")
 _FILE_EXT = lazy(r"\.(?:[a-z]{1,4})$")
+_CODE_NAME = lazy(r"\b[a-z]+[A-Z][A-Za-z0-9]*|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*")
+_HYPHEN_JOIN = lazy(r"\b(re|pre|non|un|co|sub|anti|post|semi|multi)-(?=[a-z])")
+_HYPHEN = lazy(r"(?<=[a-z])-(?=[a-z])")
 _SUBCLAUSE = lazy(r",|:|\(|\)|\s-+\s|\s\u2014\s|\bbut\b|\bthough\b|\bhowever\b")
 _TOKEN = lazy(r"[a-z0-9#@$~][a-z0-9_+#./@-]*")
 _TRAILING = ".-/@"
@@ -124,12 +150,21 @@ def _wordset(text: str) -> frozenset[str]:
 
 
 _NEGATE = frozenset({"not", "never", "no", "avoid", "stop", "without", "nor", "hate", "nothing"})
-_INVERT = frozenset({"remove", "removing", "uninstall", "uninstalling", "delete", "deleting",
-                     "drop", "dropping", "disable", "disabling", "ditch", "ban", "strip",
-                     "eliminate", "deprecate"})
-_REPLACE = frozenset({"replace", "replacing"})
-_SWITCH = frozenset({"switch", "switching", "migrate", "migrating", "move", "moving", "port",
-                     "convert", "converting", "change", "changing"})
+def _inflected(words: str) -> frozenset[str]:
+    """Each verb with its -s, -ed and -ing forms."""
+    out: set[str] = set()
+    for w in words.split():
+        base = w[:-1] if w.endswith("e") else w
+        dbl = base + base[-1] if w in _DOUBLING else base
+        out.update((w, w + "s" if not w.endswith(("sh", "ch", "x")) else w + "es",
+                    (w + "d" if w.endswith("e") else dbl + "ed"), dbl + "ing"))
+    return frozenset(out)
+
+
+_DOUBLING = frozenset({"drop", "strip", "ban", "stop"})
+_INVERT = _inflected("remove uninstall delete drop disable ditch ban strip eliminate deprecate")
+_REPLACE = _inflected("replace")
+_SWITCH = _inflected("switch migrate move port convert change")
 _CONTRAST = frozenset({"instead", "over"})
 _CUES = frozenset({"always", "never", "remember", "prefer", "prefers", "preferred", "instead",
                    "avoid", "stop", "only", "hate"})
@@ -142,7 +177,12 @@ actually already still even ever make sure want wanna like love use using used u
 stick keep mind note say said says told mention first mentioned thanks thank problem worries
 repo repository project codebase code here thing things stuff whenever every each time rule
 rules going forward get got let go need needs favour favor choose pick rely opt habit default
-yourself whatever okay yes yeah sure cool great good fine one ones
+yourself whatever okay yes yeah sure cool great good fine one ones bring back kind sort way
+form style ahead purpose case stuff wherever possible everywhere suggest suggesting
+recommend recommending
+der die das den dem des ein eine einen einem und oder ist sind zu zum zur mit fur von auf im
+es ich du wir le la les un une et ou pour avec de du en dans est sont ce ca on nous je tu il
+elle que qui au aux sur par re ve ll
 """)
 _WH = frozenset({"why", "what", "how", "where", "which", "who", "whats", "hows", "whos"})
 _SUBJECTS = frozenset({"i", "we", "you", "please", "and", "also", "just", "so", "then", "but",
@@ -162,26 +202,79 @@ _SYNONYMS = {
     "prs": "pr", "deps": "dependency", "db": "database", "dbs": "database",
     "directory": "folder", "dir": "folder", "directories": "folder",
     "reply": "answer", "replies": "answer", "response": "answer", "responses": "answer",
-    "brief": "short", "concise": "short", "logger": "log", "logging": "log",
+    "shorter": "short", "longer": "long", "smaller": "small", "simpler": "simple",
+    "cleaner": "clean", "clearer": "clear", "straight": "direct", "directly": "direct",
+    "brief": "short", "concise": "short", "terse": "short", "logger": "log", "logging": "log",
+    "bulleted": "bullet", "bulletpoint": "bullet", "bulletpoints": "bullet",
+    "annotation": "hint", "annotations": "hint", "annotate": "hint", "typed": "type",
+    # the same word in the other languages of a prompt (German, French)
+    "englisch": "english", "anglais": "english", "deutsch": "german", "allemand": "german",
+    "francais": "french", "franzosisch": "french", "doku": "docs", "dokumentation": "docs",
+    "documentation": "docs", "doc": "docs", "test": "tests", "tests": "tests",
+    "antwort": "answer", "antworte": "answer", "antworten": "answer", "reponds": "answer",
+    "repondre": "answer", "reponse": "answer", "reponses": "answer",
+    "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "eight": "8",
+    "ten": "10", "zwei": "2", "vier": "4", "deux": "2", "quatre": "4",
+    "nachricht": "message", "nachrichten": "message", "texte": "text", "textes": "text",
+    "kommentar": "comment", "kommentare": "comment", "commentaire": "comment",
+    "commentaires": "comment", "fichier": "file", "fichiers": "file", "datei": "file",
+    "dateien": "file", "msg": "message", "msgs": "message",
 }
 _WORD_MEMO: dict[str, str] = {}
+_STEM_SYNONYMS: dict[str, str] = {}  # the table by stem, filled on first use
+
+
+# Every phrase's words in one pattern: one pass tells which phrases can apply.
+_TRIGGER = lazy("|".join(sorted({k for _, _, keys in _PHRASES for k in keys},
+                                key=lambda k: (-len(k), k))))
 
 
 def _normalize(text: str) -> str:
+    got = _NORM_MEMO.get(text)
+    if got is None:
+        got = _normalized(text)
+        if len(_NORM_MEMO) >= 20_000:  # bounded: a long-lived process reads many prompts
+            _NORM_MEMO.clear()
+        _NORM_MEMO[text] = got
+    return got
+
+
+_NORM_MEMO: dict[str, str] = {}
+
+
+def _normalized(text: str) -> str:
     if not text.isascii():
-        text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+        # accents folded ("préfère" is "prefere"), so a word written with or without them
+        # is one word; letters without an ASCII base stay
+        text = "".join(ch for ch in unicodedata.normalize("NFKD", text.replace("\u2019", "'"))
+                       if not unicodedata.combining(ch))
+        text = unicodedata.normalize("NFKC", text)
     text = _ERROR.sub(" ", text).lower()
-    for rx, repl in _PHRASES:
-        text = rx.sub(repl, text)
+    if "-" in text:
+        # "bullet-point" is "bullet point"; "pre-commit" is one word
+        text = _HYPHEN_JOIN.sub(r"\1", text)
+        text = _HYPHEN.sub(" ", text)
+    found = set(_TRIGGER.findall(text))
+    if found:
+        for rx, repl, keys in _PHRASES:
+            if not found.isdisjoint(keys):
+                text = rx.sub(repl, text)
     return text
 
 
 def _term(word: str) -> str:
-    """The term a word stands for: its Porter stem when it is a plain word, else the name."""
+    """The term a word stands for: its stem when it is a plain word, else the name."""
     got = _WORD_MEMO.get(word)
     if got is None:
+        if not _STEM_SYNONYMS:
+            _STEM_SYNONYMS.update((stem_inflected(k), stem_inflected(v))
+                                  for k, v in _SYNONYMS.items() if k.isalpha())
         name = _SYNONYMS.get(word, word)
-        got = stem(name) if name.isalpha() and name.isascii() else name
+        if name.isalpha() and name.isascii():
+            got = stem_inflected(name)
+            got = _STEM_SYNONYMS.get(got, got)  # "deleting" as "delete": "remove"
+        else:
+            got = name
         if len(_WORD_MEMO) < 100_000:
             _WORD_MEMO[word] = got
     return got
@@ -199,29 +292,38 @@ def _words(clause: str) -> list[str]:
 
 
 def _is_content(word: str) -> bool:
+    # a number is a word ("indent with 2 spaces" is not "with 4"); a task's numbers point
+    # at one thing ("the last 3 commits"), which keeps the task from reading as a rule
     return word not in STOP_WORDS and word not in _FILLER and word not in _NEGATE \
         and word not in _INVERT and word not in _REPLACE and word not in _SWITCH \
-        and word not in _CONTRAST \
-        and not word.isdigit() and len(word) > 1
+        and word not in _CONTRAST and (len(word) > 1 or word.isdigit())
 
 
-def _signed(clause: str, replacing: bool) -> tuple[dict[str, int], bool]:
-    """(term -> +1 wanted / -1 rejected, whether the clause holds a rule cue).
+_WHERE = frozenset({"for", "in", "when", "on", "at", "before", "after", "during", "while", "if",
+                    "unless", "inside", "within", "across", "whenever", "until", "outside",
+                    "under", "below", "above"})
+
+
+def _signed(words: list[str], replacing: bool) -> tuple[dict[str, int], bool, set[str]]:
+    """(term -> +1 wanted / -1 rejected, whether the clause holds a rule cue, the terms that
+    only say where or when: after a preposition or a condition).
 
     A prohibition at the head ("never", "don't", "no") turns the whole clause; a contrast
     ("instead of X", "over X", "uv not X") turns only what follows, up to a preposition
     ("use uv not pip for installs": installs stays wanted); a removal verb turns its object
     ("uninstall uv", and "never remove the hints" wants the hints)."""
-    words = _words(clause)
     terms: dict[str, int] = {}
     base = sign = 1
     cue = switching = False
     prev = ""
     lead = True  # still before the clause's first content word
     other_subject = False  # "it does not work": a subject that is not the person
-    prohibits = condition = False
+    prohibits = condition = scoped = False
+    where: set[str] = set()
     for i, w in enumerate(words):
         nxt = words[i + 1] if i + 1 < len(words) else ""
+        if w in _WHERE:
+            scoped = True
         if w in _CUES:
             cue = cue or w != "only" or nxt == "use" or prev == "use"
         if lead and w in _OTHER_SUBJECTS:
@@ -260,52 +362,293 @@ def _signed(clause: str, replacing: bool) -> tuple[dict[str, int], bool]:
             sign = 1  # "replace X with Y"
         elif w in _SCOPE_END and not switching:
             condition = condition or w == "unless"
-            sign = base
+            # where a prohibition holds is not what it refuses: "no emojis in commit
+            # messages" refuses emojis, as "commit messages without emojis" does ("to" is
+            # still the act's: "never push to main")
+            sign = 1 if prohibits and w != "to" and not lead else base
         elif w in {"we", "i"} and nxt in {"use", "like", "love", "prefer", "always", "never"}:
             cue = True
         elif _is_content(w):
             t = _term(w)
             if t not in terms:
                 terms[t] = sign
+                if scoped:
+                    where.add(t)
             lead = False
         prev = w
+    # "tabs are banned", "pushing to main is not ok": what came before is what is refused
+    for i in range(1, len(words)):
+        w, prev = words[i], words[i - 1]
+        if (w in _REVERSING and prev in _FINITE | {"be", "been"}) or (
+                w in _ACCEPTED and prev == "not" and i > 1 and words[i - 2] in _FINITE):
+            before = _signed(words[:i - (w in _ACCEPTED)], replacing)[0]
+            terms = {t: (-s if t in before else s) for t, s in terms.items()}
+            cue = True
+            break
     if prohibits and condition:
         # "never commit without running the tests" asks what "always run the tests before
-        # committing" asks: every part of it is wanted
+        # committing" asks: every part of it is wanted, and what it is about is the part
+        # after "without" (the rest says when)
         terms = dict.fromkeys(terms, 1)
-    return terms, cue
+        if "without" in words:
+            after = _signed(words[words.index("without") + 1:], replacing)[0]
+            where = set(terms) - set(after)
+            terms = {**dict.fromkeys(after, 1), **terms}  # in the order "Y before X" says it
+    return terms, cue, where
 
 
 class _Clause(Record):
-    _fields = ("ask", "nth", "text", "terms")
+    _fields = ("ask", "nth", "text", "terms", "marked", "keys")
     __slots__ = _fields
     ask: Ask
-    nth: int  # which rule sentence of the ask
+    nth: int  # which sentence of the ask
     text: str
     terms: dict[str, int]
+    marked: bool  # reads as a standing rule by itself (see _read)
+    keys: frozenset[str]  # the terms that say what, not where or when
 
-    def __init__(self, ask: Ask, nth: int, text: str, terms: dict[str, int]) -> None:
-        self._init(ask, nth, text, terms)
+    def __init__(self, ask: Ask, nth: int, text: str, terms: dict[str, int],
+                 marked: bool, keys: frozenset[str]) -> None:
+        self._init(ask, nth, text, terms, marked, keys)
+
+
+_Reading = tuple[str, dict[str, int], bool, frozenset[str]]
+
+
+# -- what a sentence is: steering, a one-time limit, a statement, a rule ----------------------
+
+# A tag question asks for agreement, not information: "use uv, ok?" is "use uv."
+_TAG_QUESTION = lazy(
+    r"(?i)[\s,]+(?:ok|okay|right|yeah|yes|alright|all right|got it|understood|agreed|deal|yep"
+    r"|ja|oder|gell|nicht wahr|d'accord|non|hein|oui|compris|capisce)\s*\?+")
+# "could you always use uv?" is a request; what it asks is the rest
+_POLITE = lazy(r"(?i)^(?:(?:please|pls)\s+)?(?:can|could|would|will)\s+you\s+(?:please\s+)?")
+# Steering the conversation at a sentence's head: never a rule, whatever words follow
+# ("never mind, revert that", "no, that's wrong", "stop.", "don't worry about the docs").
+_CONTROL = lazy(
+    r"^(?:never ?mind|nvm|forget (?:it|that|about)|stop\b(?!\s+\w+ing\b)|wait\b|hold on"
+    r"|hang on|cancel\b|undo\b|revert\b|nope\b|wrong\b|no\s*(?:[,.!:]|$)"
+    r"|(?:that|this|it)(?:'?s| is| was) (?:wrong|not|incorrect|broken)\b"
+    r"|not (?:now|yet|right now|like that|what|this|that|quite)\b"
+    r"|do not (?:worry|bother)|no need\b|skip\b|try again|again\b|sorry|oops|my bad"
+    r"|nein\b|nochmal|vergiss|halt\b|stopp\b|egal\b|falsch\b|non\s*(?:[,.!:]|$)"
+    r"|laisse tomber|annule|recommence|arrete|c'est faux|c'est pas|not comme|not ca\b|oublie"
+    r"|attends|warte|moment\b|not so\b|lass es|das stimmt not|stimmt not)")
+# Limited to now: "don't commit yet", "skip the docs for now" (one-time, not standing)
+_LIMITED = lazy(
+    r"\b(?:for now|this time|yet|right now|at the moment|for the moment|for the time being"
+    r"|today|tonight|this once|just once|for this (?:one|pr|branch|task|file|change|commit)"
+    r"|jetzt|erstmal|diesmal|noch not|pour l'instant|pour le moment|cette fois|not encore"
+    r"|maintenant|later|spater|plus tard|demain|morgen|now)\b")
+_PERSON = frozenset({"i", "we", "you", "please", "pls", "lets", "let", "kindly"})
+# words before an instruction's verb ("please always use …")
+_LEAD_WORDS = _PERSON | {"and", "so", "also", "remember", "always", "never", "not", "no", "do",
+                         "just", "then", "ok", "okay", "oh", "btw", "again"}
+_FREQUENCY = frozenset({"always", "never", "usually", "sometimes", "often", "constantly",
+                        "still", "rarely", "randomly"})
+_FINITE = frozenset({"is", "are", "was", "were", "has", "have", "had", "does", "did", "do",
+                     "keeps", "seems", "gets", "got", "isnt", "arent", "wasnt", "werent",
+                     "ist", "sind", "war", "waren", "hat", "wird", "geht", "est", "sont",
+                     "etait", "ont", "plante", "echoue", "marche", "schlagt", "lauft"})
+_EVENT_VERBS = frozenset({"work", "fail", "break", "take", "pass", "crash", "hang", "run",
+                          "time", "get", "seem", "look", "happen", "come", "go", "show",
+                          "been", "be", "ran", "got", "went", "broke", "took"})
+_PAST = frozenset({"broke", "ran", "went", "took", "got", "fell", "came", "stopped", "failed",
+                   "crashed", "hung", "died", "worked", "passed", "began", "left", "lost"})
+_MODALS = frozenset({"should", "must", "shall", "shouldnt", "mustnt", "need", "needs", "have",
+                     "has", "ought", "may", "can", "cannot", "will", "would", "could"})
+# A statement that says how things must be ("tabs are banned", "lodash is fine")
+_NORMATIVE = frozenset({"banned", "forbidden", "prohibited", "allowed", "required", "mandatory",
+                        "fine", "ok", "okay", "acceptable", "preferred", "default", "only",
+                        "welcome", "encouraged", "discouraged", "expected"})
+_ACCEPTED = frozenset({"ok", "okay", "fine", "acceptable", "allowed", "welcome", "wanted"})
+_REVERSING = frozenset({"banned", "forbidden", "prohibited", "discouraged", "deprecated"})
+# A condition or a manner makes an instruction general ("squash commits before merging",
+# "answer in short bullet points"); a pointer to one thing makes it a task ("squash the last
+# 3 commits", "open a PR for this").
+_CONDITION = frozenset({"before", "after", "when", "whenever", "while", "until", "unless",
+                        "if", "once"})
+_GENERIC_PREP = frozenset({"in", "for", "with", "without", "across", "inside", "as"})
+_STYLE_VERBS = frozenset({"answer", "reply", "respond", "keep", "be", "talk", "speak", "use",
+                          "write", "format", "name", "indent", "store", "put", "prefix",
+                          "commit", "squash", "add", "ask", "check", "run", "document",
+                          "pin", "log", "test", "install", "make", "wrap", "avoid",
+                          "prefer", "stay", "limit", "cap"})
+_POINTERS = frozenset({"this", "that", "these", "those", "it", "here", "again", "a", "an",
+                       "last", "next", "previous", "above", "below", "current", "my"})
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "my", "your",
+                          "our", "its", "it", "his", "her", "their", "some",
+                          "der", "die", "das", "den", "dem", "des", "ein", "eine", "es",
+                          "le", "la", "les", "un", "une", "ce", "cette", "ces", "ca", "il",
+                          "elle", "mon", "ma", "mes"})
+
+
+def _is_fact(words: list[str]) -> bool:
+    """A statement about the world, not a wish: "it always fails on CI", "the arm64 build
+    never worked", "test_sync is flaky" (a subject that is not the person, then a verb)."""
+    if words[0] in _TASK_VERBS - _FINITE or words[0] in {"ensure", "always", "never"}:
+        return False  # an instruction: "make sure clippy is clean before committing"
+    for i, w in enumerate(words):
+        if w in _PERSON or w in _MODALS - {"have", "has"} or w in _INVERT:
+            return False
+        if w in {"have", "has"} and i + 1 < len(words) and words[i + 1] == "to":
+            return False  # "clippy has to pass before every commit"
+        if i > 0 and words[0] in _DETERMINERS and (w in _PAST or (
+                len(w) > 4 and w.endswith("ed") and w not in _INVERT)):
+            return True  # "the build broke", "the deploy failed again"
+        if w in _FREQUENCY or w in _FINITE:
+            if i == 0:
+                return False
+            rest = words[i + 1:]
+            if any(r in _NORMATIVE or r in _MODALS - {"have", "has"} for r in rest):
+                return False
+            if w in _FINITE:
+                return True
+            nxt = rest[0] if rest else ""
+            return words[i - 1] in _FINITE or nxt in _EVENT_VERBS or nxt in _FINITE or (
+                len(nxt) > 3 and nxt.endswith(("s", "ed")) and not nxt.endswith("ss"))
+    return False
+
+
+def _is_general(words: list[str]) -> bool:
+    """Whether an instruction without a rule word is still general (a condition, a manner or
+    a class of things) and points at nothing in particular."""
+    cond = next((i for i, w in enumerate(words) if w in _CONDITION and i > 0), len(words))
+    if any(w in _POINTERS or _FILE_EXT.search(w) or "/" in w or "_" in w
+           for w in words[:cond]):
+        return False
+    head = next((w for w in words if w not in _LEAD_WORDS), "")
+    if head in _DETERMINERS:  # "the build broke after the upgrade": a subject, no instruction
+        return False
+    for i, w in enumerate(words[:-1]):
+        nxt = words[i + 1]
+        if w in _CONDITION and i > 0:
+            return True  # what follows a condition is a class of times: "before you merge a PR"
+        if w in _GENERIC_PREP and i > 0 and nxt not in _DETERMINERS and head in _STYLE_VERBS \
+                and head != "add":
+            return True
+    # "keep answers short", "use conventional commits": a class of things, not "the" one
+    return head in _STYLE_VERBS and len(words) >= 2 and not any(
+        w in _DETERMINERS for w in words) and head not in {
+            "add", "run", "check", "commit", "test", "put", "log", "install"}
+
+
+# Verbs a task starts with; a sentence that starts with none of them and holds no verb at all
+# is a setting said as a noun phrase ("SQL keywords in uppercase", "uv for installs").
+_TASK_VERBS = _wordset("""
+run fix add make write explain check update commit push open create delete remove rename
+refactor move continue look show tell find debug test build deploy install upgrade bump merge
+rebase squash revert undo format lint review document profile translate convert migrate split
+set get try help implement clean generate regenerate describe list print read go start stop do
+use put change replace see compare investigate figure call send pull fetch release tag publish
+ship kill restart retry rerun redo finish complete wrap edit modify keep give let can could
+would will is are was were be been has have had does did done take takes took
+mach mache lass fuhr fuhre schreib teste bau prufe zeig erklar korrigier aktualisier losch
+entfern starte fais lance relance corrige ajoute supprime ecris montre explique verifie mets
+regarde deploie
+""")
+# German puts a task's verb last ("Migrationen ausführen", "die Tests laufen lassen")
+_VERB_LAST = lazy(r"(?:ieren|[^e]en|eln|ern)$")
+_NOT_VERB_LAST = frozenset({"screen", "screens", "token", "tokens", "kitchen", "between",
+                            "hidden", "broken", "written", "golden", "driven", "often",
+                            "pattern", "modern", "western", "eastern", "concern", "intern",
+                            "lantern", "govern", "return", "open", "seven", "eleven"})
+_NOUN_AFTER_VERB = frozenset({"message", "messages", "msg", "msgs", "hook", "hooks", "history",
+                              "log", "logs", "title", "titles", "style", "format", "size"})
+
+
+def _is_setting(words: list[str]) -> bool:
+    """A verbless noun phrase that names a setting: nothing pointed at, no verb anywhere."""
+    body = [w for w in words if w not in _LEAD_WORDS]
+    # two words are a command as often as a setting ("terraform plan please")
+    if len(body) < 3 or len([w for w in body if _is_content(w)]) < 2 or body[0] in _WH:
+        return False
+    if body[0] in _TASK_VERBS and not (len(body) > 1 and body[1] in _NOUN_AFTER_VERB):
+        return False
+    if any(w in _DETERMINERS or w in _POINTERS for w in body):
+        return False
+    last = body[-1]
+    if len(last) >= 6 and last not in _NOT_VERB_LAST and _VERB_LAST.search(last):
+        return False
+    return not any(
+        w in _DETERMINERS or w in _POINTERS or w in _EVENT_VERBS or w in _FINITE
+        or w in _TASK_VERBS
+        or w in _MODALS or w in _PERSON or w in {"keep", "keeps"} or _FILE_EXT.search(w)
+        or "/" in w or "_" in w or (w.endswith(("ing", "ed")) and len(w) > 5)
+        for w in body[1:])
+
+
+def _strong(words: list[str]) -> bool:
+    """A word that makes a sentence a standing rule whatever else it says."""
+    for i, w in enumerate(words):
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if w in {"should", "must", "shouldnt", "mustnt", "every", "each", "whenever"}:
+            return True
+        if w in {"have", "has"} and nxt == "to" and i > 0:
+            return True
+        if i == 0 and w in {"all", "any"} and nxt not in _DETERMINERS:
+            return True  # "all new functions need type hints"
+        if w in _NORMATIVE and w != "only" and i > 0 and words[i - 1] in {
+                "is", "are", "be", "not", "always", "never", "stay", "remain"}:
+            return True
+        if w == "only" and (nxt == "" or nxt not in _DETERMINERS):
+            return True
+        if w == "we" and nxt and nxt not in _FINITE and not nxt.endswith("ed") \
+                and nxt not in {"removed", "got", "had", "need", "can", "could", "should"}:
+            return True
+        if w == "i" and nxt in {"want", "like", "prefer", "love", "hate", "expect", "need"}:
+            return True
+    return False
+
+
+def _read(text: str) -> list[_Reading]:
+    """Each sentence of ``text`` that could be a standing rule: (the person's words, its
+    signed terms, whether it reads as a rule by itself, its key terms). Steering, questions,
+    what is limited to now and statements of fact are left out; a task reads as no rule by
+    itself."""
+    out = []
+    for shown, mark in _sentences(_TAG_QUESTION.sub(".", text) if "?" in text else text):
+        polite = _POLITE.match(shown)
+        if polite:
+            shown, mark = shown[polite.end():], "."
+        sentence = " ".join(_normalize(shown).split())
+        words = _words(sentence)
+        if not words or words[0] in _WH or "?" in mark or _CONTROL.match(sentence) \
+                or _LIMITED.search(sentence):
+            continue
+        has_replace = any(w in _REPLACE for w in words)
+        terms: dict[str, int] = {}
+        marked = general = False
+        pointer = False
+        where: set[str] = set()
+        after_fact = False  # "the build broke after the upgrade: exit code 137"
+        # a name in code ("handleLogin", "ParseHeader") points at one thing
+        names = {n.lower() for n in _CODE_NAME.findall(shown)} if not shown.islower() \
+            else set()
+        for part in _SUBCLAUSE.split(sentence):
+            pw = _words(part)
+            if not pw or _is_fact(pw):
+                after_fact = after_fact or bool(pw)
+                continue
+            got, cue, at = _signed(pw, has_replace)
+            where |= at - terms.keys()
+            marked = marked or cue or _strong(pw)  # "…, never bring it back" has no terms
+            if got and not after_fact and not names.intersection(pw):
+                if _is_general(pw) or _is_setting(pw):
+                    general = True
+                elif not cue:
+                    pointer = pointer or any(w in _POINTERS for w in pw)
+            for t, sign in got.items():
+                terms.setdefault(t, sign)
+        if terms:
+            out.append((shown, terms, marked or (general and not pointer),
+                        frozenset(terms.keys() - where)))
+    return out
 
 
 def rule_clauses(text: str) -> list[tuple[str, dict[str, int]]]:
     """Each sentence of ``text`` that reads as a standing rule, with its signed terms."""
-    out = []
-    for sentence, mark in _sentences(_normalize(text)):
-        words = _words(sentence)
-        if not words or words[0] in _WH or "?" in mark:
-            continue
-        has_replace = any(w in _REPLACE for w in words)
-        terms: dict[str, int] = {}
-        cue = False
-        for part in _SUBCLAUSE.split(sentence):
-            got, c = _signed(part, has_replace)
-            cue = cue or c
-            for t, s in got.items():
-                terms.setdefault(t, s)
-        if cue and terms:
-            out.append((sentence, terms))
-    return out
+    return [(s, terms) for s, terms, marked, _ in _read(text) if marked]
 
 
 def _sentences(text: str) -> list[tuple[str, str]]:
@@ -315,26 +658,27 @@ def _sentences(text: str) -> list[tuple[str, str]]:
     return [(s.strip(), mark) for s, mark in pairs if s.strip()]
 
 
-def _original_sentences(text: str) -> list[str]:
-    return [s for s, _ in _sentences(text)]
-
-
 def _clauses(asks: Iterable[Ask]) -> list[_Clause]:
-    out = []
+    read: dict[str, list[_Reading]] = {}  # a task comes back verbatim
+    out: list[_Clause] = []
     for ask in asks:
-        shown = _original_sentences(ask.text)
-        for nth, (sentence, terms) in enumerate(rule_clauses(ask.text)):
-            # the person's own words for the evidence, when the sentence can be found again
-            text = next((s for s in shown if _normalize(s).strip() == sentence), sentence)
-            out.append(_Clause(ask, nth, text, terms))
+        got = read.get(ask.text)
+        if got is None:
+            got = read[ask.text] = _read(ask.text)
+        out.extend(_Clause(ask, nth, *reading) for nth, reading in enumerate(got))
     return out
 
 
 def _weights(asks: Sequence[Ask]) -> dict[str, float]:
     """idf of each term over all asks (a word in every prompt says little)."""
     df: dict[str, int] = defaultdict(int)
+    seen: dict[str, set[str]] = {}
     for ask in asks:
-        for t in {_term(w) for w in _words(_normalize(ask.text)) if _is_content(w)}:
+        got = seen.get(ask.text)
+        if got is None:
+            got = seen[ask.text] = {_term(w) for w in _words(_normalize(ask.text))
+                                    if _is_content(w)}
+        for t in got:
             df[t] += 1
     n = len(asks)
     return {t: math.log((n + 1) / (d + 0.5)) + 1.0 for t, d in df.items()}
@@ -344,6 +688,11 @@ def _similar(a: dict[str, int], b: dict[str, int], w: dict[str, float]) -> bool:
     """Whether two rule sentences ask the same thing (see the module docstring)."""
     shared = a.keys() & b.keys()
     if not shared:
+        return False
+    # a setting's value: "2 spaces" and "4 spaces" are two rules, however alike the rest
+    nums_a = {t for t in a if t.isdigit()}
+    nums_b = {t for t in b if t.isdigit()}
+    if nums_a and nums_b and not nums_a & nums_b:
         return False
     agree = sum(w.get(t, 1.0) ** 2 for t in shared if a[t] == b[t])
     clash = sum(w.get(t, 1.0) ** 2 for t in shared if a[t] != b[t])
@@ -355,20 +704,52 @@ def _similar(a: dict[str, int], b: dict[str, int], w: dict[str, float]) -> bool:
     norm_b = math.sqrt(sum(w.get(t, 1.0) ** 2 for t in b))
     if (agree - clash) / (norm_a * norm_b) < LINK_COSINE:
         return False
-    # each naming something the other lacks: a shared frame, two different rules
-    return pair or not (_names_more(a, b, w) and _names_more(b, a, w))
+    # each naming something the other lacks in the same place of the same sentence frame
+    # ("always run ruff / mypy before committing"): two rules; a paraphrase says its words
+    # in another order or adds some of its own
+    # (or one refuses a thing the other never names: "commit messages without emojis" and
+    # "conventional commit messages" are two rules about one place)
+    return pair or not (_names_more(a, b, w) and _names_more(b, a, w) and (
+        _frame(a, b) == _frame(b, a) or _names_more(a, b, w, -1)
+        or _names_more(b, a, w, -1)))
 
 
-def _names_more(a: dict[str, int], b: dict[str, int], w: dict[str, float]) -> bool:
+def _frame(a: dict[str, int], b: dict[str, int]) -> tuple[str, ...]:
+    """``a``'s terms in order, each run of terms ``b`` lacks as one blank."""
+    out: list[str] = []
+    for t in a:
+        if t in b:
+            out.append(t)
+        elif not out or out[-1] != "":
+            out.append("")
+    return tuple(out)
+
+
+def _names_more(a: dict[str, int], b: dict[str, int], w: dict[str, float],
+                sign: int = 0) -> bool:
+    """Whether ``a`` has a heavy term ``b`` lacks (with ``sign``: one it wants or refuses)."""
     top = max(w.get(t, 1.0) for t in a)
-    return any(w.get(t, 1.0) >= DISTINCT_SHARE * top for t in a if t not in b)
+    return any(w.get(t, 1.0) >= DISTINCT_SHARE * top for t in a
+               if t not in b and t not in _LIGHT and (not sign or a[t] == sign))
+
+
+# Verbs that carry the act, not the thing: "never run things with sudo" and "don't use sudo in
+# scripts" name nothing more than each other.
+_LIGHT = frozenset({"run", "do", "make", "put", "get", "take", "set", "go", "have",
+                    "give", "let", "leav"})
 
 
 def same_request(a: str, b: str) -> bool:
     """Whether two texts hold a rule sentence each that asks the same (weights from the two)."""
     asks = [Ask("x", "x", "2000-01-01T00:00:00Z", a), Ask("y", "y", "2000-01-01T00:00:00Z", b)]
     w = _weights(asks)
-    return any(_similar(x, y, w) for _, x in rule_clauses(a) for _, y in rule_clauses(b))
+    return any(_similar(x.terms, y.terms, w) and not _opposed(x, y)
+               for x in _rule_readings(asks[0]) for y in _rule_readings(asks[1]))
+
+
+def _rule_readings(ask: Ask) -> list[_Clause]:
+    return [_Clause(ask, i, *r) for i, r in enumerate(_read(ask.text)) if r[2]]
+
 
 
 # -- proposals ---------------------------------------------------------------------------------
@@ -434,7 +815,7 @@ def _representative(members: list[_Clause], core: dict[str, int], w: dict[str, f
         covered = sum(w.get(t, 1.0) for t, s in core.items() if c.terms.get(t) == s)
         extra = sum(w.get(t, 1.0) for t in c.terms if t not in core)
         return (-(covered - 0.5 * extra), len(c.text), c.ask.at, c.ask.id, c.nth)
-    return _rule_text(min(members, key=rank).text)
+    return _rule_text(min((c for c in members if c.marked), key=rank).text)
 
 
 def _core(members: list[_Clause]) -> dict[str, int]:
@@ -449,6 +830,30 @@ def _core(members: list[_Clause]) -> dict[str, int]:
     return {t: (1 if votes[t] >= 0 else -1) for t in sorted(count) if count[t] >= need}
 
 
+def _links(a: _Clause, b: _Clause, w: dict[str, float]) -> bool:
+    """Whether two sentences say the same; one that reads as a rule and one that does not
+    (a task?) only when neither names anything the other lacks."""
+    if _opposed(a, b) or not _similar(a.terms, b.terms, w) or not (
+            _covers(a, b, w) and _covers(b, a, w)):
+        return False
+    return a.marked == b.marked or not (_names_more(a.terms, b.terms, w)
+                                        or _names_more(b.terms, a.terms, w))
+
+
+def _opposed(a: _Clause, b: _Clause) -> bool:
+    """Whether what one of them is about, the other wants the other way ("use lodash for
+    collections" / "no lodash for collections": the place agrees, the thing does not)."""
+    return any(a.terms[t] != b.terms[t] for t in (a.keys | b.keys)
+               if t in a.terms and t in b.terms)
+
+
+def _covers(a: _Clause, b: _Clause, w: dict[str, float]) -> bool:
+    """Whether ``b`` says at least half (by weight) of what ``a`` is about: two rules in one
+    place ("no emojis in commit messages", "conventional commit messages") share only where."""
+    total = sum(w.get(t, 1.0) for t in a.keys)
+    return sum(w.get(t, 1.0) for t in a.keys if t in b.terms) >= KEY_SHARE * total
+
+
 def _components(clauses: list[_Clause], w: dict[str, float]) -> list[list[_Clause]]:
     parent = list(range(len(clauses)))
 
@@ -458,22 +863,68 @@ def _components(clauses: list[_Clause], w: dict[str, float]) -> list[list[_Claus
             i = parent[i]
         return i
 
+    # Candidate pairs through an inverted index of the sentences that read as rules: two
+    # sentences that do not (tasks, mostly) are never compared, as their group could never
+    # be proposed; that keeps the work near-linear in the asks.
+    # A sentence said again word for word reads the same: it joins its first instance, and
+    # only first instances are compared.
+    first: dict[tuple[object, ...], int] = {}
+    distinct: list[int] = []
+    for i, c in enumerate(clauses):
+        sig = (tuple(c.terms.items()), c.marked, c.keys)
+        j = first.setdefault(sig, i)
+        if j != i:
+            parent[i] = j
+        else:
+            distinct.append(i)
     postings: dict[str, list[int]] = defaultdict(list)
-    for i, c in enumerate(clauses):
+    for i in distinct:
+        if clauses[i].marked:
+            for t in clauses[i].terms:
+                postings[t].append(i)
+    norm = {i: math.sqrt(sum(w.get(t, 1.0) ** 2 for t in clauses[i].terms)) for i in distinct}
+    for i in distinct:
+        c = clauses[i]
+        # the shared weight of each candidate, an upper bound of the cosine's numerator: a
+        # pair that cannot reach LINK_COSINE is never looked at
+        shared: dict[int, float] = defaultdict(float)
         for t in c.terms:
-            postings[t].append(i)
-    for i, c in enumerate(clauses):
-        seen: set[int] = set()
-        for t in c.terms:
-            for j in postings[t]:
-                if j > i and j not in seen:
-                    seen.add(j)
-                    if find(i) != find(j) and _similar(c.terms, clauses[j].terms, w):
-                        parent[max(find(i), find(j))] = min(find(i), find(j))
+            wt = w.get(t, 1.0) ** 2
+            for j in postings.get(t, ()):
+                if j > i or not c.marked:
+                    shared[j] += wt
+        for j, dot in shared.items():
+            if dot >= LINK_COSINE * norm[i] * norm[j] and find(i) != find(j) \
+                    and _links(c, clauses[j], w):
+                parent[max(find(i), find(j))] = min(find(i), find(j))
     groups: dict[int, list[_Clause]] = defaultdict(list)
     for i, c in enumerate(clauses):
         groups[find(i)].append(c)
     return [groups[k] for k in sorted(groups)]
+
+
+def _core_clause(group: list[_Clause], nth: int = 0) -> _Clause:
+    """What a group agrees on, in the words' order, as one sentence."""
+    if len(group) == 1:
+        c = group[0]
+        return _Clause(c.ask, nth, "", c.terms, c.marked, c.keys)
+    core = _core(group)
+    core = {t: core[t] for c in group for t in c.terms if t in core}
+    keys = frozenset(t for t in core if any(t in c.keys for c in group))
+    return _Clause(group[0].ask, nth, "", core, any(c.marked for c in group), keys)
+
+
+def _regroup(groups: list[list[_Clause]], w: dict[str, float]) -> list[list[_Clause]]:
+    """Groups whose cores say the same, joined: paraphrases that link only through what most
+    of each group agrees on ("uv, not pip, for adding packages" and "we install with uv")."""
+    # a group no sentence of which reads as a rule (a task) never joins one that does
+    ruled = [i for i, g in enumerate(groups) if any(c.marked for c in g)]
+    cores = [_core_clause(groups[i], i) for i in ruled]
+    joined = _components([c for c in cores if c.terms], w)
+    out = [[m for c in j for m in groups[c.nth]] for j in joined]
+    kept = {c.nth for c in cores if c.terms}
+    out += [g for i, g in enumerate(groups) if i not in kept]
+    return [sorted(g, key=lambda c: (_order(c.ask), c.nth)) for g in out]
 
 
 def propose(asks: Iterable[Ask], known: Sequence[str] = (),
@@ -484,15 +935,22 @@ def propose(asks: Iterable[Ask], known: Sequence[str] = (),
     unique = _unique_asks(asks)
     w = _weights(unique)
     clauses = sorted(_clauses(unique), key=lambda c: (_order(c.ask), c.nth))
-    known_terms = [t for k in known for _, t in rule_clauses(k)]
+    known_said = [c for k in known
+                  for c in _rule_readings(Ask("k", "k", "2000-01-01T00:00:00Z", k))]
     out: list[Proposal] = []
     taken: set[str] = set()
-    for members in _components(clauses, w):
+    for members in _regroup(_components(clauses, w), w):
         sessions = sorted({c.ask.session for c in members})
         if len(sessions) < min_sessions:
             continue
+        # a task asked again is no rule: most sessions must have said it as one
+        ruled = {c.ask.session for c in members if c.marked}
+        if len(ruled) < 2 or 2 * len(ruled) < len(sessions):
+            continue
         core = _core(members)
-        if not core or any(_similar(core, k, w) for k in known_terms):
+        said = _core_clause(members)
+        if not core or any(_similar(core, k.terms, w) and not _opposed(said, k)
+                           for k in known_said):
             continue
         rule = _representative(members, core, w)
         if any(same_request(rule, k) for k in known):

@@ -9,8 +9,8 @@ the same code (ADR 0019).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from hashlib import blake2b
 
+from ._hash import blake2b
 from .bm25 import EntryLike
 from .dedup import MARKER, main_text
 from .errors import LeanMemoryError
@@ -63,6 +63,9 @@ class EmbeddingRetriever:
         self.missing = 0
         found = [(e.id, v) for e in entries if (v := self.vectors.get(self.key(e))) is not None]
         self.missing = len(entries) - len(found)
+        if self.vectors.damaged:  # a chunk failed its check: nothing from the file is used
+            raise EmbeddingError("the vector cache failed its check; `lean-memory embed` "
+                                 "rebuilds it")
         if not found:
             return []
         vectors = self.embed([self.query_prefix + query])

@@ -148,6 +148,14 @@ def _strings(values: Sequence[str]) -> bytes:
     return _packed("I", offsets) + b"".join(blobs)
 
 
+def chunk_digests(body: bytes) -> bytes:
+    """The BLAKE2b digest of every ``CHUNK`` bytes of ``body``, as :class:`_Body` checks
+    them (the vector cache's body too)."""
+    view = memoryview(body)
+    return b"".join(blake2b(view[i:i + CHUNK], digest_size=_DIGEST).digest()
+                    for i in range(0, len(body), CHUNK))
+
+
 def encode_part(header: list[Any], part: Part) -> tuple[bytes, int]:
     """The part file's bytes (before the seal) and how many of them the tag covers."""
     state = part.index.to_state()
@@ -164,9 +172,7 @@ def encode_part(header: list[Any], part: Part) -> tuple[bytes, int]:
                marshal.dumps(list(part.supersedes))]  # fmt: skip
     body = b"".join(regions)
     at = list(accumulate(map(len, regions), initial=0))
-    view = memoryview(body)
-    digests = b"".join(blake2b(view[i:i + CHUNK], digest_size=_DIGEST).digest()
-                       for i in range(0, len(body), CHUNK))
+    digests = chunk_digests(body)
     meta = marshal.dumps([
         PART_FORMAT, header, part.name, part.archived, list(part.sig), part.n, len(terms),
         len(state["docs"]) // 4, math.fsum(_unpacked("d", state["lengths"])), part.withheld,

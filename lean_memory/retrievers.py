@@ -20,10 +20,13 @@ import _thread
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from contextlib import suppress
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar, runtime_checkable
 
+TYPE_CHECKING = False  # typing imports re: ~9 ms a query with the extra need not pay
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from . import format as fmt
+    from ._retriever import Retriever as Retriever  # for type checkers; see __getattr__
     from .config import Config
     from .store import Memory
 
@@ -42,15 +45,40 @@ DEFAULT_DEPTH = 20
 RESCUE_CAP = 1000
 
 
-@runtime_checkable
-class Retriever(Protocol):
-    """Anything with a ``name`` that ranks entries for a query."""
+def __getattr__(name: str) -> object:
+    """``Retriever``, the protocol, from its own module (it costs ``typing``)."""
+    if name == "Retriever":
+        from ._retriever import Retriever
 
-    name: str
+        return Retriever
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    def rank(self, query: str, entries: Sequence[fmt.Entry], k: int) -> list[tuple[str, float]]:
-        """The best ``(entry id, score)`` pairs, best first, at most ``k``."""
-        ...
+
+class _Event:
+    """``threading.Event``'s set and wait, on a ``_thread`` lock (``threading`` costs
+    ~3 ms of a query's CPU): held until set."""
+
+    __slots__ = ("_lock",)
+
+    def __init__(self) -> None:
+        self._lock = _thread.allocate_lock()
+        self._lock.acquire()
+
+    def set(self) -> None:
+        with suppress(RuntimeError):  # set twice
+            self._lock.release()
+
+    def wait(self, timeout: float) -> bool:
+        got = self._lock.acquire(True, timeout) if timeout > 0 else self._lock.acquire(False)
+        if got:
+            self._lock.release()
+        return got
+
+
+def _start(target: Callable[[], None]) -> None:
+    """Run ``target`` in a new thread that the process does not wait for at exit (a daemon
+    thread: an abandoned retriever never holds the command up)."""
+    _thread.start_new_thread(target, ())
 
 
 # Called with each note (a retriever skipped, and why); the agent hook logs them.
@@ -97,13 +125,10 @@ class _Load:
     (a slow import is paid once, even when a query gave up waiting for it)."""
 
     def __init__(self, name: str, ep: Any) -> None:
-        import threading  # only a plugin needs threads: BM25 alone does not import it
-
-        self.done = threading.Event()
+        self.done = _Event()
         self.value: Any = None
         self.error: BaseException | None = None
-        threading.Thread(target=self._run, args=(ep,), daemon=True,
-                         name=f"retriever-load-{name}").start()
+        _start(lambda: self._run(ep))
 
     def _run(self, ep: Any) -> None:
         try:
@@ -135,13 +160,19 @@ def _plugin(name: str, ep: Any) -> Callable[[float], Any]:
     return obtain
 
 
-# Job and Fusion are NamedTuples, not frozen dataclasses: every query imports this module,
-# and a dataclass costs about 1 ms to create (a NamedTuple a fifth of that).
-class Job(NamedTuple):
+# Job and Fusion are plain classes, not frozen dataclasses nor NamedTuples: a dataclass
+# costs about 1 ms to create, typing.NamedTuple the import of typing.
+class Job:
     """A retriever to run: its name and how to get the object, given the deadline."""
 
-    name: str
-    obtain: Callable[[float], Any]
+    __slots__ = ("name", "obtain")
+
+    def __init__(self, name: str, obtain: Callable[[float], Any]) -> None:
+        self.name = name
+        self.obtain = obtain
+
+    def __repr__(self) -> str:
+        return f"Job({self.name!r})"
 
 
 def jobs(names: Sequence[str], mem: Memory) -> tuple[list[tuple[str, Job | None]], list[str]]:
@@ -187,19 +218,17 @@ class Run:
     """One job in a daemon thread: obtain the retriever, wait for its entries, rank."""
 
     def __init__(self, job: Job, query: str, deadline: float) -> None:
-        import threading
-
         self.job = job
         self.query = query
         self.deadline = deadline
-        self.ready = threading.Event()
+        self.ready = _Event()
         self.entries: Sequence[fmt.Entry] = ()
         self.k = 0
         self.result: Any = None
         self.missing = 0
         self.floor: float | None = None
-        self.done = threading.Event()
-        threading.Thread(target=self._run, daemon=True, name=f"retriever-{job.name}").start()
+        self.done = _Event()
+        _start(self._run)
 
     def give(self, entries: Sequence[fmt.Entry], k: int) -> None:
         """The entries to rank (loading may already be under way)."""
@@ -260,16 +289,30 @@ def call_with_timeout(retriever: Any, query: str, entries: Sequence[fmt.Entry], 
 
 # -- fusion -------------------------------------------------------------------------------
 
-_Doc = TypeVar("_Doc", bound=Hashable)
+if TYPE_CHECKING:
+    _Doc = TypeVar("_Doc", bound=Hashable)
 
 
-class Fusion(NamedTuple):
+class Fusion:
     """How rankings combine: ``mode`` "rerank" or "rrf"; ``depth`` the first stage's
     head that rerank mixes; ``weights`` per retriever, in config order."""
 
-    mode: str = "rerank"
-    depth: int = DEFAULT_DEPTH
-    weights: tuple[float, ...] = ()
+    __slots__ = ("depth", "mode", "weights")
+
+    def __init__(self, mode: str = "rerank", depth: int = DEFAULT_DEPTH,
+                 weights: tuple[float, ...] = ()) -> None:
+        self.mode = mode
+        self.depth = depth
+        self.weights = weights
+
+    def __repr__(self) -> str:
+        return f"Fusion({self.mode!r}, {self.depth!r}, {self.weights!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Fusion) and (self.mode, self.depth, self.weights) == (
+            other.mode, other.depth, other.weights)
+
+    __hash__ = None  # type: ignore[assignment]
 
     def weight(self, i: int) -> float:
         return self.weights[i] if i < len(self.weights) else 1.0

@@ -306,6 +306,15 @@ class FramedIds:
         return isinstance(item, str) and f"\n{item}\n" in self.text
 
 
+# Above this many superseded ids, every shard file is parsed for the links (searching each
+# file's text for every target would cost more).
+_FEW_TARGETS = 64
+
+
+def _parsed_links(text: str, name: str) -> list[Link]:
+    return [(e.id, e.date or "", e.supersedes or "") for e in fmt.parse(text, name).entries]
+
+
 def hidden_ids(links: Iterable[Link]) -> set[str]:
     """Ids superseded by another entry; when two conflict, the newest dated wins."""
     pool = list(links)
@@ -361,6 +370,10 @@ class Summaries(Folder):
         # what _load_state read from the put state file (its signature, its ids' length,
         # each head's keys and sigs lengths), for _append_state
         self._state_base: tuple[Signature, int, tuple[tuple[int, int], ...]] | None = None
+        # the put state last read, by the signatures of its file and its tail
+        self._state_memo: tuple[tuple[Signature, Signature], PutState,
+                                tuple[Signature, int, tuple[tuple[int, int], ...]] | None] | None \
+            = None
 
     # -- links ----------------------------------------------------------------------
 
@@ -386,18 +399,31 @@ class Summaries(Folder):
         """The links of every shard file: from its cached summary when still valid, else
         from a parse alone (a summary also estimates every entry's tokens: five times the
         cost, too much for a prompt hook on a fresh clone of a large memory)."""
-        out: list[Link] = []
+        found: list[list[Link] | None] = []
+        texts: dict[int, tuple[str, str]] = {}  # files not parsed yet: (name, text)
         for archive in (False, True):
             for name in self.shards:
                 path = self._shard_file(name, archive=archive)
                 sig = file_signature(path)
                 hit = self._stat(f"archive/{name}" if archive else name)
                 if hit is not None and hit.sig == sig:
-                    out.extend(hit.summary.links)
+                    found.append(list(hit.summary.links))
                     continue
-                out.extend((e.id, e.date or "", e.supersedes or "")
-                           for e in fmt.parse(self.read_text(path), name).entries)
-        return out
+                text = self.read_text(path)
+                if "supersedes" in text:  # a link may start here: parsed
+                    found.append(_parsed_links(text, name))
+                else:
+                    texts[len(found)] = (name, text)
+                    found.append(None)
+        # A file no entry of which supersedes another matters only if it holds a target
+        # (its date decides): a fresh clone's prompt hook parses only those (ADR 0036).
+        targets = {link[LINK_TARGET] for links in found if links for link in links
+                   if link[LINK_TARGET]}
+        for i, (name, text) in texts.items():
+            if len(targets) > _FEW_TARGETS or any(
+                    t in text or fmt.meta_escape(t) in text for t in targets):
+                found[i] = _parsed_links(text, name)
+        return [link for links in found if links for link in links]
 
     def _links(self, live: dict[str, Summary]) -> list[Link]:
         """(id, date, supersedes) of every entry, archived ones included: a correction
@@ -577,6 +603,15 @@ class Summaries(Folder):
         put state file, with what quick puts appended since it was written (its tail)."""
         path = os.path.join(self._cache, "put-state.marshal")
         base_file = file_signature(path)  # before reading: a change meanwhile voids the tail
+        # Read once per process while neither file changes (`status` asks twice: its rows and
+        # the overview of its context line; at 100k entries each read is ~15 ms of CPU).
+        seen = (base_file, file_signature(self._state_tail_path()))
+        memo = self._state_memo
+        if memo is not None and memo[0] == seen and base_file[0] >= 0:
+            state, self._state_base = memo[1], memo[2]
+            if state.sigs != tuple(file_signature(p) for _, p in self._state_keys()):
+                return None
+            return state
         got = load_record(path, _STATE_VERSION, 6, self._agents)
         if got is None or got[0] != self.shards:
             return None
@@ -601,6 +636,8 @@ class Summaries(Folder):
         if sigs != tuple(file_signature(path) for _, path in self._state_keys()):
             return None
         self._state_base = base if stable else None
+        if stable:
+            self._state_memo = (seen, state, self._state_base)
         return state
 
     def _state_tail_path(self) -> str:

@@ -9,6 +9,7 @@ on standard input. "Not installed" is a PATH without ``lean-memory``; "installed
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -41,8 +42,11 @@ Run lean_memory as `"{py}" -m lean_memory`:
 """
 
 
+_SESSIONS = itertools.count(1)  # each hook run its own session: a session pays once
+
+
 def prompt(project: Path, text: str = "how do I deploy?") -> dict[str, Any]:
-    return {"session_id": "s1", "cwd": str(project), "prompt": text,
+    return {"session_id": f"s{next(_SESSIONS)}", "cwd": str(project), "prompt": text,
             "hook_event_name": "UserPromptSubmit"}
 
 

@@ -285,17 +285,27 @@ def test_propose_is_order_independent(seed: int) -> None:
 
 
 def test_bench_goals_and_data_are_current() -> None:
-    """The committed promote set is what gen.py makes, and the matcher meets the issue's
-    goals on both splits (precision >= .90, recall >= .70); the test split's phrasings were
-    never used for tuning."""
+    """The committed promote sets are what gen.py and dev/build.py make, and the matcher meets
+    the goals on the sets it was tuned on (train, dev: precision >= .90 counting a second
+    proposal of one rule as wrong, recall >= .70 / .60) and on the generated test split
+    (precision >= .90, recall >= .70). Since issue 34 the test split is no held-out measure
+    (one generator wrote both splits; the hand-written sets under heldout/ are): one rule
+    proposed twice there is tolerated (strict precision >= .85; the second proposal of a rule
+    is shown after the first was decided)."""
     gen = load_bench("promote/gen.py", "promote_gen")
     run = load_bench("promote/run.py", "promote_run")
+    dev = load_bench("promote/dev/build.py", "promote_dev_build")
     for path, text in gen._files().items():
         assert path.read_text(encoding="utf-8") == text, path
-    for split in ("train", "test"):
-        r = run.score(split, show=False)
-        assert r["sessions"] >= 200
-        assert r["precision"] >= run.PRECISION_GOAL and r["recall"] >= run.RECALL_GOAL, r
+    for path, text in dev.files().items():
+        assert path.read_text(encoding="utf-8") == text, path
+    for name in ("train", "dev"):
+        r = run.score(name, show=False)
+        assert r["strict"] >= run.PRECISION_GOAL and r["recall"] >= run.RECALL_GOAL[name], r
+    r = run.score("test", show=False)
+    assert r["sessions"] >= 200
+    assert r["precision"] >= run.PRECISION_GOAL and r["strict"] >= 0.85, r
+    assert r["recall"] >= run.RECALL_GOAL["test"], r
 
 
 # -- distill -----------------------------------------------------------------------------------

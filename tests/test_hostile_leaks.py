@@ -236,6 +236,8 @@ def resolver(monkeypatch: pytest.MonkeyPatch) -> None:
     real = socket.getaddrinfo
 
     def fake(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(host, bytes):  # the client passes ASCII names as bytes (no idna codec)
+            host = host.decode("ascii")
         if isinstance(host, str) and host.endswith(".example"):
             addresses = {"rebound.example": ["127.0.0.1", "203.0.113.7"],
                          "loop.example": ["127.0.0.1"]}.get(host, ["203.0.113.7"])

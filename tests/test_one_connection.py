@@ -11,6 +11,7 @@ made. Claude Code's files are simulated in the shapes 2.1.197 writes (``claude p
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -104,8 +105,12 @@ def our_commands(top: Path) -> list[str]:
     return [c for c in claude_code._commands(settings_of(top)) if claude_code.our_hook(c)]
 
 
+_SESSIONS = itertools.count(1)
+
+
 def payload(top: Path, event: str) -> dict[str, Any]:
-    base = {"session_id": "s1", "cwd": str(top), "hook_event_name": event,
+    # each run its own session: a session pays once, and these compare separate runs
+    base = {"session_id": f"s{next(_SESSIONS)}", "cwd": str(top), "hook_event_name": event,
             "transcript_path": str(top / "t.jsonl")}
     if event == "UserPromptSubmit":
         base["prompt"] = PROMPT

@@ -1,13 +1,20 @@
-"""Proposal precision and recall of ``lean_memory.asks.propose`` on the labelled promote set.
+"""Proposal precision and recall of ``lean_memory.asks.propose`` on every labelled promote set.
 
-    python bench/promote/run.py                  # both splits, the figures table
+    python bench/promote/run.py                  # all sets, one table; exit 1 if a goal is missed
     python bench/promote/run.py --show train     # and every wrong or missed proposal of train
+    python bench/promote/run.py --set dev --show dev
 
-A proposal is correct when every ask behind it carries the same preference label, that
-preference was said in three or more sessions, and no earlier proposal already stands for
-it (a second proposal of the same rule is counted wrong: the person would see it twice).
-Recall is the share of preferences said in three or more sessions that got a correct
-proposal. Goals: precision >= .90, recall >= .70.
+Sets: ``train`` and ``test`` (generated, ``data/``), ``dev`` (hand-written by the matcher's
+author, ``dev/``) and the held-out ``set_a`` and ``set_b`` (hand-written by someone who never
+read the matcher, ``heldout/``). The matcher is tuned on train and dev only: ``--show`` refuses
+the held-out sets, whose texts are never printed here (their aggregate scores only).
+
+A proposal is correct when every ask behind it carries the same preference label and that
+preference was said in three or more sessions. **Plain** (heldout/README.md's rule): precision
+= correct proposals / proposals. **Strict** (this folder's README): a second correct proposal
+of a rule already proposed is wrong (the person would see the rule twice). Recall is the same
+in both: the share of preferences said in three or more sessions that got a correct proposal.
+Goals: precision >= .90 and recall >= .70 on train/test, recall >= .60 on the held-out sets.
 """
 
 from __future__ import annotations
@@ -24,12 +31,26 @@ sys.path.insert(0, str(HERE.parent.parent))
 
 from lean_memory.asks import Ask, Proposal, make_ask, propose  # noqa: E402
 
-PRECISION_GOAL, RECALL_GOAL = 0.90, 0.70
+PRECISION_GOAL = 0.90
+RECALL_GOAL = {"train": 0.70, "test": 0.70, "dev": 0.60, "dev2": 0.60, "dev3": 0.60,
+               "dev4": 0.60, "set_a": 0.60, "set_b": 0.60}
+HELD_OUT = ("set_a", "set_b")
+# set: (its asks, its labels file, the key in that file)
+SETS = {
+    "train": (HERE / "data" / "train.jsonl", HERE / "labels.json", "train"),
+    "test": (HERE / "data" / "test.jsonl", HERE / "labels.json", "test"),
+    "dev": (HERE / "dev" / "dev.jsonl", HERE / "dev" / "labels.json", "dev"),
+    "dev2": (HERE / "dev" / "dev2.jsonl", HERE / "dev" / "labels.json", "dev2"),
+    "dev3": (HERE / "dev" / "dev3.jsonl", HERE / "dev" / "labels.json", "dev3"),
+    "dev4": (HERE / "dev" / "dev4.jsonl", HERE / "dev" / "labels.json", "dev4"),
+    "set_a": (HERE / "heldout" / "set_a.jsonl", HERE / "heldout" / "labels.json", "set_a"),
+    "set_b": (HERE / "heldout" / "set_b.jsonl", HERE / "heldout" / "labels.json", "set_b"),
+}
 
 
-def load(split: str) -> tuple[list[Ask], dict[str, str]]:
+def load(name: str) -> tuple[list[Ask], dict[str, str]]:
     asks, label_of = [], {}
-    with (HERE / "data" / f"{split}.jsonl").open(encoding="utf-8") as fh:
+    with SETS[name][0].open(encoding="utf-8") as fh:
         for line in fh:
             row = json.loads(line)
             ask = make_ask(row["session"], row["text"], row["at"], row["project"])
@@ -39,26 +60,28 @@ def load(split: str) -> tuple[list[Ask], dict[str, str]]:
     return asks, label_of
 
 
-def score(split: str, show: bool) -> dict[str, float]:
-    asks, label_of = load(split)
-    labels = json.loads((HERE / "labels.json").read_text(encoding="utf-8"))[split]
+def score(name: str, show: bool) -> dict[str, float]:
+    asks, label_of = load(name)
+    _, labels_file, key = SETS[name]
+    labels = json.loads(labels_file.read_text(encoding="utf-8"))[key]
     gold = {k for k, v in labels.items() if v["kind"] == "pref" and v["sessions"] >= 3}
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     proposals = propose(asks)
-    took = time.perf_counter() - t0
+    took = time.process_time() - t0
     found: set[str] = set()
-    right = 0
+    plain = strict = 0
     wrong: list[tuple[Proposal, Counter[str]]] = []
     for p in proposals:
         kinds = Counter(label_of[e.ask] for e in p.evidence)
         label = next(iter(kinds)) if len(kinds) == 1 else ""
-        if label in gold and label not in found:
+        if label in gold:
+            plain += 1
+            strict += label not in found
+            if label in found:
+                wrong.append((p, kinds))
             found.add(label)
-            right += 1
         else:
             wrong.append((p, kinds))
-    precision = right / len(proposals) if proposals else 1.0
-    recall = len(found) / len(gold) if gold else 1.0
     if show:
         for p, kinds in wrong:
             print(f"  WRONG {p.rule!r} sessions={len(p.sessions)} labels={dict(kinds)}")
@@ -66,33 +89,35 @@ def score(split: str, show: bool) -> dict[str, float]:
                 print(f"      {label_of[e.ask]:28} {e.text}")
         for label in sorted(gold - found):
             print(f"  MISSED {label} ({labels[label]['sessions']} sessions)")
-    sessions = len({a.session for a in asks})
-    return {"sessions": sessions, "asks": len(asks), "gold": len(gold),
-            "proposals": len(proposals), "correct": right, "precision": precision,
-            "recall": recall, "seconds": took}
+    n = len(proposals)
+    return {"sessions": len({a.session for a in asks}), "asks": len(asks), "gold": len(gold),
+            "proposals": n, "correct": plain, "precision": plain / n if n else 1.0,
+            "strict": strict / n if n else 1.0, "recall": len(found) / len(gold) if gold else 1.0,
+            "seconds": took}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--show", choices=["train", "test"], action="append", default=[])
-    ap.add_argument("--split", choices=["train", "test"], action="append",
-                    help="only this split (tuning looks at train alone)")
+    ap.add_argument("--show", choices=["train", "test", "dev", "dev2", "dev3", "dev4"],
+                    action="append", default=[],
+                    help="print the wrong and missed proposals of a set you may tune on")
+    ap.add_argument("--set", "--split", dest="sets", choices=list(SETS), action="append",
+                    help="only this set (default: all)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    results = {split: score(split, split in args.show)
-               for split in (args.split or ["train", "test"])}
+    results = {name: score(name, name in args.show) for name in (args.sets or list(SETS))}
     if args.json:
         print(json.dumps(results, indent=1))
     else:
-        print("| split | sessions | asks | rules in 3+ sessions | proposals | correct "
-              "| precision | recall | time |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for split, r in results.items():
-            print(f"| {split} | {r['sessions']} | {r['asks']} | {r['gold']} | {r['proposals']} "
-                  f"| {r['correct']} | {r['precision']:.2f} | {r['recall']:.2f} "
-                  f"| {r['seconds']:.2f} s |")
-    ok = all(r["precision"] >= PRECISION_GOAL and r["recall"] >= RECALL_GOAL
-             for r in results.values())
+        print("| set | sessions | asks | rules in 3+ sessions | proposals | correct "
+              "| precision (plain) | precision (strict) | recall | propose CPU |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for name, r in results.items():
+            print(f"| {name} | {r['sessions']} | {r['asks']} | {r['gold']} | {r['proposals']} "
+                  f"| {r['correct']} | {r['precision']:.2f} | {r['strict']:.2f} "
+                  f"| {r['recall']:.2f} | {r['seconds']:.2f} s |")
+    ok = all(r["strict"] >= PRECISION_GOAL and r["recall"] >= RECALL_GOAL[name]
+             for name, r in results.items())
     return 0 if ok else 1
 
 
