@@ -41,6 +41,8 @@ from .search import _start_warming, time_limit
 from .spawn import HOME, PLAIN_ENV, sh_command, sh_quote
 from .store import Memory
 
+# Inside functions on purpose: json, re, subprocess, shutil and pathlib serve `init` only, and
+# this module is on the prompt hook's path (tests/test_hot_lines.py, ADR 0038).
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Callable

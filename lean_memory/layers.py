@@ -31,6 +31,8 @@ from .summaries import normalize
 from .tokens import estimate_tokens
 from .withhold import count_note, live_entries
 
+# Inside functions on purpose: digest, manage and dedup are not on the warm query's path
+# (tests/test_hot_lines.py); pathlib only for the Path API.
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence

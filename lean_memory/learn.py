@@ -41,6 +41,7 @@ from bisect import bisect_left, bisect_right
 
 from . import _askrecord as R
 from . import format as fmt
+from . import payonce
 from ._hash import blake2b
 from ._jsonc import loads, string
 from ._record import Record
@@ -75,6 +76,8 @@ from .spawn import clean_env, detached
 from .store import Memory
 from .tokens import estimate_tokens
 
+# Inside functions on purpose: json, subprocess, datetime, the matcher (asks) and the scanner
+# serve distill, match and propose only; the prompt hook imports this module (ADR 0038).
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -1039,7 +1042,6 @@ def hook_blocks(project: Memory, event: str, payload: dict[str, Any], prompt: st
                                include_archive=include_archive), *extras]
     # Pay once (ADR 0030): the rules ride the start; a prompt gets what matches it and was
     # not shown yet in this session (it is still in the agent's context).
-    from . import payonce
 
     now = payonce.transcript_bytes(payload)
     if event == "SessionStart":
