@@ -1,6 +1,6 @@
 """Where agents meet the memory: the per-prompt digest, the hook command, agent setup.
 
-* The block a hook prints is :func:`lean_memory.digest.digest`: at session start the shard
+* The block a hook prints is :func:`lean_memory.recall.injected`: at session start the shard
   overview and the standing rules, before each prompt the rules and the best matches.
 * :func:`run_hook` is ``python -m lean_memory hook EVENT``: it reads the agent's hook JSON
   (Claude Code and Codex share the shape) and prints
@@ -37,6 +37,7 @@ from .fsutil import (
     read_bounded,
     read_text,
 )
+from .recall import CONTEXT_LIMIT, hook_budget, injected  # noqa: F401 (CONTEXT_LIMIT: as before)
 from .search import _start_warming, time_limit
 from .spawn import HOME, PLAIN_ENV, sh_command, sh_quote
 from .store import Memory
@@ -51,7 +52,6 @@ if TYPE_CHECKING:
 
     from .store import Memory
 
-CONTEXT_LIMIT = 9000  # characters; Claude Code and Codex cap additionalContext at 10,000
 HOOK_TIMEOUT = 5.0  # seconds; then the hook gives up silently
 MAX_HOOK_TIMEOUT = 60.0  # the harness kills a hook long before that anyway
 LOG_LIMIT = 256 * 1024
@@ -112,7 +112,7 @@ def hook_output(event: str, root: str | None, payload: Any,
         return ""  # no memory here: nothing to say
     _state["mem"] = mem
     if budget_tokens is None:
-        budget_tokens = _digest_tokens()
+        budget_tokens = hook_budget()
 
     def logged(message: str) -> None:  # a retriever searched without: silent, but logged
         _log(event, message)
@@ -123,8 +123,10 @@ def hook_output(event: str, root: str | None, payload: Any,
         # in half the hook's time (else it is finished in the background for the next prompt).
         with time_limit(hook_timeout(os.environ.get("LEAN_MEMORY_HOOK_TIMEOUT", "")) / 2,
                         warm=warm_up):
-            # the layers' digest; the prompt kept as an ask (fail-open; ADR 0022, 0023)
-            text = learn.hook_text(mem, name, payload, prompt, budget_tokens)
+            # the one entry point over the layers; the prompt kept as an ask (fail-open;
+            # ADR 0022, 0023, 0034)
+            text = injected(mem, prompt, event=name, payload=payload,
+                            budget_tokens=budget_tokens, act=True)
         if mem.links_without_state:
             # The index was ready (built by `get --query`, say) but not the put state: every
             # prompt would read every shard's summary for the rules' links (~0.1 s at 100k
@@ -133,14 +135,7 @@ def hook_output(event: str, root: str | None, payload: Any,
             _start_warming(mem, warm_up)
     finally:
         listeners.remove(logged)
-    note = ""
-    if len(text) > CONTEXT_LIMIT and text.endswith(")_\n") and "withheld: " in text[-200:]:
-        cut = text.rstrip("\n").rfind("\n") + 1  # the note of withheld entries stays
-        text, note = text[:cut], text[cut:]
-    while len(text) + len(note) > CONTEXT_LIMIT:  # both agents cap additionalContext at 10,000
-        text = text[: text.rstrip("\n").rfind("\n") + 1] if "\n" in text.rstrip("\n") else ""
-    text = text + note if text.strip() else ""
-    if not text.strip():
+    if not text.strip():  # cut to CONTEXT_LIMIT by recall.fit
         return ""
     return answer(name, text)
 
@@ -152,11 +147,6 @@ def answer(name: str, text: str) -> str:
             f'"additionalContext": {string(text)}}}}}\n')
 
 
-def _digest_tokens() -> int:
-    env = os.environ.get("LEAN_MEMORY_DIGEST_TOKENS", "")
-    return int(env) if env.isdigit() else 1200
-
-
 def warm_up(mem: Memory) -> None:
     """What the prompt hook's background warm-up builds after the search index (it runs
     in that process, ``search.time_limit``): the status and put state (the correction links
@@ -164,7 +154,7 @@ def warm_up(mem: Memory) -> None:
     rules' lines for this budget, so that the next prompt builds nothing."""
     mem.status()
 
-    warm_rules(mem, _digest_tokens())
+    warm_rules(mem, hook_budget())
 
 
 _state: dict[str, Any] = {}

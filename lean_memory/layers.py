@@ -26,7 +26,6 @@ from .folder import pure_path
 from .search import find as find_one
 from .search import render_hits
 from .sessionlog import _data_home, app_home, data_home, project_key, session_home
-from .store import Memory
 from .summaries import normalize
 from .tokens import estimate_tokens
 from .withhold import count_note, live_entries
@@ -87,9 +86,22 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
+# The facade's class, set by lean_memory.store when it is imported: the features that
+# build a store (the global one, the session layer's) build one of it without importing
+# the facade, which imports them (ADR 0034).
+FACADE: list[type[Memory]] = []
+
+
+def memory_at(root: StrPath) -> Memory:
+    """A memory rooted at ``root``, of the facade's class."""
+    if not FACADE:
+        raise LayerError("lean_memory.store is not imported")  # no store was ever made
+    return FACADE[0](root)
+
+
 def global_memory(*, create: bool = False) -> Memory:
     """The global store; with ``create``, initialised first (``put --global``)."""
-    mem = Memory(_global_root())
+    mem = memory_at(_global_root())
     if create and not os.path.isdir(mem._dir):
         mem.init()
     return mem
@@ -132,6 +144,14 @@ class LayerHit(Record):
 
     def __init__(self, layer: str, hit: Hit) -> None:
         self._init(layer, hit)
+
+    # Read as a Hit too (``Memory.search`` returns these, ADR 0034).
+    entry = property(lambda self: self.hit.entry)
+    shard = property(lambda self: self.hit.shard)
+    score = property(lambda self: self.hit.score)
+    archived = property(lambda self: self.hit.archived)
+    base = property(lambda self: self.hit.base)
+    rank = property(lambda self: self.hit.rank)
 
 
 def _key(entry: Entry) -> str:

@@ -59,6 +59,7 @@ from .layers import (
     check_project,
     digest_blocks,
     global_memory,
+    memory_at,
     open_global,
 )
 from .search import Hit
@@ -73,7 +74,6 @@ from .sessionlog import (
     write_private,
 )
 from .spawn import clean_env, detached
-from .store import Memory
 from .tokens import estimate_tokens
 
 # Inside functions on purpose: json, subprocess, datetime, the matcher (asks) and the scanner
@@ -694,7 +694,7 @@ def _locked(path: str) -> Iterator[None]:
 def session_store(project: Memory, *, create: bool = False) -> Memory | None:
     """The session layer's own store (its ``sessions`` shard holds the summaries)."""
     home = _session_home(project._root)
-    mem = Memory(home)
+    mem = type(project)(home)
     if not os.path.isdir(mem._dir):
         if not create:
             return None
@@ -924,7 +924,8 @@ def _latest(home: str) -> dict[str, Any]:
 # -- the background step ----------------------------------------------------------------------
 
 LEARNING = "learn.running"  # the marker of the background fold and match (spawn.detached)
-_LEARN = ("import sys; from lean_memory.learn import learn_in_background; "
+_LEARN = ("import sys; import lean_memory.store; "
+          "from lean_memory.learn import learn_in_background; "
           "learn_in_background(sys.argv[1], sys.argv[2:])")
 
 
@@ -935,8 +936,9 @@ def learn_soon(project: Memory, *, fold: bool) -> bool:
 
 
 def learn_in_background(root: str, args: list[str]) -> None:
-    """The process :func:`learn_soon` starts: fold, match, remove the marker."""
-    mem = Memory(root)
+    """The process :func:`learn_soon` starts (it imports the facade first): fold, match,
+    remove the marker."""
+    mem = memory_at(root)
     try:
         with contextlib.suppress(LeanMemoryError, OSError):
             if "fold" in args:
@@ -1074,7 +1076,7 @@ def end_session(payload: Any, where: StrPath | None) -> None:
     ``payload``) in the project at ``where``. The caller fails open."""
     session = payload.get("session_id") if isinstance(payload, dict) else None
     if isinstance(session, str) and session and where is not None:
-        project = check_project(Memory(where))
+        project = check_project(memory_at(where))
         if os.path.isdir(project._dir) and project.config.capture_asks:
             home = _session_home(project._root)
             if load_asks(home, session=session):  # when it ended bounds what it decided

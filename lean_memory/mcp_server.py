@@ -43,9 +43,10 @@ from .errors import (
     redact_message,
 )
 from .folder import check_date
-from .layers import PROJECT, check_project, find, render
+from .layers import PROJECT, check_project, render
 from .learn import listing_head, listing_line, waiting
 from .manage import find_entry, forget, list_entries, replace_entry
+from .recall import search
 from .search import render_hits
 from .store import Memory
 from .withhold import count_note, masked
@@ -287,8 +288,9 @@ class Server:
         if not 1 <= k <= MAX_K:
             raise _ArgumentError(f"argument 'k' must be between 1 and {MAX_K}")
 
-        found, withheld, notes = find(self.open_memory(), args["query"], k=k,
-                                      include_archive=args.get("archive"))
+        result = search(self.open_memory(), args["query"], k=k,  # every layer (ADR 0034)
+                        include_archive=args.get("archive"))
+        found, withheld, notes = result.hits, result.withheld, result.notes
         layered = any(h.layer != PROJECT for h in found)
         text = ((render(found) if layered else render_hits([h.hit for h in found]))
                 if found else "No entry matches that query.")

@@ -1,11 +1,15 @@
 """``lean-memory serve``: a local page showing what memory holds and what rides every prompt.
 
 Pages: the overview (each layer's shards, entry counts, token cost against the budget,
-whether compaction is due, pending proposals), a shard (its entries rendered; its archive a
-link away), an entry, search (the ranking of ``get --query``, and the block the prompt hook
-would inject for the words typed), the context sheet (the session-start block and a
-per-prompt digest, section by section with their token cost, largest first) and the rule
-proposals with yes/no buttons.
+over budget drawn past 100 %, what is injected, whether compaction is due, the remembered
+count of pending proposals), a shard (its entries rendered; its archive a link away), an
+entry, search (the ranking of ``get --query`` over every layer, and the block the prompt
+hook injects for the words typed, byte for byte), the context sheet (``context --json``:
+one row per injected entry with its layer, against the budget), history (what changed
+recently, the token cost over time from the git history of INDEX.md as an SVG drawn here,
+and the personal log of which prompts injected which entry) and the rule proposals with
+yes/no buttons. Search, the blocks and the sheet come from :mod:`lean_memory.recall`, the
+entry point every client uses (ADR 0034).
 
 It is a server on someone's machine, and a cloned repository's shards are hostile input:
 
@@ -19,8 +23,8 @@ It is a server on someone's machine, and a cloned repository's shards are hostil
 * entries that hold a credential are withheld exactly as ``list``/``show`` withhold them
   (:func:`lean_memory.withhold.masked`); search and digests withhold on their own.
 
-Reads go through the public :class:`~lean_memory.Memory` API only, so concurrent puts are
-seen whole or not at all (the store's atomic writes).
+Reads go through the public :class:`~lean_memory.Memory` API and :mod:`lean_memory.recall`,
+so concurrent puts are seen whole or not at all (the store's atomic writes).
 """
 
 from __future__ import annotations
@@ -30,23 +34,29 @@ import hmac
 import os
 import secrets
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
+from . import recall
 from .dedup import main_text, said_again_part
 from .errors import LeanMemoryError, QueryError
 from .format import parse_count
+from .history import index_history
 from .html import escape as esc
 from .html import render
+from .layers import GLOBAL, PROJECT
+from .recall import hook_budget
+from .sessionlog import _session_home
 from .tokens import estimate_tokens
 from .withhold import TITLE_WITHHELD, masked
 
 if TYPE_CHECKING:
     from .format import Entry
+    from .history import Point
     from .store import Memory
 
 HOST = "127.0.0.1"
@@ -65,6 +75,7 @@ class Proposal:
     rule: str  # Markdown
     evidence: tuple[str, ...] = ()  # Markdown, one item each
     layer: str = "project"
+    where: str = ""  # the file a yes writes to
 
 
 @dataclass
@@ -75,6 +86,11 @@ class Proposals:
 
     pending: Callable[[], Sequence[Proposal]]
     decide: Callable[[str, bool], str]
+    count: Callable[[], int] | None = None  # the remembered count; None: len(pending())
+
+    def waiting(self) -> int:
+        """How many proposals wait, from the remembered count when there is one."""
+        return self.count() if self.count is not None else len(self.pending())
 
 
 @dataclass
@@ -85,7 +101,7 @@ class App:
     layers: Sequence[tuple[str, Memory]]
     token: str = field(default_factory=lambda: secrets.token_urlsafe(32), repr=False)
     proposals: Proposals | None = None
-    budget_tokens: int = field(default_factory=lambda: _hook_budget())
+    budget_tokens: int = field(default_factory=lambda: hook_budget())
     port: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     # Parsed shard files by (layer, shard, archive), with the file's signature taken before
@@ -94,6 +110,12 @@ class App:
         default_factory=dict, init=False, repr=False)
     _by_id: dict[str, tuple[Any, dict[str, tuple[Entry, bool]], dict[str, str]]] = field(
         default_factory=dict, init=False, repr=False)
+    # INDEX.md's git history by the signatures of the files a commit changes
+    _history: tuple[Any, list[Point]] | None = field(default=None, init=False, repr=False)
+    notice: str = field(default="", init=False)  # what the last answer did (shown once)
+    # The overview's layers and "injected" line by the signatures of the files they read
+    _overview: tuple[Any, str] | None = field(default=None, init=False, repr=False)
+    _listing: tuple[Any, list[Proposal]] | None = field(default=None, init=False, repr=False)
 
     def layer(self, name: str) -> Memory | None:
         return next((m for n, m in self.layers if n == name), None)
@@ -132,12 +154,6 @@ class App:
         return known[1], known[2]
 
 
-def _hook_budget() -> int:
-    """The prompt hook's digest budget (``LEAN_MEMORY_DIGEST_TOKENS``, as the hook reads it)."""
-    env = os.environ.get("LEAN_MEMORY_DIGEST_TOKENS", "")
-    return int(env) if env.isdigit() else 1200
-
-
 def _signature(path: Any) -> tuple[int, int, int]:
     try:
         st = os.stat(path)
@@ -154,17 +170,21 @@ class PortInUse(LeanMemoryError):
 
 STYLE = """
 body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;max-width:60rem;padding:1rem 1.5rem;
-color:#1d1d1f;background:#fbfbfa}
-nav{display:flex;gap:1.2rem;border-bottom:1px solid #ddd;padding-bottom:.5rem;margin-bottom:1rem}
+color:#1d1d1f;background:#fbfbfa;overflow-wrap:break-word}
+nav{display:flex;flex-wrap:wrap;gap:.3rem 1.2rem;border-bottom:1px solid #ddd;
+padding-bottom:.5rem;margin-bottom:1rem}
 nav a{font-weight:600}
 a{color:#0b5cad;text-decoration:none}a:hover{text-decoration:underline}
 h1{font-size:1.5rem;margin:.2rem 0 .8rem}h2{font-size:1.2rem;margin:1.4rem 0 .5rem}
 h3{font-size:1.05rem;margin:0 0 .2rem}
+.wide{overflow-x:auto;max-width:100%}.wide table{min-width:30rem}.nowrap,th{white-space:nowrap}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem .6rem;
 border-bottom:1px solid #e4e4e4;vertical-align:top}th{font-weight:600;color:#555}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-meter{width:14rem;height:1rem}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+svg.bar{width:10rem;max-width:40vw;height:.9rem;vertical-align:middle}
+svg.chart{width:100%;max-width:40rem;height:auto}
 .muted{color:#666;font-size:.9em}.due{color:#a4420e;font-weight:600}.ok{color:#2b6b2b}
+.over{color:#b00020;font-weight:600}
 article{background:#fff;border:1px solid #e2e2e2;border-radius:6px;padding:.7rem 1rem;
 margin:.8rem 0}
 article.superseded{opacity:.7;border-style:dashed}
@@ -174,18 +194,22 @@ font-size:.85em}
 pre{background:#f4f4f2;padding:.6rem .8rem;overflow-x:auto;white-space:pre-wrap;
 word-break:break-word}code{font-family:ui-monospace,monospace;font-size:.92em}
 blockquote{border-left:3px solid #ccc;margin:.4rem 0;padding-left:.8rem;color:#444}
-form.inline{display:inline}input[type=search]{width:28rem;max-width:100%;padding:.3rem}
+form.inline{display:inline}input[type=search]{width:28rem;max-width:100%;padding:.3rem;
+box-sizing:border-box}
 button{padding:.25rem .9rem;margin-right:.4rem}
 details summary{cursor:pointer;color:#555}
+@media (max-width:40rem){body{padding:.6rem .7rem}th,td{padding:.25rem .3rem}}
 """.strip()
 
+TABS = (("/", "Overview"), ("/search", "Search"), ("/context", "Context"),
+        ("/history", "History"), ("/proposals", "Proposals"))
 
-def _page(app: App, title: str, body: str) -> str:
-    nav = "".join(f'<a href="{href}">{label}</a>' for href, label in (
-        ("/", "Overview"), ("/search", "Search"), ("/context", "Context"),
-        ("/proposals", "Proposals")))
+
+def _page(app: App, title: str, body: str, *, tab: str = "") -> str:
+    nav = "".join(f'<a href="{href}">{label}</a>' for href, label in TABS)
+    head = f"{title} · {tab}" if tab and tab != title else title
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{esc(title)} · lean-memory</title>"
+            f"<title>{esc(head)} · lean-memory</title>"
             '<meta name="viewport" content="width=device-width,initial-scale=1">'
             '<link rel="stylesheet" href="/style.css"></head><body>'
             f"<nav>{nav}</nav><main><h1>{esc(title)}</h1>\n{body}\n</main></body></html>\n")
@@ -206,8 +230,81 @@ def _href(*parts: str, **query: str) -> str:
     return esc(path)
 
 
+def _pct(used: int, budget: int) -> int:
+    return 100 * used // max(budget, 1)
+
+
+def bar(used: int, budget: int) -> str:
+    """``used`` of ``budget`` as a bar drawn here (SVG, no script): the track is the budget,
+    and past 100 % the bar runs on beyond a mark at the budget, in red."""
+    pct = _pct(used, budget)
+    scale = max(100, pct)
+    width = round(200 * min(pct, scale) / scale, 1)
+    mark = round(200 * 100 / scale, 1)
+    colour = "#b00020" if pct > 100 else "#3a7d44"
+    return ('<span class="nowrap"><svg class="bar" viewBox="0 0 200 10" '
+            'preserveAspectRatio="none" role="img" '
+            f'aria-label="{pct} % of the budget"><title>{used:,} of {budget:,} tokens '
+            f'({pct} %)</title><rect width="200" height="10" fill="#e8e8e6"/>'
+            f'<rect width="{width}" height="10" fill="{colour}"/>'
+            f'<rect x="{max(mark - 1, 0)}" width="1.2" height="10" fill="#1d1d1f"/></svg>'
+            f' <span class="{"over" if pct > 100 else "muted"}">{pct} %</span></span>')
+
+
+def _project(app: App) -> tuple[Memory, bool]:
+    """The memory the agent works in, and whether it is the global store served alone
+    (``serve --global``: that store's own search and digest)."""
+    name, mem = app.layers[0]
+    return mem, name == GLOBAL
+
+
+def _files_key(app: App) -> tuple[Any, ...]:
+    """The signatures of the files the overview reads: each layer's memory and config
+    files, the project's session folder's own files (the proposal count, decisions, the
+    injection log a prompt appends to) and its asks folder (a new session's file); one
+    stat a file, so that a page load costs what an entry page costs."""
+    mem = app.layers[0][1]
+    folders = [str(m.dir) for _, m in app.layers] + [str(m.agents_dir) for _, m in app.layers]
+    home = _session_home(mem._root)
+    folders.append(home)
+    key: list[tuple[str, tuple[int, int, int] | None]] = []
+    for folder in folders:
+        try:
+            with os.scandir(folder) as found:
+                key.extend((f.path, _signature(f.path)) for f in found
+                           if f.is_file() or f.name == "asks")
+        except OSError:
+            key.append((folder, None))
+    return tuple(sorted(key, key=lambda k: k[0]))
+
+
+def _injected_line(app: App) -> str:
+    """``status``'s line: what rides at session start and before the last prompt."""
+    mem, own = _project(app)
+    if own:
+        return ""
+    parts = recall.context(mem, None, app.budget_tokens)
+    start, before = (sum(_tokens(b.text) for b in blocks) for _, blocks in parts)
+    worst = max(start, before)
+    warn = (f' <span class="over">Over the {app.budget_tokens:,}-token digest budget.</span>'
+            if worst > app.budget_tokens else "")
+    return (f"<p>Injected: ~{start:,} tokens at session start, ~{before:,} before the last "
+            f"prompt, of {app.budget_tokens:,} each {bar(worst, app.budget_tokens)} "
+            f"(<a href=\"/context\">the context sheet</a>).{warn}</p>")
+
+
 def page_overview(app: App) -> str:
-    out = []
+    """The overview; its layers and "injected" line are made again only when a file they
+    read changed, and the proposals are the remembered count (no matcher run)."""
+    key = _files_key(app)
+    if app._overview is None or app._overview[0] != key:
+        body = _layers_overview(app) + "\n<h2>Rule proposals</h2>" + _proposals_summary(app)
+        app._overview = (_files_key(app), body)  # after what making it wrote (caches)
+    return _page(app, "What memory holds", app._overview[1], tab="Overview")
+
+
+def _layers_overview(app: App) -> str:
+    out = [_injected_line(app)]
     for name, mem in app.layers:
         st = mem.status()
         budget = max(st.token_budget, 1)
@@ -215,30 +312,29 @@ def page_overview(app: App) -> str:
             f"<tr><td><a href=\"{_href('shard', name, s.name)}\">{esc(s.name)}</a>"
             f"<div class=\"muted\">{esc(s.description)}</div></td>"
             f"<td class=\"num\">{s.entries:,}</td><td class=\"num\">{s.superseded:,}</td>"
-            f"<td class=\"num\">{s.tokens:,}</td>"
-            f"<td><meter min=\"0\" max=\"{budget}\" value=\"{min(s.tokens, budget)}\" "
-            f"title=\"{s.tokens:,} of {budget:,} tokens\"></meter></td></tr>"
+            f"<td class=\"num\">{s.tokens:,}</td><td>{bar(s.tokens, budget)}</td></tr>"
             for s in st.shards)
         due = ('<span class="due">compaction is due</span> (run <code>lean-memory compact'
                '</code>)' if st.compaction_due else '<span class="ok">no compaction due</span>')
+        over = (f"<p class=\"over\">Over budget: ~{st.total_tokens:,} tokens, "
+                f"{_pct(st.total_tokens, budget)} % of {st.token_budget:,}. Run "
+                "<code>lean-memory compact</code>, or raise <code>token_budget</code>.</p>"
+                if st.total_tokens > st.token_budget else "")
         out.append(
-            f"<h2>{esc(name)} memory</h2><p class=\"muted\">{esc(str(mem.dir))}</p>"
+            f"<h2>{esc(name)} memory</h2><p class=\"muted\">{esc(str(mem.dir))}</p>{over}"
             f"<p>{st.entries:,} live entries, ~{st.total_tokens:,} tokens of a "
-            f"{st.token_budget:,}-token budget "
-            f"<meter min=\"0\" max=\"{budget}\" high=\"{st.compact_threshold}\" "
-            f"value=\"{min(st.total_tokens, budget)}\"></meter>; compaction at "
+            f"{st.token_budget:,}-token budget {bar(st.total_tokens, budget)}; compaction at "
             f"{st.compact_threshold:,}: {due}.</p>"
-            "<table><thead><tr><th>Shard</th><th class=\"num\">Entries</th>"
+            "<div class=\"wide\"><table><thead><tr><th>Shard</th><th class=\"num\">Entries</th>"
             "<th class=\"num\">Superseded</th><th class=\"num\">Tokens</th>"
-            f"<th>Share of the budget</th></tr></thead><tbody>{rows}</tbody></table>")
-    out.append("<h2>Rule proposals</h2>" + _proposals_summary(app))
-    return _page(app, "What memory holds", "\n".join(out))
+            f"<th>Share of the budget</th></tr></thead><tbody>{rows}</tbody></table></div>")
+    return "\n".join(out)
 
 
 def _proposals_summary(app: App) -> str:
     if app.proposals is None:
         return '<p class="muted">No learning loop yet: nothing proposes rules.</p>'
-    n = len(app.proposals.pending())
+    n = app.proposals.waiting()
     return (f"<p><a href=\"/proposals\">{n} pending proposal{'s' if n != 1 else ''}</a></p>"
             if n else "<p class=\"muted\">No pending proposals.</p>")
 
@@ -259,8 +355,21 @@ def _shown(mem: Memory, entries: Sequence[Entry]) -> list[Entry]:
     return masked(mem, entries)[0]
 
 
+def _folded(app: App, layer: str, e: Entry) -> str:
+    """Links to the archived entries a compacted entry folds (its body names their ids)."""
+    if e.get("compacted") is None or app.layer(layer) is None:
+        return ""
+    ids = app.lookup(layer)[0]
+    named = [w.strip("`") for w in e.text.replace("(", " ").replace(")", " ").split()
+             if w.startswith("`") and w.endswith("`")]
+    links = [f"<a href=\"{_href('entry', layer, i)}\"><code>{esc(i)}</code></a>"
+             for i in dict.fromkeys(named) if i in ids and ids[i][1]]
+    return (f"<details><summary>folded entries ({len(links)}, in the archive)</summary>"
+            f"<p>{' '.join(links)}</p></details>" if links else "")
+
+
 def _article(layer: str, e: Entry, *, superseded_by: str | None, superseded: bool,
-             archived: bool = False, link: bool = True) -> str:
+             archived: bool = False, link: bool = True, app: App | None = None) -> str:
     withheld = e.title == TITLE_WITHHELD and not e.meta
     facts = [f"<code>{esc(e.id)}</code>", esc(e.shard)]
     if e.date:
@@ -269,6 +378,8 @@ def _article(layer: str, e: Entry, *, superseded_by: str | None, superseded: boo
                  if k not in ("said_again", "last_said"))
     tags = "".join(f'<span class="tag">{esc(t)}</span>' for t in e.tags)
     marks = []
+    if layer != PROJECT:
+        marks.append(f'<span class="mark">{esc(layer)}</span>')
     if archived:
         marks.append('<span class="mark">archived</span>')
     if superseded:
@@ -288,8 +399,10 @@ def _article(layer: str, e: Entry, *, superseded_by: str | None, superseded: boo
             times = "more" if count is None else _count(count, "time", "times")
             body += (f"<details><summary>said again ({esc(times)})</summary>"
                      f"{render(again)}</details>")
+        if app is not None:
+            body += _folded(app, layer, e)
     title = esc(e.title)
-    if link and not withheld:
+    if link and not withheld and layer in (PROJECT, GLOBAL):
         title = f"<a href=\"{_href('entry', layer, e.id)}\">{title}</a>"
     cls = ' class="superseded"' if superseded else ""
     return (f"<article{cls}><h3>{title}</h3><div class=\"muted\">{' · '.join(facts)} "
@@ -307,7 +420,7 @@ def page_shard(app: App, layer: str, shard: str, *, archive: bool, page: int) ->
     found = app.lookup(layer)
     arts = "".join(_article(layer, e, superseded=not archive and e.id in found[1],
                             superseded_by=None if archive else _corrector(mem, found, e.id),
-                            archived=archive) for e in shown)
+                            archived=archive, app=app) for e in shown)
     other = (f"<a href=\"{_href('shard', layer, shard)}\">the live entries</a>" if archive else
              f"<a href=\"{_href('shard', layer, shard, archive='1')}\">its archive</a>")
     pager = ""
@@ -320,7 +433,7 @@ def page_shard(app: App, layer: str, shard: str, *, archive: bool, page: int) ->
     n = _count(len(entries), "entry", "entries")
     body = (f"<p>{n} ({esc(layer)} memory). See {other}.</p>{pager}"
             f"{arts or '<p class=muted>No entries.</p>'}{pager}")
-    return _page(app, f"{shard} {what}", body)
+    return _page(app, f"{shard} {what}", body, tab=f"{layer} memory")
 
 
 def page_entry(app: App, layer: str, entry_id: str) -> str | None:
@@ -335,14 +448,37 @@ def page_entry(app: App, layer: str, entry_id: str) -> str | None:
     superseded = not found[1] and entry_id in known[1]
     art = _article(layer, e, superseded=superseded,
                    superseded_by=_corrector(mem, known, entry_id) if superseded else None,
-                   archived=found[1], link=False)
-    back = f"<p>In <a href=\"{_href('shard', layer, e.shard)}\">{esc(e.shard)}</a>.</p>"
-    return _page(app, "Entry", art + back)
+                   archived=found[1], link=False, app=app)
+    if found[1]:  # forgotten or folded: it lives in the archive, not in the live shard
+        back = (f"<p>In the archive of <a href=\"{_href('shard', layer, e.shard, archive='1')}"
+                f"\">{esc(e.shard)}</a>; no longer injected.</p>")
+    else:
+        back = f"<p>In <a href=\"{_href('shard', layer, e.shard)}\">{esc(e.shard)}</a>.</p>"
+    return _page(app, e.title or entry_id, art + back, tab=f"{layer} entry")
 
 
-def _hook_block(app: App, prompt: str) -> str:
-    mem = app.layers[0][1]
-    return mem.digest(prompt, budget_tokens=app.budget_tokens)
+def _cached(app: App) -> Callable[[Memory], Iterable[Entry]]:
+    """A layer's entries, live then archived, from the page's parse cache."""
+    names = {str(m.dir): n for n, m in app.layers}
+
+    def entries(mem: Memory) -> Iterable[Entry]:
+        name = names.get(str(mem.dir))
+        if name is None:  # not served here (a store opened again): parsed now
+            return [e for archive in (False, True) for s in mem.shards
+                    for e in mem.entries(s, archive=archive)]
+        return [e for archive in (False, True) for s in mem.shards
+                for e in app.entries(name, s, archive=archive)]
+
+    return entries
+
+
+def hook_block(app: App, prompt: str) -> str:
+    """What the prompt hook injects before ``prompt``, byte for byte (its additionalContext)."""
+    mem, own = _project(app)
+    if own:
+        return recall.fit(mem.digest(prompt, budget_tokens=app.budget_tokens,
+                                     layers=recall.THIS_STORE))
+    return recall.injected(mem, prompt, budget_tokens=app.budget_tokens)
 
 
 def page_search(app: App, query: str) -> str:
@@ -352,56 +488,176 @@ def page_search(app: App, query: str) -> str:
     if not query.strip():
         return _page(app, "Search", form)
 
-    layer, mem = app.layers[0]
+    mem, own = _project(app)
     try:
-        hits = mem.search(query, k=SEARCH_K)
+        found = recall.search(mem, query, k=SEARCH_K,
+                              layers=recall.THIS_STORE if own else recall.LAYERS)
     except QueryError as exc:
         return _page(app, "Search", form + f"<p>{esc(str(exc))}</p>")
-    arts = "".join(_article(layer, h.entry, superseded=False, superseded_by=None,
-                            archived=h.archived) for h in hits)  # never superseded ones
-    block = _hook_block(app, query)
-    body = (f"{form}<h2>Best matches ({len(hits)})</h2><p class=\"muted\">Ranked as "
-            "<code>lean-memory get --query</code> ranks them; superseded entries and entries "
-            "that hold a credential never appear.</p>"
+    arts = "".join(_article(app.layers[0][0] if own else h.layer, h.entry, superseded=False,
+                            superseded_by=None, archived=h.archived)
+                   for h in found.hits)  # never superseded ones
+    block = hook_block(app, query)
+    body = (f"{form}<h2>Best matches ({len(found.hits)})</h2><p class=\"muted\">Ranked as "
+            f"<code>lean-memory get --query … -k {SEARCH_K}</code> ranks them, over every "
+            "layer; superseded entries and entries that hold a credential never appear.</p>"
             f"{arts or '<p class=muted>No entry matches.</p>'}"
-            f"<h2>What the prompt hook would inject (~{_tokens(block):,} tokens)</h2>"
+            f"<h2>What the prompt hook injects (~{_tokens(block):,} tokens)</h2>"
+            "<p class=\"muted\">Within a session, what it was already shown (the standing "
+            "rules at its start, entries before earlier prompts) is not repeated.</p>"
             f"<pre>{esc(block) or '(nothing)'}</pre>")
-    return _page(app, "Search", body)
-
-
-def sections(block: str) -> list[tuple[str, str]]:
-    """A digest block cut at its Markdown headings: (heading, text) pairs in order; text
-    before the first heading is the "(preface)"."""
-    out: list[tuple[str, list[str]]] = []
-    for line in block.splitlines(keepends=True):
-        if line.startswith("#") and line.lstrip("#").startswith(" "):
-            out.append((line.lstrip("#").strip(), [line]))
-        elif out:
-            out[-1][1].append(line)
-        elif line.strip():
-            out.append(("(preface)", [line]))
-    return [(head, "".join(lines)) for head, lines in out]
+    return _page(app, "Search", body, tab=query[:60])
 
 
 def page_context(app: App, prompt: str) -> str:
-    start = _hook_block(app, "")
-    blocks = [("session start", start)]
-    if prompt.strip():
-        blocks.append(("this prompt", _hook_block(app, prompt)))
-    rows = sorted(((_tokens(text), where, head) for where, block in blocks
-                   for head, text in sections(block)), key=lambda r: (-r[0], r[1], r[2]))
-    table = "".join(f"<tr><td class=\"num\">{n:,}</td><td>{esc(where)}</td>"
-                    f"<td>{esc(head)}</td></tr>" for n, where, head in rows)
-    totals = " · ".join(f"{esc(w)}: ~{_tokens(b):,} tokens" for w, b in blocks)
+    mem, own = _project(app)
     form = ('<form method="get" action="/context"><input type="search" name="q" '
-            f'value="{esc(prompt)}" placeholder="a prompt, to see its digest"> '
+            f'value="{esc(prompt)}" placeholder="a prompt (else the last one asked)"> '
             '<button type="submit">Show</button></form>')
-    full = "".join(f"<h2>The {esc(w)} block (~{_tokens(b):,} tokens)</h2>"
-                   f"<pre>{esc(b) or '(nothing)'}</pre>" for w, b in blocks)
-    body = (f"{form}<p>What rides every prompt, largest first. {totals}.</p>"
-            "<table><thead><tr><th class=\"num\">Tokens</th><th>Block</th><th>Section</th>"
-            f"</tr></thead><tbody>{table}</tbody></table>{full}")
-    return _page(app, "Context budget", body)
+    if own:
+        return _page(app, "Context budget", form + "<p class=\"muted\">Your global memory "
+                     "rides inside each project's blocks: open the page of a project.</p>")
+    budget = app.budget_tokens
+    parts = recall.context(mem, prompt if prompt.strip() else None, budget)
+    rows = recall.sheet(mem, parts, budget, entries=_cached(app))
+    links = {PROJECT, GLOBAL} & {n for n, _ in app.layers}
+
+    def entry(r: dict[str, Any]) -> str:
+        name = esc(r["title"] or r["note"] or "(heading, notes)")
+        if r["id"] and r["layer"] in links:
+            return f"<a href=\"{_href('entry', r['layer'], r['id'])}\">{name}</a>"
+        return name
+
+    table = "".join(f"<tr><td class=\"num\">{r['tokens']:,}</td><td>{esc(r['when'])}</td>"
+                    f"<td>{esc(r['layer'])}</td><td>{esc(r['block'])}</td>"
+                    f"<td>{entry(r)}</td></tr>" for r in rows)
+    texts = [(w, recall.fit("".join(b.text for b in blocks).lstrip("\n")))
+             for w, blocks in parts]
+    totals = "".join(f"<li>{esc(w)}: ~{_tokens(t):,} of {budget:,} tokens "
+                     f"{bar(_tokens(t), budget)}"
+                     f"{' <span class=over>over budget</span>' if _tokens(t) > budget else ''}"
+                     "</li>" for w, t in texts)
+    full = "".join(f"<h2>The {esc(w)} block (~{_tokens(t):,} tokens)</h2>"
+                   f"<pre>{esc(t) or '(nothing)'}</pre>" for w, t in texts)
+    body = (f"{form}<p>What rides every session and every prompt, as "
+            "<code>lean-memory context --json</code> lists it: one row per injected entry, "
+            f"largest first.</p><ul>{totals}</ul>"
+            "<div class=\"wide\"><table><thead><tr><th class=\"num\">Tokens</th><th>When</th>"
+            "<th>Layer</th><th>Block</th><th>Entry</th></tr></thead>"
+            f"<tbody>{table}</tbody></table></div>{full}")
+    return _page(app, "Context budget", body, tab="Context")
+
+
+RECENT = 15  # entries listed under "what changed recently"
+
+
+def _recent(app: App) -> str:
+    rows: list[tuple[str, str, bool, Entry]] = []
+    for name, mem in app.layers:
+        for archive in (False, True):
+            for shard in mem.shards:
+                rows.extend((e.date or "", name, archive, e)
+                            for e in app.entries(name, shard, archive=archive))
+    rows.sort(key=lambda r: (r[0], r[1], r[3].id), reverse=True)
+    items = []
+    for date, name, archive, e in rows[:RECENT]:
+        [shown] = _shown(dict(app.layers)[name], [e])
+        what = ("forgotten" if e.get("forgotten") else "folded" if archive
+                else "corrected" if e.supersedes else "compacted" if e.get("compacted")
+                else "added")
+        items.append(f"<tr><td>{esc(date or '—')}</td><td>{esc(what)}</td>"
+                     f"<td>{esc(name)}</td><td><a href=\"{_href('entry', name, e.id)}\">"
+                     f"{esc(shown.title)}</a> <span class=\"muted\">{esc(e.shard)}</span>"
+                     "</td></tr>")
+    return ("<div class=\"wide\"><table><thead><tr><th>Date</th><th>What</th><th>Layer</th>"
+            f"<th>Entry</th></tr></thead><tbody>{''.join(items)}</tbody></table></div>"
+            if items else '<p class="muted">No entries yet.</p>')
+
+
+def chart(points: Sequence[Point]) -> str:
+    """Token totals over time as an SVG line drawn here (the page runs no script), the
+    budget a dashed line."""
+    if not points:
+        return ('<p class="muted">No history: INDEX.md has no commits here (or git is '
+                'missing).</p>')
+    w, h, pad = 600, 200, 30
+    top = max(max(p.tokens for p in points), max(p.budget for p in points), 1)
+    n = len(points)
+
+    def x(i: int) -> float:
+        return round(pad + (w - 2 * pad) * (i / (n - 1) if n > 1 else 0.5), 1)
+
+    def y(v: int) -> float:
+        return round(h - pad - (h - 2 * pad) * v / top, 1)
+
+    line = " ".join(f"{x(i)},{y(p.tokens)}" for i, p in enumerate(points))
+    dots = "".join(f'<circle cx="{x(i)}" cy="{y(p.tokens)}" r="3" fill="#0b5cad">'
+                   f"<title>{esc(p.date)} {esc(p.commit)}: ~{p.tokens:,} tokens</title>"
+                   "</circle>" for i, p in enumerate(points))
+    budget = points[-1].budget
+    return (f'<svg class="chart" viewBox="0 0 {w} {h}" role="img" aria-label="tokens over '
+            f'time"><rect width="{w}" height="{h}" fill="#fff"/>'
+            f'<line x1="{pad}" y1="{y(budget)}" x2="{w - pad}" y2="{y(budget)}" '
+            f'stroke="#b00020" stroke-dasharray="6 4"/>'
+            f'<text x="{w - pad}" y="{max(y(budget) - 4, 10)}" font-size="11" '
+            f'fill="#b00020" text-anchor="end">budget {budget:,}</text>'
+            f'<polyline points="{line}" fill="none" stroke="#0b5cad" stroke-width="2"/>'
+            f"{dots}"
+            f'<text x="{pad}" y="{h - 8}" font-size="11" fill="#555">{esc(points[0].date)}'
+            f'</text><text x="{w - pad}" y="{h - 8}" font-size="11" fill="#555" '
+            f'text-anchor="end">{esc(points[-1].date)}</text>'
+            f'<text x="{pad}" y="{pad - 8}" font-size="11" fill="#555">~{top:,} tokens'
+            "</text></svg>")
+
+
+def _history(app: App) -> list[Point]:
+    """INDEX.md's token totals over its commits, read again only when git's HEAD or
+    refs moved (their files' signatures)."""
+    mem = app.layers[0][1]
+    git = os.path.join(str(mem.root), ".git")
+    key = tuple(_signature(os.path.join(git, f)) for f in ("", "HEAD", "logs/HEAD",
+                                                             "packed-refs"))
+    key += (_signature(mem.index_path),)
+    if app._history is None or app._history[0] != key:
+        app._history = (key, index_history(str(mem.root), str(mem.index_path)))
+    return app._history[1]
+
+
+def _injection_log(app: App) -> str:
+    mem, own = _project(app)
+    if own:
+        return ""
+    found = recall.injections(mem, entries=_cached(app))
+    if not found:
+        return ('<p class="muted">Nothing noted yet: the prompt hook notes here which '
+                "entries it injected before each prompt.</p>")
+    links = {PROJECT, GLOBAL} & {n for n, _ in app.layers}
+    items = []
+    for inj in found:
+        names = []
+        for i, title in inj.entries:
+            where = next((n for n in (PROJECT, GLOBAL) if n in links and app.layer(n)
+                          is not None and i in app.lookup(n)[0]), None)
+            names.append(f"<a href=\"{_href('entry', where, i)}\">{esc(title)}</a>"
+                         if i and where else esc(title))
+        items.append(f"<li><span class=\"muted\">{esc(inj.at)}</span> "
+                     f"<q>{esc(inj.prompt[:160])}</q>: {', '.join(names) or 'no entry'}</li>")
+    return "<ul>" + "".join(items) + "</ul>"
+
+
+def page_history(app: App) -> str:
+    body = ("<h2>What changed recently</h2>" + _recent(app)
+            + "<h2>Token cost over time</h2><p class=\"muted\">The total of INDEX.md at each "
+            "of its last commits.</p>" + chart(_history(app))
+            + "<h2>Which prompts injected which entries</h2><p class=\"muted\">Your own log, "
+            "kept in your session folder (never committed, bounded), newest first.</p>"
+            + _injection_log(app))
+    return _page(app, "History", body)
+
+
+def _rule_cost(rule: str) -> int:
+    """The tokens a rule adds to every session (its line among the standing rules)."""
+    return _tokens("- " + " ".join(rule.split()) + "\n")
 
 
 def page_proposals(app: App, said: str = "") -> str:
@@ -409,11 +665,18 @@ def page_proposals(app: App, said: str = "") -> str:
     if app.proposals is None:
         return _page(app, "Rule proposals", note + '<p class="muted">No learning loop yet: '
                      "nothing proposes rules, so there is nothing to say yes or no to.</p>")
+    key = _files_key(app)  # listed again only when what they rest on here changed
+    if app._listing is None or app._listing[0] != key:
+        found = list(app.proposals.pending()) if app.proposals.waiting() else []
+        app._listing = (_files_key(app), found)  # after what listing them wrote
     items = []
-    for p in app.proposals.pending():
+    for p in app._listing[1]:
         evidence = "".join(f"<li>{render(x)}</li>" for x in p.evidence)
+        where = f" (<code>{esc(p.where)}</code>)" if p.where else ""
         items.append(
             f"<article><h3>{esc(p.layer)} · <code>{esc(p.id)}</code></h3>{render(p.rule)}"
+            f"<p class=\"muted\">A yes writes it to the {esc(p.layer)} conventions{where}; "
+            f"it then rides every session: ~{_rule_cost(p.rule):,} tokens each.</p>"
             f"<details open><summary>evidence ({len(p.evidence)})</summary><ul>{evidence}"
             f"</ul></details><form class=\"inline\" method=\"post\" "
             f"action=\"{_href('proposals', p.id)}\">"
@@ -560,8 +823,11 @@ class Handler(BaseHTTPRequestHandler):
             return page_search(app, q("q"))
         if head == "context" and not rest:
             return page_context(app, q("q"))
+        if head == "history" and not rest:
+            return page_history(app)
         if head == "proposals" and not rest:
-            return page_proposals(app)
+            said, app.notice = app.notice, ""  # shown once, after the answer's redirect
+            return page_proposals(app, said)
         return None
 
     def _same_origin(self) -> bool:
@@ -607,13 +873,15 @@ class Handler(BaseHTTPRequestHandler):
         with self.app.lock:
             try:
                 said = self.app.proposals.decide(unquote(parts[2]), answer == "yes")
-                body = page_proposals(self.app, said)
             except LeanMemoryError as exc:
-                body = page_proposals(self.app, str(exc))
+                said = str(exc)
             except Exception as exc:
                 self._refuse(500, f"internal error ({type(exc).__name__})")
                 return
-        self._send(200, body)
+            self.app.notice = said
+        # POST, then redirect: a reload of the page it leads to asks nothing again
+        self._send(303, "", ctype="text/plain; charset=utf-8",
+                   headers=(("Location", "/proposals"),))
 
 
 class Server(ThreadingHTTPServer):

@@ -182,13 +182,18 @@ def note_writes(root: StrPath, entries: Iterable[Entry], *, enabled: bool = True
         lines = "".join(_write_line(at, e.id, e.shard, e.title) for e in entries)
         if not lines:
             return
-        path = os.path.join(_session_home(root), WRITES)
-        append_private(path, lines)
-        if os.stat(path).st_size > MAX_LOG_BYTES:
-            kept = read_private(path).splitlines(keepends=True)
-            write_private(path, "".join(kept[len(kept) // 2:]))
+        append_bounded(os.path.join(_session_home(root), WRITES), lines)
     except Exception:  # a write is never lost for the sake of its note
         return
+
+
+def append_bounded(path: StrPath, lines: str, limit: int = MAX_LOG_BYTES) -> None:
+    """Append ``lines`` to the private log at ``path``; past ``limit`` bytes the older
+    half of its lines is dropped."""
+    append_private(path, lines)
+    if os.stat(path).st_size > limit:
+        kept = read_private(path).splitlines(keepends=True)
+        write_private(path, "".join(kept[len(kept) // 2:]))
 
 
 def load_writes(root: StrPath) -> list[tuple[str, str, str, str]]:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from . import format as fmt
 from ._hash import blake2b
 from ._record import replace
-from .errors import InvalidEntry, LeanMemoryError, SecretFound, ShardError
+from .errors import InvalidEntry, LeanMemoryError, QueryError, SecretFound, ShardError
 from .folder import (
     DESCRIPTIONS,
     GITIGNORE,
@@ -40,6 +40,7 @@ from .fsutil import (
     open_bounded,
     same_bytes,
 )
+from .layers import FACADE, PROJECT, render
 from .summaries import (
     COST_KEY,
     COST_RAW,
@@ -69,7 +70,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from .compaction import CompactionReport
-    from .search import Hit, Retriever
+    from .layers import LayerHit
+    from .search import Retriever
 
 Entry = fmt.Entry
 __all__ = ["Entry", "Memory", "ShardStatus", "Status", "open"]
@@ -165,22 +167,28 @@ class Memory(Summaries):
         """INDEX.md, a whole shard, or the top-``k`` entries for ``query``, as Markdown."""
         self._require_init()
         _ = self.config  # a broken config is an error here too, as for every command
-        if query is not None:
+        if query is not None:  # as `get --query` renders it (ADR 0034)
             from .search import render_hits
 
-            return render_hits(self.search(query, k=k, shards=(shard,) if shard else None))
+            hits = self.search(query, k=k, shards=(shard,) if shard else None)
+            return render(hits) if any(h.layer != PROJECT for h in hits) else \
+                render_hits([h.hit for h in hits])
         from .withhold import read_shown  # an entry holding a credential is withheld
 
         return read_shown(self, shard)[0]
 
     def search(self, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
-               include_archive: bool | None = None) -> list[Hit]:
-        """The ``k`` entries that best match ``query``, archived ones too unless
-        ``include_archive=False`` or the config's ``search_archive = false`` (see
-        :mod:`lean_memory.search`)."""
-        from .search import search
+               include_archive: bool | None = None, session: str | None = None,
+               layers: Sequence[str] = ("global", "project", "session")) -> list[LayerHit]:
+        """The ``k`` entries that best match ``query``, as ``get --query`` ranks them: over
+        the global store, this project and (with ``session``) that session's asks, each
+        hit labelled with its layer (``.layer``; ``.entry``, ``.score``... as a ``Hit``);
+        ``layers=("project",)`` searches this store alone. Archived entries match too
+        unless ``include_archive=False`` or the config's ``search_archive = false``."""
+        from .recall import search
 
-        return search(self, query, k=k, shards=shards, include_archive=include_archive)
+        return search(self, query, k=k, shards=shards, include_archive=include_archive,
+                      session=session, layers=layers).hits
 
     def compact(self, *, dry_run: bool = False) -> CompactionReport:
         """Fold the oldest entries when over budget (see :mod:`lean_memory.compaction`)."""
@@ -189,12 +197,22 @@ class Memory(Summaries):
         return compact(self, dry_run=dry_run)
 
     def digest(self, prompt: str, *, budget_tokens: int = 1200, index: bool | None = None,
-               include_archive: bool | None = None) -> str:
-        """The block a harness injects before ``prompt`` (see :mod:`lean_memory.digest`)."""
-        from .digest import digest
+               include_archive: bool | None = None,
+               layers: Sequence[str] = ("global", "project", "session")) -> str:
+        """The block the prompt hook injects before ``prompt``, byte for byte (over the
+        layers; see :func:`lean_memory.recall.injected`); ``layers=("project",)``: this
+        store's own digest alone (:mod:`lean_memory.digest`, which ``index`` steers)."""
+        if not isinstance(budget_tokens, int) or isinstance(budget_tokens, bool):
+            raise QueryError("budget_tokens must be a whole number")  # as digest.digest
+        if tuple(layers) == ("project",) or index is not None:
+            from .digest import digest
 
-        return digest(self, prompt, budget_tokens=budget_tokens, index=index,
-                      include_archive=include_archive)
+            return digest(self, prompt, budget_tokens=budget_tokens, index=index,
+                          include_archive=include_archive)
+        from .recall import injected
+
+        return injected(self, prompt, budget_tokens=budget_tokens,
+                        include_archive=include_archive)
 
     def index(self) -> str:
         """Regenerate INDEX.md and return its text."""
@@ -666,3 +684,6 @@ def _restamp(old: Entry, new: Entry) -> str:
 def open(root: str | os.PathLike[str] | None = None) -> Memory:
     """The memory at ``root`` (found as the spec says when None)."""
     return Memory(root)
+
+
+FACADE.append(Memory)  # the class the features build stores of (layers.memory_at, ADR 0034)

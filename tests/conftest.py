@@ -4,8 +4,12 @@ import importlib.util
 import os
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -79,3 +83,27 @@ def load_bench(relpath: str, name: str) -> ModuleType:
         module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
     return module
+
+
+class Stuck:
+    """Slow work that does not end until the test releases it (or two minutes pass): a test
+    checks that its caller returned while this was still stuck, an order of events rather
+    than a duration, so no load can change the verdict (ADR 0029)."""
+
+    def __init__(self, result: Any = None) -> None:
+        self.result = result
+        self.release = threading.Event()
+        self.finished = threading.Event()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.release.wait(120)
+        self.finished.set()
+        return self.result
+
+
+def cpu_seconds(work: Callable[[], object]) -> float:
+    """The CPU time ``work`` takes in this thread: what a complexity guard (linear on
+    hostile input) bounds. Other processes cannot move it, as they move the wall clock."""
+    began = time.thread_time()
+    work()
+    return time.thread_time() - began

@@ -11,7 +11,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ import lean_memory
 from lean_memory import agents, learn
 from lean_memory.layers import session_home
 from tests import test_learn
-from tests.conftest import ROOT
+from tests.conftest import ROOT, Stuck
 from tests.test_layers_global import ok
 
 home = test_learn.home  # the same fixtures as the learning loop's tests
@@ -123,15 +122,16 @@ def test_session_end_fails_open_within_a_second(project: Path, home: dict[str, s
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """Catches: a slow distill holding Claude Code's exit (it gives a SessionEnd hook
     ~1.5 s), or a failure that prints or raises."""
-    def slow(payload: Any, where: Path | None) -> None:
-        time.sleep(5)
-
+    slow = Stuck()
     monkeypatch.setattr(learn, "end_session", slow)
     payload = json.dumps({"session_id": "s1", "cwd": str(project)})
     out = io.StringIO()
-    started = time.monotonic()
-    assert agents.run_hook("session-end", None, io.StringIO(payload), out) == 0
-    assert time.monotonic() - started < 2.0 and out.getvalue() == ""
+    try:
+        assert agents.run_hook("session-end", None, io.StringIO(payload), out) == 0
+        # it returned at its time limit, while the distill was still stuck
+        assert not slow.finished.is_set() and out.getvalue() == ""
+    finally:
+        slow.release.set()
 
     def broken(payload: Any, where: Path | None) -> None:
         raise RuntimeError("disk on fire")

@@ -192,6 +192,29 @@ def test_budget_rules_share_and_determinism(varied: lean_memory.Memory, words: l
         assert "- Archived" not in d or "(2026-02-01, archived)" in d
 
 
+WITHHELD_NOTE = ("_(1 entry withheld: it holds a credential; "
+                 "run `lean-memory scan .agents/memory`)_\n")
+
+
+@pytest.mark.parametrize("budget", [200, 300, 400, 600, 800])
+def test_the_withheld_note_has_room_in_a_full_digest(many: lean_memory.Memory,
+                                                     budget: int) -> None:
+    """Catches: the digest not keeping room for its "withheld" note, so that a digest whose
+    matches fill the budget goes over it once the note is added (issue 37: the only test of
+    the note matched nothing, so it never filled the budget)."""
+    prompt = "deploy failed stale cache"
+    full = many.digest(prompt, budget_tokens=budget)
+    key = "AK" + "IA" + "QZ7XW3RT5YB2LM4N"  # built here, so the repository scans clean
+    append(many, "failures", [entry("failures", 600, f"Deploy failed: stale cache, {key}.")])
+    d = many.digest(prompt, budget_tokens=budget)
+    # the fixture reaches the case: the relevance gate lets matches in, the budget leaves
+    # some out, and the digest without a withheld entry leaves no room for the note
+    assert match_lines(d) and "left out for the token budget" in d
+    assert estimate_tokens(full) + estimate_tokens("\n" + WITHHELD_NOTE) + 1 > budget
+    assert d.endswith("\n\n" + WITHHELD_NOTE) and key not in d
+    assert estimate_tokens(d) <= budget
+
+
 def test_a_match_that_holds_a_credential_is_counted_not_shown(many: lean_memory.Memory) -> None:
     key = "AK" + "IA" + "QZ7XW3RT5YB2LM4N"  # built here, so the repository scans clean
     append(many, "quirks", [entry("quirks", 600, f"The zanzibar exporter signs with {key}.")],

@@ -38,6 +38,35 @@ def re_fence_parts(line: str) -> tuple[str, str] | None:
     return None if m is None else (m.group(1), m.group(2))
 
 
+# The fence state machine as format.py wrote it with _FENCE (before 53d9567 folded it into
+# ``fmt._step``): written out here so that no rule of it is shared with the parser.
+
+
+def re_fence_closes(opener: str, line: str) -> bool:
+    m = _FENCE.fullmatch(line.rstrip("\r\n"))
+    return bool(m and m.group(1)[0] == opener[0] and len(m.group(1)) >= len(opener)
+                and not m.group(2).strip())
+
+
+def re_opens_fence(line: str) -> str | None:
+    m = _FENCE.fullmatch(line.rstrip("\r\n"))
+    if m is None or (m.group(1)[0] == "`" and "`" in m.group(2)):
+        return None
+    return m.group(1)
+
+
+def re_step(fence: str | None, line: str) -> tuple[str | None, bool]:
+    if fence is not None:
+        return (None if re_fence_closes(fence, line) else fence), False
+    if line.startswith("## "):
+        return None, True
+    return re_opens_fence(line), False
+
+
+def re_fence_after(fence: str | None, line: str) -> str | None:
+    return re_step(fence, line)[0]
+
+
 def re_structure(text: str) -> tuple[list[int], bool]:
     found: list[int] = []
     fence: str | None = None
@@ -47,7 +76,7 @@ def re_structure(text: str) -> tuple[list[int], bool]:
         starts.insert(0, first)
     for start in starts:
         eol = _EOL.search(text, start)
-        fence, heading = fmt._step(fence, text[start:] if eol is None else text[start:eol.start()])
+        fence, heading = re_step(fence, text[start:] if eol is None else text[start:eol.start()])
         if heading:
             found.append(start)
     return found, fence is not None
@@ -92,7 +121,9 @@ def re_is_date(value: str) -> bool:
     return bool(_DATE.fullmatch(value))
 
 
-_ORACLE = {"fence_parts": re_fence_parts, "_structure": re_structure,
+_ORACLE = {"fence_parts": re_fence_parts, "_structure": re_structure, "_step": re_step,
+           "closes_fence": re_fence_closes, "opens_fence": re_opens_fence,
+           "fence_after": re_fence_after,
            "split_lines": re_split_lines, "split_first_line": re_split_first_line,
            "unescape_body": re_unescape_body, "meta_escape": re_meta_escape,
            "_meta_unescape": re_meta_unescape, "_meta_body": re_meta_body,
@@ -102,7 +133,7 @@ _ORACLE = {"fence_parts": re_fence_parts, "_structure": re_structure,
 
 _CHARS = "#`~ \\\n\r-;=>,%<!aZ09AF\t\ufeff\u0663\u00e9"
 _LINES = ["## Title", "### Sub", "#", "## ", "```", "````py", "~~~", "~~~~~", "   ```", "    ```",
-          " ~~~ x", "```a`b", "\\## x", "\\\\```", "\\",
+          " ~~~ x", "```a`b", "``` x", "````", "~~~`", "```  ", "\\## x", "\\\\```", "\\",
           "<!-- lean-memory: id=a1; date=2026-01-02 -->",
           "<!-- lean-memory: tags=a%2Cb, c; x=%3B%zz -->", "<!-- lean-memory:  -->", "-->", "",
           "text", "2026-01-02", "%41%4", "\ufeff## t"]
@@ -133,6 +164,8 @@ def test_special_at_matches_the_regex(text: str, i: int) -> None:
 @given(any_text)
 @settings(max_examples=800, deadline=None)
 def test_structure_matches_the_regex_scan(text: str) -> None:
+    """Catches: the parser's headings or fence state drifting from the old regex code (the
+    oracle has its own fence rules: a relaxed ``fmt._step`` is seen, issue 37)."""
     assert fmt._structure(text) == re_structure(text)
 
 
@@ -204,3 +237,44 @@ def test_format_compiles_no_regex() -> None:
                 for a in node.names} | {node.module for node in ast.walk(tree)
                                         if isinstance(node, ast.ImportFrom) and node.module}
     assert not {"re", "lazy", "_lazyre"}.intersection(imported), imported
+
+
+# -- each fence rule by hand (issue 37): a relaxed rule makes a heading in code an entry ------
+
+_FENCE_CASES = [
+    # (what the case is, the text after an entry "## A", the entries' titles, open at the end)
+    ("a closer with text after it does not close",
+     "```\n``` x\n## in code\n```\n", ["A"], False),
+    ("a closer with only spaces after it closes",
+     "```\n## in code\n```   \n## B\n", ["A", "B"], False),
+    ("a backtick in a backtick opener's info string: not an opener",
+     "```a`b\n## B\n", ["A", "B"], False),
+    ("a backtick in a tilde opener's info string: still an opener",
+     "~~~ a`b\n## in code\n~~~\n## B\n", ["A", "B"], False),
+    ("a shorter closer does not close",
+     "````\n```\n## in code\n````\n## B\n", ["A", "B"], False),
+    ("a longer closer closes",
+     "```\n## in code\n`````\n## B\n", ["A", "B"], False),
+    ("a tilde line does not close a backtick fence",
+     "```\n~~~\n## in code\n```\n", ["A"], False),
+    ("a backtick line does not close a tilde fence",
+     "~~~\n```\n## in code\n~~~\n", ["A"], False),
+    ("a closer indented by three spaces closes, by four it is code",
+     "```\n    ```\n## in code\n   ```\n## B\n", ["A", "B"], False),
+    ("a fence left open hides every heading after it",
+     "~~~~\n~~~\n## in code\n", ["A"], True),
+]
+
+
+@pytest.mark.parametrize(("body", "titles", "open_at_end"),
+                         [c[1:] for c in _FENCE_CASES], ids=[c[0] for c in _FENCE_CASES])
+def test_each_fence_rule_by_hand(body: str, titles: list[str], open_at_end: bool) -> None:
+    """Catches: any fence rule relaxed or tightened (a closer with text, a backtick in a
+    backtick opener's info string, a shorter closer, the other fence character closing),
+    which turns a `## ` line inside a code block into an entry, or a heading into code."""
+    text = "## A\n\n" + body
+    assert [e.title for e in fmt.parse(text, "notes").entries] == titles
+    assert fmt.open_fence_at_end(text) is open_at_end
+    # the oracle agrees (it is written from the old regexes alone)
+    assert re_structure(text) == fmt._structure(text)
+    assert len(re_structure(text)[0]) == len(titles)

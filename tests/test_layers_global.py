@@ -11,6 +11,17 @@ from pathlib import Path
 
 import pytest
 
+from lean_memory import Memory
+from lean_memory.layers import (
+    GLOBAL,
+    OVERRIDES,
+    PROJECT,
+    SESSION,
+    find,
+    global_memory,
+    project_overrides,
+)
+from lean_memory.search import find as search_find
 from tests.conftest import ROOT, git, snapshot
 
 
@@ -203,3 +214,59 @@ def test_global_store_location_follows_the_environment_only(tmp_path: Path,
     r = cli("put", "--global", "conventions", "x y", cwd=tmp_path,
             env={**home, "LEAN_MEMORY_GLOBAL": "relative/place"})
     assert r.returncode == 2 and not (tmp_path / "relative").exists()
+
+
+# -- one view over the layers, in process (issue 37: survivors of a mutation run) -------------
+
+
+@pytest.fixture
+def layered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Memory, Memory]:
+    """A global store (in a temporary folder) and a project, both initialised."""
+    monkeypatch.setenv("LEAN_MEMORY_GLOBAL", str(tmp_path / "global"))
+    g = global_memory(create=True)
+    project = Memory(tmp_path / "proj")
+    project.init()
+    return g, project
+
+
+def test_a_project_correction_hides_the_global_entry_from_a_query(
+        layered: tuple[Memory, Memory]) -> None:
+    """Catches: `get --query` (layers.find) still showing a global entry that a project
+    entry supersedes (the `supersedes-global:` tag no longer read, or not applied to the
+    global hits)."""
+    g, project = layered
+    gid = g.put_entry("conventions", "Indent makefiles with tabs, always.").id
+    project.put_entry("conventions", "Indent makefiles with four spaces in this project.",
+                      tags=[OVERRIDES + gid])
+    # the fixture reaches the case: the global entry matches the query on its own
+    assert [h.entry.id for h in search_find(g, "indent makefiles tabs").hits] == [gid]
+    assert project_overrides(project) == {gid: project.entries()[0].id}
+    hits, _, _ = find(project, "indent makefiles tabs", k=5)
+    assert [(h.layer, h.hit.entry.text) for h in hits] == [
+        (PROJECT, "Indent makefiles with four spaces in this project.")]
+    # another project still sees it: the global store is never edited
+    other = Memory(g.root.parent / "other")
+    other.init()
+    assert [h.hit.entry.id for h in find(other, "indent makefiles tabs", k=5)[0]] == [gid]
+
+
+def test_on_a_tie_of_ranks_the_higher_layer_comes_first(
+        layered: tuple[Memory, Memory], tmp_path: Path) -> None:
+    """Catches: the interleave of layers losing "higher layer first on a tie" (global, then
+    project, then session): e.g. sorting on the layer descending, or on the rank alone
+    with the lists merged in another order."""
+    g, project = layered
+    for mem, layer in ((g, "global"), (project, "project")):
+        mem.put_entry("insights", f"Widget gears wear out in the {layer} layer.")
+        mem.put_entry("insights", f"Widget springs rust, says the {layer} layer.")
+    s = Memory(tmp_path / "session")
+    s.init()
+    s.put_entry("insights", "Widget gears wear out in the session layer.")
+    s.put_entry("insights", "Widget springs rust, says the session layer.")
+    session = search_find(s, "widget gears").hits
+    assert len(session) == 2
+    hits, _, _ = find(project, "widget gears", k=6, session=session)
+    # the fixture reaches the case: every layer has a hit at rank 0 and one at rank 1
+    assert [h.layer for h in hits] == [GLOBAL, PROJECT, SESSION, GLOBAL, PROJECT, SESSION]
+    assert all("gears" in h.hit.entry.text for h in hits[:3])
+    assert find(project, "widget gears", k=2, session=session)[0] == hits[:2]

@@ -14,11 +14,9 @@ import pytest
 
 import lean_memory
 from lean_memory import estimate_tokens, learn
+from lean_memory.mcp_server import Server
 
 from .conftest import ROOT
-
-mcp = pytest.importorskip("mcp", reason="the test extra installs the official MCP SDK")
-anyio = pytest.importorskip("anyio")
 
 MAX_TOOL_TOKENS = 1200
 RULE_ASKS = ("always use tabs, not spaces, in the Makefile",
@@ -41,6 +39,8 @@ def _text(result: Any) -> str:
 def test_memory_status_lists_proposals_and_no_tool_approves(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Catches: proposals invisible over MCP, or a tool call that writes the rule."""
+    mcp = pytest.importorskip("mcp", reason="the test extra installs the official MCP SDK")
+    anyio = pytest.importorskip("anyio", reason="the MCP SDK (test extra) brings anyio")
     env = _env(tmp_path)
     (tmp_path / "home").mkdir()
     for k in ("HOME", "XDG_DATA_HOME"):
@@ -90,28 +90,20 @@ def test_memory_status_lists_proposals_and_no_tool_approves(
     assert cost <= MAX_TOOL_TOKENS, cost
 
 
-def test_memory_status_without_proposals_says_nothing_of_them(tmp_path: Path) -> None:
+def test_memory_status_without_proposals_says_nothing_of_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Catches: an empty proposals line (noise every status call) or a status that fails
-    when the session layer is missing."""
-    from lean_memory.mcp_server import Server
-
+    when the session layer is missing. Needs no SDK: the server is called in process."""
     (tmp_path / "home").mkdir()
     env = _env(tmp_path)
     mem = lean_memory.Memory(tmp_path / "proj")
     (tmp_path / "proj").mkdir()
     mem.init()
-    old = {k: os.environ.get(k) for k in ("HOME", "XDG_DATA_HOME")}
-    os.environ.update({k: env[k] for k in old})
-    try:
-        reply = Server(lambda: lean_memory.Memory(tmp_path / "proj")).handle(
-            {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-             "params": {"name": "memory_status", "arguments": {}}})
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    for k in ("HOME", "XDG_DATA_HOME"):
+        monkeypatch.setenv(k, env[k])
+    reply = Server(lambda: lean_memory.Memory(tmp_path / "proj")).handle(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+         "params": {"name": "memory_status", "arguments": {}}})
     assert reply is not None
     result = reply["result"]
     assert not result["isError"] and result["structuredContent"]["proposals"] == []

@@ -445,3 +445,31 @@ def test_the_withheld_count_shortcut_agrees_with_ranking_everything(
     finally:
         corpus.close()
     assert found.withheld == full
+
+
+def test_a_credential_claimed_by_the_previous_entrys_match_is_still_withheld(
+        tmp_path: Path) -> None:
+    """Catches: the rescan guard of the batch scan gone (withhold._batch_findings scans all
+    of a shard's entries as one text; a key block opened in one entry runs on into the next
+    and claims its credential, which is then reported on the first entry's line only, so
+    the next entry is shown with its credential unless it is scanned again alone)."""
+    header = "-----" + "BEGIN RSA " + "PRIVATE KEY" + "-----"  # a header alone is no finding
+    value = _token("", 40, 7)
+    first = f"Our deploy keys start with the line {header}"
+    second = f"aws_secret_access_key = {value}"
+    # the fixture reaches the case: each text alone, and both in one batch as withhold
+    # joins them, give one finding only, on the first text's line
+    joined = first + "\n\n" + second + "\n\n"
+    if scan_text(first) or not scan_text(second):
+        pytest.fail("the texts do not make the case (first must be clean, second not)")
+    if [f.line for f in scan_text(joined)] != [1]:
+        pytest.fail("the key block of the first text no longer claims the second's value")
+    mem = lean_memory.Memory(tmp_path)
+    mem.init()
+    assert Verdicts(mem).holding([first, second])[1] is True
+    _append(mem, "quirks", _entry("quirks", "bbbb0001", "Deploy keys", first)
+            + _entry("quirks", "bbbb0002", "AWS for the deploy", second))
+    shown, ids = read_shown(mem, "quirks")
+    assert "bbbb0002" in ids
+    if value in shown or value[:10] in shown:
+        pytest.fail("the second entry's credential is shown", pytrace=False)

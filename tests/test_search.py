@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from lean_memory import search as search_module
 from lean_memory.fsutil import CACHE_PREFIX, write_cache
 from lean_memory.search import _CACHE_NAME, rrf
 
-from .conftest import ROOT
+from .conftest import ROOT, Stuck
 
 
 @pytest.fixture
@@ -251,10 +250,15 @@ class Broken:
 
 
 class Slow:
+    """A retriever stuck until released (conftest.Stuck)."""
+
     name = "slow"
 
+    def __init__(self) -> None:
+        self.stuck = Stuck()
+
     def rank(self, query: str, entries: Sequence[Entry], k: int) -> list[tuple[str, float]]:
-        time.sleep(3)
+        self.stuck()
         return [(entries[0].id, 1.0)]
 
 
@@ -289,10 +293,13 @@ def test_failing_and_slow_plugins_are_skipped(filled: Memory, caplog: pytest.Log
     (filled.agents_dir / "config.toml").write_text("[memory]\nretriever_timeout_ms = 200\n")
     expected = ids(Memory(filled.root).search("windows flaky"))
     caplog.set_level(logging.DEBUG, logger="lean_memory.search")
-    started = time.monotonic()
-    m = Memory(filled.root, retrievers=[Broken(), Slow(), Garbage(), BM25()])
-    assert ids(m.search("windows flaky")) == expected
-    assert time.monotonic() - started < 2.5
+    slow = Slow()
+    m = Memory(filled.root, retrievers=[Broken(), slow, Garbage(), BM25()])
+    try:
+        assert ids(m.search("windows flaky")) == expected
+        assert not slow.stuck.finished.is_set()  # answered while the slow one was stuck
+    finally:
+        slow.stuck.release.set()
     assert "broken" in caplog.text and "timed out" in caplog.text and "garbage" in caplog.text
     # every retriever failing still answers, with the built-in BM25
     assert ids(Memory(filled.root, retrievers=[Broken()]).search("windows flaky")) == expected

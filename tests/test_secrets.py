@@ -16,7 +16,6 @@ import shutil
 import string
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +29,8 @@ from lean_memory._secret_rules import GENERIC_KEYWORDS, REFERENCES, RULES
 from lean_memory.errors import LeanMemoryError, SecretFound
 from lean_memory.scanfiles import scan_paths, scan_staged
 from lean_memory.secrets import Allowlist, Finding, format_finding, scan_text
+
+from .conftest import cpu_seconds
 
 AN = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"
@@ -612,13 +613,13 @@ def test_pathological_line_is_fast_and_still_scanned() -> None:
     # Shapes that would make naive patterns backtrack: long runs of almost-matching text.
     evil = ("a" * 1000 + "://" + "b:" * 500 + "=" * 300 + "password=" + "x" * 200) * 400
     evil = evil[:1_000_000]
-    start = time.perf_counter()
-    assert scan_text(evil) == []
     many_sep = ":" * 1_000_000
-    assert scan_text(many_sep) == []
     b64ish = ("Ab1+" * 250_000)[:1_000_000]
-    assert scan_text(b64ish) == []
-    assert time.perf_counter() - start < 10.0
+    found: list[object] = []
+    # the CPU time of this thread is bounded, not the wall clock (which load moves)
+    assert cpu_seconds(lambda: found.extend(scan_text(t) for t in (evil, many_sep, b64ish))) \
+        < 10.0
+    assert found == [[], [], []]
     # A secret deep inside a 1 MB line is still found, with the right line number.
     value = "ghp_" + rnd(AN, 36)
     line = "q" * 600_000 + " " + value + " " + "q" * 400_000

@@ -63,6 +63,8 @@ class Fake:
     def __init__(self) -> None:
         self.mode = "ok"
         self.requests: list[dict[str, Any]] = []
+        self.gate = threading.Event()  # cleared: every answer waits (up to 2 min) for it
+        self.gate.set()
 
 
 def _handler(fake: Fake) -> type[BaseHTTPRequestHandler]:
@@ -81,6 +83,7 @@ def _handler(fake: Fake) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             data = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             fake.requests.append(data)
+            fake.gate.wait(120)
             model, inputs = data["model"], data["input"]
             mode = fake.mode
             if self.path != "/api/embed":

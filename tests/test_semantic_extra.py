@@ -204,14 +204,17 @@ def _wait_embedded(m: Memory, n: int, seconds: float = 20.0) -> dict[str, Any]:
 def test_a_put_embeds_its_entry_in_the_background(mem: Memory, fake: Any) -> None:  # noqa: F811
     """Vectors came only from `lean-memory embed`: a new entry was found by BM25 alone
     until someone ran it."""
-    import time
+    from lean_memory.embedcmd import describe
 
     state, host = fake
     m = configure(mem, host, ollama="embed_on_put = true")
-    started = time.perf_counter()
-    m.put_entry("failures", "Automobile collision in the parking lot report",
-                title="Automobile collision", date="2026-01-10")
-    assert time.perf_counter() - started < 2  # the put never waits for the model
+    state.gate.clear()  # the model answers nothing until the put has returned
+    try:
+        m.put_entry("failures", "Automobile collision in the parking lot report",
+                    title="Automobile collision", date="2026-01-10")
+        assert describe(m)["embedded"] == 0  # the put never waits for the model
+    finally:
+        state.gate.set()
     assert _wait_embedded(m, 1)["embedded"] == 1
     assert [h.entry.title for h in m.search("car crash", k=1)] == ["Automobile collision"]
     assert all(r["model"] == "nomic-embed-text" for r in state.requests)

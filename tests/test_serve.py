@@ -9,6 +9,7 @@ tests also save docs/serve-overview.png and docs/serve-context.png.
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import random
 import shutil
@@ -17,7 +18,6 @@ import string
 import subprocess
 import sys
 import threading
-import time
 import unicodedata
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -33,7 +33,7 @@ from lean_memory import format as fmt
 from lean_memory import html as mdhtml
 from lean_memory.serve import App, Proposal, Proposals, make_server, url
 
-from .conftest import ROOT
+from .conftest import ROOT, cpu_seconds
 
 # Built at run time, so the repository itself scans clean.
 _RNG = random.Random(5)
@@ -61,7 +61,8 @@ HOSTILE = "\n\n".join(PAYLOADS)
 PAGE_TAGS = {"html", "head", "meta", "title", "link", "body", "nav", "main", "h1", "h2", "h3",
              "a", "p", "div", "span", "table", "thead", "tbody", "tr", "th", "td", "meter",
              "code", "article", "form", "input", "button", "details", "summary", "ul", "li",
-             "pre", *mdhtml.TAGS}
+             "pre", "q", *mdhtml.TAGS,
+             "svg", "rect", "line", "polyline", "circle", "text"}  # charts drawn by serve
 
 
 class Tags(HTMLParser):
@@ -196,7 +197,7 @@ def request(app: App, path: str, *, method: str = "GET", host: str | None = None
 
 PAGES = ["/", "/shard/project/quirks", "/shard/project/insights", "/shard/project/failures",
          "/entry/project/bad00001", "/search?q=deploy+token+bot+redis",
-         "/context?q=deploy+token+bot+hostile+title", "/proposals"]
+         "/context?q=deploy+token+bot+hostile+title", "/history", "/proposals"]
 
 
 # -- plain HTTP -------------------------------------------------------------------------
@@ -277,9 +278,11 @@ def test_post_needs_token_and_origin(served: tuple[App, FakeLoop]) -> None:
     assert request(app, "/proposals/p1", method="POST", body="x" * 5000,
                    headers=origin)[0] == 413
     assert loop.answers == []
-    status, _, page = request(app, "/proposals/p1", method="POST",
-                              body=f"token={app.token}&answer=yes", headers=origin)
-    assert status == 200 and "p1: added to conventions" in page
+    status, headers, _ = request(app, "/proposals/p1", method="POST",
+                                 body=f"token={app.token}&answer=yes", headers=origin)
+    assert status == 303 and headers["location"] == "/proposals"  # POST, then redirect
+    assert "p1: added to conventions" in request(app, "/proposals")[2]
+    assert "p1: added to conventions" not in request(app, "/proposals")[2]  # said once
     assert loop.answers == [("p1", True)]
 
 
@@ -408,9 +411,9 @@ def test_port_in_use_is_one_line_exit_2(mem: lean_memory.Memory) -> None:
     assert r.stderr.count("\n") == 1 and f"port {port}" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_cli_serve_starts_fast_and_prints_the_address(mem: lean_memory.Memory) -> None:
-    """Catches a `serve` command that is slow to start or prints no usable address."""
-    began = time.perf_counter()
+def test_cli_serve_prints_a_usable_address(mem: lean_memory.Memory) -> None:
+    """Catches a `serve` command that prints no usable address. (How fast it starts is a
+    figure for bench/, not a verdict here: a loaded machine would decide it.)"""
     proc = subprocess.Popen([sys.executable, "-m", "lean_memory", "--root", str(mem.root),
                              "serve", "--port", "0"], stdout=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -420,14 +423,12 @@ def test_cli_serve_starts_fast_and_prints_the_address(mem: lean_memory.Memory) -
         while "http://" not in line:
             line = proc.stdout.readline()
             assert line, "serve exited without printing an address"
-        elapsed = time.perf_counter() - began
         address = line.strip()
         assert address.startswith("http://127.0.0.1:") and "token=" in address
         port = int(address.split(":")[2].split("/")[0])
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         conn.request("GET", address.split(str(port), 1)[1])
         assert conn.getresponse().status == 303
-        assert elapsed < 2.0  # well under a second on a quiet machine; CI is shared
     finally:
         proc.terminate()
         proc.wait(10)
@@ -460,10 +461,9 @@ def test_renderer_writes_only_its_own_tags(text: str) -> None:
                               "nested"])
 def test_renderer_is_fast_on_hostile_text(text: str) -> None:
     """Catches emphasis patterns that backtrack (a line of 20,000 `**a` took 90 s) and
-    quotes nested past the recursion limit: a shard must not stall or crash the page."""
-    began = time.perf_counter()
-    mdhtml.render(text)
-    assert time.perf_counter() - began < 3.0
+    quotes nested past the recursion limit: a shard must not stall or crash the page.
+    Bounds the CPU time of this thread, not the wall clock (which load moves)."""
+    assert cpu_seconds(lambda: mdhtml.render(text)) < 3.0
 
 
 @settings(max_examples=200, deadline=None)
@@ -643,3 +643,211 @@ def test_cli_serve_global_shows_your_own_memory_alone(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_browser_phone_width_has_no_horizontal_overflow(served: tuple[App, FakeLoop],
+                                                        browser: Any, tmp_path: Path) -> None:
+    """Catches a page wider than a phone (issue 35: the overview was 661 px at 390 px):
+    no page scrolls sideways at 390 px; wide tables scroll inside their own box."""
+    app, _ = served
+    browser.set_window_size(390, 844)
+    browser.get(url(app))
+    base = f"http://127.0.0.1:{app.port}"
+    width = browser.execute_script("return window.innerWidth")
+    for path in PAGES:
+        browser.get(base + path)
+        wide = browser.execute_script("return document.documentElement.scrollWidth")
+        assert wide <= width, (path, wide, width)
+    if SHOTS:
+        browser.get(base + "/")
+        browser.save_screenshot(str(ROOT / "docs" / "serve-phone.png"))
+
+
+# -- what the agent gets (issue 35) -------------------------------------------------------
+
+
+def _served_app(app: App) -> Iterator[App]:
+    server = make_server(app, 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield app
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_over_budget_is_visible(tmp_path: Path) -> None:
+    """Catches an over-budget memory drawn as a merely full bar (issue 35: at 311 % the bar
+    was just full and each shard green): the bar runs past the budget mark in red, with
+    its percentage and a warning line; the "injected" line is there as `status` prints."""
+    mem = lean_memory.Memory(tmp_path)
+    (tmp_path / ".agents").mkdir()
+    (tmp_path / ".agents" / "config.toml").write_text("[memory]\ntoken_budget = 100\n")
+    mem.init()
+    for i in range(6):
+        mem.put_entry("insights", f"Fact {i}: " + " ".join(f"word{i}x{j}" for j in range(40)))
+    st = mem.status()
+    pct = 100 * st.total_tokens // st.token_budget
+    assert pct > 100
+    for app in _served_app(App([("project", mem)])):
+        page = request(app, "/")[2]
+    assert f"{pct} %" in page and 'class="over"' in page and "Over budget" in page
+    assert "#b00020" in page  # the red part past the mark
+    assert "Injected: ~" in page and "before the last prompt" in page
+    from lean_memory.serve import bar
+
+    inside, past = bar(50, 100), bar(300, 100)
+    assert 'width="100.0"' in inside and "#3a7d44" in inside  # half the track, green
+    assert 'width="200.0"' in past and 'x="65.7"' in past  # the mark at a third of it
+
+
+def test_titles_forgotten_and_folded_entries(served: tuple[App, FakeLoop],
+                                             mem: lean_memory.Memory) -> None:
+    """Catches every tab titled "Entry", a forgotten entry's page linking to the live
+    shard (it is not there), and a compacted entry's folded ids without links."""
+    app, _ = served
+    titles = set()
+    for path in PAGES:
+        page = request(app, path)[2]
+        titles.add(page.split("<title>")[1].split("</title>")[0])
+    assert len(titles) == len(PAGES)
+    [gone] = [e for e in mem.entries("seed", archive=True) if e.get("forgotten")]
+    page = request(app, f"/entry/project/{gone.id}")[2]
+    assert "<title>Python 3.9" in page
+    assert 'href="/shard/project/seed?archive=1"' in page
+    assert 'href="/shard/project/seed"' not in page
+    folded = fmt.Entry("cmp00001", "quirks", "Compacted: 2 older entries",
+                       f"Ids: `{gone.id}` `nosuch01`", "2026-03-01",
+                       meta=(("compacted", "2"), ("detail", "ids")))
+    _append(mem, "quirks", fmt.render_entry(folded))
+    page = request(app, "/entry/project/cmp00001")[2]
+    assert f'href="/entry/project/{gone.id}"' in page and "/entry/project/nosuch01" not in page
+
+
+def test_history_page_draws_index_history_and_the_injection_log(tmp_path: Path) -> None:
+    """Catches a history page without what changed recently, a token chart not made from
+    INDEX.md's git history (an SVG drawn on the server), or a personal log of injections
+    that is missing, committed, or leaks the raw prompt."""
+    from .conftest import git
+
+    root = tmp_path / "repo"
+    mem = lean_memory.Memory(root)
+    mem.init()
+    git(root, "init", "-q")
+    totals = []
+    facts = ["The deploy listens on port 8080 behind nginx.",
+             "The redis cache lives on host cache01 in the basement rack.",
+             "Continuous integration runs on GitHub Actions with four workers."]
+    for i, fact in enumerate(facts):
+        mem.put_entry("insights", fact, title=f"Deploy fact {i}", date=f"2026-01-0{i + 1}")
+        git(root, "add", "-A")
+        git(root, "commit", "-qm", f"c{i}")
+        totals.append(mem.status().total_tokens)
+    from lean_memory.history import index_history
+
+    points = index_history(str(root), str(mem.index_path))
+    assert [p.tokens for p in points] == totals  # oldest first, one per commit
+    token = "gh" + "p_" + "".join(_RNG.choice(string.ascii_letters) for _ in range(36))
+    payload = {"session_id": "s1", "cwd": str(root), "hook_event_name": "UserPromptSubmit",
+               "prompt": "which port does the deploy use behind nginx?"}
+    from lean_memory import agents
+
+    mem.search("deploy")  # the index the hook's time limit expects
+    mem.status()
+    out = agents.hook_output("user-prompt-submit", None, payload)
+    assert "Deploy fact" in out
+    from lean_memory import recall
+
+    recall._note_injected(mem, {"session_id": "s2"}, f"my deploy token is {token}",
+                          "- Deploy fact 1: The redis cache lives on host cache01\n")
+    for app in _served_app(App([("project", mem)])):
+        page = request(app, "/history")[2]
+    assert "Deploy fact 2" in page.split("What changed recently")[1].split("Token cost")[0]
+    chart = page.split('<svg class="chart"')[1].split("</svg>")[0]
+    assert chart.count("<circle") == 3 and "<polyline" in chart
+    log = page.split("Which prompts injected which entries")[1]
+    assert "which port does the deploy use" in log and 'href="/entry/project/' in log
+    assert token not in page and token[:12] not in page
+    from lean_memory.sessionlog import session_home
+
+    assert (session_home(root) / "injected.jsonl").is_file()
+    assert not any(p.name == "injected.jsonl" for p in root.rglob("*"))
+
+
+def test_git_for_the_history_runs_isolated(tmp_path: Path) -> None:
+    """Catches the history reading a repository's own config that runs commands (a
+    hostile clone's core.fsmonitor or pager), or unbounded history."""
+    from lean_memory import history
+
+    from .conftest import git
+
+    root = tmp_path / "repo"
+    mem = lean_memory.Memory(root)
+    mem.init()
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "c0")
+    ran = tmp_path / "ran"
+    with open(root / ".git" / "config", "a") as fh:
+        fh.write(f"[core]\n\tfsmonitor = touch {ran}\n\tpager = touch {ran}\n")
+    assert len(history.index_history(str(root), str(mem.index_path))) == 1
+    assert not ran.exists()
+    assert "--no-pager" in history._SAFE and "core.fsmonitor=false" in history._SAFE
+    assert history.MAX_VERSIONS <= 100
+
+
+def test_overview_reads_the_remembered_count(mem: lean_memory.Memory) -> None:
+    """Catches the overview running the proposal matcher on every load (issue 35: 4.7 s at
+    10,000 entries): it reads the remembered count; the proposals page lists them only when
+    that count says some wait, and again only after a change."""
+    calls = {"pending": 0, "count": 0}
+
+    def pending() -> list[Proposal]:
+        calls["pending"] += 1
+        return [Proposal("p1", "Always pin the redis client.", where=".agents/memory/c.md")]
+
+    def count() -> int:
+        calls["count"] += 1
+        return 1
+
+    made = App([("project", mem)], proposals=Proposals(pending, lambda k, y: "ok", count))
+    for app in _served_app(made):
+        for _ in range(3):
+            assert "1 pending proposal" in request(app, "/")[2]
+        assert calls["pending"] == 0
+        page = request(app, "/proposals")[2]
+        request(app, "/proposals")
+        assert calls["pending"] == 1
+    assert "A yes writes it to the project conventions" in page
+    assert ".agents/memory/c.md" in page and "rides every session: ~" in page
+    mem.put_entry("quirks", "A change the proposals may rest on.")
+    for app in _served_app(made):
+        request(app, "/proposals")
+    assert calls["pending"] == 2
+
+
+def test_page_block_is_the_hooks_block_with_a_global_layer(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """Catches the page's "what the prompt hook injects" differing from the hook's
+    additionalContext (issue 35: 0 of 5 prompts with one global rule)."""
+    monkeypatch.setenv("LEAN_MEMORY_GLOBAL", str(tmp_path / "g"))
+    from lean_memory import agents
+    from lean_memory.layers import global_memory
+
+    g = global_memory(create=True)
+    g.put_entry("conventions", "Always answer in British English.")
+    mem = build(tmp_path / "p")
+    mem.search("deploy")  # the index the hook's time limit expects
+    mem.status()
+    from html import unescape
+
+    for app in _served_app(App([("project", mem), ("global", g)])):
+        for prompt in ("redis timeout windows", "deploy port", "parse_config tabs"):
+            out = agents.hook_output("user-prompt-submit", None,
+                                     {"cwd": str(mem.root), "prompt": prompt,
+                                      "hook_event_name": "UserPromptSubmit"})
+            block = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+            page = request(app, "/search?q=" + prompt.replace(" ", "+"))[2]
+            shown = unescape(page.split("<pre>")[-1].split("</pre>")[0])  # the last one
+            assert shown == block and "British English" in block

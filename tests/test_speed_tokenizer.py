@@ -8,8 +8,10 @@ on the old code (no such helpers) and on any split that differs from the regex b
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -18,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lean_memory import bm25
+from lean_memory._stem import stem
 
 from .conftest import ROOT
 
@@ -92,3 +95,74 @@ def test_an_ascii_query_imports_no_re() -> None:
                           text=True, check=False, env={"PYTHONPATH": str(ROOT)})
     assert proc.returncode == 0, proc.stderr[-300:]
     assert "'lib/vault/digest.js'" in proc.stdout
+
+
+# -- an oracle of the whole tokenizer, sharing no code path with it (issue 37) ----------------
+# The tokenizer as the regexes first wrote it (before the plain-word and identifier
+# shortcuts): every chunk goes through the same identifier rule, so a word of one letter is
+# dropped the same way on every path. Only data is shared (the stop words, the bound
+# prefixes) and the Porter stemmer, which no shortcut touches.
+
+_O_CHUNK = re.compile(r"\w+(?:[./\\:@+#-]+\w+)*")
+_O_POSSESSIVE = re.compile(r"(?<=\w)['\u2019\u02bc][sS]\b")
+_O_APOSTROPHE = re.compile(r"(?<=\w)['\u2019\u02bc](?=\w)")
+_O_ALNUM = re.compile(r"[^\W_]+")
+_O_PATH_SEP = re.compile(r"[./\\:@+#]+")
+_O_COMPONENT_SEP = re.compile(r"[/\\:@]+")
+_O_CASE = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z]{2})(?=[A-Z][a-z])|(?<=\d)(?=[A-Z][a-z])")
+_O_STEMMABLE = re.compile(r"[a-z]+")
+
+
+def _o_stem(word: str) -> str:
+    return stem(word) if _O_STEMMABLE.fullmatch(word) else word
+
+
+def oracle_tokenize(text: str) -> list[str]:
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    text = _O_APOSTROPHE.sub("", _O_POSSESSIVE.sub("", text))
+    out: list[str] = []
+    for chunk in _O_CHUNK.findall(text):
+        segments = _O_PATH_SEP.split(chunk)
+        if len(segments) > 1:
+            out.append(chunk.lower())
+            components = _O_COMPONENT_SEP.split(chunk.lower())
+            if len(components) > 1:
+                out += [c for c in components if "." in c]
+        for segment in segments:
+            words = [w.lower() for piece in _O_ALNUM.findall(segment)
+                     for w in _O_CASE.split(piece)]
+            if len(words) > 1:
+                out.append(_o_stem("".join(words)))
+                words = [w for w in words if w not in bm25._BOUND_PREFIXES]
+            out += [_o_stem(w) for w in words
+                    if w not in bm25.STOP_WORDS and (len(w) > 1 or w.isdigit())]
+    return out
+
+
+# Words of one to three letters (every case style), digits and names, so that one-letter
+# words come up on every path: alone, capitalised, in identifiers and in paths.
+_WORDS = ["a", "b", "x", "Q", "é", "É", "7", "I", "ab", "Ab", "AB", "xyz", "deploy", "Deploy",
+          "parseConfig", "x_y", "a-b", "x.y", "lib/x.js", "v2", "3.11", "ß", "中", "ⅷ", "it's"]
+word_texts = st.lists(st.one_of(st.sampled_from(_WORDS), texts), max_size=12).map(" ".join)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("x", []), ("Q", []), ("é", []), ("É", []), ("x y z", []), ("b deploy", ["deploi"]),
+    ("7", ["7"]), ("x-ray", ["xrai", "rai"]), ("x_y", ["xy"]), ("lib/x.js", ["lib/x.js", "x.js",
+                                                                             "lib", "js"]),
+])
+def test_one_letter_words_are_not_tokens_on_any_path(text: str, expected: list[str]) -> None:
+    """Catches: a one-letter word kept as a token on the plain-word path (or any other): it
+    would match every note that has the letter as a word, by hand and by the oracle."""
+    bm25.clear_memos()
+    assert bm25.tokenize(text) == expected == oracle_tokenize(text)
+
+
+@given(st.one_of(texts, word_texts))
+@settings(max_examples=400, deadline=None)
+def test_tokenize_matches_an_independent_oracle(text: str) -> None:
+    """Catches: a shortcut (plain words, identifiers, paths) that tokenises differently from
+    the rule every path once shared; the oracle above shares no code path with bm25."""
+    bm25.clear_memos()
+    assert bm25.tokenize(text) == oracle_tokenize(text)

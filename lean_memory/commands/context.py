@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._listeners import listeners
 from ..embedcmd import SKIPPED, last_skip
-from ..learn import context
+from ..recall import context, sheet
 from ..tokens import estimate_tokens
 from ._common import dump
 from ._memory import memory, skip_line
@@ -24,12 +24,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         parts = context(mem, args.prompt, args.budget, args.session)
     finally:
         listeners.remove(skipped.append)
-    rows = [(when, b.layer, b.name, estimate_tokens(b.text), b.note)
-            for when, blocks in parts for b in blocks]
-    if args.json:
-        dump([{"when": w, "layer": layer, "block": n, "tokens": t, "note": note}
-              for w, layer, n, t, note in sorted(rows, key=lambda r: (-r[3], r[0], r[2]))],
-             out)
+    if args.json:  # one row per injected entry (ADR 0034): the page's context sheet
+        dump(sheet(mem, parts, args.budget), out)
         return 0
     for when, blocks in parts:
         total = sum(estimate_tokens(b.text) for b in blocks)

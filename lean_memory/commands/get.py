@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from ..layers import GLOBAL, PROJECT, LayerHit, digest, find, render
+from ..layers import GLOBAL, LAYERS, PROJECT, LayerHit, render
+from ..recall import THIS_STORE, injected, search
 from ..withhold import count_note, live_entries, read_shown, superseders
 from ._common import PROG, UsageError, dump, entry_json, say
 from ._memory import memory, status_json
@@ -23,30 +24,20 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError("-k must be at least 1")
     archive = False if args.no_archive else None  # None: the config's search_archive
     own = getattr(args, "global_", False)  # --global: that layer alone
-    if args.digest is not None:
+    if args.digest is not None:  # the prompt hook's block, byte for byte (ADR 0034)
         if own:
-            out.write(mem.digest(args.digest, include_archive=archive))
+            out.write(mem.digest(args.digest, include_archive=archive, layers=THIS_STORE))
         else:
-            out.write(digest(mem, args.digest, include_archive=archive))
+            out.write(injected(mem, args.digest, include_archive=archive))
         return 0
     if args.query is not None:
         shards = (args.shard,) if args.shard else None
         scope = True if args.archive else archive
-        if own:
-            # hot path: `get SHARD` loads no search module (tests/test_query_path.py)
-            from ..search import find as find_one
-
-            one = find_one(mem, args.query, k=args.k, shards=shards, include_archive=scope)
-            hits = [LayerHit(GLOBAL, h) for h in one.hits]
-            withheld, notes = one.withheld, one.notes
-        else:
-            session = []
-            if getattr(args, "session", None):
-                from ..learn import ask_hits  # hot path: a plain query loads no learn
-
-                session = ask_hits(mem, args.session, args.query, args.k)
-            hits, withheld, notes = find(mem, args.query, k=args.k, shards=shards,
-                                         include_archive=scope, session=session)
+        found = search(mem, args.query, k=args.k, shards=shards, include_archive=scope,
+                       session=getattr(args, "session", None),
+                       layers=THIS_STORE if own else LAYERS)  # --global: that store alone
+        withheld, notes = found.withheld, found.notes
+        hits = [LayerHit(GLOBAL, h.hit) for h in found.hits] if own else found.hits
         note_withheld(withheld)
         if notes:  # searched without a retriever: one line, BM25 answered
             say("note: " + "; ".join(notes))

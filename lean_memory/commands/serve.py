@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+
 from .. import learn
-from ..layers import open_global
+from ..digest import RULES_SHARD
+from ..layers import GLOBAL, open_global
 from ..serve import App, Proposal, Proposals, make_server, url
 from ._memory import memory
 
@@ -38,15 +41,21 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 def page_proposals(mem: Memory) -> Proposals:
     """The learning loop as the page reaches it: a yes clicked there (a person, with the
     run's token) writes the rule it names by id where the proposal says (this project, or
-    the global layer for a rule asked in several projects)."""
+    the global layer for a rule asked in several projects); the page reads the remembered
+    count (:func:`lean_memory.learn.pending`) and lists them only when some wait."""
+    g = open_global()
+    where = {layer: os.path.relpath(m.shard_path(RULES_SHARD), m.root) if layer != GLOBAL
+             else str(m.shard_path(RULES_SHARD))
+             for layer, m in (("project", mem), (GLOBAL, g)) if m is not None}
 
     def pending() -> list[Proposal]:
         return [Proposal(p.id, f"{p.rule}\n\n_{p.origin}_",
                          tuple(f"{date} ({session[:12]}): {text}"
-                               for _a, session, date, text in p.evidence), p.target)
+                               for _a, session, date, text in p.evidence), p.target,
+                         where.get(p.target, f"the {p.target} conventions"))
                 for p in learn.proposals(mem)]
 
     def decide(proposal_id: str, yes: bool) -> str:
         return learn.decide(mem, learn.pick(mem, proposal_id), yes)
 
-    return Proposals(pending, decide)
+    return Proposals(pending, decide, lambda: learn.pending(mem))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import LeanMemoryError
-from ..learn import context
+from ..recall import context
 from ..tokens import estimate_tokens
 from ._common import PROG, dump
 from ._memory import memory, retrievers_json, skip_line, status_json

@@ -1,0 +1,277 @@
+"""One entry point per capability over every layer (ADR 0034): what the agent gets.
+
+* :func:`search`: the ranking of ``get --query`` (global, project and this session's asks,
+  each hit labelled with its layer; ``layers=("project",)`` for this store alone).
+* :func:`injected`: the block a hook injects (``additionalContext``), byte for byte.
+* :func:`context` and :func:`sheet`: every injected block, and one row per injected entry
+  with its layer and cost (``context --json``).
+
+Every client goes through these: the CLI, the hooks, MCP, the page and the
+:class:`~lean_memory.Memory` API, so what a person is shown is what the agent gets.
+"""
+
+from __future__ import annotations
+
+import os
+
+from . import _askrecord as R
+from . import learn
+from ._jsonc import loads, string
+from ._record import Record
+from .digest import _match_text, _one_line
+from .errors import QueryError
+from .layers import LAYERS, PROJECT, SESSION, Block, LayerHit, find, open_global
+from .search import find as find_one
+from .sessionlog import _session_home, append_bounded, now_utc, read_private
+from .tokens import estimate_tokens
+
+TYPE_CHECKING = False  # typing's own costs an import
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import Any
+
+    from .format import Entry
+    from .store import Memory
+
+    Entries = Callable[[Memory], Iterable[Entry]]  # every entry of a memory, live first
+
+CONTEXT_LIMIT = 9000  # characters; Claude Code and Codex cap additionalContext at 10,000
+PROMPT_EVENT = "UserPromptSubmit"
+START_EVENT = "SessionStart"
+THIS_STORE = (PROJECT,)  # ``layers=`` for the store searched alone (``get --global``)
+
+
+class Found(Record):
+    """What a search over the layers found: labelled hits, best first; how many entries
+    that hold a credential were withheld; notes (a retriever searched without)."""
+
+    _fields = ("hits", "withheld", "notes")
+    __slots__ = _fields
+    hits: list[LayerHit]
+    withheld: int
+    notes: tuple[str, ...]
+
+    def __init__(self, hits: list[LayerHit], withheld: int, notes: tuple[str, ...]) -> None:
+        self._init(hits, withheld, notes)
+
+
+def hook_budget() -> int:
+    """The hooks' digest budget (``LEAN_MEMORY_DIGEST_TOKENS``, else 1200)."""
+    env = os.environ.get("LEAN_MEMORY_DIGEST_TOKENS", "")
+    return int(env) if env.isdigit() else 1200
+
+
+def search(project: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
+           include_archive: bool | None = None, session: str | None = None,
+           layers: Sequence[str] = LAYERS) -> Found:
+    """The ``k`` best entries for ``query`` over ``layers``: global, project and (with
+    ``session``) that session's asks; ``layers=("project",)``: this store alone."""
+    wanted = tuple(layers)
+    if wanted == THIS_STORE:
+        one = find_one(project, query, k=k, shards=shards, include_archive=include_archive)
+        return Found([LayerHit(PROJECT, h) for h in one.hits], one.withheld, one.notes)
+    if set(wanted) != set(LAYERS):
+        raise ValueError(f"layers must be {LAYERS} or {THIS_STORE}")
+    asks = learn.ask_hits(project, session, query, k) if session else []
+    hits, withheld, notes = find(project, query, k=k, shards=shards,
+                                 include_archive=include_archive, session=asks)
+    return Found(hits, withheld, notes)
+
+
+def fit(text: str) -> str:
+    """``text`` cut at whole lines to :data:`CONTEXT_LIMIT` characters (both agents cap
+    ``additionalContext``), the note of withheld entries kept; '' when nothing is left."""
+    note = ""
+    if len(text) > CONTEXT_LIMIT and text.endswith(")_\n") and "withheld: " in text[-200:]:
+        cut = text.rstrip("\n").rfind("\n") + 1  # the note of withheld entries stays
+        text, note = text[:cut], text[cut:]
+    while len(text) + len(note) > CONTEXT_LIMIT:
+        text = text[: text.rstrip("\n").rfind("\n") + 1] if "\n" in text.rstrip("\n") else ""
+    text = text + note if text.strip() else ""
+    return text if text.strip() else ""
+
+
+def injected(project: Memory, prompt: str, *, event: str = PROMPT_EVENT,
+             payload: dict[str, Any] | None = None, budget_tokens: int | None = None,
+             include_archive: bool | None = None, act: bool = False) -> str:
+    """The ``additionalContext`` the hook for ``event`` injects before ``prompt`` ('' for
+    nothing). With ``act`` (the hook itself) the prompt is kept as an ask first; without,
+    nothing is written (the page, ``get --digest``, the API)."""
+    if not isinstance(prompt, str):
+        raise QueryError("the prompt must be a string")
+    budget = hook_budget() if budget_tokens is None else budget_tokens
+    blocks = learn.hook_blocks(project, event, payload or {}, prompt, budget,
+                               include_archive, act=act)
+    text = fit("".join(b.text for b in blocks).lstrip("\n"))
+    if act and event == PROMPT_EVENT and text:
+        _note_injected(project, payload or {}, prompt, text)
+    return text
+
+
+# -- the personal log of what was injected --------------------------------------------------
+
+INJECTED_LOG = "injected.jsonl"  # in the session layer's folder: personal, never committed
+MAX_LOGGED_LINES = 30  # entry lines noted per prompt
+LOG_SHOWN = 50  # prompts the page lists
+
+
+def _entry_lines(text: str) -> list[str]:
+    return [ln for ln in text.splitlines() if ln.startswith("- ") and not ln.startswith("- (")]
+
+
+def _note_injected(project: Memory, payload: dict[str, Any], prompt: str, text: str) -> None:
+    """Note which entries ``text`` injected before ``prompt`` (as the ask keeps it: a
+    credential cut out) in the session layer's bounded log; never raises."""
+    try:
+        session = payload.get("session_id")
+        if not project.config.capture_asks or not isinstance(session, str) or not session:
+            return
+        ask = R.make_ask(session, prompt, now_utc())
+        if ask is None:
+            return
+        starts = ", ".join(string(ln[:_KEY], False)
+                           for ln in _entry_lines(text)[:MAX_LOGGED_LINES])
+        line = (f'{{"at": {string(ask.at)}, "session": {string(ask.session, False)}, '
+                f'"prompt": {string(ask.text[:300], False)}, "lines": [{starts}]}}\n')
+        append_bounded(os.path.join(_session_home(project._root), INJECTED_LOG), line)
+    except Exception:  # the block is never lost for the sake of its note
+        return
+
+
+class Injection(Record):
+    """One prompt of the personal log: when, its session, the prompt (as kept) and the
+    entries injected before it (``(id, title)``; id '' when no longer found)."""
+
+    _fields = ("at", "session", "prompt", "entries")
+    __slots__ = _fields
+    at: str
+    session: str
+    prompt: str
+    entries: tuple[tuple[str, str], ...]
+
+    def __init__(self, at: str, session: str, prompt: str,
+                 entries: tuple[tuple[str, str], ...]) -> None:
+        self._init(at, session, prompt, entries)
+
+
+def injections(project: Memory, limit: int = LOG_SHOWN, *,
+               entries: Entries | None = None) -> list[Injection]:
+    """The latest ``limit`` prompts of the personal log, newest first."""
+    raw = read_private(os.path.join(_session_home(project._root), INJECTED_LOG))
+    rows = raw.splitlines()[-limit:]
+    if not rows:
+        return []
+    kept = []
+    for row in reversed(rows):
+        try:
+            d = loads(row)
+            at, session, prompt, lines = d["at"], d["session"], d["prompt"], d["lines"]
+        except (ValueError, TypeError, KeyError):
+            continue
+        if isinstance(lines, list) and all(
+                isinstance(x, str) for x in (at, session, prompt, *lines)):
+            kept.append((at, session, prompt, lines))
+    g = open_global()
+    ids, titles = _ids([project, *([g] if g is not None else [])],
+                       "\n".join(ln for *_, lines in kept for ln in lines), entries)
+    lengths = sorted({len(k) for k in ids}, reverse=True)
+    out = []
+    for at, session, prompt, lines in kept:
+        found = [(_entry_id(ln, ids, lengths), ln[2:]) for ln in lines]
+        out.append(Injection(at, session, prompt, tuple(
+            (i, titles.get(i, t)) for i, t in found)))
+    return out
+
+
+def context(project: Memory, prompt: str | None, budget: int | None = None,
+            session: str | None = None) -> list[tuple[str, list[Block]]]:
+    """Every block injected at session start and before ``prompt`` (the session's last ask
+    when None); reads only."""
+    return learn.context(project, prompt, hook_budget() if budget is None else budget,
+                         session)
+
+
+# -- one row per injected entry -------------------------------------------------------------
+
+_KEY = 40  # characters of a line that name its entry
+_STEM = 20  # characters of a title looked for in a block before its lines are worked out
+
+
+def _starts(e: Entry) -> Iterable[str]:
+    """How a digest line about ``e`` can begin (a rule, a match, a title alone)."""
+    title = _one_line(e.title)
+    yield f"- **{title}**: "
+    yield f"- {_match_text(e)}"
+    yield f"- {title}"
+
+
+def _all_entries(mem: Memory) -> Iterable[Entry]:
+    for archive in (False, True):  # a live entry wins a shared beginning
+        for name in mem.shards:
+            yield from mem.entries(name, archive=archive)
+
+
+def _ids(mems: Iterable[Memory], text: str, entries: Entries | None = None,
+         ) -> tuple[dict[str, str], dict[str, str]]:
+    """{how a line begins: entry id}, {id: title} for the entries of ``mems`` (live, then
+    archived) whose title begins a list line of ``text``."""
+    out: dict[str, str] = {}
+    titles: dict[str, str] = {}
+    heads = {ln[at:at + n] for ln in text.splitlines() if ln.startswith("- ")
+             for at in (2, 4) for n in range(1, _STEM + 1)}  # after "- " or "- **"
+    for mem in mems:
+        for e in (entries or _all_entries)(mem):
+            stem = e.title.rstrip("…").strip()[:_STEM]
+            if stem in heads:  # only these can have a line: the rest costs a set lookup
+                titles.setdefault(e.id, e.title)
+                for start in _starts(e):
+                    out.setdefault(start[:_KEY], e.id)
+    return out, titles
+
+
+def _entry_id(line: str, ids: dict[str, str], lengths: Sequence[int]) -> str:
+    if line.endswith(")") and " (" in line:  # an ask, a still-open line: ``- text (id)``
+        tail = line.rpartition(" (")[2][:-1]
+        if tail and " " not in tail and "," not in tail and not tail[:4].isdigit():
+            return tail
+    for n in lengths:
+        found = ids.get(line[:n])
+        if found is not None:
+            return found
+    return ""
+
+
+def sheet(project: Memory, parts: Sequence[tuple[str, Sequence[Block]]], budget: int, *,
+          entries: Entries | None = None) -> list[dict[str, Any]]:
+    """``context --json``: one row per injected entry (``id`` and ``title``; the heading
+    and notes of a block are its row without an id), with its layer, block and tokens,
+    and the budget; largest first. ``entries``: a memory's entries (a caller's cache)."""
+    g = open_global()
+    shown = "".join(b.text for _, blocks in parts for b in blocks)
+    ids, titles = _ids([project, *([g] if g is not None else [])], shown, entries)
+    lengths = sorted({len(k) for k in ids}, reverse=True)
+    rows: list[dict[str, Any]] = []
+    for when, blocks in parts:
+        for b in blocks:
+            rest: list[str] = []
+            for line in b.text.splitlines(keepends=True):
+                text = line.rstrip("\n")
+                if text.startswith("- ") and not text.startswith("- (+"):
+                    found = _entry_id(text, ids, lengths)
+                    rows.append({"when": when, "layer": b.layer, "block": b.name,
+                                 "id": found,
+                                 "title": titles.get(found) or text[2:].replace("**", "")[:80],
+                                 "tokens": estimate_tokens(line), "note": "",
+                                 "budget": budget})
+                else:
+                    rest.append(line)
+            if "".join(rest).strip():
+                rows.append({"when": when, "layer": b.layer, "block": b.name, "id": "",
+                             "title": "", "tokens": estimate_tokens("".join(rest)),
+                             "note": b.note, "budget": budget})
+    rows.sort(key=lambda r: (-r["tokens"], r["when"], r["block"], r["id"]))
+    return rows
+
+
+__all__ = ["CONTEXT_LIMIT", "LAYERS", "SESSION", "THIS_STORE", "Found", "Injection",
+           "context", "fit", "hook_budget", "injected", "injections", "search", "sheet"]
