@@ -14,17 +14,17 @@ from __future__ import annotations
 
 import os
 
-from . import _askrecord as R
-from . import learn
 from ._jsonc import loads, string
 from ._record import Record
-from .digest import _match_text, _one_line
 from .errors import QueryError
 from .layers import LAYERS, PROJECT, SESSION, Block, LayerHit, find, open_global
 from .search import find as find_one
 from .sessionlog import _session_home, append_bounded, now_utc, read_private
 from .tokens import estimate_tokens
 
+# Inside functions on purpose: learn (the asks, the hook's blocks) and digest serve the hook,
+# the page and the MCP server; the warm `get --query` comes here for `search` alone and loads
+# neither (tests/test_hot_lines.py, ADR 0038).
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -72,7 +72,12 @@ def search(project: Memory, query: str, *, k: int = 5, shards: Sequence[str] | N
         return Found([LayerHit(PROJECT, h) for h in one.hits], one.withheld, one.notes)
     if set(wanted) != set(LAYERS):
         raise ValueError(f"layers must be {LAYERS} or {THIS_STORE}")
-    asks = learn.ask_hits(project, session, query, k) if session else []
+    if session:
+        from .learn import ask_hits
+
+        asks = ask_hits(project, session, query, k)
+    else:
+        asks = []
     hits, withheld, notes = find(project, query, k=k, shards=shards,
                                  include_archive=include_archive, session=asks)
     return Found(hits, withheld, notes)
@@ -99,8 +104,10 @@ def injected(project: Memory, prompt: str, *, event: str = PROMPT_EVENT,
     nothing is written (the page, ``get --digest``, the API)."""
     if not isinstance(prompt, str):
         raise QueryError("the prompt must be a string")
+    from .learn import hook_blocks
+
     budget = hook_budget() if budget_tokens is None else budget_tokens
-    blocks = learn.hook_blocks(project, event, payload or {}, prompt, budget,
+    blocks = hook_blocks(project, event, payload or {}, prompt, budget,
                                include_archive, act=act)
     text = fit("".join(b.text for b in blocks).lstrip("\n"))
     if act and event == PROMPT_EVENT and text:
@@ -122,6 +129,8 @@ def _entry_lines(text: str) -> list[str]:
 def _note_injected(project: Memory, payload: dict[str, Any], prompt: str, text: str) -> None:
     """Note which entries ``text`` injected before ``prompt`` (as the ask keeps it: a
     credential cut out) in the session layer's bounded log; never raises."""
+    from . import _askrecord as R  # the hook's path only
+
     try:
         session = payload.get("session_id")
         if not project.config.capture_asks or not isinstance(session, str) or not session:
@@ -187,6 +196,8 @@ def context(project: Memory, prompt: str | None, budget: int | None = None,
             session: str | None = None) -> list[tuple[str, list[Block]]]:
     """Every block injected at session start and before ``prompt`` (the session's last ask
     when None); reads only."""
+    from . import learn
+
     return learn.context(project, prompt, hook_budget() if budget is None else budget,
                          session)
 
@@ -199,6 +210,8 @@ _STEM = 20  # characters of a title looked for in a block before its lines are w
 
 def _starts(e: Entry) -> Iterable[str]:
     """How a digest line about ``e`` can begin (a rule, a match, a title alone)."""
+    from .digest import _match_text, _one_line
+
     title = _one_line(e.title)
     yield f"- **{title}**: "
     yield f"- {_match_text(e)}"

@@ -39,13 +39,15 @@ pytestmark = pytest.mark.skipif(
 CORE = {"", "_hash", "_lazyre", "_record", "_stem", "bm25", "cli", "commands",
         "commands._common", "config", "errors", "folder", "format", "fsutil", "index",
         "search", "sessionlog", "store", "summaries", "tokens", "withhold", "layers"}
-QUERY = CORE | {"commands._memory", "commands.get"}
+# `get` answers through recall, the one entry point over the layers (ADR 0034), which
+# reads JSON without `json` (_jsonc); never learn, digest or the scanner.
+QUERY = CORE | {"commands._memory", "commands.get", "recall", "_jsonc"}
 # The hook: its command, the agents' glue, the digest of the layers, the ask kept (learn,
 # _askrecord), JSON without `json` (_jsonc), the logger's hook (_listeners), the starter of
 # the background warm-up (spawn: os calls only), whether Claude Code's plugin answers
 # instead (claude_code), what this session was shown already (payonce), the prompt's typos
 # mended against the memory's words (typos: the digest's gate calibrates with it too).
-HOOK = CORE | {"commands.hook", "agents", "digest", "learn", "_askrecord", "_jsonc",
+HOOK = CORE | {"commands.hook", "agents", "recall", "digest", "learn", "_askrecord", "_jsonc",
                "_listeners", "spawn", "claude_code", "payonce", "typos"}
 # Session start keeps no ask: no scanner (a UUID session id is known clean without it).
 START = HOOK
