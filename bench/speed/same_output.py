@@ -30,7 +30,7 @@ import run  # noqa: E402
 SESSIONS = ("0b6f3c1e-1111-4a2b-9c3d-0123456789ab", "0b6f3c1e-2222-4a2b-9c3d-0123456789ab")
 
 
-def steps(root: Path) -> list[tuple[str, list[str], str]]:
+def steps(root: Path, prompt: str) -> list[tuple[str, list[str], str]]:
     def hook(event: str, session: str, **extra: str) -> str:
         return json.dumps({"session_id": session, "cwd": str(root), "hook_event_name": event,
                            "transcript_path": str(root / "t.jsonl"), **extra})
@@ -38,24 +38,24 @@ def steps(root: Path) -> list[tuple[str, list[str], str]]:
     return [
         ("session start", ["hook", "session-start"], hook("SessionStart", a, source="startup")),
         ("prompt, matching", ["hook", "user-prompt-submit"],
-         hook("UserPromptSubmit", a, prompt=run.QUERY)),
+         hook("UserPromptSubmit", a, prompt=prompt)),
         ("prompt, matching nothing", ["hook", "user-prompt-submit"],
          hook("UserPromptSubmit", a, prompt="zebra quantum marmalade")),
         ("session start 2", ["hook", "session-start"], hook("SessionStart", b, source="startup")),
         ("prompt 2, matching", ["hook", "user-prompt-submit"],
-         hook("UserPromptSubmit", b, prompt=run.QUERY)),
+         hook("UserPromptSubmit", b, prompt=prompt)),
         ("get --query", ["get", "--query", run.QUERY], ""),
         ("get failures", ["get", "failures"], ""),
         ("status", ["status"], ""),
     ]
 
 
-def outputs(checkout: Path, vpy: str, root: Path, data: Path) -> list[bytes]:
+def outputs(checkout: Path, vpy: str, root: Path, data: Path, prompt: str) -> list[bytes]:
     env = {k: v for k, v in os.environ.items()
            if not k.upper().startswith(("PYTHON", "LEAN_MEMORY"))}
     env.update(XDG_DATA_HOME=str(data), LEAN_MEMORY_GLOBAL=str(data / "global"))
     out = []
-    for _, args, stdin in steps(root):
+    for _, args, stdin in steps(root, prompt):
         line = [vpy, "-I", "-c", run.ENTRY, str(checkout), *args]
         out.append(subprocess.run(line, cwd=root, env=env, input=stdin.encode(),
                                   capture_output=True, check=False, timeout=600).stdout)
@@ -71,15 +71,17 @@ def main() -> int:
     try:
         vpy = run.make_venv(work / "venv")
         root, _ = run.build_data(work, run.parse_size(args.size))
+        prompt = run.hook_prompt(root)  # one an entry answers: the gate opens
         got = {}
         for name, checkout in (("before", args.before.resolve()), ("after", run.REPO)):
             copy = work / name
             shutil.copytree(root, copy, symlinks=True, ignore=shutil.ignore_patterns(".cache"))
-            outputs(checkout, vpy, copy, work / f"data-{name}")  # first: caches built
+            outputs(checkout, vpy, copy, work / f"data-{name}", prompt)  # caches built
             shutil.rmtree(work / f"data-{name}")
-            got[name] = outputs(checkout, vpy, copy, work / f"data-{name}")
+            got[name] = outputs(checkout, vpy, copy, work / f"data-{name}", prompt)
         differs = 0
-        for (label, _, _), x, y in zip(steps(root), got["before"], got["after"], strict=True):
+        for (label, _, _), x, y in zip(steps(root, prompt), got["before"], got["after"],
+                                       strict=True):
             if x == y:
                 print(f"same     {label} ({len(x)} bytes)")
                 continue
