@@ -54,6 +54,7 @@ STATS_VERSION = "lean_memory.stats/5"
 _TAIL_VERSION = "lean_memory.stats-tail/2"
 _STATE_VERSION = "lean_memory.put-state/3"
 _STATE_TAIL_VERSION = "lean_memory.put-state-tail/1"
+_ROWS_VERSION = "lean_memory.put-state-rows/1"
 _TAIL_MAX = 64  # entries a stats tail holds before it is merged (or 1/8 of the shard's)
 _STATE_TAIL_MAX = 256  # ids a put state tail holds before the put state is rewritten
 MAX_DESCRIPTION = 90  # characters of a shard's description INDEX.md shows
@@ -222,6 +223,17 @@ class PutState(NamedTuple):
         return frozenset(link[LINK_TARGET] for link in self.corrections)
 
 
+class PutRows:
+    """What ``status`` and the rules need of the put state (its rows record)."""
+
+    __slots__ = ("corrections", "rows")
+
+    def __init__(self, rows: tuple[tuple[str, int, int, int], ...],
+                 corrections: tuple[Link, ...]) -> None:
+        self.rows = rows
+        self.corrections = corrections
+
+
 class _StatsTail:
     """What quick puts appended to a shard since its stats file was written."""
 
@@ -255,6 +267,16 @@ class _StatsTail:
     def fields(self) -> tuple[object, ...]:
         return (self.base_file, self.base_sig, self.base_entries, self.sig, self.tokens,
                 self.preamble_tokens, self.relast, self.links, self.costs)
+
+
+def _is_row(row: object) -> bool:
+    """Whether ``row`` has the shape of a put state's row (ShardStatus but the name)."""
+    return isinstance(row, tuple) and len(row) == 4 and isinstance(row[0], str) \
+        and all(type(n) is int for n in row[1:])
+
+
+def _is_link(link: object) -> bool:
+    return isinstance(link, tuple) and len(link) == 3 and all(type(x) is str for x in link)
 
 
 def _has_record(blob: bytes, record: bytes) -> bool:
@@ -389,6 +411,9 @@ class Summaries(Folder):
     def correction_links(self) -> tuple[Link, ...]:
         """Every link that supersedes an entry, of every shard file (live and archived):
         what decides, with a shard's own text, which of its entries are superseded."""
+        known = self._load_rows()
+        if known is not None:
+            return known.corrections
         state = self._load_state()
         if state is not None:
             return state.corrections
@@ -554,8 +579,12 @@ class Summaries(Folder):
         # The put state holds the rows for one exact set of shard file signatures: at 100k
         # entries, reading every summary's links and working out the superseded ones costs
         # more than the rest of the command.
+        known = self._load_rows()
+        if known is not None:
+            return self._state_status(self.shards, known.rows)
         state = self._load_state()
         if state is not None:
+            self._write_rows(state)  # a put state older than its rows record
             return self._state_status(state.shards, state.rows)
         st = self._status({})
         # kept like the stats (without the lock, as readers do): signatures taken before
@@ -643,6 +672,31 @@ class Summaries(Folder):
     def _state_tail_path(self) -> str:
         return os.path.join(self._cache, "put-state.tail.marshal")
 
+    def _rows_path(self) -> str:
+        return os.path.join(self._cache, "put-state.rows.marshal")
+
+    def _load_rows(self) -> PutRows | None:
+        """The put state's rows and correction links alone (its rows record, a few hundred
+        bytes), while every shard file has the signature it records: at 100k entries the
+        put state itself is ~2 MB that `status` would decode for six rows (ADR 0008)."""
+        got = load_record(self._rows_path(), _ROWS_VERSION, 4, self._agents)
+        if got is None:
+            return None
+        shards, sigs, rows, corrections = got
+        if shards != self.shards or not isinstance(rows, tuple) \
+                or len(rows) != len(shards) or not all(_is_row(r) for r in rows) \
+                or not isinstance(corrections, tuple) or not all(
+                    _is_link(link) for link in corrections):
+            return None
+        if sigs != tuple(file_signature(path) for _, path in self._state_keys()):
+            return None
+        return PutRows(rows, corrections)
+
+    def _write_rows(self, state: PutState) -> None:
+        """Record the rows and links the put state (or its tail) just recorded."""
+        dump_record(self._rows_path(), _ROWS_VERSION,
+                    (self.shards, state.sigs, state.rows, state.corrections), self._agents)
+
     def _append_state(self, state: PutState) -> None:
         """Record ``state``, the put state loaded here plus entries a quick put appended:
         only what changed goes to the put state's tail (a put then writes in proportion to
@@ -660,6 +714,7 @@ class Summaries(Folder):
                       for h, (keys, sigs) in zip(state.heads, blobs, strict=True))
         dump_record(self._state_tail_path(), _STATE_TAIL_VERSION,
                     (base_file, state.sigs, state.rows, more_ids, heads), self._agents)
+        self._write_rows(state)
 
     def _save_state(self, status: Status, *, current: bool = False) -> None:
         """Record the put state after a general put, from the summaries it holds (every
@@ -695,6 +750,7 @@ class Summaries(Folder):
                     (*state[:5], tuple(tuple(h) for h in state.heads)), self._agents)
         with contextlib.suppress(OSError):
             os.unlink(self._state_tail_path())  # void anyway: another base
+        self._write_rows(state)
 
     # -- INDEX.md -------------------------------------------------------------------
 

@@ -169,7 +169,8 @@ def test_status_cache_matches_a_fresh_status(tmp_path: Path,
         _apply(mem, op)
         cached = lean_memory.Memory(mem.root).status()  # the rows of the step before, if valid
         assert (mem.cache_dir / "put-state.marshal").exists()
-        assert cached == _fresh(mem, "put-state.marshal", lean_memory.Memory(mem.root).status)
+        assert cached == _fresh(mem, "put-state.rows.marshal", lambda: _fresh(
+            mem, "put-state.marshal", lean_memory.Memory(mem.root).status))
 
 
 def _reference_shown(mem: lean_memory.Memory, name: str) -> tuple[str, list[str]]:
