@@ -99,12 +99,23 @@ def _label(value: str) -> str:
     return redact(kept[:MAX_SESSION_ID])
 
 
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def is_uuid(text: str) -> bool:
+    """Whether ``text`` is a UUID in its canonical 8-4-4-4-12 hex form."""
+    return (len(text) == 36 and text[8] == text[13] == text[18] == text[23] == "-"
+            and all(c in _HEX for i, c in enumerate(text) if i not in (8, 13, 18, 23)))
+
+
 def clean_session_id(session: str) -> str:
     """A session id as asks key on it. Harnesses send UUIDs; anything else that is not a
     short plain name the scanner passes is keyed by its digest, so no part of it is shown."""
     got = _SESSION_IDS.get(session)
     if got is None:
-        if plain_name(session) and redact(session) == session:
+        # A UUID (what Claude Code and Codex send) is a plain name the scanner passes
+        # (tests/test_hot_lines.py checks): said so without loading the scanner's rules.
+        if is_uuid(session) or (plain_name(session) and redact(session) == session):
             got = session
         else:
             raw = session.encode("utf-8", "replace")

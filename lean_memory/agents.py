@@ -15,20 +15,35 @@ See ADR 0006 for the formats relied on and why.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import os
 import sys
+import time
 
 from . import learn
 from ._jsonc import loads, string
+from ._listeners import listeners
 from .claude_code import our_hook, plugin_enabled, stands_down, via_plugin
 from .digest import RULES_SHARD, warm_rules
-from .errors import LeanMemoryError
+from .errors import LeanMemoryError, quoted
 from .folder import _find_root, pure_path
-from .fsutil import atomic_write, check_target, read_bounded, read_text
+from .fsutil import (
+    MAX_CONFIG_BYTES,
+    append_line,
+    atomic_write,
+    check_target,
+    ensure_dir,
+    read_bounded,
+    read_text,
+)
 from .recall import CONTEXT_LIMIT, hook_budget, injected  # noqa: F401 (CONTEXT_LIMIT: as before)
+from .search import _start_warming, time_limit
+from .spawn import HOME, PLAIN_ENV, sh_command, sh_quote
 from .store import Memory
 
+# Inside functions on purpose: json, re, subprocess, shutil and pathlib serve `init` only, and
+# this module is on the prompt hook's path (tests/test_hot_lines.py, ADR 0038).
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -98,8 +113,6 @@ def hook_output(event: str, root: str | None, payload: Any,
     _state["mem"] = mem
     if budget_tokens is None:
         budget_tokens = hook_budget()
-    from ._listeners import listeners
-    from .search import time_limit
 
     def logged(message: str) -> None:  # a retriever searched without: silent, but logged
         _log(event, message)
@@ -118,7 +131,6 @@ def hook_output(event: str, root: str | None, payload: Any,
             # The index was ready (built by `get --query`, say) but not the put state: every
             # prompt would read every shard's summary for the rules' links (~0.1 s at 100k
             # entries) until a put or `status`. The warm-up builds it once, off this prompt.
-            from .search import _start_warming
 
             _start_warming(mem, warm_up)
     finally:
@@ -154,11 +166,6 @@ def _log(event: str, message: str) -> None:
     if mem is None:
         return
     try:
-        import time
-
-        from .errors import quoted
-        from .fsutil import append_line
-
         if not os.path.isdir(mem._dir):
             return
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
@@ -222,8 +229,6 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
     ``session-end`` prints nothing and has at most :data:`END_TIMEOUT` seconds."""
     # _thread, not threading (~1 ms to import, before every prompt): one worker that may be
     # abandoned (like a daemon thread) and one lock to wait on are all this needs.
-    import _thread
-
     box: list[Any] = []
     read: list[Any] = []  # the payload, once the worker has it
     _state.clear()
@@ -332,14 +337,11 @@ def hook_command(event: str, *, portable: bool = False) -> str:
     ``$SHELL -lc``), which may be fish; the rest of stdin is read so the agent's write
     never meets a closed pipe."""
     if not portable:
-        from .spawn import sh_command
-
         return sh_command("hook", event)
     # The launcher is sourced (`.`), not run by a second sh: one process fewer per prompt.
     # It execs Python when its interpreter and install are there, else returns here.
     find = ('d=${XDG_DATA_HOME:-}; case $d in /*) ;; *) d=$HOME/.local/share;; esac; '
             f'l=$d/{LAUNCHER}; if [ -f "$l" ]; then set -- hook {event}; . "$l"; fi; ')
-    from .spawn import PLAIN_ENV
 
     return "sh -c '" + find + _fallback(event)[len("sh -c '"):].replace(
         f"exec {CLI} hook", f"exec {PLAIN_ENV} {CLI} hook", 1)
@@ -375,8 +377,6 @@ def launcher_text() -> str:
     nothing when either is gone (the hook line then falls back)."""
     from pathlib import Path
 
-    from .spawn import HOME, sh_command, sh_quote
-
     py = sh_quote(Path(sys.executable).as_posix())
     cli = sh_quote((Path(HOME) / "lean_memory" / "cli.py").as_posix())
     return (f"{_LAUNCHER_HEAD} (written by `{CLI} init`; run it again to update)\n"
@@ -388,9 +388,6 @@ def launcher_text() -> str:
 def write_launcher() -> str | None:
     """Write (or update) this user's launcher; the line to print, None when current. A
     file there that is not ours is left alone (said so)."""
-    from .errors import LeanMemoryError
-    from .fsutil import MAX_CONFIG_BYTES, atomic_write, ensure_dir, read_text
-
     path = launcher_path()
     folder = os.path.dirname(path)
     try:
@@ -602,8 +599,6 @@ def _write_docs(mem: Memory, top: Path, *, claude: bool, create: bool) -> list[s
     Claude Code, CLAUDE.md's import of it; a CLAUDE.md holding an older version's full
     section is migrated either way (its block becomes the import, the section moves to
     AGENTS.md). Lines to print."""
-    from .fsutil import check_target, read_text
-
     agents_md, claude_md = top / "AGENTS.md", top / "CLAUDE.md"
     for path in (agents_md, claude_md):
         check_target(path, top)  # refused before anything is written
@@ -628,8 +623,6 @@ SETTINGS = {"claude": (".claude/settings.local.json", "Claude Code"),
 def _refresh(top: Path, rel: str, notes: str) -> tuple[str, str | None]:
     """The hook settings ``rel`` (read without following a link, '' when missing) with our
     commands made current, rewritten if they were not; and the line saying so, if so."""
-    from .fsutil import MAX_CONFIG_BYTES, atomic_write, read_text
-
     text = read_text(top / rel, top, MAX_CONFIG_BYTES)
     fresh = _safe_commands(text)
     if fresh == text:
@@ -644,9 +637,6 @@ def refresh_hooks(root: Path) -> list[str]:
     the launcher) and this user's Codex launcher, our AGENTS.md section where there is
     one, and a CLAUDE.md holding the old full section (now AGENTS.md's, imported). A file
     that is a link, a special file or not UTF-8 is left alone: `init --agent` reports it."""
-    from .errors import LeanMemoryError
-    from .store import Memory
-
     top = root.resolve()
     lines = []
     for agent, (rel, notes) in SETTINGS.items():
@@ -675,8 +665,6 @@ def _add_new_events(top: Path, agent: str, text: str) -> str | None:
     events added since, everything else kept; the line saying so, or None."""
     import json
 
-    from .fsutil import atomic_write
-
     if not text or not any(f"hook {e}" in text and "lean" in text for e in EVENTS):
         return None  # not set up for this agent: `init --agent` does that
     current = json.loads(text)
@@ -700,8 +688,6 @@ def check_agent(root: Path, agent: str) -> None:
     agent, a target through a link or over a special file, hook settings that are not
     valid JSON or not of the agents' shape (rewriting them would lose what they hold)."""
     import json
-
-    from .fsutil import MAX_CONFIG_BYTES
 
     if agent not in SETTINGS:
         raise LeanMemoryError(f"unknown agent {agent!r}: expected claude or codex")
@@ -759,8 +745,6 @@ def _leave_to_plugin(top: Path, plugin: tuple[str, str]) -> str:
     """The plugin is enabled here: our settings hooks taken out (none written); the line."""
     import json
 
-    from .fsutil import MAX_CONFIG_BYTES
-
     rel, _ = SETTINGS["claude"]
     key, where = plugin
     runs = f"the lean-memory plugin ({key}, enabled in {where}) runs them here"
@@ -779,8 +763,6 @@ def _merge_settings(top: Path, agent: str) -> str:
     one (every key kept, ours added once), atomically. The caller ran :func:`check_agent`
     (a file that is not of the agents' shape is refused before anything is written)."""
     import json
-
-    from .fsutil import atomic_write, ensure_dir
 
     rel, notes = SETTINGS[agent]
     settings = top / rel

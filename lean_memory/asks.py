@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections import defaultdict
+from datetime import datetime, timedelta
 
 from ._askrecord import (  # the ask as the prompt hook keeps it (re-exported)
     CUT_MARK,
@@ -1104,8 +1105,6 @@ def _render(sid: str, mine: tuple[Ask, ...], asked: tuple[tuple[str, str], ...],
 
 
 def _parse_at(at: str) -> datetime:
-    from datetime import datetime
-
     return datetime.strptime(at, "%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -1115,7 +1114,6 @@ def quiet_sessions(asks: Iterable[Ask], now: str, after_seconds: float = 7200,
     last: dict[str, str] = {}
     for a in asks:
         last[a.session] = max(last.get(a.session, ""), a.at)
-    from datetime import timedelta
 
     cutoff = _parse_at(now) - timedelta(seconds=after_seconds)
     done = set(ended)

@@ -21,14 +21,20 @@ This runs before every prompt, so it imports little at module level.
 
 from __future__ import annotations
 
+import math
 import os
+import time
 
 from . import format as fmt
 from ._hash import blake2b
+from .bm25 import tokenize
 from .errors import LeanMemoryError, QueryError
 from .fsutil import dump_record, file_signature, load_record
+from .search import Hit, _indexed_body, _main_text, find, load_corpus
 from .summaries import render_index
 from .tokens import estimate_tokens
+from .typos import mend
+from .withhold import Verdicts, content_key, count_note
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
@@ -36,9 +42,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .format import Entry
-    from .search import Hit
     from .store import Memory
-    from .withhold import Verdicts
 
 RULES_SHARD = "conventions"
 RULE_CAP = 60  # tokens per rule: a long rule is cut, never carried whole into every prompt
@@ -181,8 +185,6 @@ class _Rules:
         """Live entries of the conventions shard, in file order, without those that hold
         a credential (and how many of those there were)."""
         if self._entries is None:
-            from .withhold import content_key
-
             hidden = self.mem.superseded_ids()
             live = [e for e in fmt.parse(self._text, RULES_SHARD).entries
                     if e.id not in hidden]
@@ -215,12 +217,10 @@ class _Rules:
 
 
 def _rule_line(e: Entry, cap: int, titles_only: bool) -> str:
-    from .dedup import main_text
-
     title = _one_line(e.title)
     if titles_only:
         return f"- {_clip(title, max(cap, 4))[0]}"
-    body = _one_line(main_text(e.text))
+    body = _one_line(_main_text(e.text))
     stem = title.rstrip("…").rstrip()
     head = f"- {body}" if body.startswith(stem) else f"- **{title}**: {body}"
     return _clip(head, cap)[0]
@@ -285,8 +285,6 @@ def _specific_terms(prompt: str, known: set[str]) -> set[str]:
     weekday names are dates, common in any prompt: never specific. A compound
     (``test_api``) one of whose parts the memory holds (``known``) is not: its joined form
     is new, what it names is not."""
-    from .bm25 import tokenize
-
     out: set[str] = set()
     for raw in prompt.split():
         word = raw.strip(_STRIP)
@@ -303,8 +301,6 @@ def _specific_terms(prompt: str, known: set[str]) -> set[str]:
 def _term_weights(prompt: str, n_docs: int, df: Sequence[tuple[str, int]]) -> dict[str, float]:
     """Each query term's weight: its idf when the memory holds it, else a share of the
     largest idf by kind (a number weighs nothing: dates and counts are in every prompt)."""
-    import math
-
     top = math.log(1 + (n_docs + 0.5) / 0.5)
     specific = (_specific_terms(prompt, {t for t, f in df if f})
                 if any(not f for _, f in df) else set())
@@ -321,9 +317,6 @@ def _term_weights(prompt: str, n_docs: int, df: Sequence[tuple[str, int]]) -> di
 
 def _coverage(hit: Hit, weights: dict[str, float], mass: float) -> float:
     """The share of the query's weight that the entry's indexed words hold."""
-    from .bm25 import tokenize
-    from .search import _indexed_body
-
     e = hit.entry
     held = set(tokenize(f"{e.title}\n{_indexed_body(e)}"))
     return sum(w for t, w in weights.items() if t in held) / mass
@@ -409,10 +402,6 @@ def _probe_coverages(mem: Memory, deadline: float | None = None) -> list[float]:
     stage the gate reads), typos mended as for a prompt. Read straight from the corpus: no
     plugin retriever (its time limit per probe), no warm-up started. Raises _OutOfTime
     past ``deadline`` (``time.monotonic``)."""
-    import time
-
-    from .search import Hit, load_corpus
-    from .typos import mend
 
     corpus = load_corpus(mem)
     try:
@@ -429,17 +418,11 @@ def _probe_coverages(mem: Memory, deadline: float | None = None) -> list[float]:
                 hit = Hit(corpus.entry(n), shard, score, archived)
                 if not _placeholder(hit.entry):
                     hits.append(hit)
-            df = [(t, index.df(t)) for t in dict.fromkeys(_tokenize(query))]
+            df = [(t, index.df(t)) for t in dict.fromkeys(tokenize(query))]
             out.append(best_coverage(hits, query, len(index), df))
         return out
     finally:
         corpus.close()
-
-
-def _tokenize(text: str) -> list[str]:
-    from .bm25 import tokenize
-
-    return tokenize(text)
 
 
 def bar(mem: Memory, budget_s: float | None = None) -> float:
@@ -449,8 +432,6 @@ def bar(mem: Memory, budget_s: float | None = None) -> float:
     at most :data:`BAR_CAP`. Remembered in ``.cache/digest-gate.marshal`` while no shard
     file changed. With ``budget_s`` (the prompt hook), a calibration that would take longer
     gives the floor this time (the hook's background warm-up calibrates without a limit)."""
-    from .fsutil import dump_record, file_signature, load_record
-
     floor = mem.config.digest_min_coverage
     if floor <= 0:
         return 0.0
@@ -463,8 +444,6 @@ def bar(mem: Memory, budget_s: float | None = None) -> float:
     if got is not None and isinstance(got[0], float):
         chance = got[0]
     else:
-        import time
-
         try:
             covs = sorted(_probe_coverages(
                 mem, None if budget_s is None else time.monotonic() + budget_s))
@@ -530,8 +509,6 @@ class _Matches:
         self._fetch(min(k, MAX_FETCH))
 
     def _fetch(self, k: int) -> None:
-        from .search import find
-
         self.k = k
         found = find(self.mem, self.query, k=k, shards=self.shards,
                      include_archive=self.include_archive, mend=True)
@@ -571,8 +548,6 @@ def _matches(mem: Memory, prompt: str, include_archive: bool | None, room: int,
              seen: Collection[str] | None = None, rules: bool = False) -> _Matches | None:
     """The prompt's matches: in every shard but the rules' (they ride whole), or, with
     ``rules`` (pay-once: the rules rode the session start), in every shard."""
-    from .bm25 import tokenize
-
     query = prompt[:MAX_QUERY_CHARS]
     others = list(mem.shards) if rules else [s for s in mem.shards if s != RULES_SHARD]
     if not others or not tokenize(query):
@@ -583,10 +558,8 @@ def _matches(mem: Memory, prompt: str, include_archive: bool | None, room: int,
 def _match_text(e: Entry) -> str:
     """The entry as one line of text: its body, after its title when the body does not
     begin with it (a derived title is the body's first words: not paid for twice)."""
-    from .dedup import main_text
-
     title = _one_line(e.title)
-    body = _one_line(main_text(e.text))
+    body = _one_line(_main_text(e.text))
     stem = title.rstrip("…").rstrip()
     if not body or body == title:
         return title
@@ -677,8 +650,6 @@ def digest(mem: Memory, prompt: str, *, budget_tokens: int = 1200, index: bool |
     earlier in this session) are never shown again, and when they were all the prompt
     matched, the block is one short line. ``shown`` gets the ids shown whole.
     """
-    from .withhold import Verdicts, count_note
-
     if not isinstance(prompt, str):
         raise QueryError("the prompt must be a string")
     if not isinstance(budget_tokens, int) or isinstance(budget_tokens, bool):
@@ -742,8 +713,6 @@ def warm_rules(mem: Memory, budget_tokens: int) -> None:
     """Build what a digest of ``budget_tokens`` reads, for the next prompt to find cached:
     the verdicts of the rules and of the overview, and the rules' lines for a prompt with
     matches and for one without (the prompt hook's background warm-up)."""
-    from .withhold import Verdicts
-
     mem._require_init()
     verdicts = Verdicts(mem)
     try:

@@ -20,12 +20,18 @@ import os
 
 from . import format as fmt
 from ._record import Record
+from .bm25 import tokenize
 from .errors import LeanMemoryError
 from .folder import pure_path
+from .search import find as find_one
+from .search import render_hits
 from .sessionlog import _data_home, app_home, data_home, project_key, session_home
 from .summaries import normalize
 from .tokens import estimate_tokens
+from .withhold import count_note, live_entries
 
+# Inside functions on purpose: digest, manage and dedup are not on the warm query's path
+# (tests/test_hot_lines.py); pathlib only for the Path API.
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
@@ -223,8 +229,6 @@ def find(project: Memory, query: str, *, k: int = 5, shards: Sequence[str] | Non
     ``session``: this session's asks as hits, best first), each labelled; (hits, withheld,
     notes). Ranks interleave (a layer's scores do not compare with another's), the higher
     layer first on a tie; a text said in two layers is shown once, from the higher."""
-    from .search import find as find_one
-
     found = find_one(project, query, k=k, shards=shards, include_archive=include_archive)
     g = open_global()
     g_shards = None if shards is None or g is None else [s for s in shards if s in g.shards]
@@ -252,8 +256,6 @@ def find(project: Memory, query: str, *, k: int = 5, shards: Sequence[str] | Non
 
 def render(hits: Sequence[LayerHit]) -> str:
     """:func:`lean_memory.search.render_hits`, each hit labelled with its layer."""
-    from .search import render_hits
-
     parts = []
     for lh in hits:
         text = render_hits([lh.hit])
@@ -282,7 +284,6 @@ class Block(Record):
 
 def _global_rules(g: Memory, gone: set[str]) -> tuple[list[Entry], int]:
     from .digest import RULES_SHARD
-    from .withhold import live_entries
 
     if RULES_SHARD not in g.shards:
         return [], 0
@@ -307,7 +308,6 @@ def global_blocks(project: Memory, prompt: str, budget: int,
         _placeholder,
         _tokens,
     )
-    from .withhold import count_note
 
     g = open_global()
     if g is None or budget <= 0:
@@ -327,7 +327,6 @@ def global_blocks(project: Memory, prompt: str, budget: int,
                 count_note(withheld) if withheld else "") if x)
             blocks.append(Block("standing rules", GLOBAL, text, note))
             used = _tokens(text)
-    from .bm25 import tokenize
 
     others = [s for s in g.shards if s != RULES_SHARD or not rules]
     if prompt.strip() and others and tokenize(prompt):

@@ -36,14 +36,20 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
+from bisect import bisect_left, bisect_right
 
 from . import _askrecord as R
+from . import format as fmt
+from . import payonce
 from ._hash import blake2b
 from ._jsonc import loads, string
 from ._record import Record
-from .errors import LeanMemoryError
+from .bm25 import tokenize
+from .digest import RULES_SHARD, _clip, _tokens
+from .errors import InvalidEntry, LeanMemoryError, SecretFound
 from .format import Entry
-from .fsutil import file_signature
+from .fsutil import atomic_write, file_lock, file_signature
 from .layers import (
     GLOBAL,
     PROJECT,
@@ -56,6 +62,7 @@ from .layers import (
     memory_at,
     open_global,
 )
+from .search import Hit
 from .sessionlog import (
     _data_home,
     _session_home,
@@ -66,8 +73,11 @@ from .sessionlog import (
     read_private,
     write_private,
 )
+from .spawn import clean_env, detached
 from .tokens import estimate_tokens
 
+# Inside functions on purpose: json, subprocess, datetime, the matcher (asks) and the scanner
+# serve distill, match and propose only; the prompt hook imports this module (ADR 0038).
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -225,9 +235,6 @@ def all_asks() -> list[R.Ask]:
 def ask_hits(project: Memory, session: str, query: str, k: int = 5) -> list[Hit]:
     """This session's asks (live and archived) that share words with ``query``, as hits
     of the pseudo-shard ``asks``, most shared words first, then the latest."""
-    from .bm25 import tokenize
-    from .search import Hit
-
     want = set(tokenize(query))
     scored = []
     for a in load_asks(_session_home(project._root), session=session, archived=None):
@@ -271,8 +278,6 @@ def _git(root: str, *args: str) -> str:
     """``git ARGS`` in ``root``, isolated from the person's and the system's git config,
     hooks and pager; '' on any failure (no git, not a repository, no commit yet)."""
     import subprocess
-
-    from .spawn import clean_env
 
     env = {k: v for k, v in clean_env().items() if not k.upper().startswith("GIT_")}
     env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0",
@@ -454,8 +459,6 @@ def decisions(project: Memory | None = None) -> list[Decision]:
 
 
 def _rules(mem: Memory | None) -> list[str]:
-    from .digest import RULES_SHARD
-
     if mem is None or RULES_SHARD not in mem.shards or not os.path.isdir(mem._dir):
         return []
     return [e.title + "\n" + e.text for e in mem.entries(RULES_SHARD)]
@@ -464,8 +467,6 @@ def _rules(mem: Memory | None) -> list[str]:
 def _inputs_signature() -> str:
     """What the matcher's results depend on, by file signatures: every asks file, the
     person's decisions and the global conventions."""
-    from .digest import RULES_SHARD
-
     files = [p for h in _homes() for k in (False, True) for p in _ask_files(h, k)]
     files += [os.path.join(h, IDENTITY) for h in _homes()]
     files.append(os.path.join(learn_home(), DECISIONS))
@@ -491,7 +492,6 @@ def _match() -> list[Pending]:
     at session start) and keep its results. Each proposal is for the project it was
     asked in, or for the global layer when asked in two or more projects."""
     from . import asks as A
-    from .digest import RULES_SHARD
 
     with _locked(os.path.join(learn_home(), "match.lock")):
         sig = _inputs_signature()
@@ -652,8 +652,6 @@ def propose(project: Memory, text: str, *, title: str = "", shard: str | None = 
             to_global: bool = False, via: str = "the memory tool") -> Pending:
     """An agent's rule, kept as a proposal that waits for the person's yes (nothing is
     written to a memory): scanned like a put, bounded, with where it came from."""
-    from .digest import RULES_SHARD
-    from .errors import InvalidEntry, SecretFound
     from .secrets import scan_text
 
     shard = shard or RULES_SHARD
@@ -685,8 +683,6 @@ def propose(project: Memory, text: str, *, title: str = "", shard: str | None = 
 @contextlib.contextmanager
 def _locked(path: str) -> Iterator[None]:
     """An exclusive lock between processes on ``path`` (a private file)."""
-    from .fsutil import file_lock
-
     _private_dir(os.path.dirname(path))
     with file_lock(path, root=os.path.dirname(path)):
         yield
@@ -743,8 +739,6 @@ def window(project: Memory, session: str, mine: list[R.Ask], others: Iterable[R.
 def _window(project: Memory, session: str, mine: list[R.Ask], times: list[str],
             ended: dict[str, str]) -> tuple[str, str]:
     """:func:`window` with the other asks' times sorted (each session a bisection)."""
-    from bisect import bisect_right
-
     first, last = mine[0].at, mine[-1].at
     end = ended.get(session, "")
     if end >= last:
@@ -767,8 +761,6 @@ class _Writes:
                         for e in mem.entries(shard)}
 
     def between(self, first: str, end: str) -> list[A.Written]:
-        from bisect import bisect_left, bisect_right
-
         from . import asks as A
 
         chosen: dict[str, str] = {}
@@ -872,9 +864,6 @@ def _put_summaries(store: Memory, items: list[tuple[A.Summary, str, str | None]]
     shard and its index: a put each rewrites both once per session, quadratic in a backlog
     of sessions. Not scanned again: an ask's text was cut of credentials when it was kept,
     and an entry's title when it was put."""
-    from . import format as fmt
-    from .fsutil import atomic_write
-
     if not items:
         return
     with store.lock():
@@ -943,8 +932,6 @@ _LEARN = ("import sys; import lean_memory.store; "
 def learn_soon(project: Memory, *, fold: bool) -> bool:
     """Start the slow steps in a background process, off the prompt's clock: fold the
     quiet sessions (with ``fold``) and run the matcher. True if one was started."""
-    from .spawn import detached
-
     return detached(project, LEARNING, _LEARN, *(("fold",) if fold else ()))
 
 
@@ -965,8 +952,6 @@ def learn_in_background(root: str, args: list[str]) -> None:
 def _learn_due(project: Memory) -> tuple[bool, bool]:
     """(a session may be quiet, the matcher's results may be stale), from the live asks
     files' times alone (one folder listing): nothing is read or computed."""
-    import time
-
     home = _session_home(project._root)
     cache = 0.0
     with contextlib.suppress(OSError):
@@ -992,8 +977,6 @@ def start_blocks(project: Memory, session: str | None, source: str | None,
     is folded or matched here (the prompt's clock): with ``fold`` (the hook itself), a
     background process is started when sessions may be quiet or asks came since the
     matcher last ran."""
-    from .digest import _clip, _tokens
-
     home = _session_home(project._root)
     blocks: list[Block] = []
     left = budget
@@ -1061,7 +1044,6 @@ def hook_blocks(project: Memory, event: str, payload: dict[str, Any], prompt: st
                                include_archive=include_archive), *extras]
     # Pay once (ADR 0030): the rules ride the start; a prompt gets what matches it and was
     # not shown yet in this session (it is still in the agent's context).
-    from . import payonce
 
     now = payonce.transcript_bytes(payload)
     if event == "SessionStart":

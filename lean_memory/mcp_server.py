@@ -43,7 +43,7 @@ from .errors import (
     redact_message,
 )
 from .folder import check_date
-from .layers import PROJECT, render
+from .layers import PROJECT, check_project, render
 from .learn import listing_head, listing_line, waiting
 from .manage import find_entry, forget, list_entries, replace_entry
 from .recall import search
@@ -509,8 +509,6 @@ def run(root: str | None) -> int:
     out = sys.stdout.buffer
     sys.stdout = sys.stderr  # protocol messages only on the real stdout
     try:
-        from .layers import check_project
-
         return serve(lambda: check_project(Memory(root)), sys.stdin.buffer, out)
     except (BrokenPipeError, KeyboardInterrupt):
         return 0

@@ -45,8 +45,15 @@ from .config import DEFAULT_SHARDS, RESERVED, SHARD_NAME, with_shards
 from .errors import LeanMemoryError, SecretFound, quoted
 from .folder import today
 from .fsutil import UnsafePath, atomic_write, check_folders
-from .layers import check_project, global_memory, open_global
-from .learn import listing_head, listing_line, waiting
+from .layers import (
+    check_project,
+    global_memory,
+    global_texts,
+    open_global,
+    project_overrides,
+    same_text,
+)
+from .learn import listing_head, listing_line, propose, waiting
 from .manage import archive_entries
 from .notes import as_entries
 from .secrets import scan_text
@@ -237,10 +244,6 @@ class MemoryToolHandler:
         """A write under /memories/global, kept as proposals (one per entry it adds or
         changes) that wait for the person's yes: nothing an agent writes reaches every
         project, or another one, by itself (ADR 0023)."""
-        from . import format as fmt
-        from .layers import global_memory
-        from .learn import propose
-
         name, path = command.get("command"), command.get("path")
         if name not in ("create", "str_replace", "insert"):
             raise MemoryToolError(f"only the person changes their global memory ({PREFIX}/"
@@ -374,8 +377,6 @@ class MemoryToolHandler:
         """A shard as this project sees it over the layers: a project entry that says what
         a global entry says, and a global entry this project supersedes, each shown as a
         pointer (hidden, never deleted: the file keeps it)."""
-        from .layers import global_texts, open_global, project_overrides, same_text
-
         if self.layers:
             g = open_global()
             texts = global_texts(g) if g is not None else {}
@@ -568,9 +569,6 @@ class MemoryToolHandler:
         made into entries (:mod:`lean_memory.notes`); entries of ``before`` that it drops
         go to the archive first. ``made``: a new shard, added to the config (and taken out
         again when INDEX.md cannot hold it). Returns the text written."""
-        from . import format as fmt
-        from .fsutil import atomic_write
-
         if len(after.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
             raise MemoryToolError("the file would be too large; keep reference material in "
                                   "the repository's docs")

@@ -47,7 +47,7 @@ from ._record import replace
 from .config import load_config
 from .dedup import main_text
 from .errors import LeanMemoryError, redact_message
-from .fsutil import atomic_write
+from .fsutil import atomic_write, read_text
 from .githook import install_index_hooks, ours_installed
 from .secrets import Allowlist, redact_path, scan_text
 from .spawn import HOME, PLAIN_ENV, sh_command, sh_quote
@@ -573,8 +573,6 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def _write_attributes(root: Path) -> str:
     """Add (or refresh) our block in ``<root>/.gitattributes``; other lines are untouched.
     Never through a link, never a special file (ADR 0012)."""
-    from .fsutil import atomic_write, read_text
-
     top = root.resolve()
     path = top / ".gitattributes"
     current = read_text(path, top)

@@ -14,11 +14,17 @@ from __future__ import annotations
 
 import os
 
-from . import learn
+from ._jsonc import loads, string
 from ._record import Record
 from .errors import QueryError
-from .layers import LAYERS, PROJECT, SESSION, Block, LayerHit, find
+from .layers import LAYERS, PROJECT, SESSION, Block, LayerHit, find, open_global
+from .search import find as find_one
+from .sessionlog import _session_home, append_bounded, now_utc, read_private
+from .tokens import estimate_tokens
 
+# Inside functions on purpose: learn (the asks, the hook's blocks) and digest serve the hook,
+# the page and the MCP server; the warm `get --query` comes here for `search` alone and loads
+# neither (tests/test_hot_lines.py, ADR 0038).
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -62,13 +68,16 @@ def search(project: Memory, query: str, *, k: int = 5, shards: Sequence[str] | N
     ``session``) that session's asks; ``layers=("project",)``: this store alone."""
     wanted = tuple(layers)
     if wanted == THIS_STORE:
-        from .search import find as find_one
-
         one = find_one(project, query, k=k, shards=shards, include_archive=include_archive)
         return Found([LayerHit(PROJECT, h) for h in one.hits], one.withheld, one.notes)
     if set(wanted) != set(LAYERS):
         raise ValueError(f"layers must be {LAYERS} or {THIS_STORE}")
-    asks = learn.ask_hits(project, session, query, k) if session else []
+    if session:
+        from .learn import ask_hits
+
+        asks = ask_hits(project, session, query, k)
+    else:
+        asks = []
     hits, withheld, notes = find(project, query, k=k, shards=shards,
                                  include_archive=include_archive, session=asks)
     return Found(hits, withheld, notes)
@@ -95,8 +104,10 @@ def injected(project: Memory, prompt: str, *, event: str = PROMPT_EVENT,
     nothing is written (the page, ``get --digest``, the API)."""
     if not isinstance(prompt, str):
         raise QueryError("the prompt must be a string")
+    from .learn import hook_blocks
+
     budget = hook_budget() if budget_tokens is None else budget_tokens
-    blocks = learn.hook_blocks(project, event, payload or {}, prompt, budget,
+    blocks = hook_blocks(project, event, payload or {}, prompt, budget,
                                include_archive, act=act)
     text = fit("".join(b.text for b in blocks).lstrip("\n"))
     if act and event == PROMPT_EVENT and text:
@@ -118,9 +129,7 @@ def _entry_lines(text: str) -> list[str]:
 def _note_injected(project: Memory, payload: dict[str, Any], prompt: str, text: str) -> None:
     """Note which entries ``text`` injected before ``prompt`` (as the ask keeps it: a
     credential cut out) in the session layer's bounded log; never raises."""
-    from . import _askrecord as R
-    from ._jsonc import string
-    from .sessionlog import _session_home, append_bounded, now_utc
+    from . import _askrecord as R  # the hook's path only
 
     try:
         session = payload.get("session_id")
@@ -157,10 +166,6 @@ class Injection(Record):
 def injections(project: Memory, limit: int = LOG_SHOWN, *,
                entries: Entries | None = None) -> list[Injection]:
     """The latest ``limit`` prompts of the personal log, newest first."""
-    from ._jsonc import loads
-    from .layers import open_global
-    from .sessionlog import _session_home, read_private
-
     raw = read_private(os.path.join(_session_home(project._root), INJECTED_LOG))
     rows = raw.splitlines()[-limit:]
     if not rows:
@@ -191,6 +196,8 @@ def context(project: Memory, prompt: str | None, budget: int | None = None,
             session: str | None = None) -> list[tuple[str, list[Block]]]:
     """Every block injected at session start and before ``prompt`` (the session's last ask
     when None); reads only."""
+    from . import learn
+
     return learn.context(project, prompt, hook_budget() if budget is None else budget,
                          session)
 
@@ -252,9 +259,6 @@ def sheet(project: Memory, parts: Sequence[tuple[str, Sequence[Block]]], budget:
     """``context --json``: one row per injected entry (``id`` and ``title``; the heading
     and notes of a block are its row without an id), with its layer, block and tokens,
     and the budget; largest first. ``entries``: a memory's entries (a caller's cache)."""
-    from .layers import open_global
-    from .tokens import estimate_tokens
-
     g = open_global()
     shown = "".join(b.text for _, blocks in parts for b in blocks)
     ids, titles = _ids([project, *([g] if g is not None else [])], shown, entries)

@@ -53,6 +53,9 @@ from .index import Corrupt, Part, read_part, write_part
 from .summaries import hidden_ids
 from .withhold import Verdicts, header
 
+# Inside functions on purpose: the retriever plugins (retrievers, logging, importlib), a time
+# limit (contextvars), a warm-up (spawn), dedup and typos load only when a query needs them
+# (tests/test_query_path.py, test_hot_lines.py).
 TYPE_CHECKING = False  # typing's own costs an import; so does .retrievers (typing, Protocol)
 if TYPE_CHECKING:
     from contextvars import ContextVar

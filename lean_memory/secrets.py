@@ -19,6 +19,9 @@ import sys
 
 from ._record import Record
 
+# Imported inside the functions that need them on purpose: a clean text's scan (each prompt's
+# ask) runs without `re`, `math`, `base64`, `urllib` (ADR 0027, tests/test_hot_lines.py).
+
 # Not typing.TYPE_CHECKING: `typing` (and `collections.abc`, `dataclasses`) would cost a
 # `put` more than its whole scan.
 TYPE_CHECKING = False

@@ -29,6 +29,7 @@ so concurrent puts are seen whole or not at all (the store's atomic writes).
 
 from __future__ import annotations
 
+import errno
 import hmac
 import os
 import secrets
@@ -898,8 +899,6 @@ def make_server(app: App, port: int = 0) -> Server:
     try:
         server = Server((HOST, port), handler)
     except OSError as exc:
-        import errno
-
         if exc.errno == errno.EADDRINUSE:
             raise PortInUse(f"port {port} on {HOST} is in use (choose another with --port, "
                             "or --port 0 for any free one)") from None

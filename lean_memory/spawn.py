@@ -20,6 +20,9 @@ import os
 import sys
 import time
 
+from .errors import LeanMemoryError
+from .fsutil import ensure_dir
+
 TYPE_CHECKING = False  # typing's own costs an import (this runs in the prompt hook)
 if TYPE_CHECKING:
     from .store import Memory
@@ -76,9 +79,6 @@ def detached(mem: Memory, marker: str, code: str, *args: str, stale_s: float = 6
     """Start ``python -I -c code`` detached, unless ``.cache/<marker>`` says one runs; True
     if started. ``code`` runs in the package's parent folder with ``sys.argv[1:]`` = the
     memory's root and ``args``, ``sys`` imported, and must remove the marker when it ends."""
-    from .errors import LeanMemoryError
-    from .fsutil import ensure_dir
-
     marker_path = os.path.join(mem._cache, marker)  # strings: no pathlib on the hook's path
     try:
         ensure_dir(mem._cache, mem._agents)
@@ -96,7 +96,7 @@ def detached(mem: Memory, marker: str, code: str, *args: str, stale_s: float = 6
     # Isolated (ADR 0033), started in our own folder (HOME), the caller's cwd (the repository)
     # left behind; our folder comes first on sys.path, by argument, not by PYTHONPATH.
     # (posix_spawn takes no cwd: the child moves there first; `os` is frozen, loaded anyway.)
-    line = argv(os.path.abspath(mem.root), *args,
+    line = argv(os.path.abspath(mem._root), *args,  # a string: no pathlib on the hook path
                 code="import os, sys; os.chdir(sys.argv[1]); sys.path.insert(0, sys.argv.pop(1)); "
                 + code)
     try:

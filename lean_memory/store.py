@@ -63,6 +63,8 @@ from .summaries import (
 )
 from .tokens import estimate_tokens
 
+# Inside functions on purpose: search, digest, compaction, dedup, secrets and spawn import
+# this module; the facade's methods import them when called (no circle, ADR 0026).
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from pathlib import Path

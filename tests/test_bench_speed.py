@@ -43,6 +43,12 @@ def test_sizes_are_read_with_k() -> None:
     ("rss", 100_000, {"rss": 49.0}, False),
     ("cold", 10_000, {"cold": 601.0, "pass": 10.0}, None),  # no reference measured
     ("put_nocache", 10_000, {"put_nocache": 1.0, "pass": 10.0}, None),  # no goal
+    # issue 36: after a put <= 1.3x FTS5 at every size; Codex's line within 0.05x FTS5
+    ("after_put", 100_000, {"after_put": 129.0, "fts5": 100.0, "pass": 10.0}, True),
+    ("after_put", 100_000, {"after_put": 131.0, "fts5": 100.0, "pass": 10.0}, False),
+    ("hook_codex", 1000, {"hook_codex": 24.9, "hook": 24.0, "fts5": 20.0}, True),
+    ("hook_codex", 1000, {"hook_codex": 25.1, "hook": 24.0, "fts5": 20.0}, False),
+    ("hook_codex", 1000, {"hook_codex": 25.0, "fts5": 20.0}, None),  # no Claude figure
 ])
 def test_goals_follow_the_issue(key: str, n: int, meds: dict[str, float],
                                 met: bool | None) -> None:

@@ -153,8 +153,10 @@ def _check_agent(venv: Venv, work: Path, agent: str, env: dict[str, str]) -> Non
         # without the launcher too, it fails open with one line on how to install
         bare = os.pathsep.join(p for p in env["PATH"].split(os.pathsep)
                                if not (Path(p) / venv.script.name).exists())
+        # another agent run: its own session (a session is shown an entry once)
+        again = prompt.replace('"session_id": "s"', '"session_id": "s2"')
         r = subprocess.run(["sh", "-c", command], cwd=work, env={**env, "PATH": bare},
-                           capture_output=True, text=True, input=prompt, timeout=120,
+                           capture_output=True, text=True, input=again, timeout=120,
                            check=False)
         assert r.returncode == 0 and "What broke, why" in r.stdout, (command, r.stderr)
         xdg = env.get("XDG_DATA_HOME", "")

@@ -53,22 +53,31 @@ def measure(n: int, runs: int, work: Path, vpy: str, trees: dict[str, Path]) -> 
     cases: list[tuple[str, str, list[str], Path, dict[str, str], Path | None]] = [
         ("pass", "", [vpy, "-c", "pass"], where, base, None),
         ("fts5", "", [vpy, str(fts), str(db), run.QUERY], where, base, None)]
+    prompt = run.hook_prompt(root)
     for label, checkout in trees.items():
         copy = where / label
         shutil.copytree(root, copy, symlinks=True)
-        env = {**base, "PYTHONPATH": str(checkout)}
+        # each checkout its own data folder (the session layer), lean_memory from it
+        env = {**base, "XDG_DATA_HOME": str(where / f"data-{label}")}
         (where / f"hook-{label}").mkdir()
-        hook = run.hook_input(where / f"hook-{label}", copy)
+        hook = run.hook_input(where / f"hook-{label}", copy, prompt)
         for key, args in COMMANDS.items():
-            cases.append((key, label, [vpy, "-m", "lean_memory", *args], copy, env,
-                          hook if key == "hook" else None))
+            # every process of ours runs isolated (ADR 0033): python -I -c ENTRY CHECKOUT ARGS
+            cases.append((key, label, [vpy, "-I", "-c", run.ENTRY, str(checkout), *args], copy,
+                          env, hook if key == "hook" else None))
+
+    def one(argv: list[str], cwd: Path, env: dict[str, str], stdin: Path | None) -> float:
+        if stdin is not None:  # a new session each time (pay-once): the same prompt
+            run.hook_input(stdin.parent, cwd, prompt, stdin.name)
+        return cpu_ms(argv, cwd, env, stdin)
+
     for _, _, argv, cwd, env, stdin in cases:
         for _ in range(2):
-            cpu_ms(argv, cwd, env, stdin)
+            one(argv, cwd, env, stdin)
     samples: dict[tuple[str, str], list[float]] = {}
     for _ in range(runs):
         for key, label, argv, cwd, env, stdin in cases:
-            samples.setdefault((key, label), []).append(cpu_ms(argv, cwd, env, stdin))
+            samples.setdefault((key, label), []).append(one(argv, cwd, env, stdin))
     med = {k: statistics.median(v) for k, v in samples.items()}
     floor, ref = med[("pass", "")], med[("fts5", "")]
     print(f"\n{n:,} entries ({runs} rounds): `python -c pass` {floor:.1f} ms CPU, "

@@ -118,7 +118,7 @@ def measure(n: int, runs: int, work: Path, vpy: str, trees: dict[str, Path],
     base = run.clean_env()
     if hook_timeout is not None:
         base["LEAN_MEMORY_HOOK_TIMEOUT"] = str(hook_timeout)
-    stdin_path = run.hook_input(where, where / "CLONE")
+    stdin_path = run.hook_input(where, where / "CLONE", run.hook_prompt(root))
     template = stdin_path.read_text(encoding="utf-8")
     for _ in range(2):  # .pyc files and the page cache
         cpu_timed([vpy, "-c", "pass"], where, base)
