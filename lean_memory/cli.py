@@ -119,8 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("init", help="create .agents/memory (idempotent)")
     s.add_argument("--git-hook", action="store_true",
                    help="also install a git pre-commit hook that scans staged files for secrets")
-    s.add_argument("--agent", choices=("claude", "codex"),
-                   help="also set up the hooks and instructions for this agent")
+    s.add_argument("--agent", choices=("claude", "codex"), action="append",
+                   help="also set up the hooks and instructions for this agent (repeat for "
+                        "both)")
     s.add_argument("--index-hooks", action="store_true",
                    help="also install git post-merge/post-rewrite hooks that regenerate INDEX.md "
                         "(left as a change to commit; no commit is ever rewritten)")

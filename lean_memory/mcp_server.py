@@ -365,7 +365,8 @@ class Server:
 
     def _tool_status(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         st = self.open_memory().status()
-        lines = [f"{s.name}: {s.entries} entries, ~{s.tokens} tokens" for s in st.shards]
+        lines = [f"{s.name}: {s.entries} entr{'y' if s.entries == 1 else 'ies'}, "
+                 f"~{s.tokens} tokens" for s in st.shards]
         lines.append(f"total ~{st.total_tokens} of {st.token_budget} tokens; compaction "
                      f"{'due' if st.compaction_due else 'not due'}")
         data = {"shards": [{"name": s.name, "entries": s.entries, "tokens": s.tokens}

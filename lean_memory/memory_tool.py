@@ -649,6 +649,9 @@ def _stored(given: str, written: str) -> str:
         return ""
 
     n = len(fmt.entry_offsets(written)) - len(fmt.entry_offsets(given))
+    if n <= 0:  # only ``## `` entries were given: they got their id and date, no new entry
+        return ("; its entries were given an id and a date (a metadata line under each "
+                "heading): view the file before editing it")
     return (f"; its notes were stored as {n} entr{'y' if n == 1 else 'ies'} (a `## ` heading "
             "each, which search and recall find): view the file before editing it")
 

@@ -322,7 +322,8 @@ def _layers_overview(app: App) -> str:
                 if st.total_tokens > st.token_budget else "")
         out.append(
             f"<h2>{esc(name)} memory</h2><p class=\"muted\">{esc(str(mem.dir))}</p>{over}"
-            f"<p>{st.entries:,} live entries, ~{st.total_tokens:,} tokens of a "
+            f"<p>{st.entries:,} live entr{'y' if st.entries == 1 else 'ies'}, "
+            f"~{st.total_tokens:,} tokens of a "
             f"{st.token_budget:,}-token budget {bar(st.total_tokens, budget)}; compaction at "
             f"{st.compact_threshold:,}: {due}.</p>"
             "<div class=\"wide\"><table><thead><tr><th>Shard</th><th class=\"num\">Entries</th>"

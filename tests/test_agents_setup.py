@@ -274,6 +274,16 @@ def test_both_agents_share_one_section(project: Path) -> None:
     assert (project / "AGENTS.md").read_text(encoding="utf-8") == shared
 
 
+def test_init_with_both_agents_sets_up_both(project: Path) -> None:
+    """`init --agent claude --agent codex` set up Codex alone (the last --agent won, the
+    first was dropped without a word); the docs say both may run in one repository."""
+    r = init(project, "--agent", "claude", "--agent", "codex")
+    assert r.returncode == 0, r.stderr
+    assert set(commands(project / ".claude" / "settings.local.json")) == {
+        "SessionStart", "UserPromptSubmit"}
+    codex = json.loads((project / ".codex" / "hooks.json").read_text(encoding="utf-8"))
+    assert {"SessionStart", "UserPromptSubmit"} <= set(codex["hooks"])
+
 def test_init_migrates_the_old_claude_md_section(project: Path) -> None:
     """Old code kept a full section (naming this machine's interpreter) in CLAUDE.md.
     `init` replaces that block with the import; the hand text around it stays."""

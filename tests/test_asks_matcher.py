@@ -154,6 +154,25 @@ def test_steering_facts_and_tasks_are_never_proposed(kind: str) -> None:
     assert propose(asks) == []
 
 
+# Written for this test: a bare subject and a present-tense verb, no article; each one read as
+# a verbless setting ("uv for installs") and came back as a rule ("Pytest hangs on windows.").
+REPORTS = ["pytest hangs on windows", "docker crashes on arm64", "mypy fails on the CI runner",
+           "webpack takes forever on macOS", "playwright runs twice in CI"]
+
+
+@pytest.mark.parametrize("text", REPORTS)
+def test_a_problem_report_asked_again_is_never_a_rule(text: str) -> None:
+    """A person reporting the same problem in three sessions got it proposed as a standing
+    rule; a report is a statement about the world, never a rule."""
+    assert A.rule_clauses(text) == []
+    assert propose(sessions([text] * 3)) == []
+
+
+def test_a_setting_with_a_plural_noun_is_still_a_rule() -> None:
+    """The report check must not swallow settings whose nouns end in s."""
+    assert A.rule_clauses("UTC times in logs") != []
+    assert A.rule_clauses("uv for installs") != []
+
 OPPOSITES = [
     (["always indent with tabs", "tabs for indentation please", "always use tabs to indent"],
      ["never indent with tabs", "no tabs for indentation please", "never use tabs to indent"]),

@@ -108,3 +108,30 @@ def test_memory_status_without_proposals_says_nothing_of_them(
     result = reply["result"]
     assert not result["isError"] and result["structuredContent"]["proposals"] == []
     assert "proposal" not in result["content"][0]["text"]
+
+
+def test_memory_status_text_says_one_entry_not_one_entries(tmp_path: Path) -> None:
+    """memory_status's text read "failures: 1 entries" for a shard of one entry."""
+    from lean_memory.mcp_server import Server
+
+    (tmp_path / "home").mkdir()
+    env = _env(tmp_path)
+    (tmp_path / "proj").mkdir()
+    mem = lean_memory.Memory(tmp_path / "proj")
+    mem.init()
+    mem.put_entry("failures", "pytest hangs on Windows: pass -p no:faulthandler")
+    old = {k: os.environ.get(k) for k in ("HOME", "XDG_DATA_HOME")}
+    os.environ.update({k: env[k] for k in old})
+    try:
+        reply = Server(lambda: lean_memory.Memory(tmp_path / "proj")).handle(
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+             "params": {"name": "memory_status", "arguments": {}}})
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    assert reply is not None
+    text = reply["result"]["content"][0]["text"]
+    assert "failures: 1 entry," in text and "seed: 0 entries," in text

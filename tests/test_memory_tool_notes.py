@@ -145,3 +145,16 @@ def test_nothing_is_lost_and_a_second_pass_changes_nothing(text: str) -> None:
     markers = {"-", "*", "+", "1."}  # a one-line item's marker is not part of its fact
     for w in set(text.split()) - markers:  # every other word of the notes survives
         assert out.count(w) >= text.count(w) or w.startswith("#"), w
+
+
+def test_a_file_of_headed_entries_is_not_reported_as_zero_entries(
+        mem: lean_memory.Memory) -> None:
+    """A model that writes ``## `` headings itself got "its notes were stored as 0 entries"
+    (the count was new headings, and stamping adds none), which reads as nothing saved."""
+    tool = _tool(mem)
+    reply = tool.call({"command": "create", "path": "/memories/progress.md",
+                       "file_text": "# Progress\n\n## Task: migrate auth\n"
+                                    "Replaced session cookies with JWT.\n"})
+    assert "0 entries" not in reply
+    assert "view the file before editing it" in reply
+    assert [e.title for e in mem.entries("progress")] == ["Task: migrate auth"]

@@ -851,3 +851,17 @@ def test_page_block_is_the_hooks_block_with_a_global_layer(tmp_path: Path,
             page = request(app, "/search?q=" + prompt.replace(" ", "+"))[2]
             shown = unescape(page.split("<pre>")[-1].split("</pre>")[0])  # the last one
             assert shown == block and "British English" in block
+
+
+def test_the_overview_says_one_live_entry_not_one_live_entries(tmp_path: Path) -> None:
+    """The overview read "1 live entries" for a memory of one entry."""
+    from lean_memory.serve import page_overview
+
+    mem = lean_memory.Memory(tmp_path / "one")
+    (tmp_path / "one").mkdir()
+    mem.init()
+    mem.put_entry("failures", "pytest hangs on Windows: pass -p no:faulthandler")
+    page = page_overview(App([("project", mem)]))
+    assert "1 live entry," in page and "1 live entries" not in page
+    mem.put_entry("failures", "the docker build fails on arm64: pin numpy")
+    assert "2 live entries," in page_overview(App([("project", mem)]))

@@ -19,8 +19,10 @@ if TYPE_CHECKING:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     mem = memory(args)
-    if args.agent and not args.global_:
-        check_agent(mem.root, args.agent)  # refused before anything is made
+    agents = list(dict.fromkeys(args.agent or ()))  # `--agent claude --agent codex`: both
+    if not args.global_:
+        for agent in agents:
+            check_agent(mem.root, agent)  # refused before anything is made
     created = mem.init()
     if args.global_:  # the person's own store: no git, no agent set-up
         for path in created:
@@ -45,8 +47,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             out.write(refreshed + "\n")
     for line in refresh_hooks(mem.root):  # commands older versions wrote
         out.write(line + "\n")
-    if args.agent:
-        for line in setup_agent(mem, args.agent):
+    for agent in agents:
+        for line in setup_agent(mem, agent):
             out.write(line + "\n")
     if not created:
         out.write(f"memory already initialised at {os.path.relpath(mem.dir, mem.root)}\n")
