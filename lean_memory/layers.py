@@ -222,13 +222,20 @@ def _live_keys(mem: Memory) -> set[str]:
     return {_key(e) for e in mem.entries() if e.id not in hidden}
 
 
+# BM25 scores of two stores are on scales that differ with their sizes and vocabularies, so
+# ranks interleave; a score this many times another's is a real difference on any scale.
+CLEARLY_BETTER = 3.0
+
+
 def find(project: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
          include_archive: bool | None = None, session: Sequence[Hit] = (),
          ) -> tuple[list[LayerHit], int, tuple[str, ...]]:
     """The ``k`` best entries for ``query`` over the global and project layers (and
     ``session``: this session's asks as hits, best first), each labelled; (hits, withheld,
-    notes). Ranks interleave (a layer's scores do not compare with another's), the higher
-    layer first on a tie; a text said in two layers is shown once, from the higher."""
+    notes). Ranks interleave (a layer's scores do not compare closely with another's), the
+    higher layer first on a tie, unless a hit scores :data:`CLEARLY_BETTER` times the one
+    ranked before it from another layer (a weak global note never outranks a strong project
+    entry); a text said in two layers is shown once, from the higher."""
     found = find_one(project, query, k=k, shards=shards, include_archive=include_archive)
     g = open_global()
     g_shards = None if shards is None or g is None else [s for s in shards if s in g.shards]
@@ -251,7 +258,14 @@ def find(project: Memory, query: str, *, k: int = 5, shards: Sequence[str] | Non
                                            (SESSION, session))):
         merged.extend((rank, order, LayerHit(layer, h)) for rank, h in enumerate(hits))
     merged.sort(key=lambda t: (t[0], t[1]))
-    return [t[2] for t in merged[:k]], withheld, notes
+    out = [t[2] for t in merged]
+    for i in range(1, len(out)):  # insertion: a clearly better hit moves up past weak ones
+        j = i
+        while j > 0 and out[j - 1].layer != out[j].layer and \
+                out[j].hit.score > CLEARLY_BETTER * out[j - 1].hit.score:
+            out[j - 1], out[j] = out[j], out[j - 1]
+            j -= 1
+    return out[:k], withheld, notes
 
 
 def render(hits: Sequence[LayerHit]) -> str:

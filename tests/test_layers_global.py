@@ -13,6 +13,7 @@ import pytest
 
 from lean_memory import Memory
 from lean_memory.layers import (
+    CLEARLY_BETTER,
     GLOBAL,
     OVERRIDES,
     PROJECT,
@@ -270,3 +271,20 @@ def test_on_a_tie_of_ranks_the_higher_layer_comes_first(
     assert [h.layer for h in hits] == [GLOBAL, PROJECT, SESSION, GLOBAL, PROJECT, SESSION]
     assert all("gears" in h.hit.entry.text for h in hits[:3])
     assert find(project, "widget gears", k=2, session=session)[0] == hits[:2]
+
+
+def test_a_weak_global_note_does_not_outrank_a_strong_project_entry(
+        layered: tuple[Memory, Memory]) -> None:
+    """Catches: ranks interleaved with the global layer first whatever the scores, so the
+    global store's only, barely matching note took the first place from the project entry
+    that answers the query (found trying it as a user would: `get --query ... -k 1`)."""
+    g, project = layered
+    g.put_entry("insights", "uv sync is faster than pip install")
+    project.put_entry("quirks", "CI caches the pip download folder keyed on requirements.lock;"
+                                " bust it by editing the lock")
+    project.put_entry("quirks", "The CI cache of node_modules is keyed on package-lock.json")
+    [best] = find(project, "pip cache in CI", k=1)[0]
+    assert best.layer == PROJECT and "requirements.lock" in best.hit.entry.text
+    hits = find(project, "pip cache in CI", k=5)[0]
+    weak = next(h for h in hits if h.layer == GLOBAL)
+    assert best.hit.score > CLEARLY_BETTER * weak.hit.score  # the case it guards
