@@ -30,7 +30,8 @@ def _github() -> str:
 
 
 def _aws() -> str:
-    return "AK" + "IA" + "".join(_R.choice(string.ascii_uppercase + "234567") for _ in range(16))
+    # no vowels: a random key never spells a placeholder word ("AKIAYOUR…" reads as <YOUR_KEY>)
+    return "AK" + "IA" + "".join(_R.choice("BCDFGHJKLMNPQRSTVWXZ234567") for _ in range(16))
 
 
 def _password() -> str:
