@@ -59,7 +59,7 @@ from .tokens import estimate_tokens
 from .withhold import checked_item
 
 if TYPE_CHECKING:
-    from .store import Memory
+    from ._protocols import MemoryLike
 
 Entry = fmt.Entry
 
@@ -426,7 +426,7 @@ def _sort_key(pair: tuple[int, Entry]) -> tuple[str, int]:
 
 
 class _Planner:
-    def __init__(self, mem: Memory) -> None:
+    def __init__(self, mem: MemoryLike) -> None:
         self._item_costs: dict[tuple[str, str, int], int] = {}
         self._raw_costs: dict[str, int] = {}
         self._lines: dict[tuple[str, str, int], str] = {}
@@ -843,7 +843,7 @@ def _richer(p: _Planner, outcome: _Outcome) -> _Outcome:
 # -- the entry point ---------------------------------------------------------------------------
 
 
-def compact(mem: Memory, *, dry_run: bool = False) -> CompactionReport:
+def compact(mem: MemoryLike, *, dry_run: bool = False) -> CompactionReport:
     """Fold the oldest entries of the largest shards until the memory is under its target.
 
     Deterministic and idempotent; ``dry_run`` plans and reports without writing.
@@ -920,7 +920,7 @@ def _shortfall(p: _Planner, after: int) -> Shortfall | None:
 _JOURNAL_VERSION = "lean_memory.compaction-journal/1"
 
 
-def _write(mem: Memory, plan: Sequence[tuple[str, str, str, str, str]]) -> None:
+def _write(mem: MemoryLike, plan: Sequence[tuple[str, str, str, str, str]]) -> None:
     """Write a compaction's files: (shard, shard text before, archive text before, shard
     text after, archive text after) per touched shard.
 
@@ -955,7 +955,7 @@ def _write(mem: Memory, plan: Sequence[tuple[str, str, str, str, str]]) -> None:
     journal.unlink(missing_ok=True)  # last: a crash before it has the next write refresh INDEX.md
 
 
-def _apply(mem: Memory, files: Sequence[dict[str, Any]]) -> None:
+def _apply(mem: MemoryLike, files: Sequence[dict[str, Any]]) -> None:
     for f in files:
         path = mem.shard_path(f["shard"], archive=f["archive"])
         if f["archive"]:
@@ -968,7 +968,7 @@ def _hash(text: str) -> str:
     return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def recover(mem: Memory) -> bool:
+def recover(mem: MemoryLike) -> bool:
     """Finish the compaction a crash interrupted (call under the lock); True if it did.
 
     The journal is replayed only when every file it names is still as the compaction
@@ -1016,7 +1016,7 @@ def recover(mem: Memory) -> bool:
     return True
 
 
-def _set_aside(mem: Memory, journal: Path) -> None:
+def _set_aside(mem: MemoryLike, journal: Path) -> None:
     """Move a damaged journal (or the link or special file in its place) out of the way
     under a name no write uses, so that writes go on and its bytes stay for a look."""
     for n in range(1, 100):

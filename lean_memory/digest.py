@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
     from typing import Any
 
+    from ._protocols import MemoryLike
     from .format import Entry
-    from .store import Memory
 
 RULES_SHARD = "conventions"
 RULE_CAP = 60  # tokens per rule: a long rule is cut, never carried whole into every prompt
@@ -99,7 +99,7 @@ def _one_line(text: str) -> str:
 # -- the overview and the rules ---------------------------------------------------------
 
 
-def _overview(mem: Memory, verdicts: Verdicts) -> str:
+def _overview(mem: MemoryLike, verdicts: Verdicts) -> str:
     """INDEX.md as the current files make it (a hand edit leaves the file stale), without
     its generated-file comment; the short pointer when it cannot be shown."""
     try:
@@ -129,7 +129,7 @@ class _Rules:
     after a put they are read once and compared, and the signatures brought up to date.
     """
 
-    def __init__(self, mem: Memory, verdicts: Verdicts) -> None:
+    def __init__(self, mem: MemoryLike, verdicts: Verdicts) -> None:
         self.mem = mem
         self.count = self.withheld = 0
         self._entries: list[Entry] | None = None
@@ -397,7 +397,7 @@ class _OutOfTime(Exception):
     pass
 
 
-def _probe_coverages(mem: Memory, deadline: float | None = None) -> list[float]:
+def _probe_coverages(mem: MemoryLike, deadline: float | None = None) -> list[float]:
     """Each probe's best coverage against ``mem``: BM25 over the index alone (the first
     stage the gate reads), typos mended as for a prompt. Read straight from the corpus: no
     plugin retriever (its time limit per probe), no warm-up started. Raises _OutOfTime
@@ -425,7 +425,7 @@ def _probe_coverages(mem: Memory, deadline: float | None = None) -> list[float]:
         corpus.close()
 
 
-def bar(mem: Memory, budget_s: float | None = None) -> float:
+def bar(mem: MemoryLike, budget_s: float | None = None) -> float:
     """The best coverage a prompt's hits need for the gate to open in this memory: the
     config's ``digest_min_coverage``, raised to what chance reaches here (the
     :data:`BAR_QUANTILE` of the :data:`PROBES`' best coverage, plus :data:`BAR_MARGIN`),
@@ -485,7 +485,7 @@ def trimmed(hits: list[Hit], keep: int | None = None, ratio: float | None = None
 class _Matches:
     """The prompt's hits, best first, fetched in growing batches as the packing asks."""
 
-    def __init__(self, mem: Memory, query: str, shards: Sequence[str],
+    def __init__(self, mem: MemoryLike, query: str, shards: Sequence[str],
                  include_archive: bool | None, room: int,
                  seen: Collection[str] | None = None) -> None:
         self.mem = mem
@@ -544,7 +544,7 @@ def _placeholder(e: Entry) -> bool:
     return e.get("compacted") is not None and e.get("detail") in EMPTY_DETAILS
 
 
-def _matches(mem: Memory, prompt: str, include_archive: bool | None, room: int,
+def _matches(mem: MemoryLike, prompt: str, include_archive: bool | None, room: int,
              seen: Collection[str] | None = None, rules: bool = False) -> _Matches | None:
     """The prompt's matches: in every shard but the rules' (they ride whole), or, with
     ``rules`` (pay-once: the rules rode the session start), in every shard."""
@@ -636,7 +636,7 @@ def _pack_matches(found: _Matches, room: int,
 # -- the block --------------------------------------------------------------------------
 
 
-def digest(mem: Memory, prompt: str, *, budget_tokens: int = 1200, index: bool | None = None,
+def digest(mem: MemoryLike, prompt: str, *, budget_tokens: int = 1200, index: bool | None = None,
            include_archive: bool | None = None, rules: bool = True,
            seen: Collection[str] = (), shown: list[str] | None = None) -> str:
     """The block to inject before ``prompt``, in at most ``budget_tokens`` (estimated).
@@ -709,7 +709,7 @@ def _layout(budget: int, overview: str, matches: bool) -> tuple[str, int] | None
     return overview, left - reserve - _tokens(RULES_HEAD) - 1
 
 
-def warm_rules(mem: Memory, budget_tokens: int) -> None:
+def warm_rules(mem: MemoryLike, budget_tokens: int) -> None:
     """Build what a digest of ``budget_tokens`` reads, for the next prompt to find cached:
     the verdicts of the rules and of the overview, and the rules' lines for a prompt with
     matches and for one without (the prompt hook's background warm-up)."""

@@ -36,11 +36,14 @@ TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
     from pathlib import Path
+    from typing import TypeVar
 
+    from ._protocols import MemoryLike
     from .format import Entry
     from .fsutil import StrPath
     from .search import Hit
-    from .store import Memory
+
+    M = TypeVar("M", bound=MemoryLike)  # check_project hands back what it was given
 
 __all__ = ["app_home", "data_home", "project_key", "session_home"]  # moved to sessionlog
 
@@ -89,17 +92,17 @@ def _inside(path: str, folder: str) -> bool:
 # The facade's class, set by lean_memory.store when it is imported: the features that
 # build a store (the global one, the session layer's) build one of it without importing
 # the facade, which imports them (ADR 0034).
-FACADE: list[type[Memory]] = []
+FACADE: list[type[MemoryLike]] = []
 
 
-def memory_at(root: StrPath) -> Memory:
+def memory_at(root: StrPath) -> MemoryLike:
     """A memory rooted at ``root``, of the facade's class."""
     if not FACADE:
         raise LayerError("lean_memory.store is not imported")  # no store was ever made
     return FACADE[0](root)
 
 
-def global_memory(*, create: bool = False) -> Memory:
+def global_memory(*, create: bool = False) -> MemoryLike:
     """The global store; with ``create``, initialised first (``put --global``)."""
     mem = memory_at(_global_root())
     if create and not os.path.isdir(mem._dir):
@@ -107,7 +110,7 @@ def global_memory(*, create: bool = False) -> Memory:
     return mem
 
 
-def open_global() -> Memory | None:
+def open_global() -> MemoryLike | None:
     """The global store when it exists, else None (no global layer to show)."""
     try:
         mem = global_memory()
@@ -116,7 +119,7 @@ def open_global() -> Memory | None:
         return None  # no home folder: no global layer
 
 
-def check_project(mem: Memory) -> Memory:
+def check_project(mem: M) -> M:
     """``mem`` when it is a project's memory; refuses the global store reached as a project
     (a repository's ``.agents`` linked to it, or run from inside it): a repository can
     never write the global store by pointing at it."""
@@ -163,7 +166,7 @@ def _key(entry: Entry) -> str:
 OVERRIDES = "supersedes-global:"  # the tag of a project entry that corrects a global one
 
 
-def project_overrides(project: Memory) -> dict[str, str]:
+def project_overrides(project: MemoryLike) -> dict[str, str]:
     """{global id: the project entry that supersedes it} (hidden in this project's views).
     Runs before every prompt: only a shard whose text names the tag is parsed."""
     out: dict[str, str] = {}
@@ -179,12 +182,12 @@ def project_overrides(project: Memory) -> dict[str, str]:
     return out
 
 
-def _project_supersedes(project: Memory) -> set[str]:
+def _project_supersedes(project: MemoryLike) -> set[str]:
     """Global ids the project's live entries supersede (hidden in this project's views)."""
     return set(project_overrides(project))
 
 
-def global_texts(g: Memory) -> dict[str, tuple[str, str]]:
+def global_texts(g: MemoryLike) -> dict[str, tuple[str, str]]:
     """{normalised main text: (id, shard)} of the global store's live entries: a project
     entry saying the same is shown once, from the global layer."""
     hidden = g.superseded_ids()
@@ -196,7 +199,7 @@ def same_text(entry: Entry, texts: dict[str, tuple[str, str]]) -> tuple[str, str
     return texts.get(_key(entry))
 
 
-def overrides_global(project: Memory, entry_id: str) -> bool:
+def overrides_global(project: MemoryLike, entry_id: str) -> bool:
     """Whether ``entry_id`` names no entry of the project but one of the global store: a
     project correcting a global entry records it as a tag (the global store is never edited
     from a project)."""
@@ -217,7 +220,7 @@ def overrides_global(project: Memory, entry_id: str) -> bool:
     return True
 
 
-def _live_keys(mem: Memory) -> set[str]:
+def _live_keys(mem: MemoryLike) -> set[str]:
     hidden = mem.superseded_ids()
     return {_key(e) for e in mem.entries() if e.id not in hidden}
 
@@ -227,7 +230,7 @@ def _live_keys(mem: Memory) -> set[str]:
 CLEARLY_BETTER = 3.0
 
 
-def find(project: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
+def find(project: MemoryLike, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
          include_archive: bool | None = None, session: Sequence[Hit] = (),
          ) -> tuple[list[LayerHit], int, tuple[str, ...]]:
     """The ``k`` best entries for ``query`` over the global and project layers (and
@@ -296,7 +299,7 @@ class Block(Record):
         self._init(name, layer, text, note)
 
 
-def _global_rules(g: Memory, gone: set[str]) -> tuple[list[Entry], int]:
+def _global_rules(g: MemoryLike, gone: set[str]) -> tuple[list[Entry], int]:
     from .digest import RULES_SHARD
 
     if RULES_SHARD not in g.shards:
@@ -307,7 +310,7 @@ def _global_rules(g: Memory, gone: set[str]) -> tuple[list[Entry], int]:
     return kept, withheld
 
 
-def global_blocks(project: Memory, prompt: str, budget: int,
+def global_blocks(project: MemoryLike, prompt: str, budget: int,
                   include_archive: bool | None = None, *, rules: bool = True,
                   seen: Collection[str] = (), shown: list[str] | None = None) -> list[Block]:
     """The global layer's part of a digest in ``budget`` tokens: its standing rules (only
@@ -377,7 +380,7 @@ def _drop_repeated(text: str, shown: str) -> str:
     return "".join(out)
 
 
-def digest_blocks(project: Memory, prompt: str, *, budget_tokens: int = 1200,
+def digest_blocks(project: MemoryLike, prompt: str, *, budget_tokens: int = 1200,
                   include_archive: bool | None = None, rules: bool = True,
                   seen: Collection[str] = (), shown: list[str] | None = None) -> list[Block]:
     """The blocks of the digest over the layers: the global rules and matches in at most
@@ -397,7 +400,7 @@ def digest_blocks(project: Memory, prompt: str, *, budget_tokens: int = 1200,
     return [*head, Block("digest", PROJECT, text)] if text.strip() else head
 
 
-def digest(project: Memory, prompt: str, *, budget_tokens: int = 1200,
+def digest(project: MemoryLike, prompt: str, *, budget_tokens: int = 1200,
            include_archive: bool | None = None) -> str:
     """The block to inject before ``prompt``, over the global and project layers."""
     blocks = digest_blocks(project, prompt, budget_tokens=budget_tokens,

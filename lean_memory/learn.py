@@ -84,10 +84,10 @@ if TYPE_CHECKING:
     from typing import Any
 
     from . import asks as A
+    from ._protocols import MemoryLike
     from .format import Entry
     from .fsutil import StrPath
     from .search import Hit
-    from .store import Memory
 
 ASKS_DIR = "asks"
 ARCHIVE_DIR = "archive"
@@ -148,7 +148,7 @@ def _parse(text: str) -> list[R.Ask]:
     return out
 
 
-def record(project: Memory, session: str, prompt: str, at: str | None = None) -> R.Ask | None:
+def record(project: MemoryLike, session: str, prompt: str, at: str | None = None) -> R.Ask | None:
     """Keep ``prompt`` as an ask of ``session`` (scanned, bounded, deterministic id); None
     when capture is off, the prompt is empty or the same ask is already kept. A session
     holds at most :data:`asks.MAX_ASKS_PER_SESSION` asks: the latest. Appends and the
@@ -198,7 +198,7 @@ def load_asks(home: StrPath, *, session: str | None = None,
 RECENT_ASKS = 50  # asks `lean-memory asks` shows by default (the latest)
 
 
-def recent_asks(project: Memory, *, session: str | None = None,
+def recent_asks(project: MemoryLike, *, session: str | None = None,
                 archived: bool = False) -> list[tuple[R.Ask, bool]]:
     """What `lean-memory asks` lists, each with whether it was folded (its session
     distilled): the latest :data:`RECENT_ASKS`, live or folded; with ``session`` all of that
@@ -232,7 +232,7 @@ def all_asks() -> list[R.Ask]:
     return R._unique_asks(out)[-MAX_EVIDENCE:]
 
 
-def ask_hits(project: Memory, session: str, query: str, k: int = 5) -> list[Hit]:
+def ask_hits(project: MemoryLike, session: str, query: str, k: int = 5) -> list[Hit]:
     """This session's asks (live and archived) that share words with ``query``, as hits
     of the pseudo-shard ``asks``, most shared words first, then the latest."""
     want = set(tokenize(query))
@@ -448,7 +448,7 @@ def _decision_rows(path: str, project: str) -> list[Decision]:
     return out
 
 
-def decisions(project: Memory | None = None) -> list[Decision]:
+def decisions(project: MemoryLike | None = None) -> list[Decision]:
     """The person's decisions (every project's), and a project's older ones kept in its
     session home (before decisions were the person's)."""
     out = _decision_rows(os.path.join(learn_home(), DECISIONS), "")
@@ -458,7 +458,7 @@ def decisions(project: Memory | None = None) -> list[Decision]:
     return out
 
 
-def _rules(mem: Memory | None) -> list[str]:
+def _rules(mem: MemoryLike | None) -> list[str]:
     if mem is None or RULES_SHARD not in mem.shards or not os.path.isdir(mem._dir):
         return []
     return [e.title + "\n" + e.text for e in mem.entries(RULES_SHARD)]
@@ -533,7 +533,7 @@ def _decided(p: Pending, done: list[Decision], ident: str) -> bool:
                and (d.verdict == "no" or d.to == GLOBAL or d.project == ident) for d in done)
 
 
-def current(project: Memory, *, fresh: bool = True) -> list[Pending]:
+def current(project: MemoryLike, *, fresh: bool = True) -> list[Pending]:
     """The proposals that wait in ``project``: the global ones and this project's, not
     said yes or no to, not already a rule here. ``fresh`` (the CLI, the page) runs the
     matcher when its inputs changed and checks paraphrases of the project's rules; without
@@ -565,7 +565,7 @@ def current(project: Memory, *, fresh: bool = True) -> list[Pending]:
     return [p for p in mine if p.id not in hidden]
 
 
-def _hidden(project: Memory, found: list[Pending]) -> set[str]:
+def _hidden(project: MemoryLike, found: list[Pending]) -> set[str]:
     """The ids of ``found`` that a rule of this project or the global layer already says."""
     rules = [*_rules(project), *_rules(open_global())]
     if not rules or not found:
@@ -577,7 +577,7 @@ def _hidden(project: Memory, found: list[Pending]) -> set[str]:
             or (p.key and any(A.same_request(p.rule, r) for r in rules))}
 
 
-def proposals(project: Memory) -> list[Pending]:
+def proposals(project: MemoryLike) -> list[Pending]:
     """:func:`current`, as the CLI and the page list it."""
     return current(project)
 
@@ -587,7 +587,7 @@ AWAITING = ("the person's yes (only the person approves, with "
             "`lean-memory promote ID --yes`; you cannot)")
 
 
-def waiting(project: Memory) -> list[Pending]:
+def waiting(project: MemoryLike) -> list[Pending]:
     """The proposals that wait, for a listing an agent reads: the kept results only (the
     matcher never runs on an agent's call)."""
     return current(project, fresh=False)
@@ -604,12 +604,12 @@ def listing_line(p: Pending) -> str:
     return f"{p.id}  {p.rule}  [{where}; {p.origin}]"
 
 
-def pending(project: Memory) -> int:
+def pending(project: MemoryLike) -> int:
     """How many proposals wait, as last worked out (read, never computed: the hooks)."""
     return len(current(project, fresh=False))
 
 
-def pick(project: Memory, which: str) -> Pending:
+def pick(project: MemoryLike, which: str) -> Pending:
     """The waiting proposal whose id is ``which``; refused when none is (the list changed,
     it was decided) or ``which`` is a position (a number means another rule once the list
     changes)."""
@@ -624,7 +624,7 @@ def pick(project: Memory, which: str) -> Pending:
                      "since it was listed): run `lean-memory promote` for the list")
 
 
-def decide(project: Memory, proposal: Pending, yes: bool, *, to_global: bool = False,
+def decide(project: MemoryLike, proposal: Pending, yes: bool, *, to_global: bool = False,
            date: str | None = None) -> str:
     """Write a proposal's rule (a person said yes) to its layer (``to_global``: the global
     one), or dismiss it for good in every project; the line to show. Only the CLI and the
@@ -648,7 +648,7 @@ def decide(project: Memory, proposal: Pending, yes: bool, *, to_global: bool = F
     return said
 
 
-def propose(project: Memory, text: str, *, title: str = "", shard: str | None = None,
+def propose(project: MemoryLike, text: str, *, title: str = "", shard: str | None = None,
             to_global: bool = False, via: str = "the memory tool") -> Pending:
     """An agent's rule, kept as a proposal that waits for the person's yes (nothing is
     written to a memory): scanned like a put, bounded, with where it came from."""
@@ -691,7 +691,7 @@ def _locked(path: str) -> Iterator[None]:
 # -- distill --------------------------------------------------------------------------------
 
 
-def session_store(project: Memory, *, create: bool = False) -> Memory | None:
+def session_store(project: MemoryLike, *, create: bool = False) -> MemoryLike | None:
     """The session layer's own store (its ``sessions`` shard holds the summaries)."""
     home = _session_home(project._root)
     mem = type(project)(home)
@@ -727,7 +727,7 @@ def _ends(home: str) -> dict[str, str]:
     return out
 
 
-def window(project: Memory, session: str, mine: list[R.Ask], others: Iterable[R.Ask],
+def window(project: MemoryLike, session: str, mine: list[R.Ask], others: Iterable[R.Ask],
            ended: dict[str, str]) -> tuple[str, str]:
     """The time a session ran, (first ask, end): its end is when it ended (SessionEnd),
     else the first ask of another session of this project after its last, at the latest
@@ -736,7 +736,7 @@ def window(project: Memory, session: str, mine: list[R.Ask], others: Iterable[R.
     return _window(project, session, mine, times, ended)
 
 
-def _window(project: Memory, session: str, mine: list[R.Ask], times: list[str],
+def _window(project: MemoryLike, session: str, mine: list[R.Ask], times: list[str],
             ended: dict[str, str]) -> tuple[str, str]:
     """:func:`window` with the other asks' times sorted (each session a bisection)."""
     first, last = mine[0].at, mine[-1].at
@@ -752,7 +752,7 @@ class _Writes:
     """The writes to a memory noted in the write log, in time order, with the entries
     they name: read once for every session a distill folds."""
 
-    def __init__(self, mem: Memory) -> None:
+    def __init__(self, mem: MemoryLike) -> None:
         latest = [(at, entry_id, shard) for at, entry_id, shard, _t in load_writes(mem._root)
                   if shard in mem.shards]
         self.rows = latest  # sorted by time (load_writes)
@@ -775,12 +775,12 @@ class _Writes:
         return out
 
 
-def _written_logs(project: Memory) -> list[_Writes]:
+def _written_logs(project: MemoryLike) -> list[_Writes]:
     return [_Writes(mem) for mem in (project, open_global())
             if mem is not None and os.path.isdir(mem._dir)]
 
 
-def _written(project: Memory, first: str, end: str) -> list[A.Written]:
+def _written(project: MemoryLike, first: str, end: str) -> list[A.Written]:
     """Entries written to the project and global layers between ``first`` and ``end``
     (UTC times), as the write log noted them: each once, at its latest write, with its
     text as the memory holds it now (an entry no longer there is left out)."""
@@ -806,7 +806,7 @@ def _settled(every: list[R.Ask]) -> set[str]:
     return out
 
 
-def distill(project: Memory, *, now: str | None = None, ended: Iterable[str] = (),
+def distill(project: MemoryLike, *, now: str | None = None, ended: Iterable[str] = (),
             everything: bool = False) -> list[A.Summary]:
     """Fold each quiet session (no prompt for ``distill_after``, or ended, or every one
     with ``everything``) into one summary entry and archive its asks. One distill at a
@@ -859,7 +859,7 @@ def distill(project: Memory, *, now: str | None = None, ended: Iterable[str] = (
     return done
 
 
-def _put_summaries(store: Memory, items: list[tuple[A.Summary, str, str | None]]) -> None:
+def _put_summaries(store: MemoryLike, items: list[tuple[A.Summary, str, str | None]]) -> None:
     """New summaries (summary, date, the id of the one it replaces) in one write of the
     shard and its index: a put each rewrites both once per session, quadratic in a backlog
     of sessions. Not scanned again: an ask's text was cut of credentials when it was kept,
@@ -929,7 +929,7 @@ _LEARN = ("import sys; import lean_memory.store; "
           "learn_in_background(sys.argv[1], sys.argv[2:])")
 
 
-def learn_soon(project: Memory, *, fold: bool) -> bool:
+def learn_soon(project: MemoryLike, *, fold: bool) -> bool:
     """Start the slow steps in a background process, off the prompt's clock: fold the
     quiet sessions (with ``fold``) and run the matcher. True if one was started."""
     return detached(project, LEARNING, _LEARN, *(("fold",) if fold else ()))
@@ -949,7 +949,7 @@ def learn_in_background(root: str, args: list[str]) -> None:
             os.unlink(os.path.join(mem._cache, LEARNING))
 
 
-def _learn_due(project: Memory) -> tuple[bool, bool]:
+def _learn_due(project: MemoryLike) -> tuple[bool, bool]:
     """(a session may be quiet, the matcher's results may be stale), from the live asks
     files' times alone (one folder listing): nothing is read or computed."""
     home = _session_home(project._root)
@@ -970,7 +970,7 @@ def _learn_due(project: Memory) -> tuple[bool, bool]:
 # -- what the hooks add -------------------------------------------------------------------
 
 
-def start_blocks(project: Memory, session: str | None, source: str | None,
+def start_blocks(project: MemoryLike, session: str | None, source: str | None,
                  budget: int, *, fold: bool = True) -> list[Block]:
     """The session-start extras: this session's asks after a compaction, the last
     session's still-open lines, how many proposals wait; in ``budget`` tokens. Nothing
@@ -1018,7 +1018,7 @@ def start_blocks(project: Memory, session: str | None, source: str | None,
     return kept
 
 
-def hook_blocks(project: Memory, event: str, payload: dict[str, Any], prompt: str,
+def hook_blocks(project: MemoryLike, event: str, payload: dict[str, Any], prompt: str,
                 budget: int, include_archive: bool | None = None, *,
                 act: bool = True) -> list[Block]:
     """What the hook for ``event`` injects, as blocks; with ``act`` (the hook itself),
@@ -1065,7 +1065,7 @@ def hook_blocks(project: Memory, event: str, payload: dict[str, Any], prompt: st
     return [*blocks, *extras]
 
 
-def hook_text(project: Memory, event: str, payload: dict[str, Any], prompt: str,
+def hook_text(project: MemoryLike, event: str, payload: dict[str, Any], prompt: str,
               budget: int) -> str:
     return "".join(b.text for b in hook_blocks(project, event, payload, prompt,
                                                budget)).lstrip("\n")
@@ -1089,7 +1089,7 @@ def end_session(payload: Any, where: StrPath | None) -> None:
             learn_soon(project, fold=False)  # the matcher: in the background
 
 
-def context(project: Memory, prompt: str | None, budget: int,
+def context(project: MemoryLike, prompt: str | None, budget: int,
             session: str | None = None) -> list[tuple[str, list[Block]]]:
     """What lean_memory injects: the session-start blocks and the blocks before ``prompt``
     (the last ask kept when None). Reads only: nothing is recorded or folded."""

@@ -20,8 +20,8 @@ from .sessionlog import note_writes
 from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
+    from ._protocols import MemoryLike
     from .format import Entry
-    from .store import Memory
 
 
 class UnknownEntry(LeanMemoryError):
@@ -38,7 +38,7 @@ class Listed:
     said_again: int
 
 
-def list_entries(mem: Memory, shard: str | None = None) -> list[Listed]:
+def list_entries(mem: MemoryLike, shard: str | None = None) -> list[Listed]:
     """Every live entry (of ``shard``, or of all shards in order), marked."""
     entries = mem.entries(shard)
     hidden = mem.superseded_ids()
@@ -50,7 +50,7 @@ def list_entries(mem: Memory, shard: str | None = None) -> list[Listed]:
     return out
 
 
-def find_entry(mem: Memory, entry_id: str) -> Entry:
+def find_entry(mem: MemoryLike, entry_id: str) -> Entry:
     """The live entry with ``entry_id``."""
     if not isinstance(entry_id, str) or not entry_id.strip():
         raise UnknownEntry("an entry id is needed (see `lean-memory list`)")
@@ -66,7 +66,7 @@ def _shown(value: str) -> str:
     return quoted(repr(value), 40)
 
 
-def _locate(mem: Memory, entry_id: str) -> tuple[fmt.Shard, int]:
+def _locate(mem: MemoryLike, entry_id: str) -> tuple[fmt.Shard, int]:
     for name in mem.shards:
         shard = mem.read_shard(name)
         for i, e in enumerate(shard.entries):
@@ -75,13 +75,13 @@ def _locate(mem: Memory, entry_id: str) -> tuple[fmt.Shard, int]:
     raise UnknownEntry(f"no live entry has id {_shown(entry_id)}")
 
 
-def _write(mem: Memory, shard: fmt.Shard, entries: Sequence[Entry]) -> None:
+def _write(mem: MemoryLike, shard: fmt.Shard, entries: Sequence[Entry]) -> None:
     text = shard.preamble + "".join(e.raw for e in entries)
     atomic_write(mem.shard_path(shard.name), text)
     mem.write_index({shard.name: text})
 
 
-def replace_entry(mem: Memory, entry_id: str, new_raw: str, *, expected_raw: str) -> Entry:
+def replace_entry(mem: MemoryLike, entry_id: str, new_raw: str, *, expected_raw: str) -> Entry:
     """Replace the entry ``entry_id`` by ``new_raw`` (its edited Markdown), if the entry is
     still ``expected_raw``. Raises and writes nothing when the edit is not one valid entry."""
     if "\0" in new_raw:
@@ -119,7 +119,7 @@ def replace_entry(mem: Memory, entry_id: str, new_raw: str, *, expected_raw: str
     return check.entries[i]
 
 
-def _check(mem: Memory, entry: Entry) -> None:
+def _check(mem: MemoryLike, entry: Entry) -> None:
     from .secrets import scan_text
 
     if len(entry.tags) > MAX_TAGS or sum(len(t) for t in entry.tags) > MAX_TAGS_CHARS:
@@ -133,7 +133,7 @@ def _check(mem: Memory, entry: Entry) -> None:
         raise InvalidEntry(f"entry is ~{size:,} tokens, over max_entry_tokens={limit:,}")
 
 
-def archive_entries(mem: Memory, shard: fmt.Shard, gone: Sequence[Entry],
+def archive_entries(mem: MemoryLike, shard: fmt.Shard, gone: Sequence[Entry],
                     extra: Sequence[tuple[str, str]] = ()) -> None:
     """Move ``gone`` (entries of ``shard``) to the archive, marked with ``extra`` metadata.
     The archive is written first and skips ids it holds already, so a repeat after a crash
@@ -154,7 +154,7 @@ def archive_entries(mem: Memory, shard: fmt.Shard, gone: Sequence[Entry],
     _write(mem, shard, [e for e in shard.entries if e.id not in ids])
 
 
-def forget(mem: Memory, entry_id: str, *, reason: str, date: str | None = None) -> Entry:
+def forget(mem: MemoryLike, entry_id: str, *, reason: str, date: str | None = None) -> Entry:
     """Move a live entry to the archive with the date and the reason; returns it."""
     if not isinstance(reason, str) or not reason.strip() or "\n" in reason:
         raise InvalidEntry("a reason is needed: one line saying why the entry goes")

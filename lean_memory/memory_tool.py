@@ -250,6 +250,8 @@ class MemoryToolHandler:
                                   f"{GLOBAL_DIR}); you may propose an entry there with create, "
                                   "str_replace or insert, and it waits for their yes")
         g = global_memory()
+        if TYPE_CHECKING:  # layers.FACADE holds the facade's class: a Memory
+            assert isinstance(g, Memory)
         view = MemoryToolHandler(g, layers=False, prefix=f"{PREFIX}/{GLOBAL_DIR}",
                                  project=self.mem)
         shard = view._shard_of(view._decode(path), str(path), "propose to", new=True)
@@ -284,6 +286,8 @@ class MemoryToolHandler:
         """The handler of the person's global store (its place from the environment only),
         seen from this project; created for a write."""
         g = global_memory(create=create)
+        if TYPE_CHECKING:  # layers.FACADE holds the facade's class: a Memory
+            assert isinstance(g, Memory)
         if not g.dir.is_dir():
             raise MemoryToolError(f"there is no global memory yet; create {PREFIX}/"
                                   f"{GLOBAL_DIR}/conventions.md to start it (rules for "

@@ -32,8 +32,8 @@ TYPE_CHECKING = False  # typing's own import costs more than this module
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from ._protocols import MemoryLike
     from .config import Config
-    from .store import Memory
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 # Task prefixes the model was trained with (document, query); other models get none.
@@ -371,20 +371,20 @@ def canonical(model: str) -> str:
     return model.removesuffix(":latest")
 
 
-def vectors_path(mem: Memory, model: str) -> Path:
+def vectors_path(mem: MemoryLike, model: str) -> Path:
     """One file per model: vectors of different models never mix."""
     from pathlib import Path  # not on the query path: that one reads vectors_file
 
     return Path(vectors_file(mem, model))
 
 
-def vectors_file(mem: Memory, model: str) -> str:
+def vectors_file(mem: MemoryLike, model: str) -> str:
     """:func:`vectors_path` as a string (``Memory``'s Path attributes import ``pathlib``)."""
     tag = blake2b(canonical(model).encode("utf-8"), digest_size=4).hexdigest()
     return os.path.join(mem._cache, f"vectors-{tag}.bin")
 
 
-def legacy_path(mem: Memory, model: str) -> Path | None:
+def legacy_path(mem: MemoryLike, model: str) -> Path | None:
     """The file an older version kept for ``model`` spelt with ``:latest``, if it differs."""
     if canonical(model) == model:
         return None
@@ -397,7 +397,7 @@ def client(config: Config, timeout: float) -> Ollama:
     return Ollama(url, config.ollama_model, timeout)
 
 
-def retriever(mem: Memory) -> EmbeddingRetriever:
+def retriever(mem: MemoryLike) -> EmbeddingRetriever:
     """The ``ollama`` retriever of this memory: its cached vectors, the prompt embedded
     live within the retrievers' time limit."""
     c = mem.config

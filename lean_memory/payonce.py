@@ -25,8 +25,8 @@ from .sessionlog import _session_home, private_dir, read_private, write_private
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from ._protocols import MemoryLike
     from .fsutil import StrPath
-    from .store import Memory
 
 SHOWN_DIR = "shown"
 MAX_IDS = 2000  # ids remembered per session (a session shows far fewer)
@@ -96,7 +96,7 @@ def reset(root: StrPath, session: str) -> None:
             os.unlink(old)
 
 
-def rules_shown(mems: list[Memory | None], text: str) -> list[str]:
+def rules_shown(mems: list[MemoryLike | None], text: str) -> list[str]:
     """The ids of the standing rules of ``mems`` that ``text`` shows whole (a rule cut to
     fit the session start is not shown: a prompt it matches gets it whole)."""
     from .digest import RULES_SHARD, _rule_line

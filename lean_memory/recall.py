@@ -30,10 +30,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
     from typing import Any
 
+    from ._protocols import MemoryLike
     from .format import Entry
-    from .store import Memory
 
-    Entries = Callable[[Memory], Iterable[Entry]]  # every entry of a memory, live first
+    Entries = Callable[[MemoryLike], Iterable[Entry]]  # every entry of a memory, live first
 
 CONTEXT_LIMIT = 9000  # characters; Claude Code and Codex cap additionalContext at 10,000
 PROMPT_EVENT = "UserPromptSubmit"
@@ -61,7 +61,7 @@ def hook_budget() -> int:
     return int(env) if env.isdigit() else 1200
 
 
-def search(project: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
+def search(project: MemoryLike, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
            include_archive: bool | None = None, session: str | None = None,
            layers: Sequence[str] = LAYERS) -> Found:
     """The ``k`` best entries for ``query`` over ``layers``: global, project and (with
@@ -96,7 +96,7 @@ def fit(text: str) -> str:
     return text if text.strip() else ""
 
 
-def injected(project: Memory, prompt: str, *, event: str = PROMPT_EVENT,
+def injected(project: MemoryLike, prompt: str, *, event: str = PROMPT_EVENT,
              payload: dict[str, Any] | None = None, budget_tokens: int | None = None,
              include_archive: bool | None = None, act: bool = False) -> str:
     """The ``additionalContext`` the hook for ``event`` injects before ``prompt`` ('' for
@@ -126,7 +126,7 @@ def _entry_lines(text: str) -> list[str]:
     return [ln for ln in text.splitlines() if ln.startswith("- ") and not ln.startswith("- (")]
 
 
-def _note_injected(project: Memory, payload: dict[str, Any], prompt: str, text: str) -> None:
+def _note_injected(project: MemoryLike, payload: dict[str, Any], prompt: str, text: str) -> None:
     """Note which entries ``text`` injected before ``prompt`` (as the ask keeps it: a
     credential cut out) in the session layer's bounded log; never raises."""
     from . import _askrecord as R  # the hook's path only
@@ -163,7 +163,7 @@ class Injection(Record):
         self._init(at, session, prompt, entries)
 
 
-def injections(project: Memory, limit: int = LOG_SHOWN, *,
+def injections(project: MemoryLike, limit: int = LOG_SHOWN, *,
                entries: Entries | None = None) -> list[Injection]:
     """The latest ``limit`` prompts of the personal log, newest first."""
     raw = read_private(os.path.join(_session_home(project._root), INJECTED_LOG))
@@ -192,7 +192,7 @@ def injections(project: Memory, limit: int = LOG_SHOWN, *,
     return out
 
 
-def context(project: Memory, prompt: str | None, budget: int | None = None,
+def context(project: MemoryLike, prompt: str | None, budget: int | None = None,
             session: str | None = None) -> list[tuple[str, list[Block]]]:
     """Every block injected at session start and before ``prompt`` (the session's last ask
     when None); reads only."""
@@ -218,13 +218,13 @@ def _starts(e: Entry) -> Iterable[str]:
     yield f"- {title}"
 
 
-def _all_entries(mem: Memory) -> Iterable[Entry]:
+def _all_entries(mem: MemoryLike) -> Iterable[Entry]:
     for archive in (False, True):  # a live entry wins a shared beginning
         for name in mem.shards:
             yield from mem.entries(name, archive=archive)
 
 
-def _ids(mems: Iterable[Memory], text: str, entries: Entries | None = None,
+def _ids(mems: Iterable[MemoryLike], text: str, entries: Entries | None = None,
          ) -> tuple[dict[str, str], dict[str, str]]:
     """{how a line begins: entry id}, {id: title} for the entries of ``mems`` (live, then
     archived) whose title begins a list line of ``text``."""
@@ -254,7 +254,7 @@ def _entry_id(line: str, ids: dict[str, str], lengths: Sequence[int]) -> str:
     return ""
 
 
-def sheet(project: Memory, parts: Sequence[tuple[str, Sequence[Block]]], budget: int, *,
+def sheet(project: MemoryLike, parts: Sequence[tuple[str, Sequence[Block]]], budget: int, *,
           entries: Entries | None = None) -> list[dict[str, Any]]:
     """``context --json``: one row per injected entry (``id`` and ``title``; the heading
     and notes of a block are its row without an id), with its layer, block and tokens,

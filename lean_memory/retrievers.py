@@ -26,9 +26,9 @@ if TYPE_CHECKING:
     from typing import Any, TypeVar
 
     from . import format as fmt
+    from ._protocols import MemoryLike
     from ._retriever import Retriever as Retriever  # for type checkers; see __getattr__
     from .config import Config
-    from .store import Memory
 
 RRF_K = 60
 GROUP = "lean_memory.retrievers"
@@ -175,7 +175,7 @@ class Job:
         return f"Job({self.name!r})"
 
 
-def jobs(names: Sequence[str], mem: Memory) -> tuple[list[tuple[str, Job | None]], list[str]]:
+def jobs(names: Sequence[str], mem: MemoryLike) -> tuple[list[tuple[str, Job | None]], list[str]]:
     """``(name, job)`` for the configured names, in order (job None: the built-in BM25),
     and a note for each unknown name (left out)."""
     out: list[tuple[str, Job | None]] = []
@@ -200,7 +200,7 @@ def jobs(names: Sequence[str], mem: Memory) -> tuple[list[tuple[str, Job | None]
     return out, notes
 
 
-def _ollama(mem: Memory) -> Any:
+def _ollama(mem: MemoryLike) -> Any:
     """The built-in semantic retriever, imported only when named (urllib stays unloaded)."""
     from .ollama import retriever
 

@@ -61,8 +61,8 @@ if TYPE_CHECKING:
     from contextvars import ContextVar
     from typing import Any, BinaryIO
 
+    from ._protocols import MemoryLike
     from .retrievers import RRF_K, Job, Retriever, rrf
-    from .store import Memory
     from .withhold import Verdicts
 
 
@@ -152,7 +152,7 @@ class Corpus:
     number (file order).
     """
 
-    def __init__(self, mem: Memory, parts: list[Part], hidden: list[int]) -> None:
+    def __init__(self, mem: MemoryLike, parts: list[Part], hidden: list[int]) -> None:
         self.mem = mem
         self.parts = parts
         self.bases = list(accumulate((p.n for p in parts), initial=0))
@@ -263,23 +263,23 @@ class NotReady(Exception):
     """The index could not be brought up to date within the time allowed."""
 
 
-def _header(mem: Memory) -> list[Any]:
+def _header(mem: MemoryLike) -> list[Any]:
     c = mem.config
     return [_CACHE_VERSION, TOKENIZER_VERSION, c.bm25_k1, c.bm25_b, _TITLE_WEIGHT, header(mem)]
 
 
-def _sources(mem: Memory) -> list[tuple[str, bool, str]]:
+def _sources(mem: MemoryLike) -> list[tuple[str, bool, str]]:
     return [(name, archived, mem._shard_file(name, archive=archived))
             for archived in (False, True) for name in mem.shards]
 
 
-def _part_path(mem: Memory, name: str, archived: bool, *, tail: bool = False) -> str:
+def _part_path(mem: MemoryLike, name: str, archived: bool, *, tail: bool = False) -> str:
     # Shard names are [a-z0-9_-] (config.SHARD_NAME): safe as part of a file name.
     kind = "archive" if archived else "live"
     return os.path.join(mem._cache, f"search-{kind}-{name}{'.tail' if tail else ''}.idx")
 
 
-def _build_part(mem: Memory, name: str, archived: bool, path: str, sig: tuple[int, int, int],
+def _build_part(mem: MemoryLike, name: str, archived: bool, path: str, sig: tuple[int, int, int],
                 previous: Part | None, verdicts: Verdicts) -> tuple[Part, bytes]:
     """The part of one shard file, and the bytes it was built from; entries whose indexed
     text ``previous`` has seen are not tokenised again (their term counts are read back
@@ -293,7 +293,7 @@ def _build_part(mem: Memory, name: str, archived: bool, path: str, sig: tuple[in
     return part, data
 
 
-def _missing_part(mem: Memory, name: str, archived: bool, sig: tuple[int, int, int],
+def _missing_part(mem: MemoryLike, name: str, archived: bool, sig: tuple[int, int, int],
                   verdicts: Verdicts) -> Part:
     """The part of a shard file that does not exist, as :func:`_build_part` builds it
     (from the empty text): built in memory rather than read from its part file."""
@@ -302,7 +302,7 @@ def _missing_part(mem: Memory, name: str, archived: bool, sig: tuple[int, int, i
     return part
 
 
-def _tail_part(mem: Memory, base: Part, data: bytes, sig: tuple[int, int, int],
+def _tail_part(mem: MemoryLike, base: Part, data: bytes, sig: tuple[int, int, int],
                previous: Part | None, verdicts: Verdicts) -> Part | None:
     """The entries appended to ``base``'s file since it was indexed, as a part of their
     own; None unless the file is the indexed bytes with whole entries after them."""
@@ -324,7 +324,7 @@ def _tail_part(mem: Memory, base: Part, data: bytes, sig: tuple[int, int, int],
                           base.lines[-1] + last.count("\n"), previous, verdicts, base=base.sig)
 
 
-def _index_entries(mem: Memory, name: str, archived: bool, sig: tuple[int, int, int],
+def _index_entries(mem: MemoryLike, name: str, archived: bool, sig: tuple[int, int, int],
                    entries: Sequence[fmt.Entry], start: int, line: int, previous: Part | None,
                    verdicts: Verdicts, base: tuple[int, int, int] | None = None) -> Part:
     """The part of ``entries``, the first at byte ``start`` and line ``line`` of its file."""
@@ -420,7 +420,7 @@ def _hidden(parts: list[Part]) -> list[int]:
 _BUILD_BYTES_PER_S = 2 << 20
 
 
-def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) -> Corpus:
+def _load(mem: MemoryLike, *, fresh: bool = False, deadline: float | None = None) -> Corpus:
     """The corpus, every part read from its file or rebuilt (all of them if ``fresh``).
 
     A shard file that only grew by whole entries since it was indexed keeps its part and
@@ -519,7 +519,7 @@ def _load(mem: Memory, *, fresh: bool = False, deadline: float | None = None) ->
 _TAIL_MIN = 64
 
 
-def _append_part(mem: Memory, base: Part | None, path: str, sig: tuple[int, int, int],
+def _append_part(mem: MemoryLike, base: Part | None, path: str, sig: tuple[int, int, int],
                  header: list[Any], verdicts: Verdicts) -> list[Part] | None:
     """``base`` and a tail part of the entries appended since it was built, if the file
     only grew by whole entries and the tail is still small; else None."""
@@ -546,7 +546,7 @@ def _append_part(mem: Memory, base: Part | None, path: str, sig: tuple[int, int,
     return [base, tail]
 
 
-def _cached_hidden(mem: Memory, header: list[Any], parts: list[Part],
+def _cached_hidden(mem: MemoryLike, header: list[Any], parts: list[Part],
                    rebuilt: bool) -> list[int]:
     """The numbers of the superseded entries, from ``search.marshal``: as written when
     the parts are those it was written for, and still when only tails changed, every tail
@@ -619,7 +619,7 @@ def _hidden_again(parts: list[Part], idents: list[list[Any]], old_key: Any, pair
     return out
 
 
-def _write_hidden(mem: Memory, path: str, parts: list[Part], header: list[Any],
+def _write_hidden(mem: MemoryLike, path: str, parts: list[Part], header: list[Any],
                   data: list[Any]) -> None:
     unchanged = all(file_signature(mem._shard_file(p.name, archive=p.archived)) == p.sig
                     for p in parts)
@@ -627,7 +627,7 @@ def _write_hidden(mem: Memory, path: str, parts: list[Part], header: list[Any],
         _debug("search cache not written to %s", path)
 
 
-def load_corpus(mem: Memory, *, deadline: float | None = None) -> Corpus:
+def load_corpus(mem: MemoryLike, *, deadline: float | None = None) -> Corpus:
     """The corpus from the cache, with the parts of changed shard files rebuilt.
 
     A missing, corrupt or other-version cache is rebuilt silently.
@@ -638,7 +638,7 @@ def load_corpus(mem: Memory, *, deadline: float | None = None) -> Corpus:
 # -- retrievers and fusion ----------------------------------------------------------------
 
 
-def _is_cached_bm25(r: Any, mem: Memory) -> bool:
+def _is_cached_bm25(r: Any, mem: MemoryLike) -> bool:
     c = mem.config
     return (type(r) is BM25 and r.k1 == c.bm25_k1 and r.b == c.bm25_b
             and r.title_weight == _TITLE_WEIGHT)
@@ -692,7 +692,7 @@ def _ours(module: str, name: str) -> bool:
         and all(part.isidentifier() for part in parts)
 
 
-def _start_warming(mem: Memory, then: bool | Callable[[Any], None] = True) -> bool:
+def _start_warming(mem: MemoryLike, then: bool | Callable[[Any], None] = True) -> bool:
     """Start one detached process that brings the index up to date, then runs ``then``
     (a function of ``time_limit``'s ``warm``), unless one runs."""
     from .spawn import detached
@@ -703,7 +703,7 @@ def _start_warming(mem: Memory, then: bool | Callable[[Any], None] = True) -> bo
                     *([_warm_target(then)] if callable(then) else []), stale_s=_WARMING_STALE_S)
 
 
-def _warm(mem: Memory, then: str = "") -> None:
+def _warm(mem: MemoryLike, then: str = "") -> None:
     """The warm-up process: index every shard file, run ``then`` (``module:name`` of a
     function of lean_memory, given the memory), then remove the marker. ``then`` is left
     out when the index alone took half the marker's lifetime, so that no second warm-up
@@ -721,7 +721,7 @@ def _warm(mem: Memory, then: str = "") -> None:
             os.unlink(os.path.join(mem._cache, "search.warming"))
 
 
-def search(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
+def search(mem: MemoryLike, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
            include_archive: bool | None = None) -> list[Hit]:
     """The ``k`` best entries for ``query``, live and archived ranked together (the archive
     left out with ``include_archive=False``; None means the config's ``search_archive``,
@@ -730,7 +730,7 @@ def search(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None 
     return find(mem, query, k=k, shards=shards, include_archive=include_archive).hits
 
 
-def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
+def find(mem: MemoryLike, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
          include_archive: bool | None = None, budget_s: float | None = None,
          mend: bool = False) -> Found:
     """:func:`search`, and how many withheld entries the query would have returned.
@@ -792,7 +792,7 @@ def find(mem: Memory, query: str, *, k: int = 5, shards: Sequence[str] | None = 
             _start_warming(mem, warm)
 
 
-def _search(mem: Memory, corpus: Corpus, query: str, k: int, names: Sequence[str],
+def _search(mem: MemoryLike, corpus: Corpus, query: str, k: int, names: Sequence[str],
             include_archive: bool) -> Found:
     allowed = corpus.allowed(names, include_archive)
     index = corpus.index

@@ -55,6 +55,7 @@ from .tokens import estimate_tokens
 from .withhold import TITLE_WITHHELD, masked
 
 if TYPE_CHECKING:
+    from ._protocols import MemoryLike
     from .format import Entry
     from .history import Point
     from .store import Memory
@@ -458,11 +459,11 @@ def page_entry(app: App, layer: str, entry_id: str) -> str | None:
     return _page(app, e.title or entry_id, art + back, tab=f"{layer} entry")
 
 
-def _cached(app: App) -> Callable[[Memory], Iterable[Entry]]:
+def _cached(app: App) -> Callable[[MemoryLike], Iterable[Entry]]:
     """A layer's entries, live then archived, from the page's parse cache."""
     names = {str(m.dir): n for n, m in app.layers}
 
-    def entries(mem: Memory) -> Iterable[Entry]:
+    def entries(mem: MemoryLike) -> Iterable[Entry]:
         name = names.get(str(mem.dir))
         if name is None:  # not served here (a store opened again): parsed now
             return [e for archive in (False, True) for s in mem.shards

@@ -25,7 +25,7 @@ from .fsutil import ensure_dir
 
 TYPE_CHECKING = False  # typing's own costs an import (this runs in the prompt hook)
 if TYPE_CHECKING:
-    from .store import Memory
+    from ._protocols import MemoryLike
 
 
 # The folder holding this lean_memory package: the only one the processes we start import from.
@@ -75,7 +75,7 @@ def clean_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.upper().startswith("PYTHON")}
 
 
-def detached(mem: Memory, marker: str, code: str, *args: str, stale_s: float = 600.0) -> bool:
+def detached(mem: MemoryLike, marker: str, code: str, *args: str, stale_s: float = 600.0) -> bool:
     """Start ``python -I -c code`` detached, unless ``.cache/<marker>`` says one runs; True
     if started. ``code`` runs in the package's parent folder with ``sys.argv[1:]`` = the
     memory's root and ``args``, ``sys`` imported, and must remove the marker when it ends."""
@@ -142,7 +142,7 @@ _EMBED = ("import sys; from lean_memory.embedcmd import embed_in_background; "
           "from lean_memory.store import Memory; embed_in_background(Memory(sys.argv[1]))")
 
 
-def embed_soon(mem: Memory) -> bool:
+def embed_soon(mem: MemoryLike) -> bool:
     """After a put, when the semantic extra is on: give the new entries their vectors in
     a background process (bounded; ``lean-memory embed`` does the rest)."""
     c = mem.config

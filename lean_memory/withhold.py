@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from ._protocols import MemoryLike
     from .fsutil import StrPath
-    from .store import Memory
 
 _CACHE_NAME = "withheld.marshal"
 _TEXTS_NAME = "verdicts.marshal"
@@ -72,7 +72,7 @@ def scanner_signature() -> list[Any]:
     return out
 
 
-def header(mem: Memory) -> list[Any]:
+def header(mem: MemoryLike) -> list[Any]:
     """The validity key of every verdict: scanner version and the allowlist that counts."""
     c = mem.config
     return [_VERSION, scanner_signature(), sorted(c.allow_rules), sorted(c.allow_fingerprints)]
@@ -128,7 +128,7 @@ class Verdicts:
     to its verdict; the second is read only when a file is new.
     """
 
-    def __init__(self, mem: Memory) -> None:
+    def __init__(self, mem: MemoryLike) -> None:
         self.mem = mem
         self.files_path = os.path.join(mem._cache, _CACHE_NAME)
         self.texts_path = os.path.join(mem._cache, _TEXTS_NAME)
@@ -251,7 +251,7 @@ def _loads(data: bytes) -> Any:
         return None
 
 
-def shown_file(mem: Memory, path: StrPath, name: str,
+def shown_file(mem: MemoryLike, path: StrPath, name: str,
                verdicts: Verdicts | None = None) -> tuple[str, list[str]]:
     """The shard file at ``path`` with every entry that holds a credential replaced by a
     one-line notice naming its id (a preamble that holds one, by a notice too); and the ids
@@ -282,7 +282,7 @@ def shown_file(mem: Memory, path: StrPath, name: str,
     return mark_superseded(mem, "".join(parts), name), ids
 
 
-def superseders(mem: Memory) -> dict[str, tuple[str, str]]:
+def superseders(mem: MemoryLike) -> dict[str, tuple[str, str]]:
     """Each superseded entry's id -> (id, date) of the newest entry that supersedes it."""
     hidden = mem.superseded_ids()
     out: dict[str, tuple[str, str]] = {}
@@ -294,7 +294,7 @@ def superseders(mem: Memory) -> dict[str, tuple[str, str]]:
     return out
 
 
-def mark_superseded(mem: Memory, text: str, name: str) -> str:
+def mark_superseded(mem: MemoryLike, text: str, name: str) -> str:
     """``text`` (a shard file as shown) with the heading of each superseded entry marked
     "superseded by <id> on <date>": a whole-shard read tells the agent what no longer
     holds. Only what is shown changes, never the file; the line count stays."""
@@ -317,7 +317,8 @@ def mark_superseded(mem: Memory, text: str, name: str) -> str:
     return "".join(parts)
 
 
-def withheld_spans(mem: Memory, path: StrPath, name: str) -> tuple[str, list[tuple[int, int, str]]]:
+def withheld_spans(mem: MemoryLike, path: StrPath,
+                   name: str) -> tuple[str, list[tuple[int, int, str]]]:
     """The shard file at ``path`` as read, and (start, end, id) of each piece of it that
     :func:`shown_file` withholds, in file order (the preamble's id is "")."""
     v = Verdicts(mem)
@@ -332,7 +333,7 @@ _SPANS_NAME = "withheld-spans.marshal"
 _SPANS_VERSION = "lean_memory.withheld-spans/1"  # {file content key: [withheld keys, spans]}
 
 
-def _withheld_spans(mem: Memory, file_key: bytes | None, text: str, name: str,
+def _withheld_spans(mem: MemoryLike, file_key: bytes | None, text: str, name: str,
                     bad: set[bytes]) -> list[tuple[int, int, str]]:
     """(start, end, id) of what ``text`` withholds, in file order (the preamble's id is
     ""). Remembered by the file's content key and the withheld keys (as ``Verdicts`` found
@@ -391,7 +392,7 @@ def _own_id(e: fmt.Entry) -> bool:
     return bool(next((v for k, v in pairs if k == "id"), ""))
 
 
-def shown_index(mem: Memory, verdicts: Verdicts | None = None) -> str:
+def shown_index(mem: MemoryLike, verdicts: Verdicts | None = None) -> str:
     """INDEX.md as read ('' when missing), or rendered afresh when the file holds a
     credential (typed in by hand: it is derived data)."""
     v = verdicts or Verdicts(mem)
@@ -406,7 +407,7 @@ def shown_index(mem: Memory, verdicts: Verdicts | None = None) -> str:
     return render_index(mem.status(), mem.config.max_index_tokens)
 
 
-def read_shown(mem: Memory, shard: str | None = None, *,
+def read_shown(mem: MemoryLike, shard: str | None = None, *,
                archive: bool = False) -> tuple[str, list[str]]:
     """What ``get`` prints: INDEX.md (``shard`` None) or a shard file, withholding as above."""
     mem._require_init()
@@ -419,7 +420,7 @@ def read_shown(mem: Memory, shard: str | None = None, *,
         v.save()
 
 
-def shown_path(mem: Memory, path: Path) -> str:
+def shown_path(mem: MemoryLike, path: Path) -> str:
     """Any file of the memory folder as read, withholding as above: INDEX.md, a shard or
     archive file (by its name), else the whole file when it holds a credential."""
     v = Verdicts(mem)
@@ -435,7 +436,7 @@ def shown_path(mem: Memory, path: Path) -> str:
     return "> [withheld] this file holds a credential and is not shown\n" if bad else text
 
 
-def masked(mem: Memory, entries: Sequence[fmt.Entry]) -> tuple[list[fmt.Entry], int]:
+def masked(mem: MemoryLike, entries: Sequence[fmt.Entry]) -> tuple[list[fmt.Entry], int]:
     """``entries`` with each one that holds a credential replaced by a stand-in that keeps
     its id (redacted), shard and date (its title, text, tags and metadata withheld; its raw
     text the one-line notice); and how many were."""
@@ -451,7 +452,7 @@ def masked(mem: Memory, entries: Sequence[fmt.Entry]) -> tuple[list[fmt.Entry], 
     return out, sum(flags)
 
 
-def live_entries(mem: Memory, entries: Sequence[fmt.Entry],
+def live_entries(mem: MemoryLike, entries: Sequence[fmt.Entry],
                  verdicts: Verdicts | None = None) -> tuple[list[fmt.Entry], int]:
     """``entries`` without those that hold a credential, and how many those were."""
     v = verdicts or Verdicts(mem)

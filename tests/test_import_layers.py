@@ -5,7 +5,10 @@ Every import counts, a lazy one written inside a function included (Python does 
 loop then, a reader does); only those under ``if TYPE_CHECKING:`` are left out. Catches a new
 import circle, such as a feature importing the ``Memory`` facade that imports it (``search``
 -> ``store`` -> ``search`` on 09d408f), ``errors`` <-> ``secrets`` <-> ``scanfiles`` through
-the ``secrets.__getattr__`` shim, or ``demo`` importing ``cli``.
+the ``secrets.__getattr__`` shim, or ``demo`` importing ``cli``. With type-only imports
+counted too, catches a feature naming the facade in a type hint (``if TYPE_CHECKING: from
+.store import Memory``: twelve features and ``store`` in one circle until 2026-12-02); a
+feature takes ``_protocols.MemoryLike`` instead.
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ def _type_checking(node: ast.If) -> bool:
         isinstance(t, ast.Attribute) and t.attr == "TYPE_CHECKING")
 
 
-def imports_of(path: Path, modules: set[str]) -> set[str]:
-    """The package's modules ``path`` imports anywhere in it, TYPE_CHECKING blocks aside."""
+def imports_of(path: Path, modules: set[str], *, types: bool = False) -> set[str]:
+    """The package's modules ``path`` imports anywhere in it, TYPE_CHECKING blocks aside
+    (unless ``types``)."""
     me = _name(path)
     out: set[str] = set()
 
@@ -41,7 +45,7 @@ def imports_of(path: Path, modules: set[str]) -> set[str]:
 
     def visit(node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _type_checking(child):
+            if isinstance(child, ast.If) and _type_checking(child) and not types:
                 for c in child.orelse:
                     visit(c)
                 continue
@@ -61,10 +65,10 @@ def imports_of(path: Path, modules: set[str]) -> set[str]:
     return out
 
 
-def import_graph() -> dict[str, set[str]]:
+def import_graph(*, types: bool = False) -> dict[str, set[str]]:
     paths = sorted(PKG.glob("*.py"))
     modules = {_name(p) for p in paths}
-    return {_name(p): imports_of(p, modules) for p in paths}
+    return {_name(p): imports_of(p, modules, types=types) for p in paths}
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -91,6 +95,13 @@ def test_no_import_circle() -> None:
         " <-> ".join(g) for g in found)
 
 
+def test_no_circle_with_type_only_imports() -> None:
+    """A type hint is a dependency for a reader: a feature never names the facade."""
+    found = circles(import_graph(types=True))
+    assert found == [], "import circles (TYPE_CHECKING imports included):\n" + "\n".join(
+        " <-> ".join(g) for g in found)
+
+
 def test_the_check_sees_a_lazy_import_circle(tmp_path: Path) -> None:
     """The check itself: an import inside a function counts, one under TYPE_CHECKING not."""
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
@@ -101,3 +112,5 @@ def test_the_check_sees_a_lazy_import_circle(tmp_path: Path) -> None:
                     "def f():\n    from .search import find\n", encoding="utf-8")
     assert imports_of(path, {"lean_memory.store", "lean_memory.search"}) == {
         "lean_memory.search"}
+    assert imports_of(path, {"lean_memory.store", "lean_memory.search"}, types=True) == {
+        "lean_memory.store", "lean_memory.search"}

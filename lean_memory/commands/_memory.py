@@ -20,7 +20,10 @@ def memory(args: argparse.Namespace, *, project: bool = False) -> Memory:
     if getattr(args, "global_", False) and not project:
         if args.root:
             raise UsageError("give --global or --root, not both")
-        return global_memory(create=args.command == "put")
+        g = global_memory(create=args.command == "put")
+        if TYPE_CHECKING:  # layers.FACADE holds the facade's class: a Memory
+            assert isinstance(g, Memory)
+        return g
     return check_project(Memory(args.root))
 
 

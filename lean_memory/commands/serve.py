@@ -25,6 +25,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         app = App([("global", mem)])
     else:
         g = open_global()
+        if TYPE_CHECKING:  # layers.FACADE holds the facade's class: a Memory
+            assert g is None or isinstance(g, Memory)
         app = App([("project", mem), *([("global", g)] if g is not None else [])],
                   proposals=page_proposals(mem))
     server = make_server(app, args.port)
