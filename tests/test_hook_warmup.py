@@ -51,19 +51,22 @@ def _memory(root: Path) -> lean_memory.Memory:
     return mem
 
 
-def _hook(root: Path, prefix: str = "", timeout: float | None = None) -> str:
-    """The prompt hook as a real process (its own folder first on sys.path, as installed;
-    no site: a clean venv imports no threading at start)."""
+def _hook(root: Path, prefix: str = "", timeout: float | None = None,
+          event: str = "user-prompt-submit") -> str:
+    """A hook (the prompt hook unless ``event`` says) as a real process (its own folder
+    first on sys.path, as installed; no site: a clean venv imports no threading at start)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("LEAN_MEMORY_ROOT", None)
     if timeout is not None:
         env["LEAN_MEMORY_HOOK_TIMEOUT"] = str(timeout)
+    payload = ({"hook_event_name": "UserPromptSubmit", "prompt": PROMPT, "cwd": str(root)}
+               if event == "user-prompt-submit" else
+               {"hook_event_name": "SessionStart", "source": "startup", "session_id": "s",
+                "cwd": str(root)})
     code = (f"import sys; {prefix}from lean_memory.cli import main; "
-            "sys.exit(main(['hook', 'user-prompt-submit']))")
+            f"sys.exit(main(['hook', {event!r}]))")
     r = subprocess.run([sys.executable, "-P", "-S", "-c", code], cwd=root, capture_output=True,
-                       text=True, env=env, timeout=120, check=False,
-                       input=json.dumps({"hook_event_name": "UserPromptSubmit",
-                                         "prompt": PROMPT, "cwd": str(root)}))
+                       text=True, env=env, timeout=120, check=False, input=json.dumps(payload))
     assert r.returncode == 0, r.stderr
     return str(json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]) \
         if r.stdout.strip() else ""
@@ -206,23 +209,6 @@ def test_an_index_built_outside_the_hook_still_gets_its_put_state(tmp_path: Path
     assert _cache(mem) == before  # and the next prompt builds nothing
 
 
-def _start(root: Path, prefix: str = "", timeout: float | None = None) -> str:
-    """The session-start hook as a real process, as ``_hook`` runs the prompt hook."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("LEAN_MEMORY_ROOT", None)
-    if timeout is not None:
-        env["LEAN_MEMORY_HOOK_TIMEOUT"] = str(timeout)
-    code = (f"import sys; {prefix}from lean_memory.cli import main; "
-            "sys.exit(main(['hook', 'session-start']))")
-    r = subprocess.run([sys.executable, "-P", "-S", "-c", code], cwd=root, capture_output=True,
-                       text=True, env=env, timeout=120, check=False,
-                       input=json.dumps({"hook_event_name": "SessionStart", "source": "startup",
-                                         "session_id": "s", "cwd": str(root)}))
-    assert r.returncode == 0, r.stderr
-    return str(json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]) \
-        if r.stdout.strip() else ""
-
-
 def test_a_session_start_out_of_time_still_gives_the_index(tmp_path: Path) -> None:
     """Caught: a session start that overran its time limit (a fresh clone of a large memory
     on a loaded machine) printed nothing, so the agent had no index and no pointer to the
@@ -231,11 +217,12 @@ def test_a_session_start_out_of_time_still_gives_the_index(tmp_path: Path) -> No
     for p in mem.cache_dir.iterdir():
         p.unlink()
     # SLOW_LINKS holds the worker 20 s: the 1 s limit always ends it first, whatever the load
-    started = _start(mem.root, SLOW_INDEX + SLOW_LINKS, timeout=1)
+    started = _hook(mem.root, SLOW_INDEX + SLOW_LINKS, timeout=1, event="session-start")
     assert started.startswith(mem.get_memory()) and "not ready in time" in started
     assert "get conventions" in started
     _warmed(mem)
     index = mem.dir / "INDEX.md"
     token = "ghp_" + "Zq8vK2mX7rT4wY9pL3nB6cD1fH5jS0aE2gUi"  # built here: the file scans clean
     index.write_text(index.read_text("utf-8") + f"\ntoken {token}\n", "utf-8")
-    assert _start(mem.root, SLOW_INDEX + SLOW_LINKS, timeout=1) == ""  # withheld whole
+    assert _hook(mem.root, SLOW_INDEX + SLOW_LINKS, timeout=1,
+                 event="session-start") == ""  # withheld whole
