@@ -9,12 +9,13 @@ import os
 import subprocess
 
 from ._record import Record
+from .spawn import GIT_SAFE, git_env
 
 MAX_VERSIONS = 60
 MAX_BYTES = 4 * 1024 * 1024
 TIMEOUT_S = 5.0
-_SAFE = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false",
-         "-c", "core.hooksPath=" + os.devnull, "--no-pager", "--no-replace-objects")
+_SAFE = (*GIT_SAFE, "-c", "core.hooksPath=" + os.devnull, "--no-pager",
+         "--no-replace-objects")
 
 
 class Point(Record):
@@ -31,17 +32,10 @@ class Point(Record):
         self._init(date, tokens, budget, commit)
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0",
-               GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
-    return env
-
-
 def _git(root: str, args: list[str], stdin: bytes | None = None) -> bytes | None:
     try:
         proc = subprocess.run(["git", *_SAFE, *args], cwd=root, input=stdin,
-                              capture_output=True, env=_env(), timeout=TIMEOUT_S,
+                              capture_output=True, env=git_env(), timeout=TIMEOUT_S,
                               check=False)
     except (OSError, subprocess.SubprocessError):
         return None

@@ -73,7 +73,7 @@ from .sessionlog import (
     read_private,
     write_private,
 )
-from .spawn import clean_env, detached
+from .spawn import GIT_SAFE, detached, git_env
 from .tokens import estimate_tokens
 
 # Inside functions on purpose: json, subprocess, datetime, the matcher (asks) and the scanner
@@ -279,12 +279,9 @@ def _git(root: str, *args: str) -> str:
     hooks and pager; '' on any failure (no git, not a repository, no commit yet)."""
     import subprocess
 
-    env = {k: v for k, v in clean_env().items() if not k.upper().startswith("GIT_")}
-    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0",
-               GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
     try:
-        r = subprocess.run(["git", "-c", "core.fsmonitor=false", "-C", root, *args],
-                           stdin=subprocess.DEVNULL, capture_output=True, env=env,
+        r = subprocess.run(["git", *GIT_SAFE, "-C", root, *args],
+                           stdin=subprocess.DEVNULL, capture_output=True, env=git_env(),
                            timeout=GIT_TIMEOUT, check=False)
     except (OSError, subprocess.SubprocessError):
         return ""

@@ -24,6 +24,7 @@ from ._record import Record, replace
 from .errors import LeanMemoryError
 from .secrets import Allowlist, Finding, redact_path, scan_text
 from .secrets import _path_allowed as path_allowed
+from .spawn import GIT_SAFE
 
 # Not typing.TYPE_CHECKING: see secrets.py.
 TYPE_CHECKING = False
@@ -199,8 +200,9 @@ def _walk(paths: Sequence[str | os.PathLike[str]],
 
 
 # Git runs nothing from a repository's own config here: a hostile clone (or an unpacked
-# archive holding a .git folder) could name a program as its file-system monitor.
-_SAFE_GIT = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false")
+# archive holding a .git folder) could name a program as its file-system monitor. The
+# person's own git config stays (core.excludesFile decides what is ignored).
+_SAFE_GIT = GIT_SAFE
 
 
 def _git_listing(folder: str) -> list[str] | None:

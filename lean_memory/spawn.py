@@ -75,6 +75,20 @@ def clean_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.upper().startswith("PYTHON")}
 
 
+# Git run in a repository we do not trust names nothing its config could make it run (a
+# file-system monitor) and keeps no untracked cache; git_env() adds no system or global
+# config, no prompt, no optional locks, and C messages.
+GIT_SAFE = ("-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false")
+
+
+def git_env() -> dict[str, str]:
+    """The environment for git on a repository we do not trust (and parse the output of)."""
+    env = {k: v for k, v in clean_env().items() if not k.upper().startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_TERMINAL_PROMPT="0",
+               GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
+    return env
+
+
 def detached(mem: MemoryLike, marker: str, code: str, *args: str, stale_s: float = 600.0) -> bool:
     """Start ``python -I -c code`` detached, unless ``.cache/<marker>`` says one runs; True
     if started. ``code`` runs in the package's parent folder with ``sys.argv[1:]`` = the
