@@ -16,16 +16,20 @@ Why it looks like this:
 * Nothing but protocol messages reaches stdout: ``sys.stdout`` is pointed at stderr while
   serving, so a stray print (a plugin's, say) cannot corrupt the stream.
 * A line is read with a bound, so a 10 MB message costs a bounded buffer and an error.
-* Ten tools: read (index, shard, search, list, show, status) and keep memory correct (put,
-  correct, edit, forget). A result carries the text and, for clients that parse, the same
-  facts as ``structuredContent``; every entry that goes out is masked first, as on every
-  read path (ADR 0011). The whole tool list with the instructions stays under 1,200
-  tokens, since clients resend it with every turn (tests/test_mcp_tools.py measures it).
+* Twelve tools: read (index, shard, search, list, show, status), keep memory correct (put,
+  correct, edit, forget), create it (init, for a client with no command line) and propose
+  a rule, which waits for the person's yes (no tool approves one, ADR 0031). A result
+  carries the text and, for clients that parse, the same facts as ``structuredContent``,
+  whose shape every tool declares; every entry that goes out is masked first, as on every
+  read path (ADR 0011). What a client gives the model of the tools (names, descriptions,
+  input schemas) with the instructions stays under 1,200 tokens, since clients resend it
+  with every turn (tests/test_mcp_tools.py measures it).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from typing import IO, Any
@@ -44,7 +48,7 @@ from .errors import (
 )
 from .folder import check_date
 from .layers import PROJECT, check_project, render
-from .learn import listing_head, listing_line, waiting
+from .learn import listing_head, listing_line, propose, waiting
 from .manage import find_entry, forget, list_entries, replace_entry
 from .recall import search
 from .search import render_hits
@@ -101,6 +105,9 @@ _MARKDOWN = _object({"markdown": _S})
 _SHARD_MARKDOWN = _object({"shard": _S, "markdown": _S})
 _PROPOSAL = _object({"id": _S, "key": _S, "rule": _S, "target": _S, "origin": _S,
                      "sessions": _I, "suggest_global": _B})
+_INIT = _object({"created": {"type": "array", "items": _S}, "shards": {"type": "array",
+                                                                      "items": _S}})
+_PROPOSED = _object({"id": _S, "rule": _S, "target": _S, "origin": _S})
 _STATUS = _object({
     "shards": {"type": "array", "items": _object({"name": _S, "entries": _I, "tokens": _I})},
     "total_tokens": _I, "token_budget": _I, "compaction_due": _B,
@@ -147,6 +154,13 @@ TOOLS: list[dict[str, Any]] = [
           {"id": _S, "reason": _S}, ("id", "reason"), _CHANGE, _ENTRY),
     _tool("memory_status", "Tokens per shard and total vs budget; is compaction due? Rule "
           "proposals awaiting the person's yes.", {}, (), _READ, _STATUS),
+    _tool("memory_init", "Create this project's memory (.agents/memory) if it has none.",
+          {}, (), {"destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
+          _INIT),
+    _tool("memory_propose_rule", "Propose a standing rule (global: for every project); it "
+          "waits for the person's yes, nothing is written.",
+          {"text": _S, "title": _S, "global": _B}, ("text",),
+          {**_ADD, "idempotentHint": True}, _PROPOSED),
 ]
 
 
@@ -380,6 +394,22 @@ class Server:
         data["proposals"] = proposals
         return "\n".join(lines), data
 
+    def _tool_init(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        mem = self.open_memory()
+        made = mem.init()
+        created = [os.path.relpath(p, mem.root) for p in made]
+        text = (f"created {', '.join(created)}" if created else "memory was there already") \
+            + f"; shards: {', '.join(mem.shards)}"
+        return text, {"created": created, "shards": list(mem.shards)}
+
+    def _tool_propose_rule(self, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        # the person says yes on the command line or the page; no tool approves (ADR 0031)
+        p = propose(self.open_memory(), args["text"], title=args.get("title", ""),
+                    to_global=bool(args.get("global", False)), via="MCP")
+        return (f"proposed {p.id} ({p.target}): {p.rule} -- it waits for the person's yes "
+                f"(`lean-memory promote {p.id} --yes`)"), {
+                    "id": p.id, "rule": p.rule, "target": p.target, "origin": p.origin}
+
     # -- resources -------------------------------------------------------------------
 
     def _resources_list(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -443,8 +473,10 @@ def _entry(entry: Any, *, text: bool = False) -> dict[str, Any]:
 
 def _error_text(exc: LeanMemoryError) -> str:
     text = " ".join(str(exc).split())
-    if isinstance(exc, NotInitialized) and via_plugin():  # its user may have no lean-memory
-        text += f" (in Claude Code: the plugin's {INIT_COMMAND} does it, nothing to install)"
+    if isinstance(exc, NotInitialized):  # its user may have no command line at all
+        text += " (or call memory_init"
+        text += (f"; in Claude Code the plugin's {INIT_COMMAND} does it too)" if via_plugin()
+                 else ")")
     if isinstance(exc, SecretFound):
         text += "".join(f"\n  {line}" for line in exc.finding_lines())
     return text

@@ -39,7 +39,7 @@ def _every_object_declares_its_fields(schema: dict[str, Any], where: str) -> Non
 
 
 def test_every_tool_declares_an_output_schema_with_its_fields() -> None:
-    assert len(TOOLS) == 10
+    assert len(TOOLS) == 12
     for tool in TOOLS:
         out = tool.get("outputSchema")
         assert out is not None, tool["name"]
@@ -114,6 +114,9 @@ def test_every_reply_validates_and_declares_every_field_it_carries(tmp_path: Pat
         ("memory_forget", {"id": ci.id, "reason": "moved to uv"}),
         ("memory_search", {"query": "quarantine flaky sockets marker", "archive": True}),
         ("memory_status", {}),
+        ("memory_init", {}),
+        ("memory_propose_rule", {"text": "Run the linter before every commit.",
+                                 "title": "Lint first", "global": True}),
     ]
     seen: set[str] = set()
     carried: set[tuple[str, str]] = set()
