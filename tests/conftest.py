@@ -2,11 +2,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import socketserver
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -107,3 +109,15 @@ def cpu_seconds(work: Callable[[], object]) -> float:
     began = time.thread_time()
     work()
     return time.thread_time() - began
+
+
+@contextmanager
+def serving(server: socketserver.BaseServer, poll_interval: float = 0.5) -> Iterator[None]:
+    """``server`` answering from a daemon thread for the ``with`` block, then shut down."""
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": poll_interval},
+                     daemon=True).start()
+    try:
+        yield
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -23,6 +23,8 @@ from hypothesis import strategies as st
 from lean_memory import ollama
 from lean_memory.ollama import Ollama, OllamaError, _split
 
+from .conftest import serving
+
 VECTORS = [[0.5, 0.25, 1.0], [1.0, 0.0, 0.0]]
 ANSWER = json.dumps({"model": "m", "embeddings": VECTORS}).encode()
 
@@ -97,13 +99,9 @@ def server() -> Iterator[tuple[Server, str]]:
     state = Server()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01},
-                              daemon=True)
-    thread.start()
-    yield state, f"http://127.0.0.1:{httpd.server_address[1]}"
-    state.release.set()
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(httpd, poll_interval=0.01):
+        yield state, f"http://127.0.0.1:{httpd.server_address[1]}"
+        state.release.set()
 
 
 def _client(url: str, timeout: float = 10.0) -> Ollama:

@@ -34,7 +34,7 @@ from lean_memory.ollama import OllamaError, base_url, vectors_path
 from lean_memory.search import find
 from lean_memory.vectors import MAGIC, Vectors
 
-from .conftest import run_cli
+from .conftest import run_cli, serving
 
 CONCEPTS = {w: i for i, group in enumerate([
     ("car", "automobile", "vehicle"), ("crash", "collision", "accident"),
@@ -119,12 +119,8 @@ def fake() -> Iterator[tuple[Fake, str]]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     server.daemon_threads = True
     # shutdown() waits for the next poll: 10 ms, not the default 0.5 s per test
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01},
-                              daemon=True)
-    thread.start()
-    yield state, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(server, poll_interval=0.01):
+        yield state, f"http://127.0.0.1:{server.server_address[1]}"
 
 
 def configure(mem: Memory, host: str, extra: str = "", ollama: str = "") -> Memory:
