@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -121,3 +122,13 @@ def serving(server: socketserver.BaseServer, poll_interval: float = 0.5) -> Iter
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def loopback(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A fake HTTP server on 127.0.0.1 for the ``with`` block: its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    # shutdown() waits for the next poll: 10 ms, not the default 0.5 s per test
+    with serving(server, poll_interval=0.01):
+        yield f"http://127.0.0.1:{server.server_address[1]}"
