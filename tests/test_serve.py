@@ -824,6 +824,7 @@ def test_page_block_is_the_hooks_block_with_a_global_layer(tmp_path: Path,
     from lean_memory.layers import global_memory
 
     g = global_memory(create=True)
+    assert isinstance(g, lean_memory.Memory)  # the facade's class (App takes a Memory)
     g.put_entry("conventions", "Always answer in British English.")
     mem = build(tmp_path / "p")
     mem.search("deploy")  # the index the hook's time limit expects
