@@ -33,7 +33,7 @@ from .fsutil import dump_record, file_signature, load_record
 from .search import Hit, _indexed_body, _main_text, find, load_corpus
 from .summaries import render_index
 from .tokens import estimate_tokens
-from .typos import mend
+from .typos import _STRIP, mend  # _STRIP: what around a prompt word is not part of it
 from .withhold import Verdicts, content_key, count_note
 
 TYPE_CHECKING = False  # typing's own costs an import
@@ -276,7 +276,6 @@ _CALENDAR = frozenset((
     "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
     "saturday", "sunday", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
     "nov", "dec", "i"))
-_STRIP = "?,.!:;\"'()[]{}<>`*"
 
 
 def _specific_terms(prompt: str, known: set[str]) -> set[str]:
