@@ -92,8 +92,7 @@ def fit(text: str) -> str:
         text, note = text[:cut], text[cut:]
     while len(text) + len(note) > CONTEXT_LIMIT:
         text = text[: text.rstrip("\n").rfind("\n") + 1] if "\n" in text.rstrip("\n") else ""
-    text = text + note if text.strip() else ""
-    return text if text.strip() else ""
+    return text + note if text.strip() else ""
 
 
 def injected(project: MemoryLike, prompt: str, *, event: str = PROMPT_EVENT,
