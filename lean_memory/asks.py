@@ -150,6 +150,8 @@ def _wordset(text: str) -> frozenset[str]:
 
 
 _NEGATE = frozenset({"not", "never", "no", "avoid", "stop", "without", "nor", "hate", "nothing"})
+
+
 def _inflected(words: str) -> frozenset[str]:
     """Each verb with its -s, -ed and -ing forms."""
     out: set[str] = set()

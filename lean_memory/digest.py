@@ -33,7 +33,7 @@ from .fsutil import dump_record, file_signature, load_record
 from .search import Hit, _indexed_body, _main_text, find, load_corpus
 from .summaries import render_index
 from .tokens import estimate_tokens
-from .typos import mend
+from .typos import _STRIP, mend  # _STRIP: what around a prompt word is not part of it
 from .withhold import Verdicts, content_key, count_note
 
 TYPE_CHECKING = False  # typing's own costs an import
@@ -148,17 +148,12 @@ class _Rules:
                      blake2b(self._text.encode("utf-8", "surrogatepass"),
                              digest_size=16).digest(),
                      sorted(bad)]
-        self._sigs = self._signatures()
+        self._sigs = _signatures(mem)
         cached = self._load()
         if cached is not None:
             self.count, self.withheld, self._lines = cached
         else:
             self._parse()
-
-    def _signatures(self) -> list[list[int]]:
-        mem = self.mem
-        return [list(file_signature(mem._shard_file(name, archive=archive)))
-                for archive in (False, True) for name in mem.shards]
 
     def links(self) -> list[list[str]]:
         if self._links is None:
@@ -214,6 +209,12 @@ class _Rules:
                     (self.count, self.withheld, self._lines, self._sigs, self.links()),
                     self.mem._agents)
         self._dirty = False
+
+
+def _signatures(mem: MemoryLike) -> list[list[int]]:
+    """Every shard file's signature, live then archived: what the caches key on."""
+    return [list(file_signature(mem._shard_file(name, archive=archive)))
+            for archive in (False, True) for name in mem.shards]
 
 
 def _rule_line(e: Entry, cap: int, titles_only: bool) -> str:
@@ -275,7 +276,6 @@ _CALENDAR = frozenset((
     "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
     "saturday", "sunday", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
     "nov", "dec", "i"))
-_STRIP = "?,.!:;\"'()[]{}<>`*"
 
 
 def _specific_terms(prompt: str, known: set[str]) -> set[str]:
@@ -435,9 +435,7 @@ def bar(mem: MemoryLike, budget_s: float | None = None) -> float:
     floor = mem.config.digest_min_coverage
     if floor <= 0:
         return 0.0
-    sigs = [list(file_signature(mem._shard_file(name, archive=archive)))
-            for archive in (False, True) for name in mem.shards]
-    key = [_BAR_VERSION, list(mem.shards), sigs, PROBES, BAR_QUANTILE, UNKNOWN_PLAIN,
+    key = [_BAR_VERSION, list(mem.shards), _signatures(mem), PROBES, BAR_QUANTILE, UNKNOWN_PLAIN,
            UNKNOWN_SPECIFIC, GATE_TOP]
     path = os.path.join(mem._cache, _BAR_CACHE)
     got = load_record(path, key, 1, mem._agents)

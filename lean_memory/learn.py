@@ -204,8 +204,9 @@ def recent_asks(project: MemoryLike, *, session: str | None = None,
     distilled): the latest :data:`RECENT_ASKS`, live or folded; with ``session`` all of that
     session's; with ``archived`` only the folded ones."""
     home = _session_home(project._root)
-    folded = {a.id for a in load_asks(home, session=session, archived=True)}
-    found = load_asks(home, session=session, archived=True if archived else None)
+    old = load_asks(home, session=session, archived=True)  # each ask file read once
+    folded = {a.id for a in old}
+    found = old if archived else R._unique_asks([*load_asks(home, session=session), *old])
     if session is None and not archived:
         found = found[-RECENT_ASKS:]
     return [(a, a.id in folded) for a in found]

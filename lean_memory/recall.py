@@ -92,8 +92,7 @@ def fit(text: str) -> str:
         text, note = text[:cut], text[cut:]
     while len(text) + len(note) > CONTEXT_LIMIT:
         text = text[: text.rstrip("\n").rfind("\n") + 1] if "\n" in text.rstrip("\n") else ""
-    text = text + note if text.strip() else ""
-    return text if text.strip() else ""
+    return text + note if text.strip() else ""
 
 
 def injected(project: MemoryLike, prompt: str, *, event: str = PROMPT_EVENT,
@@ -180,10 +179,8 @@ def injections(project: MemoryLike, limit: int = LOG_SHOWN, *,
         if isinstance(lines, list) and all(
                 isinstance(x, str) for x in (at, session, prompt, *lines)):
             kept.append((at, session, prompt, lines))
-    g = open_global()
-    ids, titles = _ids([project, *([g] if g is not None else [])],
-                       "\n".join(ln for *_, lines in kept for ln in lines), entries)
-    lengths = sorted({len(k) for k in ids}, reverse=True)
+    ids, titles, lengths = _lookup(project, "\n".join(ln for *_, lines in kept for ln in lines),
+                                   entries)
     out = []
     for at, session, prompt, lines in kept:
         found = [(_entry_id(ln, ids, lengths), ln[2:]) for ln in lines]
@@ -242,6 +239,15 @@ def _ids(mems: Iterable[MemoryLike], text: str, entries: Entries | None = None,
     return out, titles
 
 
+def _lookup(project: MemoryLike, text: str, entries: Entries | None,
+            ) -> tuple[dict[str, str], dict[str, str], list[int]]:
+    """:func:`_ids` over the project and the global store, and the lengths of the line
+    beginnings longest first (what :func:`_entry_id` takes)."""
+    g = open_global()
+    ids, titles = _ids([project, *([g] if g is not None else [])], text, entries)
+    return ids, titles, sorted({len(k) for k in ids}, reverse=True)
+
+
 def _entry_id(line: str, ids: dict[str, str], lengths: Sequence[int]) -> str:
     if line.endswith(")") and " (" in line:  # an ask, a still-open line: ``- text (id)``
         tail = line.rpartition(" (")[2][:-1]
@@ -259,10 +265,8 @@ def sheet(project: MemoryLike, parts: Sequence[tuple[str, Sequence[Block]]], bud
     """``context --json``: one row per injected entry (``id`` and ``title``; the heading
     and notes of a block are its row without an id), with its layer, block and tokens,
     and the budget; largest first. ``entries``: a memory's entries (a caller's cache)."""
-    g = open_global()
-    shown = "".join(b.text for _, blocks in parts for b in blocks)
-    ids, titles = _ids([project, *([g] if g is not None else [])], shown, entries)
-    lengths = sorted({len(k) for k in ids}, reverse=True)
+    ids, titles, lengths = _lookup(project, "".join(b.text for _, blocks in parts
+                                                    for b in blocks), entries)
     rows: list[dict[str, Any]] = []
     for when, blocks in parts:
         for b in blocks:

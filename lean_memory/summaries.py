@@ -509,7 +509,6 @@ class Summaries(Folder):
 
     def _keep_stat(self, key: str, sig: Signature, summary: Summary) -> None:
         # One file per shard file: a put rewrites the summary of the shard it wrote only.
-
         if self._stats is None:
             self._stats = {}
         self._stats[key] = Known(sig, summary)

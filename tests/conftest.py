@@ -2,11 +2,14 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import socketserver
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -107,3 +110,25 @@ def cpu_seconds(work: Callable[[], object]) -> float:
     began = time.thread_time()
     work()
     return time.thread_time() - began
+
+
+@contextmanager
+def serving(server: socketserver.BaseServer, poll_interval: float = 0.5) -> Iterator[None]:
+    """``server`` answering from a daemon thread for the ``with`` block, then shut down."""
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": poll_interval},
+                     daemon=True).start()
+    try:
+        yield
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextmanager
+def loopback(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A fake HTTP server on 127.0.0.1 for the ``with`` block: its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    # shutdown() waits for the next poll: 10 ms, not the default 0.5 s per test
+    with serving(server, poll_interval=0.01):
+        yield f"http://127.0.0.1:{server.server_address[1]}"

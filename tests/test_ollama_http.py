@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,6 +22,8 @@ from hypothesis import strategies as st
 
 from lean_memory import ollama
 from lean_memory.ollama import Ollama, OllamaError, _split
+
+from .conftest import loopback
 
 VECTORS = [[0.5, 0.25, 1.0], [1.0, 0.0, 0.0]]
 ANSWER = json.dumps({"model": "m", "embeddings": VECTORS}).encode()
@@ -95,15 +97,9 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
 @pytest.fixture
 def server() -> Iterator[tuple[Server, str]]:
     state = Server()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01},
-                              daemon=True)
-    thread.start()
-    yield state, f"http://127.0.0.1:{httpd.server_address[1]}"
-    state.release.set()
-    httpd.shutdown()
-    httpd.server_close()
+    with loopback(_handler(state)) as url:
+        yield state, url
+        state.release.set()
 
 
 def _client(url: str, timeout: float = 10.0) -> Ollama:

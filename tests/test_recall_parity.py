@@ -14,7 +14,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -27,10 +26,10 @@ from lean_memory import learn, recall
 from lean_memory.commands.serve import page_proposals
 from lean_memory.layers import GLOBAL, OVERRIDES, PROJECT, SESSION, global_memory
 from lean_memory.mcp_server import Server
-from lean_memory.serve import App, make_server
+from lean_memory.serve import App
 
 from .conftest import ROOT
-from .test_serve import request
+from .test_serve import _served_app, request
 
 PROMPTS = ["how do I deploy the service", "install the dependencies with pip",
            "the proxy blocks the port", "why does the upload time out on big files",
@@ -78,13 +77,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 def page(world: dict[str, Any]) -> Iterator[App]:
     mem = world["mem"]
     app = App([("project", mem), ("global", world["g"])], proposals=page_proposals(mem))
-    server = make_server(app, 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield app
-    finally:
-        server.shutdown()
-        server.server_close()
+    yield from _served_app(app)
 
 
 class _Page(HTMLParser):

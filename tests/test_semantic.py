@@ -18,7 +18,7 @@ import time
 from collections.abc import Iterator
 from contextlib import suppress
 from hashlib import blake2b
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ from lean_memory.ollama import OllamaError, base_url, vectors_path
 from lean_memory.search import find
 from lean_memory.vectors import MAGIC, Vectors
 
-from .conftest import run_cli
+from .conftest import loopback, run_cli
 
 CONCEPTS = {w: i for i, group in enumerate([
     ("car", "automobile", "vehicle"), ("crash", "collision", "accident"),
@@ -116,15 +116,8 @@ def _handler(fake: Fake) -> type[BaseHTTPRequestHandler]:
 @pytest.fixture
 def fake() -> Iterator[tuple[Fake, str]]:
     state = Fake()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    server.daemon_threads = True
-    # shutdown() waits for the next poll: 10 ms, not the default 0.5 s per test
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01},
-                              daemon=True)
-    thread.start()
-    yield state, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with loopback(_handler(state)) as url:
+        yield state, url
 
 
 def configure(mem: Memory, host: str, extra: str = "", ollama: str = "") -> Memory:

@@ -17,7 +17,6 @@ import socket
 import string
 import subprocess
 import sys
-import threading
 import unicodedata
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -33,7 +32,7 @@ from lean_memory import format as fmt
 from lean_memory import html as mdhtml
 from lean_memory.serve import App, Proposal, Proposals, make_server, url
 
-from .conftest import ROOT, cpu_seconds
+from .conftest import ROOT, cpu_seconds, serving
 
 # Built at run time, so the repository itself scans clean.
 _RNG = random.Random(5)
@@ -163,14 +162,8 @@ class FakeLoop:
 def served(mem: lean_memory.Memory) -> Iterator[tuple[App, FakeLoop]]:
     loop = FakeLoop(mem)
     app = App([("project", mem)], proposals=Proposals(loop.pending, loop.decide))
-    server = make_server(app, 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(make_server(app, 0)):
         yield app, loop
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def request(app: App, path: str, *, method: str = "GET", host: str | None = None,
@@ -667,13 +660,8 @@ def test_browser_phone_width_has_no_horizontal_overflow(served: tuple[App, FakeL
 
 
 def _served_app(app: App) -> Iterator[App]:
-    server = make_server(app, 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with serving(make_server(app, 0)):
         yield app
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_over_budget_is_visible(tmp_path: Path) -> None:
@@ -836,6 +824,7 @@ def test_page_block_is_the_hooks_block_with_a_global_layer(tmp_path: Path,
     from lean_memory.layers import global_memory
 
     g = global_memory(create=True)
+    assert isinstance(g, lean_memory.Memory)  # the facade's class (App takes a Memory)
     g.put_entry("conventions", "Always answer in British English.")
     mem = build(tmp_path / "p")
     mem.search("deploy")  # the index the hook's time limit expects
