@@ -39,7 +39,7 @@ from .fsutil import (
 )
 from .recall import CONTEXT_LIMIT, hook_budget, injected  # noqa: F401 (CONTEXT_LIMIT: as before)
 from .search import _start_warming, time_limit
-from .spawn import HOME, PLAIN_ENV, sh_command, sh_quote
+from .spawn import PLAIN_ENV, sh_command, sh_installed
 from .store import Memory
 
 # Inside functions on purpose: json, re, subprocess, shutil and pathlib serve `init` only, and
@@ -375,14 +375,10 @@ def launcher_path() -> str:
 def launcher_text() -> str:
     """The launcher: this machine's interpreter, isolated, lean_memory from this install;
     nothing when either is gone (the hook line then falls back)."""
-    from pathlib import Path
-
-    py = sh_quote(Path(sys.executable).as_posix())
-    cli = sh_quote((Path(HOME) / "lean_memory" / "cli.py").as_posix())
     return (f"{_LAUNCHER_HEAD} (written by `{CLI} init`; run it again to update)\n"
             "# Sourced by the Codex hook line (.codex/hooks.json) with the hook's arguments\n"
             "# set; isolated: python -I, lean_memory from the folder named here (ADR 0033).\n"
-            f'if [ -x {py} ] && [ -f {cli} ]; then exec {sh_command()} "$@"; fi\n')
+            f'if {sh_installed()}; then exec {sh_command()} "$@"; fi\n')
 
 
 def write_launcher() -> str | None:

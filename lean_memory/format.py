@@ -164,10 +164,9 @@ def opens_fence(line: str) -> str | None:
 
 def fence_after(fence: str | None, line: str) -> str | None:
     """The fence open after ``line`` (no line end), given the one open before it (None:
-    none): the parser's fence rule, for every module that walks Markdown by lines."""
-    if fence is not None:
-        return None if closes_fence(fence, line) else fence
-    return None if line.startswith(HEADING) else opens_fence(line)
+    none): the parser's fence rule (:func:`_step`'s), for every module that walks Markdown
+    by lines."""
+    return _step(fence, line)[0]
 
 
 def _special_at(text: str, i: int) -> bool:

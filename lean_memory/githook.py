@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .errors import HookNotInstalled
 from .fsutil import MAX_CONFIG_BYTES, atomic_write, read_bounded
-from .spawn import HOME, PLAIN_ENV, sh_command, sh_quote
+from .spawn import CLI_FILE, PLAIN_ENV, sh_command, sh_quote
 
 MARKER = "# lean-memory hook:"
 CHAINED = "pre-commit.before-lean-memory"  # the pre-commit hook that was there before ours
@@ -130,7 +130,7 @@ def _locate(root: Path) -> tuple[Path, str] | str:
 
 
 def _script(template: str, rel_root: str, missing: str) -> str:
-    cli = (Path(HOME) / "lean_memory" / "cli.py").as_posix()
+    cli = Path(CLI_FILE).as_posix()
     isolated = sh_command().replace(sh_quote(Path(sys.executable).as_posix()), '"$PY"', 1)
     runner = _RUNNER.format(py=sh_quote(Path(sys.executable).as_posix()), cli=sh_quote(cli),
                             isolated=isolated, plain=PLAIN_ENV, missing=missing)

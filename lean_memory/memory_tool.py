@@ -268,9 +268,9 @@ class MemoryToolHandler:
             after = _inserted(before, command)[0]
         # an entry whose text the global store already holds (whatever its title) is no
         # news; Markdown without `## ` entries is made entries as a write would make them
-        old = {" ".join(e.text.split()) for e in fmt.parse(before, shard).entries}
-        added = [e for e in fmt.parse(as_entries(after, keep=fmt.parse(before, shard).preamble),
-                                      shard).entries
+        was = fmt.parse(before, shard)
+        old = {" ".join(e.text.split()) for e in was.entries}
+        added = [e for e in fmt.parse(as_entries(after, keep=was.preamble), shard).entries
                  if " ".join(e.text.split()) not in old]
         if not added:
             return (f"Nothing to propose: {quoted(str(path))} would add no entry to your "

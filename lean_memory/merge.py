@@ -50,7 +50,7 @@ from .errors import LeanMemoryError, redact_message
 from .fsutil import atomic_write, read_text
 from .githook import install_index_hooks, ours_installed
 from .secrets import Allowlist, redact_path, scan_text
-from .spawn import HOME, PLAIN_ENV, sh_command, sh_quote
+from .spawn import PLAIN_ENV, sh_command, sh_installed
 
 if TYPE_CHECKING:
     from .secrets import Allowlist
@@ -554,11 +554,9 @@ def driver_command() -> str:
     """The shell command git runs: this interpreter, isolated, with this install named (ADR
     0033), while both are there; else ``lean-memory`` on PATH (no PYTHON* variable); else
     git's own line merge (an ordinary conflict, never a silent pick)."""
-    py = sh_quote(Path(sys.executable).as_posix())
-    cli = sh_quote((Path(HOME) / "lean_memory" / "cli.py").as_posix())
     # git runs this at the top of the work tree, with the user's environment: -I (-P lets an
     # empty PYTHONPATH entry put the work tree first on sys.path)
-    return (f"if [ -x {py} ] && [ -f {cli} ]; then "
+    return (f"if {sh_installed()}; then "
             f"{sh_command('merge-driver')} %O %A %B %P; "
             "elif command -v lean-memory >/dev/null 2>&1; then "
             f"{PLAIN_ENV} lean-memory merge-driver %O %A %B %P; "

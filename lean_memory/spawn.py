@@ -53,6 +53,19 @@ def sh_quote(value: str) -> str:
     return "'" + value.replace("'", "'\"'\"'") + "'"
 
 
+# This install's CLI module: a command we write runs our interpreter only while it and this
+# file are there (a removed venv, an uninstall), else its fallback.
+CLI_FILE = os.path.join(HOME, "lean_memory", "cli.py")
+
+
+def sh_installed() -> str:
+    """The ``sh`` test that this interpreter and this install are still there."""
+    from pathlib import Path
+
+    return (f"[ -x {sh_quote(Path(sys.executable).as_posix())} ] && "
+            f"[ -f {sh_quote(Path(CLI_FILE).as_posix())} ]")
+
+
 def sh_command(*args: str) -> str:
     """:func:`argv` as a POSIX shell command line (the interpreter as a forward-slash path;
     the hook files and git's config are read by ``sh``/``bash``, Git Bash on Windows)."""
