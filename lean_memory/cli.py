@@ -239,8 +239,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("context", help="every block lean_memory injects, with its token cost")
     s.add_argument("prompt", nargs="?", help="the prompt (default: the last one kept)")
     s.add_argument("--session", metavar="ID", help="the session whose asks to count")
-    s.add_argument("--budget", type=int, default=1200, metavar="T",
-                   help="the hook's token budget (default 1200)")
+    s.add_argument("--budget", type=int, default=None, metavar="T",
+                   help="the hook's token budget (default: the hook's own, 1200 unless "
+                        "LEAN_MEMORY_DIGEST_TOKENS says)")
     s.add_argument("--json", action="store_true", help="the blocks as JSON")
 
     s = sub.add_parser("serve", help="a local page: what memory holds, what rides every prompt")

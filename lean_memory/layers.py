@@ -97,8 +97,9 @@ FACADE: list[type[MemoryLike]] = []
 
 def memory_at(root: StrPath) -> MemoryLike:
     """A memory rooted at ``root``, of the facade's class."""
-    if not FACADE:
-        raise LayerError("lean_memory.store is not imported")  # no store was ever made
+    if not FACADE:  # nothing made a store yet (a caller of this module alone): the facade
+        # registers itself when its module loads; by name, so layers stays below it
+        __import__(__package__ + ".store")  # __import__: importlib is not loaded here
     return FACADE[0](root)
 
 

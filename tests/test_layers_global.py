@@ -288,3 +288,24 @@ def test_a_weak_global_note_does_not_outrank_a_strong_project_entry(
     hits = find(project, "pip cache in CI", k=5)[0]
     weak = next(h for h in hits if h.layer == GLOBAL)
     assert best.hit.score > CLEARLY_BETTER * weak.hit.score  # the case it guards
+
+
+def test_the_global_store_opens_from_layers_alone(tmp_path: Path) -> None:
+    """Caught: ``layers.global_memory()`` raised "lean_memory.store is not imported" unless
+    something had made a store first, so tests (and callers) depended on import order."""
+    code = ("import lean_memory.layers as L, sys; g = L.global_memory(create=True); "
+            "print(type(g).__name__, g.dir.is_dir())")
+    env = {**os.environ, "PYTHONPATH": str(ROOT),
+           "LEAN_MEMORY_GLOBAL": str(tmp_path / "global")}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       timeout=120, check=False)
+    assert (r.returncode, r.stdout.strip()) == (0, "Memory True"), r.stderr
+
+
+def test_context_uses_the_hooks_budget(project: Path, home: dict[str, str]) -> None:
+    """Caught: ``context`` (and ``status``'s injected line, through the same call) described
+    a 1,200-token budget while the hooks used ``LEAN_MEMORY_DIGEST_TOKENS``."""
+    env = {**home, "LEAN_MEMORY_DIGEST_TOKENS": "777"}
+    assert "of 777 tokens" in ok("context", "why", cwd=project, env=env)
+    assert "of 1,200 tokens" in ok("context", "why", cwd=project, env=home)
+    assert "of 900 tokens" in ok("context", "why", "--budget", "900", cwd=project, env=env)

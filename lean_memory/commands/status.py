@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import LeanMemoryError
-from ..recall import context
+from ..recall import context, hook_budget
 from ..tokens import estimate_tokens
 from ._common import PROG, dump
 from ._memory import memory, retrievers_json, skip_line, status_json
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 def _context_line(mem: Memory) -> str:
     """What rides at session start and before the last prompt, in tokens (`context`)."""
     try:
-        parts = context(mem, None, 1200)
+        parts = context(mem, None, hook_budget())
     except LeanMemoryError:
         return ""
     start, before = (sum(estimate_tokens(b.text) for b in blocks) for _, blocks in parts)
