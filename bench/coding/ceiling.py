@@ -16,6 +16,8 @@ the pooled memory:
 * **does the prompt tell the project**: the share of prompts whose best hit, and the
   majority of whose top 5, come from the prompt's own project; and the prompts whose
   words tell nothing (every project's entries rank alike: "run the tests").
+
+Per-prompt ranks are listed for the dev split only (the held-out split is for reporting).
 """
 
 from __future__ import annotations
@@ -134,6 +136,8 @@ def main() -> int:
     print(f"\nthe best hit is the prompt's own project's: {top1 / n:.3f}; most of the top 5: "
           f"{maj / n:.3f}; top 5 from 4+ projects (the words do not tell): {len(blind)} "
           f"of {n}")
+    if args.split != "dev":  # held-out: figures to report, never prompts to tune on
+        return 0
     in_sessions = [pid for s in pooled for pid in s["prompts"] if pid in answering]
     print("pooled sessions' answering prompts, rank of each evidence entry (1-based; "
           "- = not found):")
