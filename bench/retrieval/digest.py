@@ -298,7 +298,8 @@ def gate_run(budgets: list[int], coverages: list[float], work: Path, limit: int 
                         block = mem.digest(q["q"], budget_tokens=b)
                         tokens = estimate_tokens(block)
                         over += tokens > b
-                        for name in (group, "locomo all") if group.startswith("locomo") else (group,):
+                        names = (group, "locomo all") if group.startswith("locomo") else (group,)
+                        for name in names:
                             cell = cells.setdefault((name, x.label, c, b), Tally())
                             if kind == "a":
                                 cell.answerable.append(tokens)
