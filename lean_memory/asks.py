@@ -87,6 +87,8 @@ MAX_SECTION_LINES = 20  # per part of a summary; the rest are named by id
 LINK_COSINE = 0.35  # signed, idf-weighted cosine at or above which two rule sentences link
 DISTINCT_SHARE = 0.7  # an unshared term this heavy (vs the sentence's heaviest) names a thing
 KEY_SHARE = 0.2  # of what a sentence is about (by weight), the share another must also say
+ANCHOR_IDF = 0.6  # of the rarest word's idf: a key word at least this rare is an anchor
+MAX_ANCHOR_BUCKET = 64  # rule sentences past which a word is too common to be an anchor
 CONFLICT_SHARE = 0.25  # shared weight with opposite signs above this share: they disagree
 
 # -- reading a request -------------------------------------------------------------------------
@@ -124,8 +126,15 @@ _PHRASES = [(lazy("(?i)" + p), r, keys) for p, r, keys in (
     (r"\bpull requests?\b|\bmerge requests?\b", " pr ", ("request",)),
     (r"\bhands off\b", " never touch ", ("hands off",)),
     (r"\bleave ((?:[\w./-]+ ){0,3}?[\w./-]+) alone\b", r" never touch \1 ", ("alone",)),
-    (r"\bstick (?:to|with)\b|\bstay with\b|\bgo with\b|\bopt for\b", " use ",
-     ("stick", "stay with", "go with", "opt for")),
+    (r"\bstick (?:to|with)\b|\bstay with\b|\bgo with\b|\bopt for\b|\breach for\b"
+     r"|\bresort to\b|\bturn to\b|\bfall back (?:to|on)\b|\bgo for\b|\bbet on\b", " use ",
+     ("stick", "stay with", "go with", "opt for", "reach for", "resort", "turn to",
+      "fall back", "go for", "bet on")),
+    # "keep emojis out of commit messages", "leave the hints out": what is kept out is refused
+    (r"\b(?:keep|leave) ((?:[\w./-]+ ){0,3}?[\w./-]+) out of\b", r" no \1 in ",
+     ("out of",)),
+    (r"\b(?:keep|leave) ((?:[\w./-]+ ){0,3}?[\w./-]+) out\b", r" no \1 ", (" out",)),
+    (r"\bleave out\b|\bcut out\b|\bdrop the\b", " no ", ("leave out", "cut out", "drop the")),
     (r"\b(?:ca|wo|sha)n'?t\b", " not ", ("can", "won", "shan")),
     (r"n't\b|\bcannot\b", " not ", ("n't", "cannot")),
 )]
@@ -221,6 +230,16 @@ _SYNONYMS = {
     "kommentar": "comment", "kommentare": "comment", "commentaire": "comment",
     "commentaires": "comment", "fichier": "file", "fichiers": "file", "datei": "file",
     "dateien": "file", "msg": "message", "msgs": "message",
+}
+# Words that say the opposite of a word above: "no long answers" asks for short ones, so "long"
+# is read as "short" with its sign turned (a small table of the words people use about the
+# size and manner of code and answers, not one fitted to a bench).
+_ANTONYMS = {
+    "long": "short", "lengthy": "short", "verbose": "short", "wordy": "short",
+    "rambling": "short", "essay": "short", "essays": "short", "novel": "short",
+    "novels": "short", "wall": "short", "walls": "short",
+    "big": "small", "bigger": "small", "large": "small", "larger": "small",
+    "huge": "small", "giant": "small", "massive": "small",
 }
 _WORD_MEMO: dict[str, str] = {}
 _STEM_SYNONYMS: dict[str, str] = {}  # the table by stem, filled on first use
@@ -372,8 +391,11 @@ def _signed(words: list[str], replacing: bool) -> tuple[dict[str, int], bool, se
             cue = True
         elif _is_content(w):
             t = _term(w)
+            flip = w in _ANTONYMS
+            if flip:
+                t = _term(_ANTONYMS[w])
             if t not in terms:
-                terms[t] = sign
+                terms[t] = -sign if flip else sign
                 if scoped:
                     where.add(t)
             lead = False
@@ -904,10 +926,63 @@ def _components(clauses: list[_Clause], w: dict[str, float]) -> list[list[_Claus
             if dot >= LINK_COSINE * norm[i] * norm[j] and find(i) != find(j) \
                     and _links(c, clauses[j], w):
                 parent[max(find(i), find(j))] = min(find(i), find(j))
+    # Paraphrases share their object ("pnpm", "squash", "bullet points") and little else: two
+    # rule sentences that say the same distinctive word the same way link (see _anchor_links)
+    floor = ANCHOR_IDF * max(w.values(), default=1.0)
+    anchors = {i: _anchors(clauses[i], w, floor) for i in distinct if clauses[i].marked}
+    buckets: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for i, got in anchors.items():
+        for t in got:
+            buckets[(t, clauses[i].terms[t])].append(i)
+    for key in sorted(buckets):
+        said = buckets[key]
+        if len(said) > MAX_ANCHOR_BUCKET:  # said that often, a word is no anchor
+            continue
+        for x, i in enumerate(said):
+            for j in said[x + 1:]:
+                if find(i) != find(j) and _anchor_links(clauses[i], clauses[j], anchors[i],
+                                                        anchors[j], w):
+                    parent[max(find(i), find(j))] = min(find(i), find(j))
     groups: dict[int, list[_Clause]] = defaultdict(list)
     for i, c in enumerate(clauses):
         groups[find(i)].append(c)
     return [groups[k] for k in sorted(groups)]
+
+
+def _anchors(c: _Clause, w: dict[str, float], floor: float) -> frozenset[str]:
+    """What a rule sentence is about that few asks say: its distinctive key terms."""
+    if not _GENERIC_TERMS:
+        _GENERIC_TERMS.update(_term(x) for x in _GENERIC_WORDS)
+    return frozenset(t for t in c.keys if w.get(t, 1.0) >= floor and not t.isdigit()
+                     and t not in _GENERIC_TERMS)
+
+
+# Verbs and nouns of any coding session: a rule is never about them alone, so they are never
+# its anchor however rarely a small store has seen them.
+_GENERIC_WORDS = _wordset("""
+add run write make put get take set go have give let keep do create update fix change check
+show tell try see look find help start call move open close read edit build test tests file
+files code function functions change changes branch thing new old all any every real whole
+commit commits anything everything something nothing always
+""")
+_GENERIC_TERMS: set[str] = set()
+
+
+def _anchor_links(a: _Clause, b: _Clause, an_a: frozenset[str], an_b: frozenset[str],
+                  w: dict[str, float]) -> bool:
+    """Two rule sentences that share a distinctive word, wanted or refused the same way, and
+    disagree on none (their other words may differ: "pnpm, never npm" / "we use pnpm here")."""
+    if any(a.terms[t] != b.terms[t] for t in an_a | an_b if t in a.terms and t in b.terms):
+        return False
+    if an_a - b.terms.keys() and an_b - a.terms.keys():
+        return False  # each names a distinctive thing the other does not: two rules
+    nums_a = {t for t in a.terms if t.isdigit()}
+    nums_b = {t for t in b.terms if t.isdigit()}
+    if nums_a and nums_b and not nums_a & nums_b:
+        return False
+    # one frame, a different heavy word in the same place: two rules ("run ruff / mypy …")
+    return not (_names_more(a.terms, b.terms, w) and _names_more(b.terms, a.terms, w)
+                and _frame(a.terms, b.terms) == _frame(b.terms, a.terms))
 
 
 def _core_clause(group: list[_Clause], nth: int = 0) -> _Clause:
