@@ -132,8 +132,8 @@ _PHRASES = [(lazy("(?i)" + p), r, keys) for p, r, keys in (
       "fall back", "go for", "bet on")),
     # "keep emojis out of commit messages", "leave the hints out": what is kept out is refused
     (r"\b(?:keep|leave) ((?:[\w./-]+ ){0,3}?[\w./-]+) out of\b", r" no \1 in ",
-     ("out of",)),
-    (r"\b(?:keep|leave) ((?:[\w./-]+ ){0,3}?[\w./-]+) out\b", r" no \1 ", (" out",)),
+     ("out",)),
+    (r"\b(?:keep|leave) ((?:[\w./-]+ ){0,3}?[\w./-]+) out\b", r" no \1 ", ("out",)),
     (r"\bleave out\b|\bcut out\b|\bdrop the\b", " no ", ("leave out", "cut out", "drop the")),
     (r"\b(?:ca|wo|sha)n'?t\b", " not ", ("can", "won", "shan")),
     (r"n't\b|\bcannot\b", " not ", ("n't", "cannot")),
@@ -340,6 +340,7 @@ def _signed(words: list[str], replacing: bool) -> tuple[dict[str, int], bool, se
     lead = True  # still before the clause's first content word
     other_subject = False  # "it does not work": a subject that is not the person
     prohibits = condition = scoped = False
+    turned = False  # a prohibition of an opposite: "don't write long answers" wants short ones
     where: set[str] = set()
     for i, w in enumerate(words):
         nxt = words[i + 1] if i + 1 < len(words) else ""
@@ -386,7 +387,11 @@ def _signed(words: list[str], replacing: bool) -> tuple[dict[str, int], bool, se
             # where a prohibition holds is not what it refuses: "no emojis in commit
             # messages" refuses emojis, as "commit messages without emojis" does ("to" is
             # still the act's: "never push to main")
-            sign = 1 if prohibits and w != "to" and not lead else base
+            # ("to" is still the act's until it has an object: "never push to main", but
+            # "don't add emojis to commit messages")
+            placed = w != "to" or len(terms) >= 2
+            sign = 1 if prohibits and not lead and placed else base
+            scoped = scoped or (w == "to" and prohibits and placed)
         elif w in {"we", "i"} and nxt in {"use", "like", "love", "prefer", "always", "never"}:
             cue = True
         elif _is_content(w):
@@ -394,6 +399,7 @@ def _signed(words: list[str], replacing: bool) -> tuple[dict[str, int], bool, se
             flip = w in _ANTONYMS
             if flip:
                 t = _term(_ANTONYMS[w])
+                turned = turned or (prohibits and sign == -1)
             if t not in terms:
                 terms[t] = -sign if flip else sign
                 if scoped:
@@ -409,6 +415,8 @@ def _signed(words: list[str], replacing: bool) -> tuple[dict[str, int], bool, se
             terms = {t: (-s if t in before else s) for t, s in terms.items()}
             cue = True
             break
+    if turned:
+        terms = dict.fromkeys(terms, 1)
     if prohibits and condition:
         # "never commit without running the tests" asks what "always run the tests before
         # committing" asks: every part of it is wanted, and what it is about is the part
@@ -963,7 +971,8 @@ _GENERIC_WORDS = _wordset("""
 add run write make put get take set go have give let keep do create update fix change check
 show tell try see look find help start call move open close read edit build test tests file
 files code function functions change changes branch thing new old all any every real whole
-commit commits anything everything something nothing always
+commit commits anything everything something nothing always answer answers reply respond
+message messages text
 """)
 _GENERIC_TERMS: set[str] = set()
 
