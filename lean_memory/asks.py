@@ -88,6 +88,7 @@ LINK_COSINE = 0.35  # signed, idf-weighted cosine at or above which two rule sen
 DISTINCT_SHARE = 0.7  # an unshared term this heavy (vs the sentence's heaviest) names a thing
 KEY_SHARE = 0.2  # of what a sentence is about (by weight), the share another must also say
 ANCHOR_IDF = 0.6  # of the rarest word's idf: a key word at least this rare is an anchor
+AGREE_OVER_CLASH = 2.0  # what two anchored sentences agree on, over what they clash on
 MAX_ANCHOR_BUCKET = 64  # rule sentences past which a word is too common to be an anchor
 CONFLICT_SHARE = 0.25  # shared weight with opposite signs above this share: they disagree
 
@@ -147,7 +148,7 @@ _SENTENCE = lazy(
 _ERROR = lazy(r"\b[A-Z]\w*(?:Error|Exception|Warning): [^\n!?;]*")
 _FILE_EXT = lazy(r"\.(?:[a-z]{1,4})$")
 _CODE_NAME = lazy(r"\b[a-z]+[A-Z][A-Za-z0-9]*|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*")
-_HYPHEN_JOIN = lazy(r"\b(re|pre|non|un|co|sub|anti|post|semi|multi)-(?=[a-z])")
+_HYPHEN_JOIN = lazy(r"\b(re|pre|non|un|co|sub|anti|post|semi|multi|[a-z])-(?=[a-z])")
 _HYPHEN = lazy(r"(?<=[a-z])-(?=[a-z])")
 _SUBCLAUSE = lazy(r",|:|\(|\)|\s-+\s|\s\u2014\s|\bbut\b|\bthough\b|\bhowever\b")
 _TOKEN = lazy(r"[a-z0-9#@$~][a-z0-9_+#./@-]*")
@@ -972,7 +973,7 @@ add run write make put get take set go have give let keep do create update fix c
 show tell try see look find help start call move open close read edit build test tests file
 files code function functions change changes branch thing new old all any every real whole
 commit commits anything everything something nothing always answer answers reply respond
-message messages text
+message messages text per via
 """)
 _GENERIC_TERMS: set[str] = set()
 
@@ -981,10 +982,18 @@ def _anchor_links(a: _Clause, b: _Clause, an_a: frozenset[str], an_b: frozenset[
                   w: dict[str, float]) -> bool:
     """Two rule sentences that share a distinctive word, wanted or refused the same way, and
     disagree on none (their other words may differ: "pnpm, never npm" / "we use pnpm here")."""
-    if any(a.terms[t] != b.terms[t] for t in an_a | an_b if t in a.terms and t in b.terms):
+    both = (an_a | an_b) & a.terms.keys() & b.terms.keys()
+    agree = sum(w.get(t, 1.0) for t in both if a.terms[t] == b.terms[t])
+    # a clash on what both are about is an opposite ("always indent with tabs" / "never tabs"),
+    # unless what they agree on outweighs it well (a verb read inside a refused name: "no pip
+    # install" / "install deps with uv")
+    clash = sum(w.get(t, 1.0) for t in both & a.keys & b.keys if a.terms[t] != b.terms[t])
+    if not agree or clash * AGREE_OVER_CLASH > agree:
         return False
-    if an_a - b.terms.keys() and an_b - a.terms.keys():
-        return False  # each names a distinctive thing the other does not: two rules
+    # each names more distinctive weight the other lacks than they share: two rules
+    if min(sum(w.get(t, 1.0) for t in an_a - b.terms.keys()),
+           sum(w.get(t, 1.0) for t in an_b - a.terms.keys())) > agree:
+        return False
     nums_a = {t for t in a.terms if t.isdigit()}
     nums_b = {t for t in b.terms if t.isdigit()}
     if nums_a and nums_b and not nums_a & nums_b:
