@@ -174,7 +174,8 @@ def _inflected(words: str) -> frozenset[str]:
 
 
 _DOUBLING = frozenset({"drop", "strip", "ban", "stop"})
-_INVERT = _inflected("remove uninstall delete drop disable ditch ban strip eliminate deprecate")
+_INVERT = _inflected(
+    "remove uninstall delete drop disable ditch ban strip eliminate deprecate clear")
 _REPLACE = _inflected("replace")
 _SWITCH = _inflected("switch migrate move port convert change")
 _CONTRAST = frozenset({"instead", "over"})
@@ -216,7 +217,9 @@ _SYNONYMS = {
     "reply": "answer", "replies": "answer", "response": "answer", "responses": "answer",
     "shorter": "short", "longer": "long", "smaller": "small", "simpler": "simple",
     "cleaner": "clean", "clearer": "clear", "straight": "direct", "directly": "direct",
-    "brief": "short", "concise": "short", "terse": "short", "logger": "log", "logging": "log",
+    "brief": "short", "concise": "short", "terse": "short", "succinct": "short",
+    "kurz": "short", "kurze": "short", "kurzer": "short", "knapp": "short", "court": "short",
+    "courte": "short", "courtes": "short", "courts": "short", "logger": "log", "logging": "log",
     "bulleted": "bullet", "bulletpoint": "bullet", "bulletpoints": "bullet",
     "annotation": "hint", "annotations": "hint", "annotate": "hint", "typed": "type",
     # the same word in the other languages of a prompt (German, French)
@@ -241,6 +244,8 @@ _ANTONYMS = {
     "novels": "short", "wall": "short", "walls": "short",
     "big": "small", "bigger": "small", "large": "small", "larger": "small",
     "huge": "small", "giant": "small", "massive": "small",
+    "longue": "short",
+    "longues": "short", "longs": "short",
 }
 _WORD_MEMO: dict[str, str] = {}
 _STEM_SYNONYMS: dict[str, str] = {}  # the table by stem, filled on first use
@@ -459,7 +464,7 @@ _POLITE = lazy(r"(?i)^(?:(?:please|pls)\s+)?(?:can|could|would|will)\s+you\s+(?:
 # Steering the conversation at a sentence's head: never a rule, whatever words follow
 # ("never mind, revert that", "no, that's wrong", "stop.", "don't worry about the docs").
 _CONTROL = lazy(
-    r"^(?:never ?mind|nvm|forget (?:it|that|about)|stop\b(?!\s+\w+ing\b)|wait\b|hold on"
+    r"^(?:never ?mind|nvm|forget (?:it|that|about)|stop\b(?!\s+(?:\w+\s+)?\w+ing\b)|wait\b|hold on"
     r"|hang on|cancel\b|undo\b|revert\b|nope\b|wrong\b|no\s*(?:[,.!:]|$)"
     r"|(?:that|this|it)(?:'?s| is| was) (?:wrong|not|incorrect|broken)\b"
     r"|not (?:now|yet|right now|like that|what|this|that|quite)\b"
@@ -565,8 +570,9 @@ def _is_general(words: list[str]) -> bool:
                 and head != "add":
             return True
     # "keep answers short", "use conventional commits": a class of things, not "the" one
+    # ("keep your answers short": the person's own things are a class too)
     return head in _STYLE_VERBS and len(words) >= 2 and not any(
-        w in _DETERMINERS for w in words) and head not in {
+        w in _DETERMINERS and w not in {"your", "our"} for w in words) and head not in {
             "add", "run", "check", "commit", "test", "put", "log", "install"}
 
 
@@ -865,7 +871,9 @@ def _core(members: list[_Clause]) -> dict[str, int]:
             votes[t] += s
             count[t] += 1
     need = len(members) / 2
-    return {t: (1 if votes[t] >= 0 else -1) for t in sorted(count) if count[t] >= need}
+    # a term half want and half refuse is no part of what they agree on
+    return {t: (1 if votes[t] > 0 else -1) for t in sorted(count)
+            if count[t] >= need and votes[t]}
 
 
 def _links(a: _Clause, b: _Clause, w: dict[str, float]) -> bool:
@@ -892,7 +900,9 @@ def _covers(a: _Clause, b: _Clause, w: dict[str, float]) -> bool:
     return sum(w.get(t, 1.0) for t in a.keys if t in b.terms) >= KEY_SHARE * total
 
 
-def _components(clauses: list[_Clause], w: dict[str, float]) -> list[list[_Clause]]:
+def _components(clauses: list[_Clause], w: dict[str, float],
+                strict: bool = False) -> list[list[_Clause]]:
+    """Linked sentences; ``strict``: anchored ones that clash on any anchor never link."""
     parent = list(range(len(clauses)))
 
     def find(i: int) -> int:
@@ -950,12 +960,17 @@ def _components(clauses: list[_Clause], w: dict[str, float]) -> list[list[_Claus
         for x, i in enumerate(said):
             for j in said[x + 1:]:
                 if find(i) != find(j) and _anchor_links(clauses[i], clauses[j], anchors[i],
-                                                        anchors[j], w):
+                                                        anchors[j], w, strict):
                     parent[max(find(i), find(j))] = min(find(i), find(j))
     groups: dict[int, list[_Clause]] = defaultdict(list)
     for i, c in enumerate(clauses):
         groups[find(i)].append(c)
     return [groups[k] for k in sorted(groups)]
+
+
+def _unshared(a: _Clause, other: dict[str, int], w: dict[str, float]) -> float:
+    """The weight of what ``a`` is about that ``other`` does not say (generic words aside)."""
+    return sum(w.get(t, 1.0) for t in a.keys - other.keys() if t not in _GENERIC_TERMS)
 
 
 def _anchors(c: _Clause, w: dict[str, float], floor: float) -> frozenset[str]:
@@ -972,14 +987,14 @@ _GENERIC_WORDS = _wordset("""
 add run write make put get take set go have give let keep do create update fix change check
 show tell try see look find help start call move open close read edit build test tests file
 files code function functions change changes branch thing new old all any every real whole
-commit commits anything everything something nothing always answer answers reply respond
+commit commits anything everything something nothing always answer answers reply respond ask
 message messages text per via
 """)
 _GENERIC_TERMS: set[str] = set()
 
 
 def _anchor_links(a: _Clause, b: _Clause, an_a: frozenset[str], an_b: frozenset[str],
-                  w: dict[str, float]) -> bool:
+                  w: dict[str, float], strict: bool = False) -> bool:
     """Two rule sentences that share a distinctive word, wanted or refused the same way, and
     disagree on none (their other words may differ: "pnpm, never npm" / "we use pnpm here")."""
     both = (an_a | an_b) & a.terms.keys() & b.terms.keys()
@@ -988,18 +1003,18 @@ def _anchor_links(a: _Clause, b: _Clause, an_a: frozenset[str], an_b: frozenset[
     # unless what they agree on outweighs it well (a verb read inside a refused name: "no pip
     # install" / "install deps with uv")
     clash = sum(w.get(t, 1.0) for t in both & a.keys & b.keys if a.terms[t] != b.terms[t])
-    if not agree or clash * AGREE_OVER_CLASH > agree:
+    if not agree or (clash and (strict or clash * AGREE_OVER_CLASH > agree)):
         return False
-    # each names more distinctive weight the other lacks than they share: two rules
-    if min(sum(w.get(t, 1.0) for t in an_a - b.terms.keys()),
-           sum(w.get(t, 1.0) for t in an_b - a.terms.keys())) > agree:
+    # each says more the other lacks than they share: two rules ("ask before adding
+    # dependencies" / "ask before deleting files")
+    if min(_unshared(a, b.terms, w), _unshared(b, a.terms, w)) > agree:
         return False
     nums_a = {t for t in a.terms if t.isdigit()}
     nums_b = {t for t in b.terms if t.isdigit()}
     if nums_a and nums_b and not nums_a & nums_b:
         return False
-    # one frame, a different heavy word in the same place: two rules ("run ruff / mypy …")
-    return not (_names_more(a.terms, b.terms, w) and _names_more(b.terms, a.terms, w)
+    # one frame, a different anchor in the same place: two rules ("run ruff / mypy …")
+    return not (an_a - b.terms.keys() and an_b - a.terms.keys()
                 and _frame(a.terms, b.terms) == _frame(b.terms, a.terms))
 
 
@@ -1020,7 +1035,8 @@ def _regroup(groups: list[list[_Clause]], w: dict[str, float]) -> list[list[_Cla
     # a group no sentence of which reads as a rule (a task) never joins one that does
     ruled = [i for i, g in enumerate(groups) if any(c.marked for c in g)]
     cores = [_core_clause(groups[i], i) for i in ruled]
-    joined = _components([c for c in cores if c.terms], w)
+    # (what a group agrees on is already read: a clash there is an opposite)
+    joined = _components([c for c in cores if c.terms], w, strict=True)
     out = [[m for c in j for m in groups[c.nth]] for j in joined]
     kept = {c.nth for c in cores if c.terms}
     out += [g for i, g in enumerate(groups) if i not in kept]
@@ -1049,6 +1065,8 @@ def propose(asks: Iterable[Ask], known: Sequence[str] = (),
             continue
         core = _core(members)
         said = _core_clause(members)
+        if _split_direction(members, said.keys):
+            continue
         if not core or any(_similar(core, k.terms, w) and not _opposed(said, k)
                            for k in known_said):
             continue
@@ -1072,6 +1090,21 @@ def propose(asks: Iterable[Ask], known: Sequence[str] = (),
         ))
     out.sort(key=lambda p: (-len(p.sessions), -_last_date_key(p), p.key))
     return out
+
+
+def _split_direction(members: list[_Clause], keys: Collection[str]) -> bool:
+    """Whether the sessions of a group disagree on what it is about: two or more of them,
+    and a third or more of those that say it, want a key term the other way ("always
+    squash" and "never squash" chained together through what else they say)."""
+    for t in keys:
+        sides: dict[int, set[str]] = {1: set(), -1: set()}
+        for c in members:
+            if t in c.keys and t in c.terms:
+                sides[c.terms[t]].add(c.ask.session)
+        few = min(len(sides[1] - sides[-1]), len(sides[-1] - sides[1]))
+        if few >= 2 and 3 * few >= len(sides[1] | sides[-1]):
+            return True
+    return False
 
 
 def _last_date_key(p: Proposal) -> int:
