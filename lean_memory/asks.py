@@ -123,6 +123,8 @@ _PHRASES = [(lazy("(?i)" + p), r, keys) for p, r, keys in (
      " use ", ("nimm", "nehm", "verwende", "benutze", "nutze", "utilis")),
     (r"\binstead of\b|\brather than\b|\bin place of\b|\bas opposed to\b", " instead ",
      ("instead", "rather", "place of", "opposed")),
+    # "mix format first, then commit" is an order, one rule: not two requests
+    (r"\bfirst\s*,?\s*(?:and )?then\b", " before ", ("then",)),
     (r"\bg[eo]t(?:ting)? rid of\b|\brip(?:ped)? out\b", " remove ", ("rid of", "rip")),
     (r"\bpull requests?\b|\bmerge requests?\b", " pr ", ("request",)),
     (r"\bhands off\b", " never touch ", ("hands off",)),
@@ -234,6 +236,7 @@ _SYNONYMS = {
     "kommentar": "comment", "kommentare": "comment", "commentaire": "comment",
     "commentaires": "comment", "fichier": "file", "fichiers": "file", "datei": "file",
     "dateien": "file", "msg": "message", "msgs": "message",
+    "sorry": "apology", "excuse": "apology", "excuses": "apology",
 }
 # Words that say the opposite of a word above: "no long answers" asks for short ones, so "long"
 # is read as "short" with its sign turned (a small table of the words people use about the
@@ -313,6 +316,8 @@ def _words(clause: str) -> list[str]:
         tok = tok.rstrip(_TRAILING).replace("'", "")
         if "." in tok and not _FILE_EXT.search(tok):
             words.extend(p for p in tok.split(".") if p)  # "str.format()" is "format()"
+        elif tok.count("/") == 1 and tok.replace("/", "").isalpha():
+            words.extend(p for p in tok.split("/") if p)  # "async/await", "CI/CD"
         elif tok:
             words.append(tok)
     return words
