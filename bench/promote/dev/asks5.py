@@ -177,3 +177,133 @@ ONEOFF5 = [
     "refactor the CSS grid on the landing page",
     "profile the report generation",
 ]
+
+# dev6: written after dev5's tuning, before dev6's first score; rules said with little shared
+# wording, many traps sharing their words (tasks, steering, facts, rare rules)
+PROJECTS6 = ["ledger", "mapview", "authd", "k8s-ops", "mobile-rn", "wiki", "etl-go"]
+
+PREFS6: dict[str, tuple[list[str] | None, list[str], str, str]] = {
+    "pref:gofmt-imports": (["etl-go", "authd"], [
+        "group imports with goimports, stdlib first",
+        "Please run goimports on every file you touch.",
+        "imports: goimports order, always",
+    ], "Keep imports in goimports order.", ""),
+    "pref:no-panics": (["etl-go", "authd"], [
+        "never panic in library code, return an error",
+        "Don't use panic() outside main, please.",
+        "panics are not ok in our packages — errors only",
+        "no panic calls in library packages!",
+    ], "Never panic in library code; return errors.", ""),
+    "pref:helm-values": (["k8s-ops"], [
+        "put every setting into values.yaml, no hardcoded values in templates",
+        "Hardcoding stuff in the Helm templates is banned, use values.",
+        "keep templates free of literals — values file only, ok?",
+    ], "Put settings in values.yaml, never hardcode them in templates.", ""),
+    "pref:resource-limits": (["k8s-ops"], [
+        "every container needs CPU and memory limits",
+        "Always set resource limits on deployments.",
+        "don't ship a pod spec without limits",
+    ], "Set resource limits on every container.", ""),
+    "pref:functional-components": (["mobile-rn", "mapview"], [
+        "function components with hooks only, no class components",
+        "Please don't write class components anymore.",
+        "We use hooks, not classes, for React components.",
+        "class components? no. hooks.",
+    ], "Use function components with hooks, not classes.", ""),
+    "pref:styled": (["mapview"], [
+        "styles go in styled-components, not inline style props",
+        "No inline styles please, use styled components.",
+        "Use styled-components for styling, right?",
+    ], "Use styled-components, not inline styles.", ""),
+    "pref:inline-ok": (["mobile-rn"], [
+        "inline styles are fine in this app, don't add styled-components",
+        "Just use inline style objects, we don't want styled-components here.",
+        "keep styling inline please",
+    ], "Inline styles are fine here.", "pref:styled"),
+    "pref:sentence-case": (["wiki"], [
+        "headings in sentence case, not Title Case",
+        "Please write page titles in sentence case.",
+        "Nur der erste Buchstabe groß in Überschriften, bitte.",
+        "sentence-case headings, ok?",
+    ], "Write headings in sentence case.", ""),
+    "pref:no-passive": (["wiki"], [
+        "avoid passive voice in the docs",
+        "Write in active voice, please.",
+        "pas de voix passive dans la doc",
+    ], "Write in active voice.", ""),
+    "pref:explain-why": (None, [
+        "when you change something, tell me why",
+        "Always explain the reason behind a change.",
+        "I want to know why you did it, not just what.",
+    ], "Explain why you made a change.", ""),
+    "pref:no-yapping": (None, [
+        "skip the summary at the end of answers",
+        "Don't recap what you just did at the end, I can read the diff.",
+        "no closing summaries please",
+        "Enough with the wrap-up paragraphs.",
+    ], "No summary at the end of answers.", ""),
+    "pref:decimal-money": (["ledger"], [
+        "money is Decimal, never float",
+        "Never use floats for currency amounts.",
+        "Use Decimal for all monetary values.",
+        "floats for money?! no. Decimal.",
+    ], "Use Decimal for money, never float.", ""),
+}
+
+TASKS6: dict[str, list[str]] = {
+    "task:goimports": ["run goimports", "goimports the whole repo", "run goimports on cmd/"],
+    "task:limits": ["raise the memory limit of the api pod to 1Gi",
+                    "set the CPU limit to 500m for the worker", "bump the memory limits"],
+    "task:summary": ["summarize this PR", "write a summary of the incident",
+                     "give me a summary of the changes"],
+    "task:why": ["why does this fail?", "why is the pod crashlooping?",
+                 "explain why the test is flaky"],
+    "task:float": ["convert the float columns to int", "fix the float rounding in report.py",
+                   "why is this float comparison failing?"],
+}
+
+CONTROL6: dict[str, list[str]] = {
+    "control:stop": ["stop, don't touch that file", "wait, not that one", "hold on, undo that"],
+    "control:again": ["try again", "once more please", "again, but shorter"],
+    "control:german": ["nein, so nicht", "das ist falsch, mach es nochmal", "vergiss es"],
+    "control:later": ["don't deploy yet", "leave the tests for later",
+                      "don't bother with styling for now"],
+}
+
+FACTS6: dict[str, list[str]] = {
+    "fact:panics": ["the importer always panics on empty files",
+                    "it panics every time the config is missing",
+                    "etl-go never handled nil maps well"],
+    "fact:helm": ["helm upgrade always hangs on the ingress",
+                  "the values.yaml is never picked up in staging",
+                  "our chart always renders an empty configmap"],
+}
+
+RARE6: dict[str, list[str]] = {
+    "rare:tabs-wiki": ["always use tabs in the wiki tables"],
+    "rare:no-emoji": ["no emojis in headings please", "never put emoji in titles"],
+    "rare:logs-json": ["logs should always be JSON"],
+}
+
+ONEOFF6 = [
+    "add a /healthz endpoint to authd",
+    "why does the map flicker on zoom?",
+    "write a cron job that rotates the keys",
+    "add an ingress for the wiki",
+    "fix the off-by-one in pagination",
+    "explain how the ledger reconciliation works",
+    "render the route polyline in blue",
+    "schreib eine Seite über das Onboarding",
+    "create a PodDisruptionBudget for the api",
+    "add offline caching to the map tiles",
+    "migrate the users table to uuid keys",
+    "what is the difference between a Job and a CronJob?",
+    "add a login screen to the app",
+    "ajoute une page FAQ",
+    "parse the CSV export from the bank",
+    "write a test for the token refresh",
+    "make the ETL retry failed batches",
+    "rename the ledger_entries columns",
+    "add a dark theme to the wiki",
+    "profile the tile renderer",
+]
