@@ -88,7 +88,6 @@ LINK_COSINE = 0.35  # signed, idf-weighted cosine at or above which two rule sen
 DISTINCT_SHARE = 0.7  # an unshared term this heavy (vs the sentence's heaviest) names a thing
 KEY_SHARE = 0.2  # of what a sentence is about (by weight), the share another must also say
 ANCHOR_IDF = 0.6  # of the rarest word's idf: a key word at least this rare is an anchor
-AGREE_OVER_CLASH = 2.0  # what two anchored sentences agree on, over what they clash on
 MAX_ANCHOR_BUCKET = 64  # rule sentences past which a word is too common to be an anchor
 CONFLICT_SHARE = 0.25  # shared weight with opposite signs above this share: they disagree
 
@@ -103,7 +102,9 @@ _PHRASES = [(lazy("(?i)" + p), r, keys) for p, r, keys in (
     (r"\bfrom now on\b|\bgoing forward\b|\bin (?:the )?future\b|\bby default\b|\bevery time\b"
      r"|\beach time\b|\bas a rule\b|\bat all times\b", " always ",
      ("now on", "forward", "future", "default", "time", "rule")),
-    (r"\bno more\b|\bnever ever\b|\bnever again\b", " never ", ("no more", "never")),
+    (r"\bno more\b|\bnever ever\b|\bnever again\b|\bno longer\b|\benough (?:with|of)\b",
+     " never ", ("no more", "never", "no longer", "enough")),
+    (r"\b(?:any ?more|any longer)\b", " ", ("more", "longer")),
     # German and French, the words a rule turns on (a small table, no model)
     (r"\b(?:immer|stets|toujours)\b", " always ", ("immer", "stets", "toujours")),
     (r"\b(?:nie|niemals|jamais)\b", " never ", ("nie", "jamais")),
@@ -236,7 +237,7 @@ _SYNONYMS = {
     "kommentar": "comment", "kommentare": "comment", "commentaire": "comment",
     "commentaires": "comment", "fichier": "file", "fichiers": "file", "datei": "file",
     "dateien": "file", "msg": "message", "msgs": "message",
-    "sorry": "apology", "excuse": "apology", "excuses": "apology",
+    "recap": "summary", "recaps": "summary", "sorry": "apology", "excuse": "apology", "excuses": "apology",
 }
 # Words that say the opposite of a word above: "no long answers" asks for short ones, so "long"
 # is read as "short" with its sign turned (a small table of the words people use about the
@@ -973,6 +974,20 @@ def _components(clauses: list[_Clause], w: dict[str, float],
     return [groups[k] for k in sorted(groups)]
 
 
+def _rides_along(t: str, said: _Clause, a: _Clause, b: _Clause) -> bool:
+    """Whether ``t`` is refused in ``said`` next to a word that both ``a`` and ``b`` refuse."""
+    terms = list(said.terms)
+    i = terms.index(t)
+    for step in (-1, 1):
+        j = i + step
+        while 0 <= j < len(terms) and said.terms[terms[j]] < 0:
+            u = terms[j]
+            if a.terms.get(u) == b.terms.get(u) == -1:
+                return True
+            j += step
+    return False
+
+
 def _unshared(a: _Clause, other: dict[str, int], w: dict[str, float]) -> float:
     """The weight of what ``a`` is about that ``other`` does not say (generic words aside)."""
     return sum(w.get(t, 1.0) for t in a.keys - other.keys() if t not in _GENERIC_TERMS)
@@ -1004,11 +1019,15 @@ def _anchor_links(a: _Clause, b: _Clause, an_a: frozenset[str], an_b: frozenset[
     disagree on none (their other words may differ: "pnpm, never npm" / "we use pnpm here")."""
     both = (an_a | an_b) & a.terms.keys() & b.terms.keys()
     agree = sum(w.get(t, 1.0) for t in both if a.terms[t] == b.terms[t])
-    # a clash on what both are about is an opposite ("always indent with tabs" / "never tabs"),
-    # unless what they agree on outweighs it well (a verb read inside a refused name: "no pip
-    # install" / "install deps with uv")
-    clash = sum(w.get(t, 1.0) for t in both & a.keys & b.keys if a.terms[t] != b.terms[t])
-    if not agree or (clash and (strict or clash * AGREE_OVER_CLASH > agree)):
+    # a clash on what both are about is an opposite ("always indent with tabs" / "never
+    # tabs"), unless the word is refused together with a word both refuse (read inside a
+    # refused name: "no pip install" / "install deps with uv", "no class components" /
+    # "hooks, not classes, for components")
+    clashing = {t for t in both & a.keys & b.keys if a.terms[t] != b.terms[t]}
+    if not agree:
+        return False
+    if clashing and (strict or sum(w.get(t, 1.0) for t in clashing) > agree or any(
+            not _rides_along(t, a if a.terms[t] < 0 else b, a, b) for t in clashing)):
         return False
     # each says more the other lacks than they share: two rules ("ask before adding
     # dependencies" / "ask before deleting files")
