@@ -247,7 +247,7 @@ _ANTONYMS = {
     "rambling": "short", "essay": "short", "essays": "short", "novel": "short",
     "novels": "short", "wall": "short", "walls": "short",
     "big": "small", "bigger": "small", "large": "small", "larger": "small",
-    "huge": "small", "giant": "small", "massive": "small",
+    "huge": "small", "giant": "small", "massive": "small", "passive": "active",
     "longue": "short",
     "longues": "short", "longs": "short",
 }
@@ -990,14 +990,20 @@ def _rides_along(t: str, said: _Clause, a: _Clause, b: _Clause) -> bool:
 
 def _unshared(a: _Clause, other: dict[str, int], w: dict[str, float]) -> float:
     """The weight of what ``a`` is about that ``other`` does not say (generic words aside)."""
-    return sum(w.get(t, 1.0) for t in a.keys - other.keys() if t not in _GENERIC_TERMS)
+    return sum(w.get(t, 1.0) for t in _about(a) - other.keys() if t not in _GENERIC_TERMS)
+
+
+def _about(c: _Clause) -> Collection[str]:
+    """What a sentence is about: its key terms, or when those are only a generic act ("write
+    in active voice", "answer in German") all its terms: then the manner is the rule."""
+    if not _GENERIC_TERMS:
+        _GENERIC_TERMS.update(_term(x) for x in _GENERIC_WORDS)
+    return c.keys if c.keys - _GENERIC_TERMS else c.terms.keys()
 
 
 def _anchors(c: _Clause, w: dict[str, float], floor: float) -> frozenset[str]:
     """What a rule sentence is about that few asks say: its distinctive key terms."""
-    if not _GENERIC_TERMS:
-        _GENERIC_TERMS.update(_term(x) for x in _GENERIC_WORDS)
-    return frozenset(t for t in c.keys if w.get(t, 1.0) >= floor and not t.isdigit()
+    return frozenset(t for t in _about(c) if w.get(t, 1.0) >= floor and not t.isdigit()
                      and t not in _GENERIC_TERMS)
 
 
