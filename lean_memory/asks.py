@@ -100,7 +100,7 @@ _PHRASES = [(lazy("(?i)" + p), r, keys) for p, r, keys in (
     (r"\b(?:do not|don'?t|dont) forget\b|\bkeep in mind\b|\bbear in mind\b|\bas i said\b"
      r"|\blike i said\b|\bi told you\b", " remember ", ("forget", "mind", "said", "told")),
     (r"\bfrom now on\b|\bgoing forward\b|\bin (?:the )?future\b|\bby default\b|\bevery time\b"
-     r"|\beach time\b|\bas a rule\b|\bat all times\b", " always ",
+     r"|\beach time\b|\bas a rule\b|\bat all times\b|\ball the time\b", " always ",
      ("now on", "forward", "future", "default", "time", "rule")),
     (r"\bno more\b|\bnever ever\b|\bnever again\b|\bno longer\b|\benough (?:with|of)\b",
      " never ", ("no more", "never", "no longer", "enough")),
@@ -145,7 +145,7 @@ _PHRASES = [(lazy("(?i)" + p), r, keys) for p, r, keys in (
 # A sentence ends at its punctuation, and where a second request is joined on ("fix X, and
 # please use uv"), so the task's words never become part of the rule's.
 _SENTENCE = lazy(
-    r"(?i)([.!?;]+(?=\s|$)|\n+|,\s*(?:and|then|also|plus)\b"
+    r"(?i)([.!?;]+(?=\s|$)|\n+|(?<!first),\s*(?:and|then|also|plus)\b"
     r"|\band\s+(?=please\b|remember\b|also\b|always\b|never\b|do not\b|i prefer\b))")
 # A pasted error message says nothing about what the person wants.
 _ERROR = lazy(r"\b[A-Z]\w*(?:Error|Exception|Warning): [^\n!?;]*")
@@ -237,7 +237,7 @@ _SYNONYMS = {
     "kommentar": "comment", "kommentare": "comment", "commentaire": "comment",
     "commentaires": "comment", "fichier": "file", "fichiers": "file", "datei": "file",
     "dateien": "file", "msg": "message", "msgs": "message",
-    "recap": "summary", "recaps": "summary", "sorry": "apology", "excuse": "apology", "excuses": "apology",
+    "recap": "summary", "recaps": "summary", "sorry": "apology", "pixel": "px", "pixels": "px", "excuse": "apology", "excuses": "apology",
 }
 # Words that say the opposite of a word above: "no long answers" asks for short ones, so "long"
 # is read as "short" with its sign turned (a small table of the words people use about the
@@ -389,9 +389,9 @@ def _signed(words: list[str], replacing: bool) -> tuple[dict[str, int], bool, se
         elif w in _SWITCH:
             switching = True
         elif switching and w == "from":
-            sign = -1
+            sign = -base  # ("never switch from X to Y" keeps X)
         elif switching and w in {"to", "into"}:
-            sign = 1
+            sign = base
         elif w in {"with", "by"} and terms and sign == -1 and replacing:
             sign = 1  # "replace X with Y"
         elif w in _SCOPE_END and not switching:
