@@ -989,8 +989,18 @@ def _rides_along(t: str, said: _Clause, a: _Clause, b: _Clause) -> bool:
 
 
 def _unshared(a: _Clause, other: dict[str, int], w: dict[str, float]) -> float:
-    """The weight of what ``a`` is about that ``other`` does not say (generic words aside)."""
-    return sum(w.get(t, 1.0) for t in _about(a) - other.keys() if t not in _GENERIC_TERMS)
+    """The weight of what ``a`` is about that ``other`` does not say: generic words aside, and
+    words too rare to be a rule of their own (said in fewer asks than a rule needs sessions)
+    at half their weight: more often a manner of saying ("no obvious comments" / "no
+    comments that restate the code") than a thing ("never log the request body")."""
+    rare = _rare_weight(w)
+    return sum(w.get(t, 1.0) * (0.5 if w.get(t, 1.0) >= rare else 1.0)
+               for t in _about(a) - other.keys() if t not in _GENERIC_TERMS)
+
+
+def _rare_weight(w: dict[str, float]) -> float:
+    """The idf (see _weights) of a word said in MIN_SESSIONS asks: the rarest has df 1."""
+    return max(w.values(), default=1.0) + math.log(1.5 / (MIN_SESSIONS + 0.5)) + 1e-9
 
 
 def _about(c: _Clause) -> Collection[str]:
@@ -1044,7 +1054,9 @@ def _anchor_links(a: _Clause, b: _Clause, an_a: frozenset[str], an_b: frozenset[
     if nums_a and nums_b and not nums_a & nums_b:
         return False
     # one frame, a different anchor in the same place: two rules ("run ruff / mypy …")
-    return not (an_a - b.terms.keys() and an_b - a.terms.keys()
+    rare = _rare_weight(w)
+    return not ({t for t in an_a - b.terms.keys() if w.get(t, 1.0) < rare}
+                and {t for t in an_b - a.terms.keys() if w.get(t, 1.0) < rare}
                 and _frame(a.terms, b.terms) == _frame(b.terms, a.terms))
 
 
