@@ -102,8 +102,9 @@ _PHRASES = [(lazy("(?i)" + p), r, keys) for p, r, keys in (
     (r"\bfrom now on\b|\bgoing forward\b|\bin (?:the )?future\b|\bby default\b|\bevery time\b"
      r"|\beach time\b|\bas a rule\b|\bat all times\b|\ball the time\b", " always ",
      ("now on", "forward", "future", "default", "time", "rule")),
-    (r"\bno more\b|\bnever ever\b|\bnever again\b|\bno longer\b|\benough (?:with|of)\b",
-     " never ", ("no more", "never", "no longer", "enough")),
+    (r"\bno more\b|\bnever ever\b|\bnever again\b|\bno longer\b|\benough (?:with|of)\b"
+     r"|\brefrain from\b|\bquit\b|\bcut it out with\b", " never ",
+     ("no more", "never", "no longer", "enough", "refrain", "quit", "cut it")),
     (r"\b(?:any ?more|any longer)\b", " ", ("more", "longer")),
     # German and French, the words a rule turns on (a small table, no model)
     (r"\b(?:immer|stets|toujours)\b", " always ", ("immer", "stets", "toujours")),
@@ -237,7 +238,14 @@ _SYNONYMS = {
     "kommentar": "comment", "kommentare": "comment", "commentaire": "comment",
     "commentaires": "comment", "fichier": "file", "fichiers": "file", "datei": "file",
     "dateien": "file", "msg": "message", "msgs": "message",
-    "recap": "summary", "recaps": "summary", "sorry": "apology", "pixel": "px", "pixels": "px", "excuse": "apology", "excuses": "apology",
+    "recap": "summary", "recaps": "summary", "sorry": "apology", "pixel": "px", "pixels": "px",
+    "tldr": "summary", "summaries": "summary", "emojis": "emoji", "emoticons": "emoji",
+    "emoticon": "emoji", "mr": "pr", "mrs": "pr", "configuration": "config",
+    "settings": "config", "environment": "env", "variable": "var", "variables": "var",
+    "vars": "var", "func": "function", "funcs": "function", "args": "argument",
+    "params": "parameter", "param": "parameter", "k8s": "kubernetes", "js": "javascript",
+    "ts": "typescript", "py": "python", "postgresql": "postgres", "pg": "postgres",
+    "libs": "library", "lib": "library", "explanation": "explain", "explanations": "explain", "excuse": "apology", "excuses": "apology",
 }
 # Words that say the opposite of a word above: "no long answers" asks for short ones, so "long"
 # is read as "short" with its sign turned (a small table of the words people use about the
