@@ -245,7 +245,8 @@ _SYNONYMS = {
     "vars": "var", "func": "function", "funcs": "function", "args": "argument",
     "params": "parameter", "param": "parameter", "k8s": "kubernetes", "js": "javascript",
     "ts": "typescript", "py": "python", "postgresql": "postgres", "pg": "postgres",
-    "libs": "library", "lib": "library", "explanation": "explain", "explanations": "explain", "excuse": "apology", "excuses": "apology",
+    "libs": "library", "lib": "library", "explanation": "explain", "explanations": "explain",
+    "excuse": "apology", "excuses": "apology",
 }
 # Words that say the opposite of a word above: "no long answers" asks for short ones, so "long"
 # is read as "short" with its sign turned (a small table of the words people use about the

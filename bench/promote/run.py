@@ -100,7 +100,7 @@ def score(name: str, show: bool) -> dict[str, float]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--show", choices=["train", "test", "dev", "dev2", "dev3", "dev4", "dev5", "dev6"],
+    ap.add_argument("--show", choices=[s for s in SETS if s not in HELD_OUT],
                     action="append", default=[],
                     help="print the wrong and missed proposals of a set you may tune on")
     ap.add_argument("--set", "--split", dest="sets", choices=list(SETS), action="append",

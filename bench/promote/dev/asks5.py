@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (hand-written phrasings, one a line)
 """dev5: asks written by the matcher's second author (issue 34, item 3) before dev5's first
 score was read. Domains unlike dev..dev4 (Java/Spring, Swift, .NET, Elixir, CSS, notebooks,
 answer style); terse, polite and annoyed tones; tag questions; German and French phrasings;
