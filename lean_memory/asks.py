@@ -88,6 +88,7 @@ LINK_COSINE = 0.35  # signed, idf-weighted cosine at or above which two rule sen
 DISTINCT_SHARE = 0.7  # an unshared term this heavy (vs the sentence's heaviest) names a thing
 KEY_SHARE = 0.2  # of what a sentence is about (by weight), the share another must also say
 ANCHOR_IDF = 0.6  # of the rarest word's idf: a key word at least this rare is an anchor
+ANCHOR_COVER = 0.4  # of each one's anchors (by weight, words said once aside), the share agreed
 MAX_ANCHOR_BUCKET = 64  # rule sentences past which a word is too common to be an anchor
 CONFLICT_SHARE = 0.25  # shared weight with opposite signs above this share: they disagree
 
@@ -247,6 +248,12 @@ _SYNONYMS = {
     "ts": "typescript", "py": "python", "postgresql": "postgres", "pg": "postgres",
     "libs": "library", "lib": "library", "explanation": "explain", "explanations": "explain",
     "excuse": "apology", "excuses": "apology",
+    # languages and naming styles, the values of a setting (see _VALUE_CLASSES)
+    "espanol": "spanish", "castellano": "spanish", "spanisch": "spanish",
+    "espagnol": "spanish", "spagnolo": "spanish", "ingles": "english", "inglese": "english",
+    "italiano": "italian", "italienisch": "italian", "italien": "italian",
+    "snake_case": "snake", "snakecase": "snake", "camelcase": "camel", "pascalcase": "pascal",
+    "kebabcase": "kebab", "tabs": "tab", "spaces": "space",
 }
 # Words that say the opposite of a word above: "no long answers" asks for short ones, so "long"
 # is read as "short" with its sign turned (a small table of the words people use about the
@@ -749,9 +756,7 @@ def _similar(a: dict[str, int], b: dict[str, int], w: dict[str, float]) -> bool:
     if not shared:
         return False
     # a setting's value: "2 spaces" and "4 spaces" are two rules, however alike the rest
-    nums_a = {t for t in a if t.isdigit()}
-    nums_b = {t for t in b if t.isdigit()}
-    if nums_a and nums_b and not nums_a & nums_b:
+    if _other_value(a, b):
         return False
     agree = sum(w.get(t, 1.0) ** 2 for t in shared if a[t] == b[t])
     clash = sum(w.get(t, 1.0) ** 2 for t in shared if a[t] != b[t])
@@ -771,6 +776,35 @@ def _similar(a: dict[str, int], b: dict[str, int], w: dict[str, float]) -> bool:
     return pair or not (_names_more(a, b, w) and _names_more(b, a, w) and (
         _frame(a, b) == _frame(b, a) or _names_more(a, b, w, -1)
         or _names_more(b, a, w, -1)))
+
+
+# Values of one setting: two sentences that want different ones are two rules, however alike
+# the rest ("comments in English" / "comments in Spanish", "snake_case" / "camelCase").
+_VALUE_CLASSES = tuple(_wordset(words) for words in (
+    "english german french spanish italian portuguese dutch polish russian japanese chinese",
+    "snake camel kebab pascal",
+    "american british",
+    "single double",
+    "tab space",
+))
+
+
+def _other_value(a: dict[str, int], b: dict[str, int]) -> bool:
+    """Whether ``a`` and ``b`` each want a value of one setting and no value in common (a
+    number is a value: "2 spaces" / "4 spaces")."""
+    if not _VALUE_TERMS:
+        _VALUE_TERMS.extend(frozenset(_term(x) for x in c) for c in _VALUE_CLASSES)
+    for values in (*_VALUE_TERMS, None):
+        va = {t for t, s in a.items() if (t.isdigit() if values is None else t in values)
+              and (s > 0 or values is None)}
+        vb = {t for t, s in b.items() if (t.isdigit() if values is None else t in values)
+              and (s > 0 or values is None)}
+        if va and vb and not va & vb:
+            return True
+    return False
+
+
+_VALUE_TERMS: list[frozenset[str]] = []
 
 
 def _frame(a: dict[str, int], b: dict[str, int]) -> tuple[str, ...]:
@@ -1058,9 +1092,15 @@ def _anchor_links(a: _Clause, b: _Clause, an_a: frozenset[str], an_b: frozenset[
     # dependencies" / "ask before deleting files")
     if min(_unshared(a, b.terms, w), _unshared(b, a.terms, w)) > agree:
         return False
-    nums_a = {t for t in a.terms if t.isdigit()}
-    nums_b = {t for t in b.terms if t.isdigit()}
-    if nums_a and nums_b and not nums_a & nums_b:
+    # and what they agree on is a fair part of each one's anchors that are common enough to
+    # be a rule's ("dependencies come in through the constructor" is not "ask before adding
+    # a dependency"; a word said once is a manner of saying)
+    rare = _rare_weight(w)
+    for an in (an_a, an_b):
+        main = sum(w.get(t, 1.0) for t in an if w.get(t, 1.0) < rare)
+        if agree < ANCHOR_COVER * main:
+            return False
+    if _other_value(a.terms, b.terms):
         return False
     # one frame, a different anchor in the same place: two rules ("run ruff / mypy …")
     rare = _rare_weight(w)
