@@ -691,6 +691,7 @@ def _read(text: str) -> list[_Reading]:
         # a name in code ("handleLogin", "ParseHeader") points at one thing
         names = {n.lower() for n in _CODE_NAME.findall(shown)} if not shown.islower() \
             else set()
+        parts: list[tuple[dict[str, int], bool]] = []  # (terms, whether a task's)
         for part in _SUBCLAUSE.split(sentence):
             pw = _words(part)
             if not pw or _is_fact(pw):
@@ -698,18 +699,40 @@ def _read(text: str) -> list[_Reading]:
                 continue
             got, cue, at = _signed(pw, has_replace)
             where |= at - terms.keys()
-            marked = marked or cue or _strong(pw)  # "…, never bring it back" has no terms
+            strong = cue or _strong(pw)
+            marked = marked or strong  # "…, never bring it back" has no terms
+            task = False
             if got and not after_fact and not names.intersection(pw):
                 if _is_general(pw) or _is_setting(pw):
                     general = True
                 elif not cue:
-                    pointer = pointer or any(w in _POINTERS for w in pw)
+                    task = _points(pw)
+                    pointer = pointer or task
+            parts.append((got, task and not strong))
             for t, sign in got.items():
                 terms.setdefault(t, sign)
-        if terms:
-            out.append((shown, terms, marked or (general and not pointer),
-                        frozenset(terms.keys() - where)))
+        marked = marked or (general and not pointer)
+        if marked and any(got and not task for got, task in parts):
+            # "Add the mapstruct dependency — in Gradle, not Maven": the rule is the second
+            # part; the task's words would link it to every rule about dependencies
+            terms = {t: s for t, s in terms.items()
+                     if any(t in got for got, task in parts if not task)}
+        if terms and (marked or not pointer):  # a task pointing at one thing: never evidence
+            out.append((shown, terms, marked, frozenset(terms.keys() - where)))
     return out
+
+
+# Nouns that name one thing after "the", "this" or "my" ("format the file you just changed")
+_ONE_THING = frozenset({"file", "function", "class", "method", "test", "bug", "error", "branch",
+                        "commit", "pr", "diff", "line", "module", "script", "query", "endpoint",
+                        "page", "component", "migration", "issue", "ticket", "build", "job"})
+
+
+def _points(words: list[str]) -> bool:
+    """Whether a task's words point at one thing ("this", "the last", "the file")."""
+    return any(w in _POINTERS or (w in {"the", "my", "our"} and i + 1 < len(words)
+                                  and words[i + 1] in _ONE_THING)
+               for i, w in enumerate(words))
 
 
 def rule_clauses(text: str) -> list[tuple[str, dict[str, int]]]:
