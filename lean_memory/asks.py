@@ -579,7 +579,7 @@ def _is_general(words: list[str]) -> bool:
     a class of things) and points at nothing in particular."""
     cond = next((i for i, w in enumerate(words) if w in _CONDITION and i > 0), len(words))
     if any(w in _POINTERS or _FILE_EXT.search(w) or "/" in w or "_" in w
-           for w in words[:cond]):
+           for w in words[:cond]) or _one_thing(words[:cond]):
         return False
     head = next((w for w in words if w not in _LEAD_WORDS), "")
     if head in _DETERMINERS:  # "the build broke after the upgrade": a subject, no instruction
@@ -728,11 +728,17 @@ _ONE_THING = frozenset({"file", "function", "class", "method", "test", "bug", "e
                         "page", "component", "migration", "issue", "ticket", "build", "job"})
 
 
-def _points(words: list[str]) -> bool:
-    """Whether a task's words point at one thing ("this", "the last", "the file")."""
-    return any(w in _POINTERS or (w in {"the", "my", "our"} and i + 1 < len(words)
-                                  and words[i + 1] in _ONE_THING)
+def _one_thing(words: list[str]) -> bool:
+    """"the file", "my branch": one thing, not a class of things."""
+    return any(w in {"the", "my", "our"} and i + 1 < len(words) and words[i + 1] in _ONE_THING
                for i, w in enumerate(words))
+
+
+def _points(words: list[str]) -> bool:
+    """Whether a task's words point at one thing ("this", "the last", "the file", "add the
+    mapstruct dependency": a task's verb, then "the")."""
+    return any(w in _POINTERS for w in words) or _one_thing(words) or (
+        words[0] in _TASK_VERBS and not {"the", "my", "our"}.isdisjoint(words))
 
 
 def rule_clauses(text: str) -> list[tuple[str, dict[str, int]]]:
