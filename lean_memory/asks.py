@@ -107,13 +107,33 @@ _PHRASES = [(lazy("(?i)" + p), r, keys) for p, r, keys in (
      r"|\brefrain from\b|\bquit\b|\bcut it out with\b", " never ",
      ("no more", "never", "no longer", "enough", "refrain", "quit", "cut it")),
     (r"\b(?:any ?more|any longer)\b", " ", ("more", "longer")),
-    # German and French, the words a rule turns on (a small table, no model)
-    (r"\b(?:immer|stets|toujours)\b", " always ", ("immer", "stets", "toujours")),
-    (r"\b(?:nie|niemals|jamais)\b", " never ", ("nie", "jamais")),
-    (r"\bau lieu d(?:e\b|')|\bplutot que?\b|\b(?:an)?statt\b|\banstelle von\b", " instead ",
-     ("lieu", "plutot", "statt", "anstelle")),
-    (r"\bpas d(?:e\b|')|\bkein(?:e|en|em|er|es)?\b|\baucune?\b", " no ",
-     ("pas d", "kein", "aucun")),
+    # German, French, Spanish and Italian: the words a rule turns on (a small table, no model)
+    (r"\b(?:immer|stets|toujours|siempre|sempre)\b", " always ",
+     ("immer", "stets", "toujours", "siempre", "sempre")),
+    (r"\b(?:nie|niemals|jamais|nunca|jamas)\b|\bnon\b(?=[^,.!?]*\bmai\b)", " never ",
+     ("nie", "jamais", "nunca", "jamas", "mai")),
+    (r"\bmai\b", " ", ("mai",)),
+    (r"\bau lieu d(?:e\b|')|\bplutot que?\b|\b(?:an)?statt\b|\banstelle von\b"
+     r"|\ben (?:lugar|vez) de\b|\binvece di\b|\bal posto di\b|\banziche\b", " instead ",
+     ("lieu", "plutot", "statt", "anstelle", "lugar", "vez de", "invece", "posto", "anziche")),
+    (r"\bpas d(?:e\b|')|\bkein(?:e|en|em|er|es)?\b|\baucune?\b|\bnada de\b|\bningun[oa]?\b"
+     r"|\bniente\b|\bnessun[oa]?\b", " no ",
+     ("pas d", "kein", "aucun", "nada de", "ningun", "niente", "nessun")),
+    (r"\bnon\b(?=\s+[a-z])", " not ", ("non",)),
+    (r"\bpor favor\b|\bper favore\b|\bperfavore\b|\bporfa\b", " please ",
+     ("favor", "porfa")),
+    (r"\b(?:usamos|usiamo|utilizamos|utilizziamo)\b", " we use ",
+     ("usamos", "usiamo", "utiliz")),
+    (r"\b(?:usa|usar|usad|usate|usare|utiliza|utilizar|utilizza|utilizzate|utilizzare)\b",
+     " use ", ("usa", "usar", "utiliz")),
+    (r"\b(?:prefiero|preferimos|preferisco|preferiamo)\b", " prefer ", ("prefer",)),
+    (r"\b(?:evita|evitar|evitad|evitare|evitate)\b", " avoid ", ("evit",)),
+    (r"\bantes de\b|\bprima di\b", " before ", ("antes de", "prima di")),
+    (r"\bdespues de\b|\bdopo\b", " after ", ("despues", "dopo")),
+    (r"\b(?:sin|senza)\b", " without ", ("sin", "senza")),
+    (r"\b(?:cada|ogni)\b", " every ", ("cada", "ogni")),
+    (r"\b(?:solo|solamente|soltanto|unicamente)\b", " only ", ("solo", "solamente",
+                                                               "soltanto", "unicamente")),
     (r"\bn(?:e\b|')", " ", ("ne", "n'")),
     (r"\bnicht\b|\bpas\b", " not ", ("nicht", "pas")),
     (r"\bbitte\b|\bs'il (?:te|vous) plait\b|\bstp\b|\bsvp\b|\bdanke\b|\bmerci\b", " please ",
@@ -156,6 +176,7 @@ _CODE_NAME = lazy(r"\b[a-z]+[A-Z][A-Za-z0-9]*|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"
 _HYPHEN_JOIN = lazy(r"\b(re|pre|non|un|co|sub|anti|post|semi|multi|[a-z])-(?=[a-z])")
 _HYPHEN = lazy(r"(?<=[a-z])-(?=[a-z])")
 _SUBCLAUSE = lazy(r",|:|\(|\)|\s-+\s|\s\u2014\s|\bbut\b|\bthough\b|\bhowever\b")
+_NAMING_STYLE = lazy(r"(?i)(camel|pascal|snake|kebab)[_ -]?cased?")
 _TOKEN = lazy(r"[a-z0-9#@$~][a-z0-9_+#./@-]*")
 _TRAILING = ".-/@"
 
@@ -199,6 +220,8 @@ yourself whatever okay yes yeah sure cool great good fine one ones bring back ki
 form style ahead purpose case stuff wherever possible everywhere suggest suggesting
 recommend recommending
 der die das den dem des ein eine einen einem und oder ist sind zu zum zur mit fur von auf im
+el los las una unos unas del al para con por en es son su sus este esta estos esas muy mas
+il gli da per che sono dei delle della dello nel nella nei al alla ai sul sulla questo questa
 es ich du wir le la les un une et ou pour avec de du en dans est sont ce ca on nous je tu il
 elle que qui au aux sur par re ve ll
 """)
@@ -254,6 +277,25 @@ _SYNONYMS = {
     "italiano": "italian", "italienisch": "italian", "italien": "italian",
     "snake_case": "snake", "snakecase": "snake", "camelcase": "camel", "pascalcase": "pascal",
     "kebabcase": "kebab", "tabs": "tab", "spaces": "space",
+    # Spanish and Italian nouns of the workplace
+    "comentario": "comment", "comentarios": "comment", "commento": "comment",
+    "commenti": "comment", "codigo": "code", "codice": "code", "nombre": "name",
+    "nombres": "name", "nome": "name", "nomi": "name", "columna": "column",
+    "columnas": "column", "colonna": "column", "colonne": "column", "prueba": "tests",
+    "pruebas": "tests", "dependencia": "dependency", "dependencias": "dependency",
+    "dipendenza": "dependency", "dipendenze": "dependency", "libreria": "library",
+    "librerias": "library", "librerie": "library", "paquete": "package",
+    "paquetes": "package", "pacchetto": "package", "pacchetti": "package",
+    "archivo": "file", "archivos": "file", "mensaje": "message", "mensajes": "message",
+    "messaggio": "message", "messaggi": "message", "respuesta": "answer",
+    "respuestas": "answer", "risposta": "answer", "risposte": "answer", "corta": "short",
+    "cortas": "short", "corto": "short", "cortos": "short", "breve": "short",
+    "brevi": "short", "clase": "class", "clases": "class", "classe": "class",
+    "classi": "class", "funcion": "function", "funciones": "function",
+    "funzione": "function", "funzioni": "function", "nuevo": "new", "nueva": "new",
+    "nuevos": "new", "nuevas": "new", "nuovo": "new", "nuova": "new", "nuovi": "new",
+    "nuove": "new", "tabla": "table", "tablas": "table", "tabella": "table",
+    "tabelle": "table",
 }
 # Words that say the opposite of a word above: "no long answers" asks for short ones, so "long"
 # is read as "short" with its sign turned (a small table of the words people use about the
@@ -264,7 +306,8 @@ _ANTONYMS = {
     "novels": "short", "wall": "short", "walls": "short",
     "big": "small", "bigger": "small", "large": "small", "larger": "small",
     "huge": "small", "giant": "small", "massive": "small", "passive": "active",
-    "longue": "short",
+    "longue": "short", "larga": "short", "largas": "short", "lunga": "short",
+    "lunghe": "short",
     "longues": "short", "longs": "short",
 }
 _WORD_MEMO: dict[str, str] = {}
@@ -301,6 +344,8 @@ def _normalized(text: str) -> str:
         # "bullet-point" is "bullet point"; "pre-commit" is one word
         text = _HYPHEN_JOIN.sub(r"\1", text)
         text = _HYPHEN.sub(" ", text)
+    if "case" in text:
+        text = _NAMING_STYLE.sub(r" \1case ", text)
     found = set(_TRIGGER.findall(text))
     if found:
         for rx, repl, keys in _PHRASES:
@@ -578,9 +623,9 @@ def _is_general(words: list[str]) -> bool:
     """Whether an instruction without a rule word is still general (a condition, a manner or
     a class of things) and points at nothing in particular."""
     cond = next((i for i, w in enumerate(words) if w in _CONDITION and i > 0), len(words))
-    if any(w in _POINTERS or _FILE_EXT.search(w) or "/" in w or "_" in w
+    if any(w in _POINTERS or w in _WH or _FILE_EXT.search(w) or "/" in w or "_" in w
            for w in words[:cond]) or _one_thing(words[:cond]):
-        return False
+        return False  # (a question inside a task: "explain why the precision dropped after…")
     head = next((w for w in words if w not in _LEAD_WORDS), "")
     if head in _DETERMINERS:  # "the build broke after the upgrade": a subject, no instruction
         return False
@@ -689,8 +734,9 @@ def _read(text: str) -> list[_Reading]:
         where: set[str] = set()
         after_fact = False  # "the build broke after the upgrade: exit code 137"
         # a name in code ("handleLogin", "ParseHeader") points at one thing
-        names = {n.lower() for n in _CODE_NAME.findall(shown)} if not shown.islower() \
-            else set()
+        # (a naming style is no code name: "JSON fields in camelCase")
+        names = {n.lower() for n in _CODE_NAME.findall(shown)
+                 if not _NAMING_STYLE.match(n)} if not shown.islower() else set()
         parts: list[tuple[dict[str, int], bool]] = []  # (terms, whether a task's)
         for part in _SUBCLAUSE.split(sentence):
             pw = _words(part)
@@ -821,9 +867,7 @@ _VALUE_CLASSES = tuple(_wordset(words) for words in (
 def _other_value(a: dict[str, int], b: dict[str, int]) -> bool:
     """Whether ``a`` and ``b`` each want a value of one setting and no value in common (a
     number is a value: "2 spaces" / "4 spaces")."""
-    if not _VALUE_TERMS:
-        _VALUE_TERMS.extend(frozenset(_term(x) for x in c) for c in _VALUE_CLASSES)
-    for values in (*_VALUE_TERMS, None):
+    for values in (*_value_terms(), None):
         va = {t for t, s in a.items() if (t.isdigit() if values is None else t in values)
               and (s > 0 or values is None)}
         vb = {t for t, s in b.items() if (t.isdigit() if values is None else t in values)
@@ -834,6 +878,12 @@ def _other_value(a: dict[str, int], b: dict[str, int]) -> bool:
 
 
 _VALUE_TERMS: list[frozenset[str]] = []
+
+
+def _value_terms() -> list[frozenset[str]]:
+    if not _VALUE_TERMS:
+        _VALUE_TERMS.extend(frozenset(_term(x) for x in c) for c in _VALUE_CLASSES)
+    return _VALUE_TERMS
 
 
 def _frame(a: dict[str, int], b: dict[str, int]) -> tuple[str, ...]:
@@ -1080,7 +1130,12 @@ def _about(c: _Clause) -> Collection[str]:
     in active voice", "answer in German") all its terms: then the manner is the rule."""
     if not _GENERIC_TERMS:
         _GENERIC_TERMS.update(_term(x) for x in _GENERIC_WORDS)
-    return c.keys if c.keys - _GENERIC_TERMS else c.terms.keys()
+    if not c.keys - _GENERIC_TERMS:
+        return c.terms.keys()
+    # the value a setting wants is what it is about, wherever it is said ("comments in
+    # Spanish")
+    values = {t for t, s in c.terms.items() if s > 0 and any(t in v for v in _value_terms())}
+    return c.keys | values if values else c.keys
 
 
 def _anchors(c: _Clause, w: dict[str, float], floor: float) -> frozenset[str]:
@@ -1096,6 +1151,7 @@ add run write make put get take set go have give let keep do create update fix c
 show tell try see look find help start call move open close read edit build test tests file
 files code function functions change changes branch thing new old all any every real whole
 commit commits anything everything something nothing always answer answers reply respond ask
+based
 message messages text per via
 """)
 _GENERIC_TERMS: set[str] = set()
