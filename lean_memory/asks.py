@@ -524,8 +524,9 @@ _Reading = tuple[str, dict[str, int], bool, frozenset[str]]
 
 # A tag question asks for agreement, not information: "use uv, ok?" is "use uv."
 _TAG_QUESTION = lazy(
-    r"(?i)[\s,]+(?:ok|okay|right|yeah|yes|alright|all right|got it|understood|agreed|deal|yep"
-    r"|ja|oder|gell|nicht wahr|d'accord|non|hein|oui|compris|capisce)\s*\?+")
+    r"(?i)[\s,]+\u00bf?(?:ok|okay|right|yeah|yes|alright|all right|got it|understood|agreed|deal"
+    r"|yep|ja|oder|gell|nicht wahr|d'accord|non|hein|oui|compris|capisce|verdad|vale|si|claro"
+    r"|vero|va bene|capito|chiaro|intesi)\s*\?+")
 # "could you always use uv?" is a request; what it asks is the rest
 _POLITE = lazy(r"(?i)^(?:(?:please|pls)\s+)?(?:can|could|would|will)\s+you\s+(?:please\s+)?")
 # Steering the conversation at a sentence's head: never a rule, whatever words follow
@@ -729,7 +730,7 @@ def _read(text: str) -> list[_Reading]:
             continue
         has_replace = any(w in _REPLACE for w in words)
         terms: dict[str, int] = {}
-        marked = general = False
+        marked = general = standalone = False
         pointer = False
         where: set[str] = set()
         after_fact = False  # "the build broke after the upgrade: exit code 137"
@@ -750,14 +751,17 @@ def _read(text: str) -> list[_Reading]:
             task = False
             if got and not after_fact and not names.intersection(pw):
                 if _is_general(pw) or _is_setting(pw):
+                    # (a general part is a rule beside a task: "Document the smoothing
+                    # function — comments in Spanish")
                     general = True
+                    standalone = standalone or not _points(pw)
                 elif not cue:
                     task = _points(pw)
                     pointer = pointer or task
             parts.append((got, task and not strong))
             for t, sign in got.items():
                 terms.setdefault(t, sign)
-        marked = marked or (general and not pointer)
+        marked = marked or (general and not pointer) or standalone
         if marked and any(got and not task for got, task in parts):
             # "Add the mapstruct dependency — in Gradle, not Maven": the rule is the second
             # part; the task's words would link it to every rule about dependencies
