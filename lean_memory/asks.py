@@ -148,6 +148,12 @@ _PHRASES = [(lazy("(?i)" + p), r, keys) for p, r, keys in (
      ("instead", "rather", "place of", "opposed")),
     # "mix format first, then commit" is an order, one rule: not two requests
     (r"\bfirst\s*,?\s*(?:and )?then\b", " before ", ("then",)),
+    # a complaint says what is wanted: "you keep leaving out the specs", "you keep adding
+    # comments"
+    (r"\byou (?:keep|always|constantly) (?:leaving out|forgetting|skipping|dropping|omitting)"
+     r"\b", " always add ", ("you",)),
+    (r"\byou (?:keep|constantly) (?=\w+ing\b)", " never ", ("you",)),
+    (r"\b(?:leav(?:e|ing)|left) out\b", " no ", ("out",)),
     (r"\bg[eo]t(?:ting)? rid of\b|\brip(?:ped)? out\b", " remove ", ("rid of", "rip")),
     (r"\bpull requests?\b|\bmerge requests?\b", " pr ", ("request",)),
     (r"\bhands off\b", " never touch ", ("hands off",)),
@@ -175,6 +181,7 @@ _FILE_EXT = lazy(r"\.(?:[a-z]{1,4})$")
 _CODE_NAME = lazy(r"\b[a-z]+[A-Z][A-Za-z0-9]*|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*")
 _HYPHEN_JOIN = lazy(r"\b(re|pre|non|un|co|sub|anti|post|semi|multi|[a-z])-(?=[a-z])")
 _HYPHEN = lazy(r"(?<=[a-z])-(?=[a-z])")
+_FLAG = lazy(r"(?<![\w-])(--?)([a-z][a-z0-9]*(?:-[a-z0-9]+)+)")
 _SUBCLAUSE = lazy(r",|:|\(|\)|\s-+\s|\s\u2014\s|\bbut\b|\bthough\b|\bhowever\b")
 _NAMING_STYLE = lazy(r"(?i)(camel|pascal|snake|kebab)[_ -]?cased?")
 _TOKEN = lazy(r"[a-z0-9#@$~][a-z0-9_+#./@-]*")
@@ -295,7 +302,9 @@ _SYNONYMS = {
     "funzione": "function", "funzioni": "function", "nuevo": "new", "nueva": "new",
     "nuevos": "new", "nuevas": "new", "nuovo": "new", "nuova": "new", "nuovi": "new",
     "nuove": "new", "tabla": "table", "tablas": "table", "tabella": "table",
-    "tabelle": "table",
+    "tabelle": "table", "chiave": "key", "chiavi": "key", "clave": "key", "claves": "key",
+    "spiegazione": "explain", "spiegazioni": "explain", "explicacion": "explain",
+    "explicaciones": "explain",
 }
 # Words that say the opposite of a word above: "no long answers" asks for short ones, so "long"
 # is read as "short" with its sign turned (a small table of the words people use about the
@@ -341,6 +350,8 @@ def _normalized(text: str) -> str:
         text = unicodedata.normalize("NFKC", text)
     text = _ERROR.sub(" ", text).lower()
     if "-" in text:
+        # a command-line flag is one name ("-fno-exceptions" is not "exceptions")
+        text = _FLAG.sub(lambda m: m.group(1) + m.group(2).replace("-", "_"), text)
         # "bullet-point" is "bullet point"; "pre-commit" is one word
         text = _HYPHEN_JOIN.sub(r"\1", text)
         text = _HYPHEN.sub(" ", text)
@@ -375,7 +386,8 @@ def _term(word: str) -> str:
 def _words(clause: str) -> list[str]:
     words: list[str] = []
     for tok in _TOKEN.findall(clause):
-        tok = tok.rstrip(_TRAILING).replace("'", "")
+        # ("@spec", "@Autowired": an annotation is its name)
+        tok = tok.rstrip(_TRAILING).replace("'", "").lstrip("@")
         if "." in tok and not _FILE_EXT.search(tok):
             words.extend(p for p in tok.split(".") if p)  # "str.format()" is "format()"
         elif tok.count("/") == 1 and tok.replace("/", "").isalpha():
@@ -482,8 +494,10 @@ def _signed(words: list[str], replacing: bool) -> tuple[dict[str, int], bool, se
     # "tabs are banned", "pushing to main is not ok": what came before is what is refused
     for i in range(1, len(words)):
         w, prev = words[i], words[i - 1]
+        # (and "with cell outputs stripped": a removal said after its object)
         if (w in _REVERSING and prev in _FINITE | {"be", "been"}) or (
-                w in _ACCEPTED and prev == "not" and i > 1 and words[i - 2] in _FINITE):
+                w in _ACCEPTED and prev == "not" and i > 1 and words[i - 2] in _FINITE) or (
+                w in _INVERT and w.endswith("ed") and _is_content(prev)):
             before = _signed(words[:i - (w in _ACCEPTED)], replacing)[0]
             terms = {t: (-s if t in before else s) for t, s in terms.items()}
             cue = True
@@ -758,7 +772,8 @@ def _read(text: str) -> list[_Reading]:
                 elif not cue:
                     task = _points(pw)
                     pointer = pointer or task
-            parts.append((got, task and not strong))
+            # ("use Ecto.Query for it, we don't do raw SQL": a wish is no task)
+            parts.append((got, task and not strong and pw[0] not in {"use", "prefer"}))
             for t, sign in got.items():
                 terms.setdefault(t, sign)
         marked = marked or (general and not pointer) or standalone
