@@ -847,8 +847,8 @@ def _weights(asks: Sequence[Ask]) -> dict[str, float]:
 def _similar(a: dict[str, int], b: dict[str, int], w: dict[str, float]) -> bool:
     """Whether two rule sentences ask the same thing (see the module docstring)."""
     shared = a.keys() & b.keys()
-    if not shared:
-        return False
+    if not shared or (len(shared) < 2 and shared <= _generic_terms()):
+        return False  # (two sentences that share only "text", "file" or "commit")
     # a setting's value: "2 spaces" and "4 spaces" are two rules, however alike the rest
     if _other_value(a, b):
         return False
@@ -1147,9 +1147,7 @@ def _rare_weight(w: dict[str, float]) -> float:
 def _about(c: _Clause) -> Collection[str]:
     """What a sentence is about: its key terms, or when those are only a generic act ("write
     in active voice", "answer in German") all its terms: then the manner is the rule."""
-    if not _GENERIC_TERMS:
-        _GENERIC_TERMS.update(_term(x) for x in _GENERIC_WORDS)
-    if not c.keys - _GENERIC_TERMS:
+    if not c.keys - _generic_terms():
         return c.terms.keys()
     # the value a setting wants is what it is about, wherever it is said ("comments in
     # Spanish")
@@ -1174,6 +1172,12 @@ based
 message messages text per via
 """)
 _GENERIC_TERMS: set[str] = set()
+
+
+def _generic_terms() -> set[str]:
+    if not _GENERIC_TERMS:
+        _GENERIC_TERMS.update(_term(x) for x in _GENERIC_WORDS)
+    return _GENERIC_TERMS
 
 
 def _anchor_links(a: _Clause, b: _Clause, an_a: frozenset[str], an_b: frozenset[str],
