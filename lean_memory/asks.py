@@ -228,7 +228,7 @@ form style ahead purpose case stuff wherever possible everywhere suggest suggest
 recommend recommending
 der die das den dem des ein eine einen einem und oder ist sind zu zum zur mit fur von auf im
 el los las una unos unas del al para con por en es son su sus este esta estos esas muy mas
-il gli da per che sono dei delle della dello nel nella nei al alla ai sul sulla questo questa
+il gli da per che sono tu io li mi ti ci vi dei delle della dello nel nella nei al alla ai sul sulla questo questa
 es ich du wir le la les un une et ou pour avec de du en dans est sont ce ca on nous je tu il
 elle que qui au aux sur par re ve ll
 """)
@@ -847,7 +847,9 @@ def _weights(asks: Sequence[Ask]) -> dict[str, float]:
 def _similar(a: dict[str, int], b: dict[str, int], w: dict[str, float]) -> bool:
     """Whether two rule sentences ask the same thing (see the module docstring)."""
     shared = a.keys() & b.keys()
-    if not shared or (len(shared) < 2 and shared <= _generic_terms()):
+    generic = _generic_terms()
+    if not shared or (len(shared) < 2 and shared <= generic
+                      and not (a.keys() <= generic and b.keys() <= generic)):
         return False  # (two sentences that share only "text", "file" or "commit")
     # a setting's value: "2 spaces" and "4 spaces" are two rules, however alike the rest
     if _other_value(a, b):
