@@ -101,8 +101,11 @@ _PHRASES = [(lazy("(?i)" + p), r, keys) for p, r, keys in (
     (r"\b(?:do not|don'?t|dont) forget\b|\bkeep in mind\b|\bbear in mind\b|\bas i said\b"
      r"|\blike i said\b|\bi told you\b", " remember ", ("forget", "mind", "said", "told")),
     (r"\bfrom now on\b|\bgoing forward\b|\bin (?:the )?future\b|\bby default\b|\bevery time\b"
-     r"|\beach time\b|\bas a rule\b|\bat all times\b|\ball the time\b", " always ",
-     ("now on", "forward", "future", "default", "time", "rule")),
+     r"|\beach time\b|\bas a rule\b|\bat all times\b|\ball the time\b"
+     # a convention: "as in the rest of the API", "like everywhere else"
+     r"|\b(?:as|like) (?:in |for |with )?(?:the rest of|everywhere else|(?:all )?the other)\b",
+     " always ",
+     ("now on", "forward", "future", "default", "time", "rule", "rest of", "else", "other")),
     (r"\bno more\b|\bnever ever\b|\bnever again\b|\bno longer\b|\benough (?:with|of)\b"
      r"|\brefrain from\b|\bquit\b|\bcut it out with\b", " never ",
      ("no more", "never", "no longer", "enough", "refrain", "quit", "cut it")),
@@ -494,13 +497,16 @@ def _signed(words: list[str], replacing: bool) -> tuple[dict[str, int], bool, se
     # "tabs are banned", "pushing to main is not ok": what came before is what is refused
     for i in range(1, len(words)):
         w, prev = words[i], words[i - 1]
-        # (and "with cell outputs stripped": a removal said after its object)
+        # (and "with cell outputs stripped": a removal said after its object, as a manner;
+        # "the precision dropped" is a fact)
+        stripped = w in _INVERT and w.endswith("ed") and _is_content(prev) \
+            and "with" in words[:i]
         if (w in _REVERSING and prev in _FINITE | {"be", "been"}) or (
-                w in _ACCEPTED and prev == "not" and i > 1 and words[i - 2] in _FINITE) or (
-                w in _INVERT and w.endswith("ed") and _is_content(prev)):
+                w in _ACCEPTED and prev == "not" and i > 1 and words[i - 2] in _FINITE) \
+                or stripped:
             before = _signed(words[:i - (w in _ACCEPTED)], replacing)[0]
             terms = {t: (-s if t in before else s) for t, s in terms.items()}
-            cue = True
+            cue = cue or not stripped
             break
     if turned:
         terms = dict.fromkeys(terms, 1)
