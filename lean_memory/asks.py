@@ -212,6 +212,7 @@ def _inflected(words: str) -> frozenset[str]:
 _DOUBLING = frozenset({"drop", "strip", "ban", "stop"})
 _INVERT = _inflected(
     "remove uninstall delete drop disable ditch ban strip eliminate deprecate clear")
+_MARKERS = _inflected("ban deprecate ditch")
 _REPLACE = _inflected("replace")
 _SWITCH = _inflected("switch migrate move port convert change")
 _CONTRAST = frozenset({"instead", "over"})
@@ -456,7 +457,8 @@ def _signed(words: list[str], replacing: bool) -> tuple[dict[str, int], bool, se
         elif w in _REPLACE:
             sign = -sign  # "replace X with Y": X is rejected, up to "with"
         elif w in _INVERT:
-            terms.setdefault(_term(w), sign)
+            if w not in _MARKERS:  # "X is banned" is about X, never about banning
+                terms.setdefault(_term(w), sign)
             if lead:
                 # the action of the clause turns its object ("uninstall uv" rejects uv); later
                 # it is only a word ("ask before removing files" wants files asked about)
