@@ -232,11 +232,13 @@ form style ahead purpose case stuff wherever possible everywhere suggest suggest
 recommend recommending
 der die das den dem des ein eine einen einem und oder ist sind zu zum zur mit fur von auf im
 el los las una unos unas del al para con por en es son su sus este esta estos esas muy mas
-il gli da per che sono tu io li mi ti ci vi dei delle della dello nel nella nei al alla ai sul sulla questo questa
+il gli da per che sono tu io li mi ti ci vi dei delle della dello nel nella nei al alla ai sul
+sulla questo questa
 es ich du wir le la les un une et ou pour avec de du en dans est sont ce ca on nous je tu il
 elle que qui au aux sur par re ve ll
 """)
-_WH = frozenset({"why", "what", "how", "where", "which", "who", "whats", "hows", "whos"})
+_WH = frozenset({"why", "what", "how", "where", "which", "who", "whats", "hows", "whos",
+                 "whether"})
 _SUBJECTS = frozenset({"i", "we", "you", "please", "and", "also", "just", "so", "then", "but",
                        "always", "remember", "pls", "kindly", "oh", "btw", "ok", "okay", "again"})
 _DOISH = frozenset({"do", "does", "did", "should", "would", "could", "must", "will", "shall",

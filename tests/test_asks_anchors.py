@@ -208,3 +208,98 @@ def test_yes_and_no_on_one_tool_never_share_a_proposal(tool: str, decor: list[st
           f"no {tool} {decor[5]}"]
     for got in proposed({"yes": yes, "no": no}):
         assert len(got) == 1, (got, yes, no)
+
+
+def test_two_values_of_one_setting_never_merge() -> None:
+    """"comments in Spanish" and "comments in English" share "comments" and one frame: they
+    were proposed as one rule (as "2 spaces" / "4 spaces" never were)."""
+    got = proposed({
+        "es": ["Write the code comments in Spanish", "code comments in Spanish, please",
+               "comments always in Spanish"],
+        "en": ["Code comments in English only", "english comments, always",
+               "Please write comments in English"],
+    })
+    assert all(len(g) == 1 for g in got), got
+    for a, b in [("comments in Spanish", "comments in English"),
+                 ("use snake_case for columns", "use camelCase for columns"),
+                 ("indent with 2 spaces", "indent with 4 spaces")]:
+        assert not A.same_request(a, b), (a, b)
+
+
+def test_a_task_pointing_at_one_thing_is_never_evidence() -> None:
+    """"run mix format on this file" (a task asked again) joined "mix format before you
+    commit" and made its proposal wrong."""
+    got = proposed({
+        "rule": ["mix format before you commit anything, please",
+                 "always run mix format before committing",
+                 "Commits go through mix format, every time"],
+        "task": ["run mix format on this file", "format the file you just changed with mix "
+                 "format", "mix format lib/ledger.ex"],
+    })
+    assert got == [{"rule"}], got
+    assert A._read("run mix format on this file") == []
+
+
+def test_the_task_beside_a_rule_is_not_the_rule() -> None:
+    """In "Add the mapstruct dependency — in Gradle, not Maven" the rule is the second part:
+    the task's "dependency" linked it to every rule about dependencies."""
+    (_, terms, marked, _), = A._read("Add the mapstruct dependency — in Gradle, not Maven")
+    assert marked
+    assert A._term("dependency") not in terms and A._term("maven") in terms
+    # and a general part beside a task is a rule of its own
+    (_, terms, marked, _), = A._read(
+        "Document the smoothing function — comments in Spanish, the analysts read them.")
+    assert marked and A._term("spanish") in terms
+
+
+@pytest.mark.parametrize("text", [
+    "Explain why the precision dropped after adding tenure",
+    "check whether the cache is warm before the deploy",
+])
+def test_a_question_inside_a_task_is_no_rule(text: str) -> None:
+    """"Explain why X dropped after Y" read as general (a condition) and as refusing X."""
+    assert not A.rule_clauses(text)
+
+
+@pytest.mark.parametrize(("text", "wanted", "refused"), [
+    ("Nada de %>%, usamos el pipe nativo |>", "pipe", ""),
+    ("comentarios siempre en castellano, ¿ok?", "spanish", ""),
+    ("Usa siempre Pest, niente PHPUnit", "pest", "phpunit"),
+    ("Non usare mai jQuery", "", "jquery"),
+    ("Bitte nimm ruff, nicht flake8", "ruff", "flake8"),
+])
+def test_rule_words_in_other_languages(text: str, wanted: str, refused: str) -> None:
+    """Spanish and Italian asks (and their tag questions, "¿ok?") were read as questions or
+    as nothing at all; German and French were already covered."""
+    (_, terms, marked, _), = A._read(text)
+    assert marked
+    if wanted:
+        assert terms[A._term(wanted)] == 1
+    if refused:
+        assert terms[A._term(refused)] == -1
+
+
+def test_flags_annotations_and_conventions() -> None:
+    """"-fno-exceptions" was "exceptions" wanted (meeting "throw exceptions"); "@spec" never met
+    "spec"; "as in the rest of the API" is a standing convention."""
+    terms = A._read("We build with -fno-exceptions")[0][1]
+    assert A._term("exceptions") not in terms
+    assert A._term("spec") in A._read("public funcs get @spec, always")[0][1]
+    assert A.rule_clauses("Properties camelCased, as in the rest of the API")
+    assert A._read("%>% is banned in new code")[0][1].get(A._term("banned")) is None
+
+
+@pytest.mark.parametrize("group", ["lint linter linters linting", "format formatter formatted",
+                                   "run runner runners", "wrap wrapper wrapped"])
+def test_a_doer_shares_its_verbs_stem(group: str) -> None:
+    """"the Elixir formatter" / "mix format", "the linter" / "lint": one thing."""
+    assert len({stem_inflected(w) for w in group.split()}) == 1
+
+
+def test_one_shared_generic_word_is_no_link() -> None:
+    """"with SQL text" and "text via translation keys" share only "text"."""
+    assert not A.same_request("never build queries with SQL text",
+                              "UI text always via translation keys")
+    # a rule said in generic words only still meets itself
+    assert A.same_request("never commit, I'll do the commits myself",
+                          "you don't commit in this repo, ever")

@@ -34,8 +34,8 @@ from lean_memory.asks import Ask, Proposal, make_ask, propose  # noqa: E402
 
 PRECISION_GOAL = 0.90
 RECALL_GOAL = {"train": 0.70, "test": 0.70, "dev": 0.60, "dev2": 0.60, "dev3": 0.60,
-               "dev4": 0.60, "dev5": 0.60, "dev6": 0.60, "set_a": 0.60, "set_b": 0.60, "set_c": 0.60,
-               "set_d": 0.60}
+               "dev4": 0.60, "dev5": 0.60, "dev6": 0.60, "set_a": 0.60, "set_b": 0.60,
+               "set_c": 0.60, "set_d": 0.60}
 HELD_OUT = ("set_a", "set_b", "set_d")
 # set: (its asks, its labels file, the key in that file)
 SETS = {
