@@ -171,6 +171,9 @@ _PHRASES = [(lazy("(?i)" + p), r, keys) for p, r, keys in (
     (r"\b(?:keep|leave) ((?:[\w./-]+ ){0,3}?[\w./-]+) out\b", r" no \1 ", ("out",)),
     (r"\bleave out\b|\bcut out\b|\bdrop the\b", " no ", ("leave out", "cut out", "drop the")),
     (r"\b(?:ca|wo|sha)n'?t\b", " not ", ("can", "won", "shan")),
+    # typed without the apostrophe: "dont use var ever"
+    (r"\b(do|does|did|should|must|is|are|was|were|would|could|have|has|had)nt\b", r"\1 not",
+     ("nt",)),
     (r"n't\b|\bcannot\b", " not ", ("n't", "cannot")),
 )]
 # A sentence ends at its punctuation, and where a second request is joined on ("fix X, and
@@ -180,12 +183,16 @@ _SENTENCE = lazy(
     r"|\band\s+(?=please\b|remember\b|also\b|always\b|never\b|do not\b|i prefer\b))")
 # A pasted error message says nothing about what the person wants.
 _ERROR = lazy(r"\b[A-Z]\w*(?:Error|Exception|Warning): [^\n!?;]*")
+# A date or a time in a pasted log line names no rule ("2026-11-03 12:00:01 ERROR …")
+_STAMP = lazy(r"\b\d{4}-\d\d-\d\d(?:[ T]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?Z?)?\b"
+              r"|\b\d\d?:\d\d(?::\d\d)?(?:[.,]\d+)?\b")
 _FILE_EXT = lazy(r"\.(?:[a-z]{1,4})$")
 _CODE_NAME = lazy(r"\b[a-z]+[A-Z][A-Za-z0-9]*|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*")
 _HYPHEN_JOIN = lazy(r"\b(re|pre|non|un|co|sub|anti|post|semi|multi|[a-z])-(?=[a-z])")
 _HYPHEN = lazy(r"(?<=[a-z])-(?=[a-z])")
 _FLAG = lazy(r"(?<![\w-])(--?)([a-z][a-z0-9]*(?:-[a-z0-9]+)+)")
 _SUBCLAUSE = lazy(r",|:|\(|\)|\s-+\s|\s\u2014\s|\bbut\b|\bthough\b|\bhowever\b")
+_SUBCLAUSE_KEEP = lazy(r"(,|:|\(|\)|\s-+\s|\s\u2014\s|\bbut\b|\bthough\b|\bhowever\b)")
 _NAMING_STYLE = lazy(r"(?i)(camel|pascal|snake|kebab)[_ -]?cased?")
 _TOKEN = lazy(r"[a-z0-9#@$~][a-z0-9_+#./@-]*")
 _TRAILING = ".-/@"
@@ -354,7 +361,7 @@ def _normalized(text: str) -> str:
         text = "".join(ch for ch in unicodedata.normalize("NFKD", text.replace("\u2019", "'"))
                        if not unicodedata.combining(ch))
         text = unicodedata.normalize("NFKC", text)
-    text = _ERROR.sub(" ", text).lower()
+    text = _STAMP.sub(" ", _ERROR.sub(" ", text)).lower()
     if "-" in text:
         # a command-line flag is one name ("-fno-exceptions" is not "exceptions")
         text = _FLAG.sub(lambda m: m.group(1) + m.group(2).replace("-", "_"), text)
@@ -725,7 +732,7 @@ def _strong(words: list[str]) -> bool:
         if i == 0 and w in {"all", "any"} and nxt not in _DETERMINERS:
             return True  # "all new functions need type hints"
         if w in _NORMATIVE and w != "only" and i > 0 and words[i - 1] in {
-                "is", "are", "be", "not", "always", "never", "stay", "remain"}:
+                "is", "are", "be", "not", "always", "never", "stay", "remain", "thats", "its"}:
             return True
         if w == "only" and (nxt == "" or nxt not in _DETERMINERS):
             return True
@@ -763,7 +770,10 @@ def _read(text: str) -> list[_Reading]:
         names = {n.lower() for n in _CODE_NAME.findall(shown)
                  if not _NAMING_STYLE.match(n)} if not shown.islower() else set()
         parts: list[tuple[dict[str, int], bool]] = []  # (terms, whether a task's)
-        for part in _SUBCLAUSE.split(sentence):
+        pieces = _SUBCLAUSE_KEEP.split(sentence)
+        for n, part in enumerate(pieces[0::2]):
+            # what follows "fix this:" is what to fix, not a rule beside the task
+            told = n > 0 and pieces[2 * n - 1] == ":" and pointer
             pw = _words(part)
             if not pw or _is_fact(pw):
                 after_fact = after_fact or bool(pw)
@@ -778,7 +788,9 @@ def _read(text: str) -> list[_Reading]:
                     # (a general part is a rule beside a task: "Document the smoothing
                     # function — comments in Spanish")
                     general = True
-                    standalone = standalone or not _points(pw)
+                    # (not a pasted log line: short, no long numbers)
+                    standalone = standalone or not (told or _points(pw) or len(pw) > 6 or any(
+                        w.isdigit() and len(w) > 3 for w in pw))
                 elif not cue:
                     task = _points(pw)
                     pointer = pointer or task

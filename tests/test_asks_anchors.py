@@ -303,3 +303,24 @@ def test_one_shared_generic_word_is_no_link() -> None:
     # a rule said in generic words only still meets itself
     assert A.same_request("never commit, I'll do the commits myself",
                           "you don't commit in this repo, ever")
+
+
+@pytest.mark.parametrize(("text", "term", "sign"), [
+    ("dont use var ever", "var", -1),
+    ("we dont do mutable state here, use immutable records", "mutable", -1),
+    ("you shouldnt mock the db", "mock", -1),
+])
+def test_a_negation_typed_without_its_apostrophe(text: str, term: str, sign: int) -> None:
+    """"dont use var ever" read as wanting var (and as no rule at all)."""
+    (_, terms, marked, _), = A._read(text)
+    assert marked and terms[A._term(term)] == sign
+
+
+def test_a_pasted_log_line_is_no_rule() -> None:
+    """"fix this: 2026-11-03 12:00:01 ERROR db timeout" read as a setting (a verbless noun
+    phrase) beside a task, with its time stamps as terms."""
+    got = A._read("fix this: 2026-11-03 12:00:01 ERROR db timeout. and pls always use the "
+                  "connection pool")
+    assert [r[2] for r in got] == [True]
+    assert A._term("pool") in got[0][1]
+    assert not any(t[:1].isdigit() for r in got for t in r[1])
