@@ -149,8 +149,13 @@ _PHRASES = [(lazy("(?i)" + p), r, keys) for p, r, keys in (
      " use ", ("nimm", "nehm", "verwende", "benutze", "nutze", "utilis")),
     (r"\binstead of\b|\brather than\b|\bin place of\b|\bas opposed to\b", " instead ",
      ("instead", "rather", "place of", "opposed")),
-    # "mix format first, then commit" is an order, one rule: not two requests
-    (r"\bfirst\s*,?\s*(?:and )?then\b", " before ", ("then",)),
+    # "mix format first, then commit" is an order, one rule: not two requests (and "first
+    # explain the plan then write code", "primero el plan, luego el codigo")
+    (r"\b(?:primero|prima)\b", " first ", ("primero", "prima")),
+    (r"\b(?:luego|poi)\b", " then ", ("luego", "poi")),
+    (r"\bfirst\s*,?\s*(?:and\s+)?(?:then|second|after(?:wards)?)\b", " before ",
+     ("then", "second", "after")),
+    (r"^\s*first\b([^.!?;]*?)\s*,?\s*then\b", r" \1 before ", ("then",)),
     # a complaint says what is wanted: "you keep leaving out the specs", "you keep adding
     # comments"
     (r"\byou (?:keep|always|constantly) (?:leaving out|forgetting|skipping|dropping|omitting)"
@@ -181,6 +186,7 @@ _PHRASES = [(lazy("(?i)" + p), r, keys) for p, r, keys in (
 _SENTENCE = lazy(
     r"(?i)([.!?;]+(?=\s|$)|\n+|(?<!first),\s*(?:and|then|also|plus)\b"
     r"|\band\s+(?=please\b|remember\b|also\b|always\b|never\b|do not\b|i prefer\b))")
+_FIRST_THEN = lazy(r"(?i)(\bfirst\b[^.!?;\n]*?),\s*(?=then\b)")
 # A pasted error message says nothing about what the person wants.
 _ERROR = lazy(r"\b[A-Z]\w*(?:Error|Exception|Warning): [^\n!?;]*")
 # A date or a time in a pasted log line names no rule ("2026-11-03 12:00:01 ERROR …")
@@ -290,6 +296,7 @@ _SYNONYMS = {
     "params": "parameter", "param": "parameter", "k8s": "kubernetes", "js": "javascript",
     "ts": "typescript", "py": "python", "postgresql": "postgres", "pg": "postgres",
     "libs": "library", "lib": "library", "explanation": "explain", "explanations": "explain",
+    "prose": "explain",
     "excuse": "apology", "excuses": "apology",
     # languages and naming styles, the values of a setting (see _VALUE_CLASSES)
     "espanol": "spanish", "castellano": "spanish", "spanisch": "spanish",
@@ -750,7 +757,11 @@ def _read(text: str) -> list[_Reading]:
     what is limited to now and statements of fact are left out; a task reads as no rule by
     itself."""
     out = []
-    for shown, mark in _sentences(_TAG_QUESTION.sub(".", text) if "?" in text else text):
+    if "?" in text:
+        text = _TAG_QUESTION.sub(".", text)
+    if "first" in text.lower():  # "first X, then Y" is one order, not two requests
+        text = _FIRST_THEN.sub(r"\1 then", text)
+    for shown, mark in _sentences(text):
         polite = _POLITE.match(shown)
         if polite:
             shown, mark = shown[polite.end():], "."
