@@ -158,8 +158,8 @@ _PHRASES = [(lazy("(?i)" + p), r, keys) for p, r, keys in (
     (r"^\s*first\b([^.!?;]*?)\s*,?\s*then\b", r" \1 before ", ("then",)),
     # a complaint says what is wanted: "you keep leaving out the specs", "you keep adding
     # comments"
-    (r"\byou (?:keep|always|constantly) (?:leaving out|forgetting|skipping|dropping|omitting)"
-     r"\b", " always add ", ("you",)),
+    (r"\byou (?:keep|always|constantly) (?:leav(?:e|ing) out|forget(?:ting)?|skip(?:ping)?"
+     r"|drop(?:ping)?|omit(?:ting)?)\b", " always add ", ("you",)),
     (r"\byou (?:keep|constantly) (?=\w+ing\b)", " never ", ("you",)),
     (r"\b(?:leav(?:e|ing)|left) out\b", " no ", ("out",)),
     (r"\bg[eo]t(?:ting)? rid of\b|\brip(?:ped)? out\b", " remove ", ("rid of", "rip")),
@@ -571,7 +571,7 @@ _POLITE = lazy(r"(?i)^(?:(?:please|pls)\s+)?(?:can|could|would|will)\s+you\s+(?:
 # ("never mind, revert that", "no, that's wrong", "stop.", "don't worry about the docs").
 _CONTROL = lazy(
     r"^(?:never ?mind|nvm|forget (?:it|that|about)|stop\b(?!\s+(?:\w+\s+)?\w+ing\b)|wait\b|hold on"
-    r"|hang on|cancel\b|undo\b|revert\b|nope\b|wrong\b|no\s*(?:[,.!:]|$)"
+    r"|hang on|cancel\b|undo\b|revert\b|nope\b|wrong\b|no\s*(?:[,.!:]|$)|no\s+(?:wait|stop|no)\b"
     r"|(?:that|this|it)(?:'?s| is| was) (?:wrong|not|incorrect|broken)\b"
     r"|not (?:now|yet|right now|like that|what|this|that|quite)\b"
     r"|do not (?:worry|bother)|no need\b|skip\b|try again|again\b|sorry|oops|my bad"

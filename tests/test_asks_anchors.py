@@ -324,3 +324,16 @@ def test_a_pasted_log_line_is_no_rule() -> None:
     assert [r[2] for r in got] == [True]
     assert A._term("pool") in got[0][1]
     assert not any(t[:1].isdigit() for r in got for t in r[1])
+
+
+@pytest.mark.parametrize("text", ["no wait, undo that", "no no, the other file",
+                                  "no stop, that's the wrong branch"])
+def test_no_wait_is_steering(text: str) -> None:
+    """"no wait, undo that" read as a prohibition of waiting."""
+    assert A._read(text) == []
+
+
+def test_a_complaint_asks_for_what_was_missed() -> None:
+    """"you always forget the tests" is "always add the tests", not a rule about forgetting."""
+    (_, terms, marked, _), = A._read("you always forget the tests")
+    assert marked and terms[A._term("tests")] == 1 and A._term("forget") not in terms
