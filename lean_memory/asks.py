@@ -189,6 +189,32 @@ _SENTENCE = lazy(
 _FIRST_THEN = lazy(r"(?i)(\bfirst\b[^.!?;\n]*?),\s*(?=then\b)")
 # A pasted error message says nothing about what the person wants.
 _ERROR = lazy(r"\b[A-Z]\w*(?:Error|Exception|Warning): [^\n!?;]*")
+# A line a program printed, pasted before the request: a log level or a compiler's, linter's or
+# test runner's prefix at its head, or a place in a file (path:line), a stack frame, an arrow
+_OUTPUT_LINE = lazy(
+    r"^\s*(?:\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL|FAIL(?:ED)?|PASS(?:ED)?|CRITICAL"
+    r"|SEVERE|PANIC|E\d{4})\b"
+    r"|(?i:\[?(?:error|warning|warn|info|debug|fatal|panic|note|ld|fatal error)\b[\[:(]"
+    r"|traceback\b|at [\w.$<>]+\(|npm err|e\s+[\w.]+error\b|>>>|\$ ))"
+    r"|[\w./-]+\.[a-z]{1,5}:\d+|(?i:\bline \d+\b|\s-->\s|\bexit (?:code|status) \d+)")
+
+
+def _without_output(text: str) -> str:
+    """``text`` without the lines a program printed, and without what a "<-" points at."""
+    lines = []
+    for line in text.split("\n"):
+        if "<-" in line:  # "Prelude.head: empty list  <- this is why we don't use head"
+            line = line.rsplit("<-", 1)[1]
+        elif _OUTPUT_LINE.search(line) and not _ASKING.search(line):
+            continue
+        lines.append(line)
+    return "\n".join(lines)
+
+
+# a line that also asks something is kept whatever it quotes ("the build fails with exit code 2,
+# always run make clean first")
+_ASKING = lazy(r"(?i)\b(?:please|pls|always|never|don'?t|do not|stop|use|prefer|remember"
+               r"|make sure|we)\b")
 # A date or a time in a pasted log line names no rule ("2026-11-03 12:00:01 ERROR …")
 _STAMP = lazy(r"\b\d{4}-\d\d-\d\d(?:[ T]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?Z?)?\b"
               r"|\b\d\d?:\d\d(?::\d\d)?(?:[.,]\d+)?\b")
@@ -738,6 +764,10 @@ def _strong(words: list[str]) -> bool:
             return True
         if i == 0 and w in {"all", "any"} and nxt not in _DETERMINERS:
             return True  # "all new functions need type hints"
+        if w in {"need", "needs", "require", "requires"} and i > 0 and words[0] not in (
+                _DETERMINERS | _PERSON | _OTHER_SUBJECTS | _POINTERS) \
+                and words[i - 1] not in _PERSON and nxt != "to":
+            return True  # "TODO comments need a ticket", "PRs need two approvals"
         if w in _NORMATIVE and w != "only" and i > 0 and words[i - 1] in {
                 "is", "are", "be", "not", "always", "never", "stay", "remain", "thats", "its"}:
             return True
@@ -757,6 +787,7 @@ def _read(text: str) -> list[_Reading]:
     what is limited to now and statements of fact are left out; a task reads as no rule by
     itself."""
     out = []
+    text = _without_output(text)
     if "?" in text:
         text = _TAG_QUESTION.sub(".", text)
     if "first" in text.lower():  # "first X, then Y" is one order, not two requests
