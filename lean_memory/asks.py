@@ -90,6 +90,7 @@ KEY_SHARE = 0.2  # of what a sentence is about (by weight), the share another mu
 ANCHOR_IDF = 0.6  # of the rarest word's idf: a key word at least this rare is an anchor
 ANCHOR_COVER = 0.4  # of each one's anchors (by weight, words said once aside), the share agreed
 MAX_ANCHOR_BUCKET = 64  # rule sentences past which a word is too common to be an anchor
+TYPO_MIN_LEN = 5  # a rare term this long one letter away from a common one is a typo of it
 CONFLICT_SHARE = 0.25  # shared weight with opposite signs above this share: they disagree
 
 # -- reading a request -------------------------------------------------------------------------
@@ -387,6 +388,26 @@ def _normalize(text: str) -> str:
 _NORM_MEMO: dict[str, str] = {}
 
 
+def _cue_typos() -> dict[str, str]:
+    """The words a rule turns on, each typed wrong: two letters swapped, one left out, one
+    doubled (a fixed table: no other word of English is among them)."""
+    out: dict[str, str] = {}
+    for cue in ("always", "never", "please", "prefer", "remember", "instead", "should",
+                "avoid", "every", "without", "forget", "default"):
+        wrong = {cue[:i] + cue[i + 1] + cue[i] + cue[i + 2:] for i in range(len(cue) - 1)}
+        wrong |= {cue[:i] + cue[i + 1:] for i in range(1, len(cue))}
+        wrong |= {cue[:i] + cue[i] + cue[i:] for i in range(1, len(cue))}
+        out.update((w, cue) for w in wrong if w != cue)
+    for real in ("ever", "preferred", "forge", "defaults", "shoulder", "neve", "avid",
+                 "instea", "pease", "lease", "alway"):
+        out.pop(real, None)  # words in their own right (or harmless as they are)
+    return out
+
+
+_CUE_TYPOS = _cue_typos()
+_CUE_TYPO = lazy(r"\b(?:" + "|".join(sorted(_CUE_TYPOS, key=lambda k: (-len(k), k))) + r")\b")
+
+
 def _normalized(text: str) -> str:
     if not text.isascii():
         # accents folded ("préfère" is "prefere"), so a word written with or without them
@@ -403,6 +424,8 @@ def _normalized(text: str) -> str:
         text = _HYPHEN.sub(" ", text)
     if "case" in text:
         text = _NAMING_STYLE.sub(r" \1case ", text)
+    if _CUE_TYPO.search(text):  # "alwasy", "nevr", "plase": the rule word it was meant as
+        text = _CUE_TYPO.sub(lambda m: _CUE_TYPOS[m.group(0)], text)
     found = set(_TRIGGER.findall(text))
     if found:
         for rx, repl, keys in _PHRASES:
@@ -895,6 +918,15 @@ def _clauses(asks: Iterable[Ask]) -> list[_Clause]:
 
 def _weights(asks: Sequence[Ask]) -> dict[str, float]:
     """idf of each term over all asks (a word in every prompt says little)."""
+    return _idf(_doc_freq(asks), len(asks))
+
+
+def _idf(df: dict[str, int], n: int) -> dict[str, float]:
+    return {t: math.log((n + 1) / (d + 0.5)) + 1.0 for t, d in df.items()}
+
+
+def _doc_freq(asks: Sequence[Ask]) -> dict[str, int]:
+    """In how many asks each term is said."""
     df: dict[str, int] = defaultdict(int)
     seen: dict[str, set[str]] = {}
     for ask in asks:
@@ -904,8 +936,45 @@ def _weights(asks: Sequence[Ask]) -> dict[str, float]:
                                     if _is_content(w)}
         for t in got:
             df[t] += 1
-    n = len(asks)
-    return {t: math.log((n + 1) / (d + 0.5)) + 1.0 for t, d in df.items()}
+    return df
+
+
+def _typos(df: dict[str, int]) -> dict[str, str]:
+    """Each rare term (said in fewer asks than a rule needs sessions) that is a common one
+    typed wrong: two letters swapped ("fromat"), one left out ("fomat") or one too many
+    ("formmat"), the first letter right; with that common term, the most said first. A letter
+    changed is not taken: real words differ so ("allow" / "alloc", "spring" / "string")."""
+    def deletes(t: str) -> set[str]:
+        return {t[:i] + t[i + 1:] for i in range(1, len(t))}
+
+    common = {t for t, d in df.items() if d >= MIN_SESSIONS and len(t) >= TYPO_MIN_LEN
+              and t.isalpha()}
+    shorter: dict[str, list[str]] = defaultdict(list)  # a common term, one letter left out
+    for t in sorted(common):
+        for k in deletes(t):
+            shorter[k].append(t)
+    fix: dict[str, str] = {}
+    for t, d in df.items():
+        if d >= MIN_SESSIONS or len(t) < TYPO_MIN_LEN or not t.isalpha():
+            continue
+        near = {t[:i] + t[i + 1] + t[i] + t[i + 2:] for i in range(1, len(t) - 1)} & common
+        near.update(shorter.get(t, ()))
+        if len(t) > TYPO_MIN_LEN:
+            near.update(deletes(t) & common)
+        near.discard(t)
+        if near:
+            fix[t] = max(near, key=lambda c: (df[c], c))
+    return fix
+
+
+def _respelled(c: _Clause, fix: dict[str, str]) -> _Clause:
+    if fix.keys().isdisjoint(c.terms):
+        return c
+    terms: dict[str, int] = {}
+    for t, sign in c.terms.items():
+        terms.setdefault(fix.get(t, t), sign)
+    return _Clause(c.ask, c.nth, c.text, terms, c.marked,
+                   frozenset(fix.get(t, t) for t in c.keys))
 
 
 def _similar(a: dict[str, int], b: dict[str, int], w: dict[str, float]) -> bool:
@@ -1314,8 +1383,12 @@ def propose(asks: Iterable[Ask], known: Sequence[str] = (),
     sessions first. ``known`` holds rules already written and proposals already dismissed:
     a request that says the same as one of them is not proposed again."""
     unique = _unique_asks(asks)
-    w = _weights(unique)
+    df = _doc_freq(unique)
+    w = _idf(df, len(unique))
     clauses = sorted(_clauses(unique), key=lambda c: (_order(c.ask), c.nth))
+    fix = _typos(df)  # a word typed wrong once is the word
+    if fix:
+        clauses = [_respelled(c, fix) for c in clauses]
     known_said = [c for k in known
                   for c in _rule_readings(Ask("k", "k", "2000-01-01T00:00:00Z", k))]
     out: list[Proposal] = []

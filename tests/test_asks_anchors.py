@@ -337,3 +337,24 @@ def test_a_complaint_asks_for_what_was_missed() -> None:
     """"you always forget the tests" is "always add the tests", not a rule about forgetting."""
     (_, terms, marked, _), = A._read("you always forget the tests")
     assert marked and terms[A._term("tests")] == 1 and A._term("forget") not in terms
+
+
+def test_a_rule_word_typed_wrong_is_still_the_rule_word() -> None:
+    """"alwasy use pnpm", "nevr push to main": a typo in the word a rule turns on lost the
+    rule (and "nevr" its direction)."""
+    assert A._read("alwasy use pnpm")[0][2]
+    (_, terms, marked, _), = A._read("nevr push to main")
+    assert marked and terms[A._term("push")] == -1
+    assert A._read("i perfer tabs")[0][2]
+    # words in their own right are left alone
+    assert "ever" not in A._CUE_TYPOS and "very" not in A._CUE_TYPOS
+
+
+def test_a_word_typed_wrong_once_is_the_common_word() -> None:
+    """"fromat" (said once) and "format" (said in every session) are one term; "allow" and
+    "alloc" (one letter changed) are two words, never merged."""
+    df = {A._term("format"): 5, "fromat": 1, "formmat": 1, "alloc": 4, "allow": 1,
+          "spring": 1, "string": 6}
+    fix = A._typos(df)
+    assert fix.get("fromat") == A._term("format") and fix.get("formmat") == A._term("format")
+    assert "allow" not in fix and "spring" not in fix
