@@ -12,6 +12,7 @@ import pytest
 from .conftest import ROOT, load_bench
 
 DATA = ROOT / "bench" / "coding" / "data"
+MINI = ROOT / "bench" / "coding" / "mini"
 
 
 def _load() -> Any:
@@ -25,6 +26,31 @@ def test_shipped_data_is_valid() -> None:
     assert len(bench.projects) >= 8
     assert len(bench.prompts) >= 80
     assert bench.sessions
+
+
+def test_the_mini_set_loads_through_the_loader() -> None:
+    """Guards ``run.py --data bench/coding/mini`` crashing in load.py: the hand-made set
+    wrote ``source`` as a string, not the documented ``{path, commit}`` the real data has."""
+    bench = _load().load(MINI)
+    assert {p.split for p in bench.projects.values()} == {"dev", "heldout"}
+    for project in bench.projects.values():
+        assert project.entries and project.sources
+        for e in project.entries:  # the documented shape, one of the project's sources
+            assert (e.source_path, e.source_commit) in project.sources
+            assert len(e.source_commit) == 40 and e.source_path.endswith(".json")
+
+
+def test_a_source_not_path_and_commit_is_reported(tmp_path: Path) -> None:
+    """Guards the loader stopping with an AttributeError (no line naming the entry) on a
+    ``source`` that is not the documented ``{path, commit}`` object."""
+    mod = _load()
+    data = _copy(tmp_path)
+    path = next((data / "projects").glob("*.json"))
+    project = json.loads(path.read_text(encoding="utf-8"))
+    project["entries"][0]["source"] = "hand-made"
+    path.write_text(json.dumps(project), encoding="utf-8")
+    with pytest.raises(mod.BenchDataError, match=f"{project['entries'][0]['key']}.*source"):
+        mod.load(data)
 
 
 def test_every_kind_and_both_splits_are_present() -> None:
@@ -111,8 +137,7 @@ def test_run_prints_only_the_split_asked(tmp_path: Path, monkeypatch: pytest.Mon
                                          capsys: pytest.CaptureFixture[str]) -> None:
     """Guards `run.py --split dev` printing (and computing) the held-out split's per-prompt
     tables too: the held-out figures are for reporting only, never seen while tuning."""
-    mini = tmp_path / "mini"  # a copy: beside load.py, run.py would use the bench's loader
-    shutil.copytree(ROOT / "bench" / "coding" / "mini", mini)
+    mini = MINI  # beside load.py: run.py builds its memories with the bench's loader
     splits = {json.loads(line)["split"] for line in
               (mini / "prompts.jsonl").read_text(encoding="utf-8").splitlines() if line}
     assert splits == {"dev", "heldout"}  # the fixture holds the case it guards
