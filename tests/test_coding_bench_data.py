@@ -40,19 +40,6 @@ def test_the_mini_set_loads_through_the_loader() -> None:
             assert len(e.source_commit) == 40 and e.source_path.endswith(".json")
 
 
-def test_a_source_not_path_and_commit_is_reported(tmp_path: Path) -> None:
-    """Guards the loader stopping with an AttributeError (no line naming the entry) on a
-    ``source`` that is not the documented ``{path, commit}`` object."""
-    mod = _load()
-    data = _copy(tmp_path)
-    path = next((data / "projects").glob("*.json"))
-    project = json.loads(path.read_text(encoding="utf-8"))
-    project["entries"][0]["source"] = "hand-made"
-    path.write_text(json.dumps(project), encoding="utf-8")
-    with pytest.raises(mod.BenchDataError, match=f"{project['entries'][0]['key']}.*source"):
-        mod.load(data)
-
-
 def test_every_kind_and_both_splits_are_present() -> None:
     """Guards against a kind or the held-out split silently disappearing from the data."""
     bench = _load().load(DATA)
@@ -111,15 +98,22 @@ def test_validator_reports_missing_session_prompt(tmp_path: Path) -> None:
         mod.load(data)
 
 
-def test_validator_reports_unknown_shard(tmp_path: Path) -> None:
-    """Guards against an entry filed under a shard lean_memory does not have."""
+@pytest.mark.parametrize(("field", "value", "needle"), [
+    ("shard", "misc", "shard 'misc'"),
+    ("source", "hand-made", r"entry '[^']+': source is not an object \{path, commit\}"),
+], ids=["shard", "source"])
+def test_validator_reports_a_broken_entry(tmp_path: Path, field: str, value: str,
+                                         needle: str) -> None:
+    """Guards against an entry filed under a shard lean_memory does not have, and the
+    loader stopping with an AttributeError (no line naming the entry) on a ``source``
+    that is not the documented ``{path, commit}`` object."""
     mod = _load()
     data = _copy(tmp_path)
     path = next((data / "projects").glob("*.json"))
     project = json.loads(path.read_text(encoding="utf-8"))
-    project["entries"][0]["shard"] = "misc"
+    project["entries"][0][field] = value
     path.write_text(json.dumps(project), encoding="utf-8")
-    with pytest.raises(mod.BenchDataError, match="shard 'misc'"):
+    with pytest.raises(mod.BenchDataError, match=needle):
         mod.load(data)
 
 
