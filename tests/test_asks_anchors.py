@@ -358,3 +358,36 @@ def test_a_word_typed_wrong_once_is_the_common_word() -> None:
     fix = A._typos(df)
     assert fix.get("fromat") == A._term("format") and fix.get("formmat") == A._term("format")
     assert "allow" not in fix and "spring" not in fix
+
+
+@pytest.mark.parametrize(("text", "rule"), [
+    ("TODO comments need a ticket", True),
+    ("PRs need two approvals", True),
+    ("the build needs a fix", False),
+    ("we need to fix this", False),
+])
+def test_a_general_subject_that_needs_something_is_a_rule(text: str, rule: bool) -> None:
+    """"TODO comments need a ticket" read as a task pointing at "a" ticket."""
+    assert bool(A.rule_clauses(text)) is rule
+
+
+def test_a_removal_said_after_its_object() -> None:
+    """"commit it, with cell outputs stripped" wanted the outputs (a removal said after what
+    it removes); "the precision dropped" is a fact, not a refusal."""
+    terms = A._read("Commit the analysis, with cell outputs stripped like always")[0][1]
+    assert terms[A._term("outputs")] == -1
+    assert not A.rule_clauses("the precision dropped after the upgrade")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text("abcdefghijklmnoprstuvwy", min_size=6, max_size=10), st.integers(1, 8))
+def test_a_swapped_pair_maps_back_to_the_common_word(word: str, at: int) -> None:
+    """Whatever the word, two swapped letters (not the first) said once map back to the word
+    said in many asks, and the map never sends a word to itself."""
+    i = min(at, len(word) - 2)
+    typo = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+    if typo == word:
+        return
+    fix = A._typos({word: 5, typo: 1})
+    assert fix == {typo: word}
+    assert A._typos({word: 5}) == {}
