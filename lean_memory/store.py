@@ -40,7 +40,7 @@ from .fsutil import (
     open_bounded,
     same_bytes,
 )
-from .layers import FACADE, PROJECT, render
+from .globalstore import FACADE, PROJECT
 from .summaries import (
     COST_KEY,
     COST_RAW,
@@ -168,6 +168,8 @@ class Memory(Summaries):
         self._require_init()
         _ = self.config  # a broken config is an error here too, as for every command
         if query is not None:  # as `get --query` renders it (ADR 0034)
+            # not at the top: a put imports no search (tests/test_put_path.py)
+            from .layers import render
             from .search import render_hits
 
             hits = self.search(query, k=k, shards=(shard,) if shard else None)
@@ -686,4 +688,4 @@ def open(root: str | os.PathLike[str] | None = None) -> Memory:
     return Memory(root)
 
 
-FACADE.append(Memory)  # the class the features build stores of (layers.memory_at, ADR 0034)
+FACADE.append(Memory)  # the class the features build stores of (globalstore.memory_at, ADR 0034)
