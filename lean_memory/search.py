@@ -50,7 +50,7 @@ from .fsutil import (
     read_bounded,
 )
 from .index import Corrupt, Part, read_part, write_part
-from .summaries import hidden_ids
+from .summaries import grew_from, hidden_ids
 from .withhold import Verdicts, header
 
 # Inside functions on purpose: the retriever plugins (retrievers, logging, importlib), a time
@@ -305,10 +305,14 @@ def _missing_part(mem: MemoryLike, name: str, archived: bool, sig: tuple[int, in
 def _tail_part(mem: MemoryLike, base: Part, data: bytes, sig: tuple[int, int, int],
                previous: Part | None, verdicts: Verdicts) -> Part | None:
     """The entries appended to ``base``'s file since it was indexed, as a part of their
-    own; None unless the file is the indexed bytes with whole entries after them."""
+    own; None unless the file is the indexed bytes with whole entries after them: known
+    when the puts that appended say so (``summaries.grew_from``), else by the hash of the
+    bytes indexed (8 MB at 100k entries: ~25 ms)."""
     size = base.sig[0]
-    if (not base.n or len(data) <= size or not base.digest
-            or blake2b(data[:size], digest_size=16).digest() != base.digest):
+    if not base.n or len(data) <= size or not base.digest:
+        return None
+    if (base.archived or not grew_from(mem, base.name, base.sig, sig)) \
+            and blake2b(data[:size], digest_size=16).digest() != base.digest:
         return None
     try:
         tail = data[size:].decode("utf-8")

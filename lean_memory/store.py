@@ -62,6 +62,7 @@ from .summaries import (
     text_digest,
 )
 from .tokens import estimate_tokens
+from .withhold import record_put
 
 # Inside functions on purpose: search, digest, compaction, dedup, secrets and spawn import
 # this module; the facade's methods import them when called (no circle, ADR 0026).
@@ -298,6 +299,9 @@ class Memory(Summaries):
                                                                   new=new)
                 self._save_state(done.status)
         stored, status = done.entry, done.status
+        # its verdict for the search that indexes it next; a failure only costs speed
+        with contextlib.suppress(OSError, LeanMemoryError):
+            record_put(self, [stored.raw])
         from .sessionlog import note_writes  # when, for "decided during the session"
 
         note_writes(self._root, [stored], enabled=self.config.capture_asks)
