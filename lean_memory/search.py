@@ -50,7 +50,7 @@ from .fsutil import (
     read_bounded,
 )
 from .index import Corrupt, Part, read_part, write_part
-from .summaries import grew_from, hidden_ids
+from .summaries import grown_from, hidden_ids
 from .withhold import Verdicts, header
 
 # Inside functions on purpose: the retriever plugins (retrievers, logging, importlib), a time
@@ -306,13 +306,15 @@ def _tail_part(mem: MemoryLike, base: Part, data: bytes, sig: tuple[int, int, in
                previous: Part | None, verdicts: Verdicts) -> Part | None:
     """The entries appended to ``base``'s file since it was indexed, as a part of their
     own; None unless the file is the indexed bytes with whole entries after them: known
-    when the puts that appended say so (``summaries.grew_from``), else by the hash of the
-    bytes indexed (8 MB at 100k entries: ~25 ms)."""
+    when the puts that appended say so (``summaries.grown_from``: from the file indexed,
+    or from the one ``previous``, the last tail part, was built of), else by the hash of
+    the bytes indexed (8 MB at 100k entries: ~25 ms)."""
     size = base.sig[0]
     if not base.n or len(data) <= size or not base.digest:
         return None
-    if (base.archived or not grew_from(mem, base.name, base.sig, sig)) \
-            and blake2b(data[:size], digest_size=16).digest() != base.digest:
+    grown = frozenset() if base.archived else grown_from(mem, base.name, sig)
+    if (tuple(base.sig) not in grown and (previous is None or tuple(previous.sig) not in grown)
+            and blake2b(data[:size], digest_size=16).digest() != base.digest):
         return None
     try:
         tail = data[size:].decode("utf-8")

@@ -351,15 +351,15 @@ def _stats_file(cache: str, key: str, *, tail: bool = False) -> str:
     return os.path.join(cache, f"stats-{kind or 'live'}-{name}{'.tail' if tail else ''}.marshal")
 
 
-def grew_from(mem: MemoryLike, name: str, old: Sequence[int], new: Sequence[int]) -> bool:
-    """Whether puts made live shard ``name``'s file, whose signature is ``new``, by appending
-    to the file whose signature was ``old``: then the bytes of that file begin this one. Told
-    by the shard's stats tail (its steps), sealed and written by the puts themselves; False
-    when it does not say so (no tail, another chain, a hand edit since)."""
+def grown_from(mem: MemoryLike, name: str, new: Sequence[int]) -> frozenset[tuple[int, ...]]:
+    """The signatures of the files that puts made live shard ``name``'s file, whose
+    signature is ``new``, from by appending: the bytes of each begin this one. Told by the
+    shard's stats tail (its steps), sealed and written by the puts themselves; empty when it
+    does not say (no tail, another chain, a hand edit since)."""
     got = load_record(_stats_file(mem._cache, name, tail=True), _TAIL_VERSION, 10, mem._agents)
-    if got is None or not isinstance(got[9], tuple):
-        return False
-    return got[3] == tuple(new) and tuple(old) in got[9]
+    if got is None or got[3] != tuple(new) or not isinstance(got[9], tuple):
+        return frozenset()
+    return frozenset(got[9])
 
 
 def hidden_ids(links: Iterable[Link]) -> set[str]:

@@ -83,6 +83,33 @@ def test_the_appended_shard_is_not_hashed_again(mem: Memory,
     assert hashed and max(hashed) < size // 2  # the new entry's keys, not the shard
 
 
+def test_the_chain_may_start_at_the_last_tail(mem: Memory,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the chain's start: after a put the chain does not cover (a correction, which
+    rewrites the shard's stats), the tail part the next search hashed for stands for the
+    file indexed; before, every later query hashed the shard again."""
+    _filled(mem)
+    mem.search("worker cache")
+    indexed = _sig(mem)
+    first = mem.entries("insights")[0]
+    mem.put_entry("insights", "Worker caches are rebuilt weekly.", supersedes=first.id)
+    mem.put_entry("insights", "The amberline queue fills after the deploy.")
+    mem.search("worker cache")  # hashes the indexed bytes once: the chain began after them
+    mem.put_entry("insights", "The zephyrine queue drains before the deploy.")
+    grown = summaries.grown_from(mem, "insights", _sig(mem))
+    assert grown and indexed not in grown  # the chain holds the last tail's file only
+    size = os.path.getsize(mem._shard_file("insights"))
+    hashed: list[int] = []
+
+    def counting(data: bytes = b"", *, digest_size: int = 64) -> object:
+        hashed.append(len(data))
+        return blake2b(data, digest_size=digest_size)
+
+    monkeypatch.setattr(search, "blake2b", counting)
+    assert mem.search("zephyrine")[0].entry.title.startswith("The zephyrine queue")
+    assert hashed and max(hashed) < size // 2
+
+
 def test_a_hand_edit_before_a_put_is_indexed(mem: Memory) -> None:
     """Guards the chain against a stale index: an entry edited by hand (same size, so only
     the signature's time tells), then a put; the search must see the edited word."""
@@ -102,20 +129,18 @@ def test_a_hand_edit_before_a_put_is_indexed(mem: Memory) -> None:
     assert mem.search("zephyrine")[0].entry.title.startswith("The zephyrine queue")
 
 
-def test_grew_from_needs_the_chain(mem: Memory) -> None:
-    """Guards grew_from: only a signature the puts passed through, to the file's present one."""
+def test_grown_from_needs_the_chain(mem: Memory) -> None:
+    """Guards grown_from: only the signatures the puts passed through, for the file's
+    present one."""
     _filled(mem, 3)
-    sig0 = _sig(mem)
     mem.put_entry("insights", "The zephyrine queue drains before the deploy.")
     sig1 = _sig(mem)
     mem.put_entry("insights", "The amberline queue fills after the deploy.")
     sig2 = _sig(mem)
-    assert summaries.grew_from(mem, "insights", sig1, sig2)
-    assert not summaries.grew_from(mem, "insights", sig2, sig1)
-    assert not summaries.grew_from(mem, "insights", (1, 2, 3), sig2)
-    assert not summaries.grew_from(mem, "quirks", sig1, sig2)
-    if summaries.grew_from(mem, "insights", sig0, sig2):  # the tail began at or before sig0
-        assert os.path.getsize(mem._shard_file("insights")) > sig0[0]
+    assert sig1 in summaries.grown_from(mem, "insights", sig2)
+    assert sig2 not in summaries.grown_from(mem, "insights", sig2)
+    assert summaries.grown_from(mem, "insights", sig1) == frozenset()  # not the file now
+    assert summaries.grown_from(mem, "quirks", sig2) == frozenset()
 
 
 def _sig(mem: Memory) -> tuple[int, int, int]:
