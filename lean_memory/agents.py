@@ -39,10 +39,10 @@ from .fsutil import (
 )
 from .recall import CONTEXT_LIMIT, hook_budget, injected  # noqa: F401 (CONTEXT_LIMIT: as before)
 from .search import _start_warming, time_limit
-from .spawn import PLAIN_ENV, sh_command, sh_installed
+from .spawn import PLAIN_ENV, git, sh_command, sh_installed
 from .store import Memory
 
-# Inside functions on purpose: json, re, subprocess, shutil and pathlib serve `init` only, and
+# Inside functions on purpose: json, re, shutil and pathlib serve `init` only, and
 # this module is on the prompt hook's path (tests/test_hot_lines.py, ADR 0038).
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
@@ -535,22 +535,16 @@ def _import_section(current: str) -> str:
 def _ensure_ignored(top: Path, path: Path) -> str | None:
     """Make git ignore ``path`` (a personal file) with a line in its folder's .gitignore;
     a line to print, or None when git already ignores it or this is not a repository."""
-    import subprocess
-
-    try:
-        r = subprocess.run(["git", "-C", str(top), "check-ignore", "-q", str(path)],
-                           capture_output=True, timeout=30, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if r.returncode != 1:  # 0: ignored already; 128: not a repository (or no git)
+    # The person's git config: their global excludes file may ignore it already.
+    r = git(str(top), "check-ignore", "-q", str(path), timeout=30, person=True)
+    if r.code != 1:  # 0: ignored already; 128: not a repository; None: no git
         return None
     named = path.relative_to(top).as_posix()
-    try:  # check-ignore says "not ignored" of any tracked file: a line would change nothing
-        tracked = subprocess.run(["git", "-C", str(top), "ls-files", "--error-unmatch", "--",
-                                  named], capture_output=True, timeout=30, check=False)
-    except (OSError, subprocess.SubprocessError):
+    # check-ignore says "not ignored" of any tracked file: a line would change nothing
+    tracked = git(str(top), "ls-files", "--error-unmatch", "--", named, timeout=30, person=True)
+    if tracked.code is None:
         return None
-    if tracked.returncode == 0:
+    if tracked.ok:
         return (f"warning: {named} is committed to git and names this machine's interpreter: "
                 f"untrack it with `git rm --cached {named}` (the file stays) and commit")
     ignore = path.parent / ".gitignore"

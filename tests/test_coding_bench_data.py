@@ -105,3 +105,26 @@ def test_one_project_memory_is_written_whole(tmp_path: Path) -> None:
     ids = mod.write_memory(bench, tmp_path / "m", slug)
     assert set(ids) == {e.key for e in bench.projects[slug].entries}
     assert len(set(ids.values())) == len(ids)
+
+
+def test_run_prints_only_the_split_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Guards `run.py --split dev` printing (and computing) the held-out split's per-prompt
+    tables too: the held-out figures are for reporting only, never seen while tuning."""
+    mini = tmp_path / "mini"  # a copy: beside load.py, run.py would use the bench's loader
+    shutil.copytree(ROOT / "bench" / "coding" / "mini", mini)
+    splits = {json.loads(line)["split"] for line in
+              (mini / "prompts.jsonl").read_text(encoding="utf-8").splitlines() if line}
+    assert splits == {"dev", "heldout"}  # the fixture holds the case it guards
+    for name in ("XDG_DATA_HOME", "LEAN_MEMORY_GLOBAL"):  # run.py sets them; restored after
+        monkeypatch.setenv(name, str(tmp_path / name))
+    out = tmp_path / "report.json"
+    run = load_bench("coding/run.py", "coding_bench_run")
+    assert run.main(["--data", str(mini), "--split", "dev", "--hooks", "0",
+                     "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "split: dev" in printed
+    assert "heldout" not in printed
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert [s["split"] for s in report["splits"]] == ["dev"]
+    assert {a["split"] for a in report["alone"]} == {"dev"}
