@@ -312,7 +312,8 @@ def _tail_part(mem: MemoryLike, base: Part, data: bytes, sig: tuple[int, int, in
     size = base.sig[0]
     if not base.n or len(data) <= size or not base.digest:
         return None
-    grown = frozenset() if base.archived else grown_from(mem, base.name, sig)
+    grown = (frozenset() if base.archived
+             else grown_from(mem._cache, mem._agents, base.name, sig))
     if (tuple(base.sig) not in grown and (previous is None or tuple(previous.sig) not in grown)
             and blake2b(data[:size], digest_size=16).digest() != base.digest):
         return None

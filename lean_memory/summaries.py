@@ -32,8 +32,6 @@ from .tokens import estimate_tokens
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from typing import Final, NamedTuple
-
-    from ._protocols import MemoryLike
 else:
     from ._record import NamedTuple
 
@@ -351,12 +349,14 @@ def _stats_file(cache: str, key: str, *, tail: bool = False) -> str:
     return os.path.join(cache, f"stats-{kind or 'live'}-{name}{'.tail' if tail else ''}.marshal")
 
 
-def grown_from(mem: MemoryLike, name: str, new: Sequence[int]) -> frozenset[tuple[int, ...]]:
+def grown_from(cache: str, agents: str, name: str,
+               new: Sequence[int]) -> frozenset[tuple[int, ...]]:
     """The signatures of the files that puts made live shard ``name``'s file, whose
     signature is ``new``, from by appending: the bytes of each begin this one. Told by the
-    shard's stats tail (its steps), sealed and written by the puts themselves; empty when it
-    does not say (no tail, another chain, a hand edit since)."""
-    got = load_record(_stats_file(mem._cache, name, tail=True), _TAIL_VERSION, 10, mem._agents)
+    shard's stats tail (its steps) in the memory's ``cache`` folder (``agents``: the folder
+    it must stay inside), sealed and written by the puts themselves; empty when it does not
+    say (no tail, another chain, a hand edit since)."""
+    got = load_record(_stats_file(cache, name, tail=True), _TAIL_VERSION, 10, agents)
     if got is None or got[3] != tuple(new) or not isinstance(got[9], tuple):
         return frozenset()
     return frozenset(got[9])

@@ -96,7 +96,7 @@ def test_the_chain_may_start_at_the_last_tail(mem: Memory,
     mem.put_entry("insights", "The amberline queue fills after the deploy.")
     mem.search("worker cache")  # hashes the indexed bytes once: the chain began after them
     mem.put_entry("insights", "The zephyrine queue drains before the deploy.")
-    grown = summaries.grown_from(mem, "insights", _sig(mem))
+    grown = summaries.grown_from(mem._cache, mem._agents, "insights", _sig(mem))
     assert grown and indexed not in grown  # the chain holds the last tail's file only
     size = os.path.getsize(mem._shard_file("insights"))
     hashed: list[int] = []
@@ -137,10 +137,11 @@ def test_grown_from_needs_the_chain(mem: Memory) -> None:
     sig1 = _sig(mem)
     mem.put_entry("insights", "The amberline queue fills after the deploy.")
     sig2 = _sig(mem)
-    assert sig1 in summaries.grown_from(mem, "insights", sig2)
-    assert sig2 not in summaries.grown_from(mem, "insights", sig2)
-    assert summaries.grown_from(mem, "insights", sig1) == frozenset()  # not the file now
-    assert summaries.grown_from(mem, "quirks", sig2) == frozenset()
+    assert sig1 in summaries.grown_from(mem._cache, mem._agents, "insights", sig2)
+    assert sig2 not in summaries.grown_from(mem._cache, mem._agents, "insights", sig2)
+    # not the file now: nothing
+    assert summaries.grown_from(mem._cache, mem._agents, "insights", sig1) == frozenset()
+    assert summaries.grown_from(mem._cache, mem._agents, "quirks", sig2) == frozenset()
 
 
 def _sig(mem: Memory) -> tuple[int, int, int]:
