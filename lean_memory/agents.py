@@ -347,6 +347,12 @@ def hook_command(event: str, *, portable: bool = False) -> str:
         f"exec {CLI} hook", f"exec {PLAIN_ENV} {CLI} hook", 1)
 
 
+def _codex_lines(event: str) -> tuple[str, str, str]:
+    """Codex's lines of ours for ``event``, newest first: the launcher's (current), the one
+    before it (:func:`_fallback`) and the first versions' bare ``lean-memory hook EVENT``."""
+    return hook_command(event, portable=True), _fallback(event), f"{CLI} hook {event}"
+
+
 def _fallback(event: str) -> str:
     """The Codex line of versions before the launcher: ``lean-memory`` from PATH, else a
     note (a refresh recognises it; the current line ends the same, minus PYTHON*)."""
@@ -410,8 +416,7 @@ def _safe_commands(text: str) -> str:
     import json
     import re
 
-    old = {f"{CLI} hook {e}": hook_command(e, portable=True) for e in HOOKS}
-    old.update({_fallback(e): hook_command(e, portable=True) for e in HOOKS})
+    old = {line: lines[0] for lines in map(_codex_lines, HOOKS) for line in lines[1:]}
 
     def fresh(m: re.Match[str]) -> str:
         try:
@@ -456,12 +461,27 @@ def hook_events(agent: str) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _has_our_hook(groups: list[Any], event: str) -> bool:
-    needle = next(k for k, v in HOOKS.items() if v == event)
-    for group in groups:
-        for h in (group.get("hooks") or []) if isinstance(group, dict) else []:
-            cmd = h.get("command", "") if isinstance(h, dict) else ""
-            if isinstance(cmd, str) and f"hook {needle}" in cmd and "lean" in cmd:
+def our_event(command: str) -> str | None:
+    """The event (``session-start``, …) of a hook line of ours, else None: the one
+    definition of "ours" for ``init``. Ours are exactly the lines some version of ``init``
+    wrote: those naming an interpreter (:func:`lean_memory.claude_code.our_hook`) and
+    Codex's shared ones (:func:`_codex_lines`); a person's line that mentions lean_memory
+    and an event is theirs."""
+    named = our_hook(command)
+    if named is not None:
+        return named[0]
+    return next((e for e in HOOKS if command in _codex_lines(e)), None)
+
+
+def _has_our_hook(groups: Any, event: str) -> bool:
+    """Whether an event's hook groups (``event`` as the settings name it, ``SessionStart``)
+    hold a line of ours for that event."""
+    for group in groups if isinstance(groups, list) else []:
+        inner = group.get("hooks") if isinstance(group, dict) else None
+        for h in inner if isinstance(inner, list) else []:
+            cmd = h.get("command") if isinstance(h, dict) else None
+            ours = our_event(cmd) if isinstance(cmd, str) else None
+            if ours is not None and HOOKS.get(ours) == event:
                 return True
     return False
 
@@ -655,9 +675,14 @@ def _add_new_events(top: Path, agent: str, text: str) -> str | None:
     events added since, everything else kept; the line saying so, or None."""
     import json
 
-    if not text or not any(f"hook {e}" in text and "lean" in text for e in EVENTS):
+    try:
+        current: Any = json.loads(text) if text else None
+    except ValueError:
+        return None  # not ours to mend here: `init --agent` reports it
+    hooks = current.get("hooks") if isinstance(current, dict) else None
+    if not isinstance(hooks, dict) or not any(_has_our_hook(hooks.get(name), name)
+                                              for name in EVENTS.values()):
         return None  # not set up for this agent: `init --agent` does that
-    current = json.loads(text)
     # only events added since: a hook of ours that the person took out stays out
     merged = _merge_hooks(json.loads(text), agent, only=tuple(QUIET_EVENTS.values()))
     if merged is None or merged == current:

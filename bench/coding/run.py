@@ -141,7 +141,7 @@ _LOADER: dict[str, Any] = {}
 
 def _loader(projects: dict[str, Any]) -> tuple[Any, Any] | None:
     """bench/coding/load.py next to the data (imported by path: bench/ is no package) and
-    the bench it loads, or None (the hand-made mini set)."""
+    the bench it loads, or None (data with no load.py beside it)."""
     path = _LOADER.get("data")
     if path is None:
         return None
