@@ -27,7 +27,7 @@ import time
 
 from . import format as fmt
 from ._hash import blake2b
-from .bm25 import tokenize
+from .bm25 import TOKENIZER_VERSION, tokenize
 from .errors import LeanMemoryError, QueryError
 from .fsutil import dump_record, file_signature, load_record
 from .search import Hit, _indexed_body, _main_text, find, load_corpus
@@ -461,8 +461,9 @@ def calibration(mem: MemoryLike, budget_s: float | None = None) -> tuple[float, 
     floor = mem.config.digest_min_coverage
     if floor <= 0:
         return 0.0, UNKNOWN_PLAIN
-    key = [_BAR_VERSION, list(mem.shards), _signatures(mem), PROBES, BAR_QUANTILE, UNKNOWN_PLAIN,
-           UNKNOWN_MOST, UNKNOWN_SPECIFIC, GATE_TOP]
+    # the tokens decide which probe words the memory holds: another tokenizer, another bar
+    key = [_BAR_VERSION, TOKENIZER_VERSION, list(mem.shards), _signatures(mem), PROBES,
+           BAR_QUANTILE, UNKNOWN_PLAIN, UNKNOWN_MOST, UNKNOWN_SPECIFIC, GATE_TOP]
     path = os.path.join(mem._cache, _BAR_CACHE)
     got = load_record(path, key, 2, mem._agents)
     if got is not None and isinstance(got[0], float) and isinstance(got[1], float):
