@@ -5,6 +5,7 @@ shard changed any other way is still hashed, scanned and indexed anew."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -108,6 +109,37 @@ def test_the_chain_may_start_at_the_last_tail(mem: Memory,
     monkeypatch.setattr(search, "blake2b", counting)
     assert mem.search("zephyrine")[0].entry.title.startswith("The zephyrine queue")
     assert hashed and max(hashed) < size // 2
+
+
+def test_a_longer_tail_is_the_tail_rebuilt(mem: Memory,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Guards the incremental tail: each query after a put indexed every entry appended
+    since the shard's part was built (~0.15 ms each, up to 64 at 1k entries); now only the
+    new ones, and the answers (ids, lines, scores, the withheld) are a rebuild's."""
+    _filled(mem)
+    mem.search("worker cache")
+    for i in range(4):  # a tail of several entries, each query growing it
+        mem.put_entry("insights", f"Queue {i} of the zephyrine pool drains before deploy {i}.",
+                      tags=["queues"] if i % 2 else ())
+        mem.search("zephyrine")
+    mem.put_entry("insights", "The amberline queue fills after the deploy.")
+    indexed: list[int] = []
+    real = search._index_entries
+
+    def spy(*args: object, **kw: object) -> object:
+        indexed.append(len(args[4]))  # type: ignore[arg-type]
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search, "_index_entries", spy)
+    queries = ("zephyrine queue deploy", "amberline", "worker cache job3", "queues drains")
+    got = [[(h.entry.id, h.entry.line, round(h.score, 9)) for h in mem.search(q, k=20)]
+           for q in queries]
+    assert [n for n in indexed if n] == [1]  # the amberline entry alone
+    monkeypatch.undo()
+    shutil.rmtree(mem._cache)
+    fresh = Memory(mem.root)
+    assert got == [[(h.entry.id, h.entry.line, round(h.score, 9)) for h in fresh.search(q, k=20)]
+                   for q in queries]
 
 
 def test_a_hand_edit_before_a_put_is_indexed(mem: Memory) -> None:
