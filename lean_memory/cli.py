@@ -127,6 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
                     raise UsageError(f"{ns.command} takes no {flag} "
                                      f"(see `{self.prog} {ns.command} --help`)")
                 setattr(ns, dest, True)
+            for flag in _BEFORE:  # after a command that lacks it: the same line as before it
+                if ns.command is not None and flag in extra:
+                    raise UsageError(f"{ns.command} takes no {flag} "
+                                     f"(see `{self.prog} {ns.command} --help`)")
             return ns, extra
 
     p = _Main(prog=PROG, description="Durable, token-lean Markdown memory for coding agents.",
