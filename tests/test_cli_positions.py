@@ -109,3 +109,17 @@ def test_a_global_option_after_a_command_that_lacks_it(
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and needle in err, err
 
+
+@pytest.mark.parametrize("argv", [["status", "--global"], ["--global", "get"],
+                                  ["list", "--global"]])
+def test_no_global_store_names_the_command_that_makes_it(
+        argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Guards `status --global` without a global store telling a person to run
+    `lean-memory init`, which makes the project's memory and leaves the error as it was."""
+    monkeypatch.setenv("LEAN_MEMORY_GLOBAL", str(tmp_path / "g"))
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _run(argv, capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "`lean-memory init --global`" in err, err
+    assert not (tmp_path / "g").exists()
