@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from ..errors import NotInitialized, quoted
-from ..layers import check_project, global_memory
+from ..globalstore import check_project, global_memory
 from ..store import Memory
 from ._common import UsageError
 
