@@ -8,7 +8,8 @@ Sets: ``train`` and ``test`` (generated, ``data/``), ``dev``..``dev6`` (hand-wri
 matcher's authors, ``dev/``), ``set_c`` (hand-written by someone who never read the matcher,
 ``fresh/``: for tuning) and the held-out ``set_a``, ``set_b`` (``heldout/``), ``set_d``
 (``fresh/``) and ``set_e`` (``blind/``). The matcher is tuned on train, dev and set C only:
-``--show`` refuses the held-out sets, whose texts are never printed here (their aggregate scores only).
+``--show`` refuses the held-out sets, whose texts are never printed here (their aggregate
+scores only).
 
 A proposal is correct when every ask behind it carries the same preference label and that
 preference was said in three or more sessions. **Plain** (heldout/README.md's rule): precision
