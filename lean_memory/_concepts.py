@@ -70,7 +70,7 @@ clarify: clarify | clarifying | clarifying question | clarifying questions | cla
     | ruckfragen | demande des precisions | pregunta si | chiedi se | pergunte se | vraag het
 plan: plan | plans | planning | outline | game plan | approach first | design first | plan first
     | think first | plan before coding | vorgehen | plan d'action | planifie | plan de accion
-    | piano | plano | aanpak
+    | piano | plano | aanpak | approach | your approach | the approach
 plain / jargon: plain english | plain language | simple language | simple words | simple terms
     | layman's terms | laymans terms | lay terms | eli5 | like i'm five | like im five
     | not technical | einfache sprache | langage simple | lenguaje sencillo | linguaggio semplice
@@ -235,7 +235,9 @@ precommit: precommit | pre commit | pre commit hook | pre commit hooks | git hoo
 gitignore: gitignore | .gitignore | git ignore | ignore file
 wip: wip | work in progress | wip commit | wip commits | fixup | fixup commits | fixups
 atomic: atomic commits | atomic commit | small commits | focused commits | one change per commit
-    | one logical change per commit | logical commits
+    | one logical change per commit | logical commits | commit as you go | commit after each change
+    | commit after every change | one commit per change | each logical change | every logical change
+    | commit early and often | frequent commits
 semver: semver | semantic versioning | semantic version | sem ver
 changelog: changelog | change log | changelogs | changelog.md | release notes | news file
     | changes.md
@@ -338,7 +340,6 @@ pathlib / ospath: pathlib | path objects | pathlib.path ! os.path | os path | st
 equality / looseequality: triple equals | strict equality ! double equals | loose equality
 semantichtml: semantic html | semantic markup | semantic elements
 css: css | stylesheet | stylesheets
-inlinestyle: inline style | inline styles | style attribute | style attributes
 # -- comments and docs ------------------------------------------------------------------------
 comment: comment | comments | commented | commenting | code comment | code comments | inline comment
     | inline comments | kommentar | kommentare | commentaire | commentaires | comentario
@@ -372,10 +373,11 @@ log / print: log | logs | logging | logger | loggers | logged | log line | log l
 structlog: structured logging | structured logs | json logs | json logging | structlog | log fields
     | key value logging
 loglevel: log level | log levels | loglevel | debug level | info level | verbosity level
-exception: exception | exceptions | throw | throws | throwing | thrown | raise an exception
-    | raise exceptions | raise an error | raise errors | raising | exceptions for errors | ausnahme
-    | ausnahmen | excepcion | excepciones | eccezione | eccezioni | excecao | excecoes
-    | uitzondering
+exception / errorcode: exception | exceptions | throw | throws | throwing | thrown
+    | raise an exception | raise exceptions | raise an error | raise errors | raising
+    | exceptions for errors | ausnahme | ausnahmen | excepcion | excepciones | eccezione | eccezioni
+    | excecao | excecoes | uitzondering ! error codes | error code | return codes | return code
+    | status codes | sentinel values | return null | null returns | magic return values
 bareexcept / specificexcept: bare except | bare excepts | except: | catch all | catch alls
     | catch everything | catching everything | catch exception | except exception
     | pokemon exception handling | swallow errors | swallow exceptions | swallowing errors
@@ -405,7 +407,9 @@ dependency: dependency | dependencies | deps | dep | third party | third party p
     | afhankelijkheid | afhankelijkheden
 pin / unpin: pin | pins | pinned | pinning | exact version | exact versions | pinned versions
     | version pins | lock file | lockfile | lock files | lockfiles | locked versions | uv.lock
-    | poetry.lock | package lock | cargo.lock ! version ranges | floating versions | unpinned
+    | poetry.lock | package lock | cargo.lock | renv.lock | renv::snapshot() | snapshot renv
+    | yarn.lock | go.sum | gemfile.lock | composer.lock | pipfile.lock | package lock.json
+    | pnpm lock.yaml | update the lockfile ! version ranges | floating versions | unpinned
     | latest version | latest versions
 upgrade: upgrade | upgrades | upgrading | upgraded | bump | bumps | bumping | bumped
     | update dependencies | dependabot | renovate
@@ -423,8 +427,10 @@ tdd: tdd | test first | tests first | test driven | test driven development | re
     | red green | write the test first | write tests first | failing test first
 coverage: coverage | code coverage | test coverage | cov | line coverage | branch coverage
     | abdeckung | testabdeckung | couverture | cobertura | copertura | dekking
-mock: mock | mocks | mocking | mocked | stub out | fakes | test doubles | monkeypatch
-    | monkeypatching | patch out | mock objects
+mock / real: mock | mocks | mocking | mocked | stub out | fakes | test doubles | monkeypatch
+    | monkeypatching | patch out | mock objects | mockato | mockare | mocken | gemockt | simuler
+    ! real database | real db | real databases | live database | actual database | real services
+    | real network | real api
 fixture: fixture | fixtures | test data | factories | factory boy
 propertybased: property based | property based tests | property based testing | property tests
     | hypothesis tests | quickcheck | proptest | fuzzing | fuzz tests | fast check
@@ -449,12 +455,14 @@ sudo: sudo | as root | run as root | root user | superuser | root privileges | d
 pii: pii | personal data | personal information | personally identifiable | user data
     | customer data | gdpr | personenbezogene daten | donnees personnelles | datos personales
     | dati personali | dados pessoais | persoonsgegevens
-parameterized / rawsql: parameterized | parameterised | parameterized queries
-    | parameterised queries | parameterized query | prepared statement | prepared statements
-    | bind parameters | bind params | bound parameters | query parameters | placeholders in sql
-    ! raw sql | string built sql | sql string concatenation | string concatenation in sql
-    | fstrings in sql | format strings in sql | sql injection
-orm: orm | orms | query builder | query builders | active record
+parameterized: parameterized | parameterised | parameterized queries | parameterised queries
+    | parameterized query | prepared statement | prepared statements | bind parameters | bind params
+    | bound parameters | query parameters | placeholders in sql
+orm / rawsql: orm | orms | query builder | query builders | active record | ecto | query dsl
+    | activerecord | hibernate | jpa | sequelize | typeorm | knex | django orm ! raw sql | raw query
+    | raw queries | hand written sql | handwritten sql | sql strings | sql string | sql fragments
+    | sql text | string built sql | sql string concatenation | string concatenation in sql
+    | fstrings in sql | format strings in sql
 eval: eval | exec | eval() | exec() | dynamic code execution
 shelltrue: shell=true | shell true | os.system | subprocess with shell
 https / http: https | tls | ssl | encrypted connections ! plain http | unencrypted | http only
@@ -473,8 +481,12 @@ utc / localtime: utc | gmt | zulu | timezone aware | tz aware | aware datetimes 
     | timezone aware datetimes | utc timestamps | utc times | utc dates | in utc ! local time
     | local times | naive datetimes | naive datetime | naive timestamps | server time
 iso: iso 8601 | iso8601 | iso format | iso dates | iso timestamps | isoformat | rfc 3339 | rfc3339
-i18n: i18n | internationalization | internationalisation | localization | localisation | l10n
-    | translations | translatable | translatable strings | gettext
+i18n / untranslated: i18n | internationalization | internationalisation | localization
+    | localisation | l10n | translations | translatable | translatable strings | gettext
+    | translation | translation keys | translation files | translation key | __() | traduzione
+    | traduzioni | traduccion | traducciones | ubersetzung | ubersetzungen | traduction
+    | traductions | vertaling | vertalingen | traducao | traducoes ! hardcoded strings
+    | hard coded strings | hardcoded text | hard coded text | literal strings | untranslated strings
 a11y: a11y | accessibility | accessible | aria | aria labels | screen reader | screen readers
     | alt text | alt attributes | wcag | barrierefreiheit | accessibilite | accesibilidad
     | accessibilita | acessibilidade | toegankelijkheid
@@ -487,10 +499,12 @@ ask: ask me | ask me first | ask first | check with me | confirm with me | run i
     | run it past me | get my ok | get my okay | get my approval | get my sign off | consult me
     | permission | my permission | frag mich | frag erst | demande moi | demande moi d'abord
     | preguntame | pregunta first | chiedimi | chiedi first | pergunte me | pergunte primeiro
-    | vraag mij | vraag eerst
+    | vraag mij | vraag eerst | my ok | my okay | my approval | my permission | my sign off
+    | my go ahead | chiedimelo | preguntame | fragt mich | frag mich vorher | vraag me
 explain: explain | explaining | explanation | explanations | explain yourself | erklar | erklaren
     | erklarung | expliquer | explique | explication | explicar | explicacion | explicaciones
-    | spiegare | spiegazione | spiegazioni | explicar | explicacao | uitleggen | uitleg
+    | spiegare | spiegazione | spiegazioni | explicar | explicacao | uitleggen | uitleg | explicame
+    | erklar mir | explique moi | spiegami | explica me
 diff: diff | diffs | unified diff | patch file | patches
 minimaldiff: minimal changes | minimal diff | minimal diffs | smallest change
     | smallest possible change | small diffs | focused changes | surgical changes | surgical
@@ -518,6 +532,12 @@ api: api | apis | endpoint | endpoints | route | routes | rest api | rest endpoi
 versioning: api versioning | versioned api | versioned endpoints | v1 prefix | breaking changes
     | backwards compatible | backward compatible | backwards compatibility | backward compatibility
     | compat
+smartpointer / rawnew: smart pointer | smart pointers | unique_ptr | make_unique | shared_ptr
+    | make_shared | std::unique_ptr | std::make_unique | std::shared_ptr | std::make_shared | raii
+    ! raw new | naked new | new/delete | raw pointers | raw pointer | owning raw pointers
+    | manual memory management | manual memory | malloc/free
+database: database | databases | db | dbs | data layer | persistence layer | datastore | data store
+    | persistence
 """
 
 # Values of one setting, one setting a line: two rules that want different values are two
