@@ -249,8 +249,8 @@ review: review | reviews | reviewed | reviewer | reviewers | code review | code 
     | revisao | codereview
 ci: ci | ci cd | continuous integration | pipeline | pipelines | github actions | gha | gitlab ci
     | circleci | jenkins | travis | buildkite | ci pipeline | build pipeline | ci checks
-green / red: green | passing | all green | green build | green ci | ci green | builds green ! red
-    | failing | red build | broken build
+green / redbuild: green | all green | green build | green ci | ci green | builds green | tests green
+    | green tests ! failing | red build | broken build | red tests | tests red | red ci
 deploy: deploy | deploys | deploying | deployment | deployments | ship | shipping | release to prod
     | push to prod | go live | rollout | roll out | ausrollen | deployen | deployer | desplegar
     | despliegue | distribuire | implantar | uitrollen
@@ -324,9 +324,9 @@ funccomponent / classcomponent: function component | function components | funct
     | class based components
 dataclass: dataclass | dataclasses | attrs | namedtuple | named tuple
 enum: enum | enums | enumeration | enumerations | string enum | literal types
-nesting / flat: deep nesting | deeply nested | nested ifs | nested if | nested conditionals
-    | arrow code | pyramid of doom | callback hell ! flat | guard clause | guard clauses
-    | early return | early returns | return early | bail out early | bail early
+nesting / flatcode: deep nesting | deeply nested | nested ifs | nested if | nested conditionals
+    | arrow code | pyramid of doom | callback hell ! guard clause | guard clauses | early return
+    | early returns | return early | bail out early | bail early
 asyncawait / callback: async await | async/await | async and await | asyncio ! then chains
     | then chain | .then() | .then | promise chains | promise chain | callbacks | callback style
 arrowfunction: arrow function | arrow functions | fat arrow | fat arrows
@@ -365,7 +365,7 @@ unused: unused | unused import | unused imports | unused variable | unused varia
 license: license | licence | license header | license headers | spdx | copyright header
     | copyright headers | lizenz | licencia | licenza | licenca | licentie
 # -- logging and errors -----------------------------------------------------------------------
-log / print: log | logs | logging | logger | loggers | logged | log line | log lines | log messages
+log / printcall: log | logs | logging | logger | loggers | logged | log line | log lines | log messages
     | protokoll | protokollieren | journalisation | journaliser | registro | registrar
     | registrazione | loggen ! print statement | print statements | print calls | print()
     | console.log | console.log() | println | printf | printf debugging | print debugging
@@ -427,7 +427,7 @@ tdd: tdd | test first | tests first | test driven | test driven development | re
     | red green | write the test first | write tests first | failing test first
 coverage: coverage | code coverage | test coverage | cov | line coverage | branch coverage
     | abdeckung | testabdeckung | couverture | cobertura | copertura | dekking
-mock / real: mock | mocks | mocking | mocked | stub out | fakes | test doubles | monkeypatch
+mock / unmocked: mock | mocks | mocking | mocked | stub out | fakes | test doubles | monkeypatch
     | monkeypatching | patch out | mock objects | mockato | mockare | mocken | gemockt | simuler
     ! real database | real db | real databases | live database | actual database | real services
     | real network | real api
@@ -465,7 +465,7 @@ orm / rawsql: orm | orms | query builder | query builders | active record | ecto
     | fstrings in sql | format strings in sql
 eval: eval | exec | eval() | exec() | dynamic code execution
 shelltrue: shell=true | shell true | os.system | subprocess with shell
-https / http: https | tls | ssl | encrypted connections ! plain http | unencrypted | http only
+https / plainhttp: https | tls | ssl | encrypted connections ! plain http | unencrypted | http only
 verifyssl: verify=false | verify false | certificate verification | cert verification
     | ssl verification | tls verification | insecure skip verify | insecureskipverify
     | rejectunauthorized
