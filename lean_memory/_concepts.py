@@ -404,7 +404,7 @@ dependency: dependency | dependencies | deps | dep | third party | third party p
     | external libs | new packages | new libraries | new libs | extra packages | extra libraries
     | additional packages | additional libraries | abhangigkeit | abhangigkeiten | dependance
     | dependances | dependencia | dependencias | dipendenza | dipendenze | dependencia
-    | afhankelijkheid | afhankelijkheden
+    | afhankelijkheid | afhankelijkheden | package | packages
 pin / unpin: pin | pins | pinned | pinning | exact version | exact versions | pinned versions
     | version pins | lock file | lockfile | lock files | lockfiles | locked versions | uv.lock
     | poetry.lock | package lock | cargo.lock | renv.lock | renv::snapshot() | snapshot renv
