@@ -211,7 +211,8 @@ rebase / mergecommit: rebase | rebasing | rebased | linear history | history lin
     | merge bubbles | merge bubble
 squash: squash | squashed | squashing | squash merge | squash and merge | squash merges
     | one commit per pr | one commit per feature | single commit per pr | a single commit
-    | one commit per branch | squashen | zusammenfassen commits | ecraser
+    | one commit per branch | squashen | zusammenfassen commits | ecraser | single commit
+    | one commit | one single commit | everything in one commit
 conventional: conventional commits | conventional commit | conventional commit messages
     | commit prefixes | commit prefix | feat: | fix: | chore: | feat( | fix( | feat/fix
     | semantic commits | semantic commit messages | commitlint | commit convention
@@ -237,7 +238,8 @@ wip: wip | work in progress | wip commit | wip commits | fixup | fixup commits |
 atomic: atomic commits | atomic commit | small commits | focused commits | one change per commit
     | one logical change per commit | logical commits | commit as you go | commit after each change
     | commit after every change | one commit per change | each logical change | every logical change
-    | commit early and often | frequent commits
+    | commit early and often | frequent commits | commits small | small and focused commits
+    | commits small and focused
 semver: semver | semantic versioning | semantic version | sem ver
 changelog: changelog | change log | changelogs | changelog.md | release notes | news file
     | changes.md
@@ -365,10 +367,10 @@ unused: unused | unused import | unused imports | unused variable | unused varia
 license: license | licence | license header | license headers | spdx | copyright header
     | copyright headers | lizenz | licencia | licenza | licenca | licentie
 # -- logging and errors -----------------------------------------------------------------------
-log / printcall: log | logs | logging | logger | loggers | logged | log line | log lines | log messages
-    | protokoll | protokollieren | journalisation | journaliser | registro | registrar
-    | registrazione | loggen ! print statement | print statements | print calls | print()
-    | console.log | console.log() | println | printf | printf debugging | print debugging
+log / printcall: log | logs | logging | logger | loggers | logged | log line | log lines
+    | log messages | protokoll | protokollieren | journalisation | journaliser | registro
+    | registrar | registrazione | loggen ! print statement | print statements | print calls
+    | print() | console.log | console.log() | println | printf | printf debugging | print debugging
     | echo statements | fmt.println | system.out.println | dbg!
 structlog: structured logging | structured logs | json logs | json logging | structlog | log fields
     | key value logging

@@ -475,26 +475,34 @@ class _ConceptTable:
         return self
 
 
-_CLOSING = ",.;!?\"'"
+_CLOSING = ",.;:!?\"')"
+_OPENING = "(\"'"
 
 
 def _concept_phrases(text: str) -> str:
     """``text`` with each phrase of a concept group said as the group's one word ("walls of
-    text" as "long", "one commit per pr" as "squash"); a word at a time, no pattern."""
+    text" as "long", "one commit per pr" as "squash"); a word at a time, no pattern. Quotes,
+    brackets and punctuation around a phrase stay; a colon may end a phrase ("feat:")."""
     phrases = _CONCEPTS.load().phrases
     said = text.split()
-    bare = [w.rstrip(_CLOSING) or w for w in said]
-    if phrases.keys().isdisjoint(bare):
+    bare = [w.strip(_OPENING).rstrip(_CLOSING) or w for w in said]
+    coloned = [w.strip(_OPENING).rstrip(_CLOSING.replace(":", "")) or w for w in said]
+    if phrases.keys().isdisjoint(bare) and phrases.keys().isdisjoint(coloned):
         return text
     out: list[str] = []
     i = 0
     while i < len(said):
-        for words, token in phrases.get(bare[i], ()):
+        for words, token in (*phrases.get(bare[i], ()), *phrases.get(coloned[i], ())):
             n = len(words)
-            # (closing punctuation may follow a phrase's last word, never sit inside it)
-            if tuple(bare[i:i + n]) == words and all(
-                    said[k] == bare[k] for k in range(i, i + n - 1)):
-                out.append(token + said[i + n - 1][len(bare[i + n - 1]):])
+            last = i + n - 1
+            # (punctuation may close a phrase's last word, never sit inside it)
+            if last < len(said) and tuple(bare[i:last]) == words[:-1] \
+                    and all(said[k] == bare[k] for k in range(i + 1, last)) \
+                    and words[-1] in (bare[last], coloned[last]) \
+                    and (n == 1 or said[i].endswith(bare[i])):
+                head = said[i][:len(said[i]) - len(said[i].lstrip(_OPENING))]
+                tail = said[last][said[last].find(words[-1]) + len(words[-1]):]
+                out.append(head + token + tail)
                 i += n
                 break
         else:
