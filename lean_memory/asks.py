@@ -31,7 +31,6 @@ import unicodedata
 from collections import defaultdict
 from datetime import datetime, timedelta
 
-from . import _concepts
 from ._askrecord import (  # the ask as the prompt hook keeps it (re-exported)
     CUT_MARK,
     MAX_ASK_BYTES,
@@ -410,10 +409,6 @@ _CUE_TYPO = lazy(r"\b(?:" + "|".join(sorted(_CUE_TYPOS, key=lambda k: (-len(k), 
 
 
 def _normalized(text: str) -> str:
-    return _concept_phrases(_normalized_words(text))
-
-
-def _normalized_words(text: str) -> str:
     if not text.isascii():
         # accents folded ("préfère" is "prefere"), so a word written with or without them
         # is one word; letters without an ASCII base stay
@@ -439,92 +434,13 @@ def _normalized_words(text: str) -> str:
     return text
 
 
-class _ConceptTable:
-    """The lexicon of _concepts, read on first use: each word of a group -> (the group's
-    name, +1 same / -1 opposite), and each phrase by its first word -> (its words, the
-    word it is read as), longest first."""
-
-    def __init__(self) -> None:
-        self.words: dict[str, tuple[str, int]] = {}
-        self.phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
-        self.loaded = False
-
-    def load(self) -> _ConceptTable:
-        if self.loaded:
-            return self
-        phrases: dict[str, list[tuple[tuple[str, ...], str]]] = defaultdict(list)
-        words: dict[str, tuple[str, int]] = {}
-        for name, opposite, same, other in _concepts.table():
-            words.setdefault(name, (name, 1))
-            if opposite:
-                words.setdefault(opposite, (name, -1))
-            for members, token, sign in ((same, name, 1), (other, opposite, -1)):
-                for m in members:
-                    said = tuple(m.split())
-                    if len(said) == 1 and m.isalnum():
-                        words.setdefault(m, (name, sign))
-                        if m.isalpha() and not m.endswith("s"):
-                            words.setdefault(m + "s", (name, sign))
-                    else:
-                        phrases[said[0]].append((said, token))
-        for got in phrases.values():
-            got.sort(key=lambda p: (-len(p[0]), p))
-        self.phrases = dict(phrases)
-        self.words = words
-        self.loaded = True
-        return self
-
-
-_CLOSING = ",.;:!?\"')"
-_OPENING = "(\"'"
-
-
-def _concept_phrases(text: str) -> str:
-    """``text`` with each phrase of a concept group said as the group's one word ("walls of
-    text" as "long", "one commit per pr" as "squash"); a word at a time, no pattern. Quotes,
-    brackets and punctuation around a phrase stay; a colon may end a phrase ("feat:")."""
-    phrases = _CONCEPTS.load().phrases
-    said = text.split()
-    bare = [w.strip(_OPENING).rstrip(_CLOSING) or w for w in said]
-    coloned = [w.strip(_OPENING).rstrip(_CLOSING.replace(":", "")) or w for w in said]
-    if phrases.keys().isdisjoint(bare) and phrases.keys().isdisjoint(coloned):
-        return text
-    out: list[str] = []
-    i = 0
-    while i < len(said):
-        for words, token in (*phrases.get(bare[i], ()), *phrases.get(coloned[i], ())):
-            n = len(words)
-            last = i + n - 1
-            # (punctuation may close a phrase's last word, never sit inside it)
-            if last < len(said) and tuple(bare[i:last]) == words[:-1] \
-                    and all(said[k] == bare[k] for k in range(i + 1, last)) \
-                    and words[-1] in (bare[last], coloned[last]) \
-                    and (n == 1 or said[i].endswith(bare[i])):
-                head = said[i][:len(said[i]) - len(said[i].lstrip(_OPENING))]
-                tail = said[last][said[last].find(words[-1]) + len(words[-1]):]
-                out.append(head + token + tail)
-                i += n
-                break
-        else:
-            out.append(said[i])
-            i += 1
-    return " ".join(out)
-
-
-_CONCEPTS = _ConceptTable()
-
-
 def _term(word: str) -> str:
-    """The term a word stands for: its stem when it is a plain word, else the name (a
-    word of a concept group: the group's name, see _concepts)."""
+    """The term a word stands for: its stem when it is a plain word, else the name."""
     got = _WORD_MEMO.get(word)
     if got is None:
         if not _STEM_SYNONYMS:
             _STEM_SYNONYMS.update((stem_inflected(k), stem_inflected(v))
                                   for k, v in _SYNONYMS.items() if k.isalpha())
-        concept = _CONCEPTS.load().words.get(word)
-        if concept is not None:
-            word = concept[0]
         name = _SYNONYMS.get(word, word)
         if name.isalpha() and name.isascii():
             got = stem_inflected(name)
@@ -635,9 +551,8 @@ def _signed(words: list[str], replacing: bool) -> tuple[dict[str, int], bool, se
             cue = True
         elif _is_content(w):
             t = _term(w)
-            # (a word of a concept's opposite is read as the concept: _term says which)
-            flip = w in _ANTONYMS or _CONCEPTS.load().words.get(w, ("", 1))[1] < 0
-            if w in _ANTONYMS:
+            flip = w in _ANTONYMS
+            if flip:
                 t = _term(_ANTONYMS[w])
                 turned = turned or (prohibits and sign == -1)
             if t not in terms:
@@ -1100,7 +1015,7 @@ _VALUE_CLASSES = tuple(_wordset(words) for words in (
     "american british",
     "single double",
     "tab space",
-)) + tuple(_wordset(line) for line in _concepts.VALUES.splitlines() if line.strip())
+))
 
 
 def _other_value(a: dict[str, int], b: dict[str, int]) -> bool:

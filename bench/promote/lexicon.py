@@ -1,14 +1,15 @@
 """A general lexicon of how developers name the same thing or the same stance (data only).
 
-Read by the promote matcher (``asks``) only, never on a prompt's path. Written from general
-knowledge of how people talk about software work, not from any bench's phrasings (ADR 0046).
+Measured, not wired (ADR 0046): ``concepts.py`` in this folder reads it into the promote
+matcher for a bench run. Written from general knowledge of how people talk about software
+work before any set's misses were read (commit 7110229), then refined on set C and dev*.
 
 :data:`GROUPS` has one group a line (an indented line continues the group above):
 ``name[ / opposite]: member | member ... [ ! opposite member | ...]``. Every member says
 what ``name`` says; every opposite member says the opposite (``no walls of text`` asks for
 short answers, as ``no long answers`` does). A member is a word or a short phrase as the
-matcher reads a prompt (``asks._normalized_words``: lowercase ASCII, accents left off, a
-hyphen a space, "pull request" "pr", "snake case" "snakecase"; a test keeps them so).
+matcher reads a prompt (``asks._normalized``: lowercase ASCII, accents left off, a hyphen a
+space, "pull request" "pr", "snake case" "snakecase"; a test keeps them so).
 ``name`` and ``opposite`` are single plain words. Tools and their nicknames, git practice,
 code style, answer style, docs, logging, errors, dependencies, CI, reviews, security;
 English and the common words of German, French, Spanish, Italian, Portuguese and Dutch.
@@ -566,11 +567,11 @@ upper lower
 """
 
 
-def table() -> tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...]:
+def table(groups: str = GROUPS) -> tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...]:
     """The groups as (name, opposite word or "", members, opposite members)."""
     out = []
     lines: list[str] = []
-    for line in GROUPS.splitlines():
+    for line in groups.splitlines():
         if line.startswith(" ") and lines:
             lines[-1] += " " + line.strip()  # a group continued
         elif line.strip() and not line.startswith("#"):
