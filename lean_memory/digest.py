@@ -270,10 +270,14 @@ GATE_TOP = 10  # the best coverage among this many hits opens the gate
 GATE_KEEP = 12  # once open, the first this many hits stay ...
 GATE_RATIO = 0.4  # ... and later ones while their score is at least this share of the best
 # In a session (pay-once) the context keeps what earlier prompts were shown, so a prompt
-# needs only its strongest matches (measured on bench/coding's dev split, ADR 0030).
+# needs only its strongest matches: the first SESSION_KEEP, then those that score nearly
+# as well as the best. A prompt whose words do not tell one entry from another ("run the
+# tests" in a memory of fifteen projects) scores many alike and gets more of them, one
+# whose best match stands out gets few; pay-once keeps the next such prompt from paying
+# for them again (measured on bench/coding's dev split, ADR 0030, amended by ADR 0042).
 SESSION_KEEP = 5
-SESSION_RATIO = 0.5
-SESSION_MAX = 8  # and never more than this many (a generic prompt in a pooled memory)
+SESSION_RATIO = 0.7
+SESSION_MAX = 16  # and never more than this many
 _CALENDAR = frozenset((
     "january", "february", "march", "april", "may", "june", "july", "august", "september",
     "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
