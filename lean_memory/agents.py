@@ -16,7 +16,6 @@ See ADR 0006 for the formats relied on and why.
 from __future__ import annotations
 
 import _thread
-import contextlib
 import os
 import sys
 import time
@@ -24,6 +23,7 @@ import time
 from . import learn
 from ._jsonc import loads, string
 from ._listeners import listeners
+from ._record import suppress
 from .claude_code import our_hook, plugin_enabled, stands_down, via_plugin
 from .digest import RULES_SHARD, warm_rules
 from .errors import LeanMemoryError, quoted
@@ -651,7 +651,7 @@ def refresh_hooks(root: Path) -> list[str]:
             line = write_launcher()
             if line is not None:
                 lines.append(line)
-    with contextlib.suppress(OSError, LeanMemoryError):
+    with suppress(OSError, LeanMemoryError):
         lines.extend(_write_docs(Memory(top), top, claude=False, create=False))
     return lines
 

@@ -42,16 +42,16 @@ import os
 import sys
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
 from itertools import accumulate, pairwise
 
 from ._hash import blake2b
+from ._record import SequenceBase
 from .bm25 import BM25Index, LazySegment, _Segment
 from .fsutil import CACHE_PREFIX, MAX_CACHE_BYTES, open_bounded, tag_matches, write_cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterator, Sequence
     from typing import Any, BinaryIO
 
     from .fsutil import StrPath
@@ -262,7 +262,7 @@ class _Body:
         return data
 
 
-class _Strings(Sequence[str]):
+class _Strings(SequenceBase[str]):
     """A region of strings (u32 offsets, then UTF-8), read one at a time, or all at once
     when iterated."""
 
@@ -308,7 +308,7 @@ class _Strings(Sequence[str]):
         return self._all
 
 
-class _Numbers(Sequence[int]):
+class _Numbers(SequenceBase[int]):
     """A region of fixed-width numbers, read one at a time."""
 
     __slots__ = ("body", "n", "start", "typecode", "width")

@@ -159,9 +159,7 @@ class LayerHit(Record):
 
 
 def _key(entry: Entry) -> str:
-    from .dedup import main_text
-
-    return normalize(main_text(entry.text))
+    return normalize(fmt.main_text(entry.text))
 
 
 OVERRIDES = "supersedes-global:"  # the tag of a project entry that corrects a global one

@@ -34,7 +34,6 @@ a background process (:func:`learn_soon`) do.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from bisect import bisect_left, bisect_right
@@ -44,7 +43,7 @@ from . import format as fmt
 from . import payonce
 from ._hash import blake2b
 from ._jsonc import loads, string
-from ._record import Record
+from ._record import Record, contextmanager, suppress
 from .bm25 import tokenize
 from .digest import RULES_SHARD, _clip, _tokens
 from .errors import InvalidEntry, LeanMemoryError, SecretFound
@@ -139,7 +138,7 @@ def _record(ask: R.Ask) -> str:
 def _parse(text: str) -> list[R.Ask]:
     out = []
     for line in text.splitlines():
-        with contextlib.suppress(ValueError, TypeError, KeyError):
+        with suppress(ValueError, TypeError, KeyError):
             d = loads(line)
             if isinstance(d, dict) and all(isinstance(d.get(k), str)
                                            for k in ("id", "session", "at", "text")):
@@ -175,7 +174,7 @@ def record(project: MemoryLike, session: str, prompt: str, at: str | None = None
 def _ask_files(home: StrPath, archived: bool) -> list[str]:
     folder = os.path.join(home, ASKS_DIR, ARCHIVE_DIR) if archived else \
         os.path.join(home, ASKS_DIR)
-    with contextlib.suppress(OSError), os.scandir(folder) as found:
+    with suppress(OSError), os.scandir(folder) as found:
         return sorted(e.path for e in found if e.name.endswith(".jsonl") and e.name != ".jsonl"
                       and e.is_file() and not e.is_symlink())
     return []
@@ -213,7 +212,7 @@ def recent_asks(project: MemoryLike, *, session: str | None = None,
 
 
 def _homes() -> list[str]:
-    with contextlib.suppress(OSError), \
+    with suppress(OSError), \
             os.scandir(os.path.join(_data_home(), "lean-memory", "projects")) as found:
         return sorted(e.path for e in found if e.is_dir() and not e.is_symlink())
     return []
@@ -263,10 +262,10 @@ def _git_stamp(root: str) -> str:
     inode, never the time); '' outside a repository."""
     here = root
     while True:
-        with contextlib.suppress(OSError):
+        with suppress(OSError):
             st = os.stat(os.path.join(here, ".git"))
             head = ""
-            with contextlib.suppress(OSError):
+            with suppress(OSError):
                 head = str(os.stat(os.path.join(here, ".git", "HEAD")).st_ctime_ns)
             return f"{st.st_dev}:{st.st_ino}:{head}"
         up = os.path.dirname(here)
@@ -306,7 +305,7 @@ def project_identity(root: StrPath, *, compute: bool = True) -> str:
     real = os.path.realpath(root)
     home = _session_home(real)
     stamp = _git_stamp(real) if compute else ""
-    with contextlib.suppress(ValueError, TypeError):
+    with suppress(ValueError, TypeError):
         kept = loads(_read(os.path.join(home, IDENTITY)) or "{}")
         if isinstance(kept, dict) and kept.get("root") == real and \
                 (not compute or kept.get("stamp") == stamp) and isinstance(kept.get("id"), str):
@@ -324,7 +323,7 @@ def project_identity(root: StrPath, *, compute: bool = True) -> str:
                                    digest_size=6).hexdigest()
     import json
 
-    with contextlib.suppress(OSError, LeanMemoryError):
+    with suppress(OSError, LeanMemoryError):
         _write(os.path.join(home, IDENTITY), json.dumps(
             {"id": ident, "root": real, "stamp": stamp, "label": label},
             ensure_ascii=False, sort_keys=True) + "\n")
@@ -333,7 +332,7 @@ def project_identity(root: StrPath, *, compute: bool = True) -> str:
 
 def _home_identity(home: str) -> str:
     """The identity a session home's asks belong to (as last computed), else its name."""
-    with contextlib.suppress(ValueError, TypeError):
+    with suppress(ValueError, TypeError):
         kept = loads(_read(os.path.join(home, IDENTITY)) or "{}")
         if isinstance(kept, dict) and isinstance(kept.get("id"), str):
             return str(kept["id"])
@@ -438,7 +437,7 @@ MAX_AGENT_RULE = 2000  # characters of one rule an agent proposes
 def _decision_rows(path: str, project: str) -> list[Decision]:
     out = []
     for line in _read(path).splitlines():
-        with contextlib.suppress(ValueError, TypeError, KeyError, AttributeError):
+        with suppress(ValueError, TypeError, KeyError, AttributeError):
             d = loads(line)
             out.append(Decision(str(d.get("id", "")), str(d.get("key", "")), str(d["rule"]),
                                 str(d["verdict"]), str(d.get("to", "")),
@@ -477,7 +476,7 @@ def _inputs_signature() -> str:
 
 def _matched() -> tuple[str, list[Pending]]:
     """The matcher's last results (signature, proposals); ('', []) when never run."""
-    with contextlib.suppress(ValueError, TypeError):
+    with suppress(ValueError, TypeError):
         d = loads(_read(os.path.join(learn_home(), MATCHED)) or "{}")
         if isinstance(d, dict) and isinstance(d.get("proposals"), list):
             found = [p for p in map(_pending, d["proposals"]) if p is not None]
@@ -516,7 +515,7 @@ def _match() -> list[Pending]:
 def _agent_proposals() -> list[Pending]:
     seen: dict[str, Pending] = {}
     for line in _read(os.path.join(learn_home(), AGENT_PROPOSALS)).splitlines():
-        with contextlib.suppress(ValueError, TypeError):
+        with suppress(ValueError, TypeError):
             p = _pending(loads(line))
             if p is not None and p.id not in seen:
                 seen[p.id] = p
@@ -553,11 +552,11 @@ def current(project: MemoryLike, *, fresh: bool = True) -> list[Pending]:
         hidden = _hidden(project, mine)
         import json
 
-        with contextlib.suppress(OSError, LeanMemoryError):
+        with suppress(OSError, LeanMemoryError):
             _write(os.path.join(home, HIDDEN), json.dumps(sorted(hidden)) + "\n")
     else:
         hidden = set()
-        with contextlib.suppress(ValueError, TypeError):
+        with suppress(ValueError, TypeError):
             kept = loads(_read(os.path.join(home, HIDDEN)) or "[]")
             hidden = {str(x) for x in kept} if isinstance(kept, list) else set()
     return [p for p in mine if p.id not in hidden]
@@ -678,7 +677,7 @@ def propose(project: MemoryLike, text: str, *, title: str = "", shard: str | Non
     return p
 
 
-@contextlib.contextmanager
+@contextmanager
 def _locked(path: str) -> Iterator[None]:
     """An exclusive lock between processes on ``path`` (a private file)."""
     _private_dir(os.path.dirname(path))
@@ -717,7 +716,7 @@ def _ends(home: str) -> dict[str, str]:
     """When each session ended (SessionEnd), the latest time noted."""
     out: dict[str, str] = {}
     for line in _read(os.path.join(home, ENDS)).splitlines():
-        with contextlib.suppress(ValueError, TypeError, KeyError, AttributeError):
+        with suppress(ValueError, TypeError, KeyError, AttributeError):
             d = loads(line)
             sid, at = d["session"], d["at"]
             if isinstance(sid, str) and isinstance(at, str) and R.is_time(at):
@@ -890,14 +889,14 @@ def _archive(home: str, session: str) -> None:
     with _locked(os.path.join(home, ASKS_DIR, ASKS_LOCK)):
         if not os.path.lexists(dst):  # the common case: a rename, atomic, nothing copied
             _private_dir(os.path.dirname(dst))
-            with contextlib.suppress(FileNotFoundError):
+            with suppress(FileNotFoundError):
                 os.rename(src, dst)
             return
         text = _read(dst) + _read(src)
         # the archive first, then the live file goes: a crash between leaves both, and
         # the next distill merges them (each ask once)
         _write(dst, "".join(_record(a) for a in R._unique_asks(_parse(text))))
-        with contextlib.suppress(FileNotFoundError):
+        with suppress(FileNotFoundError):
             os.unlink(src)
 
 
@@ -913,7 +912,7 @@ def _note_latest(home: str, summary: A.Summary, at: str) -> None:
 
 
 def _latest(home: str) -> dict[str, Any]:
-    with contextlib.suppress(ValueError):
+    with suppress(ValueError):
         d = loads(_read(os.path.join(home, "latest.json")) or "{}")
         return d if isinstance(d, dict) else {}
     return {}
@@ -938,12 +937,12 @@ def learn_in_background(root: str, args: list[str]) -> None:
     remove the marker."""
     mem = memory_at(root)
     try:
-        with contextlib.suppress(LeanMemoryError, OSError):
+        with suppress(LeanMemoryError, OSError):
             if "fold" in args:
                 distill(check_project(mem))
             current(mem)  # the identity, the matcher when its inputs changed, what is hidden
     finally:
-        with contextlib.suppress(OSError):
+        with suppress(OSError):
             os.unlink(os.path.join(mem._cache, LEARNING))
 
 
@@ -952,11 +951,11 @@ def _learn_due(project: MemoryLike) -> tuple[bool, bool]:
     files' times alone (one folder listing): nothing is read or computed."""
     home = _session_home(project._root)
     cache = 0.0
-    with contextlib.suppress(OSError):
+    with suppress(OSError):
         cache = os.stat(os.path.join(learn_home(), MATCHED)).st_mtime
     quiet = stale = False
     limit = time.time() - project.config.distill_after
-    with contextlib.suppress(OSError), os.scandir(os.path.join(home, ASKS_DIR)) as found:
+    with suppress(OSError), os.scandir(os.path.join(home, ASKS_DIR)) as found:
         for e in found:
             if e.name.endswith(".jsonl") and e.is_file(follow_symlinks=False):
                 m = e.stat(follow_symlinks=False).st_mtime
@@ -979,7 +978,7 @@ def start_blocks(project: MemoryLike, session: str | None, source: str | None,
     blocks: list[Block] = []
     left = budget
     if fold and project.config.capture_asks:
-        with contextlib.suppress(LeanMemoryError, OSError):
+        with suppress(LeanMemoryError, OSError):
             quiet, stale = _learn_due(project)
             if quiet or stale:
                 learn_soon(project, fold=quiet)
@@ -1026,13 +1025,13 @@ def hook_blocks(project: MemoryLike, event: str, payload: dict[str, Any], prompt
     session = payload.get("session_id")
     session = session if isinstance(session, str) and session else None
     if act and event == "UserPromptSubmit" and session and prompt.strip():
-        with contextlib.suppress(Exception):
+        with suppress(Exception):
             record(project, session, prompt)
     extras: list[Block] = []
     source = payload.get("source")
     source = source if isinstance(source, str) else None
     if event == "SessionStart":
-        with contextlib.suppress(Exception):
+        with suppress(Exception):
             extras = start_blocks(project, session, source,
                                   max(budget, 0) // EXTRAS_SHARE, fold=act)
 

@@ -24,13 +24,11 @@ import os
 import time
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
 from itertools import accumulate, chain, compress
 
 from . import format as fmt
 from ._hash import blake2b
-from ._record import Record, replace
+from ._record import Record, SequenceBase, contextmanager, replace, suppress
 from .bm25 import (
     BM25,
     TOKENIZER_VERSION,
@@ -58,6 +56,7 @@ from .withhold import Verdicts, header
 # (tests/test_query_path.py, test_hot_lines.py).
 TYPE_CHECKING = False  # typing's own costs an import; so does .retrievers (typing, Protocol)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping, Sequence
     from contextvars import ContextVar
     from typing import Any, BinaryIO
 
@@ -236,7 +235,7 @@ class Corpus:
         return mask
 
 
-class _Column(Sequence[str]):
+class _Column(SequenceBase[str]):
     """The ids or dates of all entries by number, split from the parts only when asked."""
 
     def __init__(self, corpus: Corpus, name: str) -> None:
@@ -393,13 +392,7 @@ def _indexed_body(e: fmt.Entry) -> str:
     return _main_text(e.text) + _tag_text(e)
 
 
-def _main_text(text: str) -> str:
-    """``dedup.main_text``: the substring test spares most texts its import and regex."""
-    if fmt.SAID_AGAIN not in text:
-        return text
-    from .dedup import main_text
-
-    return main_text(text)
+_main_text = fmt.main_text
 
 
 def _hidden(parts: list[Part]) -> list[int]:
@@ -751,7 +744,7 @@ def find(mem: MemoryLike, query: str, *, k: int = 5, shards: Sequence[str] | Non
         include_archive = mem.config.search_archive
     if isinstance(shards, str):
         shards = (shards,)
-    elif shards is not None and not isinstance(shards, Iterable):
+    elif shards is not None and getattr(type(shards), "__iter__", None) is None:  # Iterable
         raise UnknownShard("shards must be a list of shard names")
     names = tuple(shards) if shards else mem.shards
     for name in names:
@@ -912,7 +905,7 @@ def _withheld_matches(corpus: Corpus, query: str, k: int, allowed: bytearray,
     return sum(1 for m, _ in top if m >= n)
 
 
-class _Extended(Sequence[str]):
+class _Extended(SequenceBase[str]):
     """``base`` followed by ``more``, without copying ``base``."""
 
     def __init__(self, base: Sequence[str], more: list[str]) -> None:
