@@ -5,7 +5,8 @@ The prompt hook keeps every prompt as an ask, redacted first; importing the scan
 prompt (ADR 0039). Every rule of the scanner runs only where one of its keywords occurs:
 a rule of scope ``token`` or ``runs`` in the runs of 16+ token characters, the others
 (``keyed``, ``text``) and the generic assignments (their spellings) anywhere, and the
-Kubernetes manifest check where ``Secret`` occurs. :func:`may_hold` is False only when
+Kubernetes manifest check where ``Secret`` occurs; a ``runs`` rule with a ``shape`` also
+needs that shape of hex digits in the runs. :func:`may_hold` is False only when
 none of that can happen: then the scanner finds nothing, and redacting changes nothing
 (``tests/test_hot_lines.py`` holds this against the scan).
 
@@ -55,7 +56,11 @@ def _pieces(keywords: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 _ALWAYS = any(not r.keywords for r in RULES)  # a rule without keywords runs on every text
-_RUNS = _pieces([k for r in RULES if r.scope in ("token", "runs") for k in r.keywords])
+_RUNS = _pieces([k for r in RULES if r.scope == "token" or (r.scope == "runs" and not r.shape)
+                 for k in r.keywords])
+# A ``runs`` rule with a shape runs only where its shape of hex digits occurs too.
+_SHAPED = [(_pieces(list(r.keywords)), r.shape) for r in RULES if r.scope == "runs" and r.shape]
+_HEX_SHAPE = str.maketrans(dict.fromkeys("0123456789abcdef", "h"))
 _TEXT = _pieces([*(k for r in RULES if r.scope not in ("token", "runs") for k in r.keywords),
                  *(s for spellings in GENERIC_SPELLINGS.values() for s in spellings),
                  "Secret"])  # the Kubernetes manifest check
@@ -65,13 +70,19 @@ def may_hold(text: str) -> bool:
     """Whether the scanner could report a credential in ``text`` (False: it reports none)."""
     if _ALWAYS or not text.isascii():
         return True
-    lower = text.lower()
-    low, cased = _TEXT
-    if any(map(lower.__contains__, low)) or any(map(text.__contains__, cased)):
+    if _held(_TEXT, text, text.lower()):
         return True
     spans = run_spans(text)
     if not spans:
         return False
     joined = "\n".join([text[a:b] for a, b in spans])
-    low, cased = _RUNS
-    return any(map(joined.lower().__contains__, low)) or any(map(joined.__contains__, cased))
+    lower = joined.lower()
+    if _held(_RUNS, joined, lower):
+        return True
+    shaped = joined.translate(_HEX_SHAPE) if _SHAPED else ""
+    return any(shape in shaped and _held(pieces, joined, lower) for pieces, shape in _SHAPED)
+
+
+def _held(pieces: tuple[tuple[str, ...], tuple[str, ...]], text: str, lower: str) -> bool:
+    low, cased = pieces
+    return any(map(lower.__contains__, low)) or any(map(text.__contains__, cased))

@@ -18,7 +18,8 @@ import os
 import sys
 
 from ._record import Record
-from ._secret_gate import run_spans as _run_spans  # the runs, shared with the gate
+from ._secret_gate import _HEX_SHAPE  # the runs and their shape, shared with the gate
+from ._secret_gate import run_spans as _run_spans
 
 # Imported inside the functions that need them on purpose: a clean text's scan (each prompt's
 # ask) runs without `re`, `math`, `base64`, `urllib` (ADR 0027, tests/test_hot_lines.py).
@@ -1362,7 +1363,6 @@ def _hopeless(m: re.Match[str], text: str, vstart: int, vend: int) -> bool:
     return "machine" not in before and "login" not in before and "account" not in before
 
 
-_HEX_SHAPE = str.maketrans(dict.fromkeys("0123456789abcdef", "h"))
 
 
 class _Runs:

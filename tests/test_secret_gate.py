@@ -63,6 +63,10 @@ _PIECES = st.one_of(
     st.sampled_from(["=", ":", ": ", " = ", '"', "'", "-", "_", ".", "/", "\\n", "\\x01", " ",
                      "\n", "kind: Secret\n", "password: ", "token ", "Bearer ", "bcp:"]),
     st.text(alphabet="abcdefABCDEF0123456789xyzQ~_-", min_size=1, max_size=48),
+    # hex groups of the lengths the shaped rules want (32-8-8), and a project label's
+    st.lists(st.sampled_from([8, 12, 32]), min_size=1, max_size=3).flatmap(
+        lambda sizes: st.tuples(*(st.text(alphabet="0123456789abcdef", min_size=n, max_size=n)
+                                  for n in sizes)).map("-".join)),
     st.text(alphabet="the deploy fail import why does upgrade", min_size=1, max_size=12))
 
 
