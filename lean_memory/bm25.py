@@ -11,12 +11,11 @@ import gc
 import heapq
 import math
 import sys
-from array import array
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, chain, compress, repeat
 
 from ._lazyre import lazy
-from ._record import contextmanager
+from ._record import array, contextmanager
 from ._stem import stem as _porter_stem
 
 TYPE_CHECKING = False  # typing's own costs an import
@@ -401,6 +400,8 @@ class _Segment:
 
     @classmethod
     def of(cls, counts: Sequence[TermCounts]) -> _Segment:
+        if not counts:  # built by every query for an archive never written: no array module
+            return cls([], [0], [], [], [])  # (ADR 0039)
         # term -> [doc, freq, doc, freq, ...]: one flat list per term is the cheapest to grow
         # (measured against per-term pairs of lists and against sorting integer keys).
         postings: dict[str, list[Any]] = {}

@@ -40,12 +40,11 @@ import marshal
 import math
 import os
 import sys
-from array import array
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, pairwise
 
 from ._hash import blake2b
-from ._record import SequenceBase
+from ._record import SequenceBase, array
 from .bm25 import BM25Index, LazySegment, _Segment
 from .fsutil import CACHE_PREFIX, MAX_CACHE_BYTES, open_bounded, tag_matches, write_cache
 
@@ -84,11 +83,15 @@ def _packed(typecode: str, values: Sequence[Any]) -> bytes:
     return out.tobytes()
 
 
-def _unpacked(typecode: str, data: bytes) -> array[Any]:
+def _unpacked(typecode: str, data: bytes) -> Sequence[Any]:
+    """The numbers of ``data`` (little-endian): a view, so a query imports no ``array``
+    (ADR 0039); an array on a big-endian machine."""
+    if _LITTLE:
+        view: Sequence[Any] = memoryview(data).cast(typecode)  # type: ignore[call-overload]
+        return view
     out = array(typecode)
     out.frombytes(data)
-    if not _LITTLE:
-        out.byteswap()
+    out.byteswap()
     return out
 
 
@@ -411,7 +414,7 @@ def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_
             raise Corrupt("inconsistent search index")
         return start, end
 
-    def fetch(start: int, end: int) -> tuple[array[int], array[float]]:
+    def fetch(start: int, end: int) -> tuple[Sequence[int], Sequence[float]]:
         docs = _unpacked("i", body.read(docs_at + 4 * start, docs_at + 4 * end))
         tfs = _unpacked("d", body.read(tfs_at + 8 * start, tfs_at + 8 * end))
         return docs, tfs

@@ -40,15 +40,14 @@ from bisect import bisect_left, bisect_right
 
 from . import _askrecord as R
 from . import format as fmt
-from . import payonce
 from ._hash import blake2b
-from ._jsonc import loads, string
-from ._record import Record, contextmanager, suppress
+from ._jsonc import loads
+from ._record import Record, suppress
 from .bm25 import tokenize
 from .digest import RULES_SHARD, _clip, _tokens
 from .errors import InvalidEntry, LeanMemoryError, SecretFound
 from .format import Entry
-from .fsutil import atomic_write, file_lock, file_signature
+from .fsutil import atomic_write, file_signature
 from .layers import (
     GLOBAL,
     PROJECT,
@@ -61,6 +60,18 @@ from .layers import (
     memory_at,
     open_global,
 )
+from .prompthook import (  # noqa: F401 (learn's names since before ADR 0039)
+    ASKS_DIR,
+    ASKS_LOCK,
+    MAX_FILE,
+    _file_name,
+    _locked,
+    _parse,
+    _read,
+    _record,
+    record,
+)
+from .prompthook import hook_blocks as prompt_blocks
 from .search import Hit
 from .sessionlog import (
     _data_home,
@@ -69,17 +80,15 @@ from .sessionlog import (
     load_writes,
     now_utc,
     private_dir,
-    read_private,
     write_private,
 )
 from .spawn import GIT_SAFE, detached, git_env
-from .tokens import estimate_tokens
 
 # Inside functions on purpose: json, subprocess, datetime, the matcher (asks) and the scanner
 # serve distill, match and propose only; the prompt hook imports this module (ADR 0038).
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable
     from typing import Any
 
     from . import asks as A
@@ -88,15 +97,12 @@ if TYPE_CHECKING:
     from .fsutil import StrPath
     from .search import Hit
 
-ASKS_DIR = "asks"
 ARCHIVE_DIR = "archive"
 SESSIONS_SHARD = R.SUMMARY_SHARD
-MAX_FILE = R.MAX_ASKS_PER_SESSION * (R.MAX_ASK_BYTES + 1024)
 COMPACT_ASKS = 10  # asks a compacted session gets back at its start
 OPEN_LINES = 5  # "still open" lines of the last session at the next one's start
 EXTRAS_SHARE = 4  # the session-start extras take at most 1/4 of the budget
 MAX_EVIDENCE = 4000  # asks the matcher reads (the latest): ~1.5 s, never on a hook's clock
-ASKS_LOCK = ".lock"  # held by a prompt keeping an ask and by a distill archiving a session
 _TAG = "session-summary"
 ENDS = "ends.jsonl"  # when sessions ended (SessionEnd): {"session", "at"} a line
 
@@ -112,63 +118,7 @@ _write = write_private
 _append = append_private
 
 
-def _read(path: StrPath) -> str:
-    return read_private(path, MAX_FILE)
-
-
 # -- asks -----------------------------------------------------------------------------------
-
-
-def _file_name(session: str) -> str:
-    sid = R.clean_session_id(session)
-    if R.plain_name(sid, "_-"):  # [A-Za-z0-9][A-Za-z0-9_-]{0,63}
-        return sid + ".jsonl"
-    return "h-" + blake2b(sid.encode(), digest_size=8).hexdigest() + ".jsonl"
-
-
-def _record(ask: R.Ask) -> str:
-    # json.dumps({"id": …, "session": …, "at": …, "text": …, "project": …},
-    # ensure_ascii=False, sort_keys=True), without importing json (the prompt hook's path)
-    at, ask_id, project, session, text = (string(v, False) for v in (
-        ask.at, ask.id, ask.project, ask.session, ask.text))
-    return (f'{{"at": {at}, "id": {ask_id}, "project": {project}, "session": {session}, '
-            f'"text": {text}}}\n')
-
-
-def _parse(text: str) -> list[R.Ask]:
-    out = []
-    for line in text.splitlines():
-        with suppress(ValueError, TypeError, KeyError):
-            d = loads(line)
-            if isinstance(d, dict) and all(isinstance(d.get(k), str)
-                                           for k in ("id", "session", "at", "text")):
-                out.append(R.Ask(d["id"], d["session"], d["at"], d["text"],
-                                 str(d.get("project", ""))))
-    return out
-
-
-def record(project: MemoryLike, session: str, prompt: str, at: str | None = None) -> R.Ask | None:
-    """Keep ``prompt`` as an ask of ``session`` (scanned, bounded, deterministic id); None
-    when capture is off, the prompt is empty or the same ask is already kept. A session
-    holds at most :data:`asks.MAX_ASKS_PER_SESSION` asks: the latest. Appends and the
-    rewrite at the cap hold one lock, so racing prompts lose no ask."""
-    if not project.config.capture_asks:
-        return None
-    home = _session_home(project._root)  # its last part is the project's key
-    ask = R.make_ask(session, prompt, at or now_utc(), project=os.path.basename(home))
-    if ask is None:
-        return None
-    path = os.path.join(home, ASKS_DIR, _file_name(session))
-    with _locked(os.path.join(home, ASKS_DIR, ASKS_LOCK)):
-        have = _parse(_read(path))
-        if any(a.id == ask.id for a in have):
-            return None
-        if len(have) >= R.MAX_ASKS_PER_SESSION:
-            kept = R.bound_session([*have, ask])
-            _write(path, "".join(_record(a) for a in kept))
-        else:
-            _append(path, _record(ask))
-    return ask
 
 
 def _ask_files(home: StrPath, archived: bool) -> list[str]:
@@ -677,14 +627,6 @@ def propose(project: MemoryLike, text: str, *, title: str = "", shard: str | Non
     return p
 
 
-@contextmanager
-def _locked(path: str) -> Iterator[None]:
-    """An exclusive lock between processes on ``path`` (a private file)."""
-    _private_dir(os.path.dirname(path))
-    with file_lock(path, root=os.path.dirname(path)):
-        yield
-
-
 # -- distill --------------------------------------------------------------------------------
 
 
@@ -1018,48 +960,20 @@ def start_blocks(project: MemoryLike, session: str | None, source: str | None,
 def hook_blocks(project: MemoryLike, event: str, payload: dict[str, Any], prompt: str,
                 budget: int, include_archive: bool | None = None, *,
                 act: bool = True) -> list[Block]:
-    """What the hook for ``event`` injects, as blocks; with ``act`` (the hook itself),
-    records the prompt as an ask and folds quiet sessions first (fail-open: a failure to
-    record never costs the person the digest)."""
-    check_project(project)
-    session = payload.get("session_id")
-    session = session if isinstance(session, str) and session else None
-    if act and event == "UserPromptSubmit" and session and prompt.strip():
-        with suppress(Exception):
-            record(project, session, prompt)
+    """What the hook for ``event`` injects, as blocks (:func:`lean_memory.prompthook.
+    hook_blocks`, which a prompt calls directly); at a session start, with the start's own
+    blocks, quiet sessions folded first with ``act`` (fail-open)."""
     extras: list[Block] = []
-    source = payload.get("source")
-    source = source if isinstance(source, str) else None
     if event == "SessionStart":
+        check_project(project)
+        session = payload.get("session_id")
+        source = payload.get("source")
         with suppress(Exception):
-            extras = start_blocks(project, session, source,
+            extras = start_blocks(project, session if isinstance(session, str) and session
+                                  else None, source if isinstance(source, str) else None,
                                   max(budget, 0) // EXTRAS_SHARE, fold=act)
-
-    used = sum(estimate_tokens(b.text) for b in extras)
-    if session is None or not project.config.pay_once:
-        return [*digest_blocks(project, prompt, budget_tokens=budget - used,
-                               include_archive=include_archive), *extras]
-    # Pay once (ADR 0030): the rules ride the start; a prompt gets what matches it and was
-    # not shown yet in this session (it is still in the agent's context).
-
-    now = payonce.transcript_bytes(payload)
-    if event == "SessionStart":
-        if act and (source is None or source in payonce.RESETS):
-            payonce.reset(project._root, session)
-        blocks = digest_blocks(project, prompt, budget_tokens=budget - used,
-                               include_archive=include_archive)
-        if act:
-            text = "".join(b.text for b in blocks)
-            payonce.note(project._root, session,
-                         payonce.rules_shown([open_global(), project], text), now)
-        return [*blocks, *extras]
-    shown: list[str] = []
-    blocks = digest_blocks(project, prompt, budget_tokens=budget - used,
-                           include_archive=include_archive, rules=False,
-                           seen=payonce.seen(project._root, session, now), shown=shown)
-    if act:
-        payonce.note(project._root, session, shown, now)
-    return [*blocks, *extras]
+    return prompt_blocks(project, event, payload, prompt, budget, include_archive, act=act,
+                         extras=extras)
 
 
 def hook_text(project: MemoryLike, event: str, payload: dict[str, Any], prompt: str,

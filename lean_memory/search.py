@@ -22,13 +22,12 @@ from __future__ import annotations
 
 import os
 import time
-from array import array
 from bisect import bisect_right
 from itertools import accumulate, chain, compress
 
 from . import format as fmt
 from ._hash import blake2b
-from ._record import Record, SequenceBase, contextmanager, replace, suppress
+from ._record import Record, SequenceBase, array, contextmanager, replace, suppress
 from .bm25 import (
     BM25,
     TOKENIZER_VERSION,
@@ -335,8 +334,10 @@ def _index_entries(mem: MemoryLike, name: str, archived: bool, sig: tuple[int, i
     keys: list[bytes] = []
     reused: list[TermCounts | None] = []
     todo: list[tuple[str, str]] = []
-    spans = array("q")
-    lines = array("i")
+    # arrays (compact); a part of no entries, which a query builds for every archive never
+    # written, in lists: the query then imports no ``array`` module (ADR 0039)
+    spans: array[int] | list[int] = array("q") if entries else []
+    lines: array[int] | list[int] = array("i") if entries else []
     for e, withheld in zip(entries, flags, strict=True):
         size = len(e.raw) if e.raw.isascii() else len(e.raw.encode("utf-8"))
         spans.extend((start, start + size))

@@ -158,7 +158,7 @@ def test_a_fresh_clone_has_matches_by_the_second_prompt_when_the_first_runs_out(
 
 
 def test_the_warm_up_runs_only_functions_of_lean_memory_by_name() -> None:
-    assert _warm_target(agents.warm_up) == "lean_memory.agents:warm_up"
+    assert _warm_target(agents.warm_up) == "lean_memory.hooks:warm_up"  # ADR 0039
     assert _warm_target(print) == ""
     assert _warm_target(lambda m: None) == ""
     with pytest.raises(ValueError), time_limit(1.0, warm=json.dumps):
