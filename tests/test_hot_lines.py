@@ -48,10 +48,9 @@ QUERY = CORE | {"commands._memory", "commands.get", "recall", "_jsonc"}
 # Claude Code's plugin answers instead (claude_code), what this session was shown already
 # (payonce), the prompt's typos mended against the memory's words (typos: the digest's gate
 # calibrates with it too), whether the scanner could find anything in the prompt kept as an
-# ask (_secret_gate and the rule table: ADR 0039).
+# ask (_secret_gate: the rule table's keywords written out; ADR 0039).
 HOOK = CORE | {"commands.hook", "hooks", "recall", "digest", "prompthook", "_askrecord",
-               "_jsonc", "_listeners", "claude_code", "payonce", "typos", "_secret_gate",
-               "_secret_rules"}
+               "_jsonc", "_listeners", "claude_code", "payonce", "typos", "_secret_gate"}
 # Session start: the start's own blocks (learn: the quiet sessions folded, the last one's
 # open lines, proposals) and the background learner it may start (spawn: os calls only).
 START = HOOK | {"learn", "spawn"}

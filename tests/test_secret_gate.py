@@ -84,3 +84,11 @@ def test_the_gate_passes_every_text_the_scanner_reports_generated(text: str) -> 
 def test_the_kept_ask_is_the_scanned_one(text: str) -> None:
     """Guards the hook's shortcut: the ask it keeps is what the full scan would keep."""
     assert _askrecord.redact(text) == redact(text)
+
+
+def test_the_written_tables_are_the_rule_tables() -> None:
+    """Guards the gate's copy of the keywords: a rule added to (or changed in) the table
+    but not written into ``_secret_gate`` would run on texts the gate calls clean."""
+    from lean_memory import _secret_gate as g
+
+    assert g.tables() == (g._ALWAYS, g._RUNS, g._SHAPED, g._TEXT)
