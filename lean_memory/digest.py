@@ -508,8 +508,9 @@ class _Matches:
 
     def _fetch(self, k: int) -> None:
         self.k = k
+        # lazy: of dozens of hits the packing shows a few; the rest are never parsed
         found = find(self.mem, self.query, k=k, shards=self.shards,
-                     include_archive=self.include_archive, mend=True)
+                     include_archive=self.include_archive, mend=True, lazy=True)
         self.hits = [h for h in found.hits if not _placeholder(h.entry)]
         self.withheld = found.withheld
         self.complete = len(found.hits) < k or k >= MAX_FETCH
