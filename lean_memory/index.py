@@ -326,7 +326,14 @@ class _Numbers(SequenceBase[int]):
     def __len__(self) -> int:
         return self.n
 
-    def __getitem__(self, i: int) -> int:  # type: ignore[override]
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):  # one read for a run (an entry's start and end)
+            lo, hi, step = i.indices(self.n)
+            if step != 1 or hi <= lo:
+                return list(self)[i]
+            at = self.start + self.width * lo
+            body = self.body.read(at, at + self.width * (hi - lo))
+            return list(_unpacked(self.typecode, body))
         if i < 0:
             i += self.n
         if not 0 <= i < self.n:

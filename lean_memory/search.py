@@ -184,7 +184,7 @@ class Corpus:
         i = bisect_right(self.bases, number) - 1
         part = self.parts[i]
         local = number - self.bases[i]
-        start, end = part.spans[2 * local], part.spans[2 * local + 1]
+        start, end = part.spans[2 * local:2 * local + 2]
         data = self._data.get(i)
         raw = data[start:end] if data is not None else self._read(i, start, end)
         return raw, part.name, part.lines[local], self.ids[number]
