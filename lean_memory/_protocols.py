@@ -34,6 +34,7 @@ class MemoryLike(Protocol):
     _dir: str
     _cache: str
     _index: str
+    layer: str  # "project", or "global" for the global store (lean_memory.folder.Folder)
     # the retrievers given to the facade, None for the configured ones
     _retrievers: list[Retriever] | None
 

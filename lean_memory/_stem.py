@@ -172,7 +172,20 @@ def stem_inflected(word: str) -> str:
     word = _IRREGULAR.get(word, word)
     if len(word) > 5 and word.endswith("ly") and word[-3] not in "aeioulpb":
         word = word[:-2]  # "directly" is "direct" (Porter keeps "directli")
-    return _porter(word, True)
+    got = _porter(word, True)
+    if got.endswith("i") and _measure(got[:-1]) > 1:
+        # a noun in -y and its verb in -ize ("apology", "apologize" -> "apolog")
+        got = got[:-1]
+    elif got.endswith("er") and len(got) >= 6 and _measure(got[:-2]) >= 1:
+        # the one who does it and what is done: "linter" / "lint", "formatter" / "format"
+        # (Porter keeps "-er" after a short stem and doubles "formatt")
+        got = got[:-2]
+        if got[-1] == got[-2] and got[-1] not in "lsfz":
+            got = got[:-1]
+    elif word.endswith(("er", "ers")) and len(got) >= 4 and got[-1] == got[-2] \
+            and got[-1] not in "lsfz":
+        got = got[:-1]
+    return got
 
 
 def _porter(word: str, consistent: bool) -> str:

@@ -47,11 +47,11 @@ from .hooks import (  # noqa: F401
     warm_up,
 )
 from .recall import CONTEXT_LIMIT, hook_budget, injected  # noqa: F401 (as before)
-from .spawn import PLAIN_ENV, sh_command, sh_installed
+from .spawn import PLAIN_ENV, git, sh_command, sh_installed
 from .store import Memory
 
-# Inside functions: json, re, subprocess, shutil and pathlib serve `init` only (this module was
-# on the prompt hook's path before ADR 0039; those imports stay where they were).
+# Inside functions: json, re, shutil and pathlib serve `init` only (this module was on the
+# prompt hook's path before ADR 0039; those imports stay where they were).
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from pathlib import Path
@@ -102,6 +102,12 @@ def hook_command(event: str, *, portable: bool = False) -> str:
 
     return "sh -c '" + find + _fallback(event)[len("sh -c '"):].replace(
         f"exec {CLI} hook", f"exec {PLAIN_ENV} {CLI} hook", 1)
+
+
+def _codex_lines(event: str) -> tuple[str, str, str]:
+    """Codex's lines of ours for ``event``, newest first: the launcher's (current), the one
+    before it (:func:`_fallback`) and the first versions' bare ``lean-memory hook EVENT``."""
+    return hook_command(event, portable=True), _fallback(event), f"{CLI} hook {event}"
 
 
 def _fallback(event: str) -> str:
@@ -167,8 +173,7 @@ def _safe_commands(text: str) -> str:
     import json
     import re
 
-    old = {f"{CLI} hook {e}": hook_command(e, portable=True) for e in HOOKS}
-    old.update({_fallback(e): hook_command(e, portable=True) for e in HOOKS})
+    old = {line: lines[0] for lines in map(_codex_lines, HOOKS) for line in lines[1:]}
 
     def fresh(m: re.Match[str]) -> str:
         try:
@@ -213,12 +218,27 @@ def hook_events(agent: str) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _has_our_hook(groups: list[Any], event: str) -> bool:
-    needle = next(k for k, v in HOOKS.items() if v == event)
-    for group in groups:
-        for h in (group.get("hooks") or []) if isinstance(group, dict) else []:
-            cmd = h.get("command", "") if isinstance(h, dict) else ""
-            if isinstance(cmd, str) and f"hook {needle}" in cmd and "lean" in cmd:
+def our_event(command: str) -> str | None:
+    """The event (``session-start``, …) of a hook line of ours, else None: the one
+    definition of "ours" for ``init``. Ours are exactly the lines some version of ``init``
+    wrote: those naming an interpreter (:func:`lean_memory.claude_code.our_hook`) and
+    Codex's shared ones (:func:`_codex_lines`); a person's line that mentions lean_memory
+    and an event is theirs."""
+    named = our_hook(command)
+    if named is not None:
+        return named[0]
+    return next((e for e in HOOKS if command in _codex_lines(e)), None)
+
+
+def _has_our_hook(groups: Any, event: str) -> bool:
+    """Whether an event's hook groups (``event`` as the settings name it, ``SessionStart``)
+    hold a line of ours for that event."""
+    for group in groups if isinstance(groups, list) else []:
+        inner = group.get("hooks") if isinstance(group, dict) else None
+        for h in inner if isinstance(inner, list) else []:
+            cmd = h.get("command") if isinstance(h, dict) else None
+            ours = our_event(cmd) if isinstance(cmd, str) else None
+            if ours is not None and HOOKS.get(ours) == event:
                 return True
     return False
 
@@ -292,22 +312,16 @@ def _import_section(current: str) -> str:
 def _ensure_ignored(top: Path, path: Path) -> str | None:
     """Make git ignore ``path`` (a personal file) with a line in its folder's .gitignore;
     a line to print, or None when git already ignores it or this is not a repository."""
-    import subprocess
-
-    try:
-        r = subprocess.run(["git", "-C", str(top), "check-ignore", "-q", str(path)],
-                           capture_output=True, timeout=30, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if r.returncode != 1:  # 0: ignored already; 128: not a repository (or no git)
+    # The person's git config: their global excludes file may ignore it already.
+    r = git(str(top), "check-ignore", "-q", str(path), timeout=30, person=True)
+    if r.code != 1:  # 0: ignored already; 128: not a repository; None: no git
         return None
     named = path.relative_to(top).as_posix()
-    try:  # check-ignore says "not ignored" of any tracked file: a line would change nothing
-        tracked = subprocess.run(["git", "-C", str(top), "ls-files", "--error-unmatch", "--",
-                                  named], capture_output=True, timeout=30, check=False)
-    except (OSError, subprocess.SubprocessError):
+    # check-ignore says "not ignored" of any tracked file: a line would change nothing
+    tracked = git(str(top), "ls-files", "--error-unmatch", "--", named, timeout=30, person=True)
+    if tracked.code is None:
         return None
-    if tracked.returncode == 0:
+    if tracked.ok:
         return (f"warning: {named} is committed to git and names this machine's interpreter: "
                 f"untrack it with `git rm --cached {named}` (the file stays) and commit")
     ignore = path.parent / ".gitignore"
@@ -418,9 +432,14 @@ def _add_new_events(top: Path, agent: str, text: str) -> str | None:
     events added since, everything else kept; the line saying so, or None."""
     import json
 
-    if not text or not any(f"hook {e}" in text and "lean" in text for e in EVENTS):
+    try:
+        current: Any = json.loads(text) if text else None
+    except ValueError:
+        return None  # not ours to mend here: `init --agent` reports it
+    hooks = current.get("hooks") if isinstance(current, dict) else None
+    if not isinstance(hooks, dict) or not any(_has_our_hook(hooks.get(name), name)
+                                              for name in EVENTS.values()):
         return None  # not set up for this agent: `init --agent` does that
-    current = json.loads(text)
     # only events added since: a hook of ours that the person took out stays out
     merged = _merge_hooks(json.loads(text), agent, only=tuple(QUIET_EVENTS.values()))
     if merged is None or merged == current:

@@ -87,6 +87,10 @@ MAX_SECTION_LINES = 20  # per part of a summary; the rest are named by id
 LINK_COSINE = 0.35  # signed, idf-weighted cosine at or above which two rule sentences link
 DISTINCT_SHARE = 0.7  # an unshared term this heavy (vs the sentence's heaviest) names a thing
 KEY_SHARE = 0.2  # of what a sentence is about (by weight), the share another must also say
+ANCHOR_IDF = 0.6  # of the rarest word's idf: a key word at least this rare is an anchor
+ANCHOR_COVER = 0.4  # of each one's anchors (by weight, words said once aside), the share agreed
+MAX_ANCHOR_BUCKET = 64  # rule sentences past which a word is too common to be an anchor
+TYPO_MIN_LEN = 5  # a rare term this long one letter away from a common one is a typo of it
 CONFLICT_SHARE = 0.25  # shared weight with opposite signs above this share: they disagree
 
 # -- reading a request -------------------------------------------------------------------------
@@ -98,16 +102,42 @@ _PHRASES = [(lazy("(?i)" + p), r, keys) for p, r, keys in (
     (r"\b(?:do not|don'?t|dont) forget\b|\bkeep in mind\b|\bbear in mind\b|\bas i said\b"
      r"|\blike i said\b|\bi told you\b", " remember ", ("forget", "mind", "said", "told")),
     (r"\bfrom now on\b|\bgoing forward\b|\bin (?:the )?future\b|\bby default\b|\bevery time\b"
-     r"|\beach time\b|\bas a rule\b|\bat all times\b", " always ",
-     ("now on", "forward", "future", "default", "time", "rule")),
-    (r"\bno more\b|\bnever ever\b|\bnever again\b", " never ", ("no more", "never")),
-    # German and French, the words a rule turns on (a small table, no model)
-    (r"\b(?:immer|stets|toujours)\b", " always ", ("immer", "stets", "toujours")),
-    (r"\b(?:nie|niemals|jamais)\b", " never ", ("nie", "jamais")),
-    (r"\bau lieu d(?:e\b|')|\bplutot que?\b|\b(?:an)?statt\b|\banstelle von\b", " instead ",
-     ("lieu", "plutot", "statt", "anstelle")),
-    (r"\bpas d(?:e\b|')|\bkein(?:e|en|em|er|es)?\b|\baucune?\b", " no ",
-     ("pas d", "kein", "aucun")),
+     r"|\beach time\b|\bas a rule\b|\bat all times\b|\ball the time\b"
+     # a convention: "as in the rest of the API", "like everywhere else"
+     r"|\b(?:as|like) (?:in |for |with )?(?:the rest of|everywhere else|(?:all )?the other)\b",
+     " always ",
+     ("now on", "forward", "future", "default", "time", "rule", "rest of", "else", "other")),
+    (r"\bno more\b|\bnever ever\b|\bnever again\b|\bno longer\b|\benough (?:with|of)\b"
+     r"|\brefrain from\b|\bquit\b|\bcut it out with\b", " never ",
+     ("no more", "never", "no longer", "enough", "refrain", "quit", "cut it")),
+    (r"\b(?:any ?more|any longer)\b", " ", ("more", "longer")),
+    # German, French, Spanish and Italian: the words a rule turns on (a small table, no model)
+    (r"\b(?:immer|stets|toujours|siempre|sempre)\b", " always ",
+     ("immer", "stets", "toujours", "siempre", "sempre")),
+    (r"\b(?:nie|niemals|jamais|nunca|jamas)\b|\bnon\b(?=[^,.!?]*\bmai\b)", " never ",
+     ("nie", "jamais", "nunca", "jamas", "mai")),
+    (r"\bmai\b", " ", ("mai",)),
+    (r"\bau lieu d(?:e\b|')|\bplutot que?\b|\b(?:an)?statt\b|\banstelle von\b"
+     r"|\ben (?:lugar|vez) de\b|\binvece di\b|\bal posto di\b|\banziche\b", " instead ",
+     ("lieu", "plutot", "statt", "anstelle", "lugar", "vez de", "invece", "posto", "anziche")),
+    (r"\bpas d(?:e\b|')|\bkein(?:e|en|em|er|es)?\b|\baucune?\b|\bnada de\b|\bningun[oa]?\b"
+     r"|\bniente\b|\bnessun[oa]?\b", " no ",
+     ("pas d", "kein", "aucun", "nada de", "ningun", "niente", "nessun")),
+    (r"\bnon\b(?=\s+[a-z])", " not ", ("non",)),
+    (r"\bpor favor\b|\bper favore\b|\bperfavore\b|\bporfa\b", " please ",
+     ("favor", "porfa")),
+    (r"\b(?:usamos|usiamo|utilizamos|utilizziamo)\b", " we use ",
+     ("usamos", "usiamo", "utiliz")),
+    (r"\b(?:usa|usar|usad|usate|usare|utiliza|utilizar|utilizza|utilizzate|utilizzare)\b",
+     " use ", ("usa", "usar", "utiliz")),
+    (r"\b(?:prefiero|preferimos|preferisco|preferiamo)\b", " prefer ", ("prefer",)),
+    (r"\b(?:evita|evitar|evitad|evitare|evitate)\b", " avoid ", ("evit",)),
+    (r"\bantes de\b|\bprima di\b", " before ", ("antes de", "prima di")),
+    (r"\bdespues de\b|\bdopo\b", " after ", ("despues", "dopo")),
+    (r"\b(?:sin|senza)\b", " without ", ("sin", "senza")),
+    (r"\b(?:cada|ogni)\b", " every ", ("cada", "ogni")),
+    (r"\b(?:solo|solamente|soltanto|unicamente)\b", " only ", ("solo", "solamente",
+                                                               "soltanto", "unicamente")),
     (r"\bn(?:e\b|')", " ", ("ne", "n'")),
     (r"\bnicht\b|\bpas\b", " not ", ("nicht", "pas")),
     (r"\bbitte\b|\bs'il (?:te|vous) plait\b|\bstp\b|\bsvp\b|\bdanke\b|\bmerci\b", " please ",
@@ -120,27 +150,83 @@ _PHRASES = [(lazy("(?i)" + p), r, keys) for p, r, keys in (
      " use ", ("nimm", "nehm", "verwende", "benutze", "nutze", "utilis")),
     (r"\binstead of\b|\brather than\b|\bin place of\b|\bas opposed to\b", " instead ",
      ("instead", "rather", "place of", "opposed")),
+    # "mix format first, then commit" is an order, one rule: not two requests (and "first
+    # explain the plan then write code", "primero el plan, luego el codigo")
+    (r"\b(?:primero|prima)\b", " first ", ("primero", "prima")),
+    (r"\b(?:luego|poi)\b", " then ", ("luego", "poi")),
+    (r"\bfirst\s*,?\s*(?:and\s+)?(?:then|second|after(?:wards)?)\b", " before ",
+     ("then", "second", "after")),
+    (r"^\s*first\b([^.!?;]*?)\s*,?\s*then\b", r" \1 before ", ("then",)),
+    # a complaint says what is wanted: "you keep leaving out the specs", "you keep adding
+    # comments"
+    (r"\byou (?:keep|always|constantly) (?:leav(?:e|ing) out|forget(?:ting)?|skip(?:ping)?"
+     r"|drop(?:ping)?|omit(?:ting)?)\b", " always add ", ("you",)),
+    (r"\byou (?:keep|constantly) (?=\w+ing\b)", " never ", ("you",)),
+    (r"\b(?:leav(?:e|ing)|left) out\b", " no ", ("out",)),
     (r"\bg[eo]t(?:ting)? rid of\b|\brip(?:ped)? out\b", " remove ", ("rid of", "rip")),
     (r"\bpull requests?\b|\bmerge requests?\b", " pr ", ("request",)),
     (r"\bhands off\b", " never touch ", ("hands off",)),
     (r"\bleave ((?:[\w./-]+ ){0,3}?[\w./-]+) alone\b", r" never touch \1 ", ("alone",)),
-    (r"\bstick (?:to|with)\b|\bstay with\b|\bgo with\b|\bopt for\b", " use ",
-     ("stick", "stay with", "go with", "opt for")),
+    (r"\bstick (?:to|with)\b|\bstay with\b|\bgo with\b|\bopt for\b|\breach for\b"
+     r"|\bresort to\b|\bturn to\b|\bfall back (?:to|on)\b|\bgo for\b|\bbet on\b", " use ",
+     ("stick", "stay with", "go with", "opt for", "reach for", "resort", "turn to",
+      "fall back", "go for", "bet on")),
+    # "keep emojis out of commit messages", "leave the hints out": what is kept out is refused
+    (r"\b(?:keep|leave) ((?:[\w./-]+ ){0,3}?[\w./-]+) out of\b", r" no \1 in ",
+     ("out",)),
+    (r"\b(?:keep|leave) ((?:[\w./-]+ ){0,3}?[\w./-]+) out\b", r" no \1 ", ("out",)),
+    (r"\bleave out\b|\bcut out\b|\bdrop the\b", " no ", ("leave out", "cut out", "drop the")),
     (r"\b(?:ca|wo|sha)n'?t\b", " not ", ("can", "won", "shan")),
+    # typed without the apostrophe: "dont use var ever"
+    (r"\b(do|does|did|should|must|is|are|was|were|would|could|have|has|had)nt\b", r"\1 not",
+     ("nt",)),
     (r"n't\b|\bcannot\b", " not ", ("n't", "cannot")),
 )]
 # A sentence ends at its punctuation, and where a second request is joined on ("fix X, and
 # please use uv"), so the task's words never become part of the rule's.
 _SENTENCE = lazy(
-    r"(?i)([.!?;]+(?=\s|$)|\n+|,\s*(?:and|then|also|plus)\b"
+    r"(?i)([.!?;]+(?=\s|$)|\n+|(?<!first),\s*(?:and|then|also|plus)\b"
     r"|\band\s+(?=please\b|remember\b|also\b|always\b|never\b|do not\b|i prefer\b))")
+_FIRST_THEN = lazy(r"(?i)(\bfirst\b[^.!?;\n]*?),\s*(?=then\b)")
 # A pasted error message says nothing about what the person wants.
 _ERROR = lazy(r"\b[A-Z]\w*(?:Error|Exception|Warning): [^\n!?;]*")
+# A line a program printed, pasted before the request: a log level or a compiler's, linter's or
+# test runner's prefix at its head, or a place in a file (path:line), a stack frame, an arrow
+_OUTPUT_LINE = lazy(
+    r"^\s*(?:\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL|FAIL(?:ED)?|PASS(?:ED)?|CRITICAL"
+    r"|SEVERE|PANIC|E\d{4})\b"
+    r"|(?i:\[?(?:error|warning|warn|info|debug|fatal|panic|note|ld|fatal error)\b[\[:(]"
+    r"|traceback\b|at [\w.$<>]+\(|npm err|e\s+[\w.]+error\b|>>>|\$ ))"
+    r"|[\w./-]+\.[a-z]{1,5}:\d+|(?i:\bline \d+\b|\s-->\s|\bexit (?:code|status) \d+)")
+
+
+def _without_output(text: str) -> str:
+    """``text`` without the lines a program printed, and without what a "<-" points at."""
+    lines = []
+    for line in text.split("\n"):
+        if "<-" in line:  # "Prelude.head: empty list  <- this is why we don't use head"
+            line = line.rsplit("<-", 1)[1]
+        elif _OUTPUT_LINE.search(line) and not _ASKING.search(line):
+            continue
+        lines.append(line)
+    return "\n".join(lines)
+
+
+# a line that also asks something is kept whatever it quotes ("the build fails with exit code 2,
+# always run make clean first")
+_ASKING = lazy(r"(?i)\b(?:please|pls|always|never|don'?t|do not|stop|use|prefer|remember"
+               r"|make sure|we)\b")
+# A date or a time in a pasted log line names no rule ("2026-11-03 12:00:01 ERROR …")
+_STAMP = lazy(r"\b\d{4}-\d\d-\d\d(?:[ T]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?Z?)?\b"
+              r"|\b\d\d?:\d\d(?::\d\d)?(?:[.,]\d+)?\b")
 _FILE_EXT = lazy(r"\.(?:[a-z]{1,4})$")
 _CODE_NAME = lazy(r"\b[a-z]+[A-Z][A-Za-z0-9]*|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*")
-_HYPHEN_JOIN = lazy(r"\b(re|pre|non|un|co|sub|anti|post|semi|multi)-(?=[a-z])")
+_HYPHEN_JOIN = lazy(r"\b(re|pre|non|un|co|sub|anti|post|semi|multi|[a-z])-(?=[a-z])")
 _HYPHEN = lazy(r"(?<=[a-z])-(?=[a-z])")
+_FLAG = lazy(r"(?<![\w-])(--?)([a-z][a-z0-9]*(?:-[a-z0-9]+)+)")
 _SUBCLAUSE = lazy(r",|:|\(|\)|\s-+\s|\s\u2014\s|\bbut\b|\bthough\b|\bhowever\b")
+_SUBCLAUSE_KEEP = lazy(r"(,|:|\(|\)|\s-+\s|\s\u2014\s|\bbut\b|\bthough\b|\bhowever\b)")
+_NAMING_STYLE = lazy(r"(?i)(camel|pascal|snake|kebab)[_ -]?cased?")
 _TOKEN = lazy(r"[a-z0-9#@$~][a-z0-9_+#./@-]*")
 _TRAILING = ".-/@"
 
@@ -164,7 +250,9 @@ def _inflected(words: str) -> frozenset[str]:
 
 
 _DOUBLING = frozenset({"drop", "strip", "ban", "stop"})
-_INVERT = _inflected("remove uninstall delete drop disable ditch ban strip eliminate deprecate")
+_INVERT = _inflected(
+    "remove uninstall delete drop disable ditch ban strip eliminate deprecate clear")
+_MARKERS = _inflected("ban deprecate ditch")
 _REPLACE = _inflected("replace")
 _SWITCH = _inflected("switch migrate move port convert change")
 _CONTRAST = frozenset({"instead", "over"})
@@ -183,10 +271,14 @@ yourself whatever okay yes yeah sure cool great good fine one ones bring back ki
 form style ahead purpose case stuff wherever possible everywhere suggest suggesting
 recommend recommending
 der die das den dem des ein eine einen einem und oder ist sind zu zum zur mit fur von auf im
+el los las una unos unas del al para con por en es son su sus este esta estos esas muy mas
+il gli da per che sono tu io li mi ti ci vi dei delle della dello nel nella nei al alla ai sul
+sulla questo questa
 es ich du wir le la les un une et ou pour avec de du en dans est sont ce ca on nous je tu il
 elle que qui au aux sur par re ve ll
 """)
-_WH = frozenset({"why", "what", "how", "where", "which", "who", "whats", "hows", "whos"})
+_WH = frozenset({"why", "what", "how", "where", "which", "who", "whats", "hows", "whos",
+                 "whether"})
 _SUBJECTS = frozenset({"i", "we", "you", "please", "and", "also", "just", "so", "then", "but",
                        "always", "remember", "pls", "kindly", "oh", "btw", "ok", "okay", "again"})
 _DOISH = frozenset({"do", "does", "did", "should", "would", "could", "must", "will", "shall",
@@ -206,7 +298,9 @@ _SYNONYMS = {
     "reply": "answer", "replies": "answer", "response": "answer", "responses": "answer",
     "shorter": "short", "longer": "long", "smaller": "small", "simpler": "simple",
     "cleaner": "clean", "clearer": "clear", "straight": "direct", "directly": "direct",
-    "brief": "short", "concise": "short", "terse": "short", "logger": "log", "logging": "log",
+    "brief": "short", "concise": "short", "terse": "short", "succinct": "short",
+    "kurz": "short", "kurze": "short", "kurzer": "short", "knapp": "short", "court": "short",
+    "courte": "short", "courtes": "short", "courts": "short", "logger": "log", "logging": "log",
     "bulleted": "bullet", "bulletpoint": "bullet", "bulletpoints": "bullet",
     "annotation": "hint", "annotations": "hint", "annotate": "hint", "typed": "type",
     # the same word in the other languages of a prompt (German, French)
@@ -221,6 +315,56 @@ _SYNONYMS = {
     "kommentar": "comment", "kommentare": "comment", "commentaire": "comment",
     "commentaires": "comment", "fichier": "file", "fichiers": "file", "datei": "file",
     "dateien": "file", "msg": "message", "msgs": "message",
+    "recap": "summary", "recaps": "summary", "sorry": "apology", "pixel": "px", "pixels": "px",
+    "tldr": "summary", "summaries": "summary", "emojis": "emoji", "emoticons": "emoji",
+    "emoticon": "emoji", "mr": "pr", "mrs": "pr", "configuration": "config",
+    "settings": "config", "environment": "env", "variable": "var", "variables": "var",
+    "vars": "var", "func": "function", "funcs": "function", "args": "argument",
+    "params": "parameter", "param": "parameter", "k8s": "kubernetes", "js": "javascript",
+    "ts": "typescript", "py": "python", "postgresql": "postgres", "pg": "postgres",
+    "libs": "library", "lib": "library", "explanation": "explain", "explanations": "explain",
+    "prose": "explain",
+    "excuse": "apology", "excuses": "apology",
+    # languages and naming styles, the values of a setting (see _VALUE_CLASSES)
+    "espanol": "spanish", "castellano": "spanish", "spanisch": "spanish",
+    "espagnol": "spanish", "spagnolo": "spanish", "ingles": "english", "inglese": "english",
+    "italiano": "italian", "italienisch": "italian", "italien": "italian",
+    "snake_case": "snake", "snakecase": "snake", "camelcase": "camel", "pascalcase": "pascal",
+    "kebabcase": "kebab", "tabs": "tab", "spaces": "space",
+    # Spanish and Italian nouns of the workplace
+    "comentario": "comment", "comentarios": "comment", "commento": "comment",
+    "commenti": "comment", "codigo": "code", "codice": "code", "nombre": "name",
+    "nombres": "name", "nome": "name", "nomi": "name", "columna": "column",
+    "columnas": "column", "colonna": "column", "colonne": "column", "prueba": "tests",
+    "pruebas": "tests", "dependencia": "dependency", "dependencias": "dependency",
+    "dipendenza": "dependency", "dipendenze": "dependency", "libreria": "library",
+    "librerias": "library", "librerie": "library", "paquete": "package",
+    "paquetes": "package", "pacchetto": "package", "pacchetti": "package",
+    "archivo": "file", "archivos": "file", "mensaje": "message", "mensajes": "message",
+    "messaggio": "message", "messaggi": "message", "respuesta": "answer",
+    "respuestas": "answer", "risposta": "answer", "risposte": "answer", "corta": "short",
+    "cortas": "short", "corto": "short", "cortos": "short", "breve": "short",
+    "brevi": "short", "clase": "class", "clases": "class", "classe": "class",
+    "classi": "class", "funcion": "function", "funciones": "function",
+    "funzione": "function", "funzioni": "function", "nuevo": "new", "nueva": "new",
+    "nuevos": "new", "nuevas": "new", "nuovo": "new", "nuova": "new", "nuovi": "new",
+    "nuove": "new", "tabla": "table", "tablas": "table", "tabella": "table",
+    "tabelle": "table", "chiave": "key", "chiavi": "key", "clave": "key", "claves": "key",
+    "spiegazione": "explain", "spiegazioni": "explain", "explicacion": "explain",
+    "explicaciones": "explain",
+}
+# Words that say the opposite of a word above: "no long answers" asks for short ones, so "long"
+# is read as "short" with its sign turned (a small table of the words people use about the
+# size and manner of code and answers, not one fitted to a bench).
+_ANTONYMS = {
+    "long": "short", "lengthy": "short", "verbose": "short", "wordy": "short",
+    "rambling": "short", "essay": "short", "essays": "short", "novel": "short",
+    "novels": "short", "wall": "short", "walls": "short",
+    "big": "small", "bigger": "small", "large": "small", "larger": "small",
+    "huge": "small", "giant": "small", "massive": "small", "passive": "active",
+    "longue": "short", "larga": "short", "largas": "short", "lunga": "short",
+    "lunghe": "short",
+    "longues": "short", "longs": "short",
 }
 _WORD_MEMO: dict[str, str] = {}
 _STEM_SYNONYMS: dict[str, str] = {}  # the table by stem, filled on first use
@@ -244,6 +388,26 @@ def _normalize(text: str) -> str:
 _NORM_MEMO: dict[str, str] = {}
 
 
+def _cue_typos() -> dict[str, str]:
+    """The words a rule turns on, each typed wrong: two letters swapped, one left out, one
+    doubled (a fixed table: no other word of English is among them)."""
+    out: dict[str, str] = {}
+    for cue in ("always", "never", "please", "prefer", "remember", "instead", "should",
+                "avoid", "every", "without", "forget", "default"):
+        wrong = {cue[:i] + cue[i + 1] + cue[i] + cue[i + 2:] for i in range(len(cue) - 1)}
+        wrong |= {cue[:i] + cue[i + 1:] for i in range(1, len(cue))}
+        wrong |= {cue[:i] + cue[i] + cue[i:] for i in range(1, len(cue))}
+        out.update((w, cue) for w in wrong if w != cue)
+    for real in ("ever", "preferred", "forge", "defaults", "shoulder", "neve", "avid",
+                 "instea", "pease", "lease", "alway"):
+        out.pop(real, None)  # words in their own right (or harmless as they are)
+    return out
+
+
+_CUE_TYPOS = _cue_typos()
+_CUE_TYPO = lazy(r"\b(?:" + "|".join(sorted(_CUE_TYPOS, key=lambda k: (-len(k), k))) + r")\b")
+
+
 def _normalized(text: str) -> str:
     if not text.isascii():
         # accents folded ("préfère" is "prefere"), so a word written with or without them
@@ -251,11 +415,17 @@ def _normalized(text: str) -> str:
         text = "".join(ch for ch in unicodedata.normalize("NFKD", text.replace("\u2019", "'"))
                        if not unicodedata.combining(ch))
         text = unicodedata.normalize("NFKC", text)
-    text = _ERROR.sub(" ", text).lower()
+    text = _STAMP.sub(" ", _ERROR.sub(" ", text)).lower()
     if "-" in text:
+        # a command-line flag is one name ("-fno-exceptions" is not "exceptions")
+        text = _FLAG.sub(lambda m: m.group(1) + m.group(2).replace("-", "_"), text)
         # "bullet-point" is "bullet point"; "pre-commit" is one word
         text = _HYPHEN_JOIN.sub(r"\1", text)
         text = _HYPHEN.sub(" ", text)
+    if "case" in text:
+        text = _NAMING_STYLE.sub(r" \1case ", text)
+    if _CUE_TYPO.search(text):  # "alwasy", "nevr", "plase": the rule word it was meant as
+        text = _CUE_TYPO.sub(lambda m: _CUE_TYPOS[m.group(0)], text)
     found = set(_TRIGGER.findall(text))
     if found:
         for rx, repl, keys in _PHRASES:
@@ -285,9 +455,12 @@ def _term(word: str) -> str:
 def _words(clause: str) -> list[str]:
     words: list[str] = []
     for tok in _TOKEN.findall(clause):
-        tok = tok.rstrip(_TRAILING).replace("'", "")
+        # ("@spec", "@Autowired": an annotation is its name)
+        tok = tok.rstrip(_TRAILING).replace("'", "").lstrip("@")
         if "." in tok and not _FILE_EXT.search(tok):
             words.extend(p for p in tok.split(".") if p)  # "str.format()" is "format()"
+        elif tok.count("/") == 1 and tok.replace("/", "").isalpha():
+            words.extend(p for p in tok.split("/") if p)  # "async/await", "CI/CD"
         elif tok:
             words.append(tok)
     return words
@@ -321,6 +494,7 @@ def _signed(words: list[str], replacing: bool) -> tuple[dict[str, int], bool, se
     lead = True  # still before the clause's first content word
     other_subject = False  # "it does not work": a subject that is not the person
     prohibits = condition = scoped = False
+    turned = False  # a prohibition of an opposite: "don't write long answers" wants short ones
     where: set[str] = set()
     for i, w in enumerate(words):
         nxt = words[i + 1] if i + 1 < len(words) else ""
@@ -348,7 +522,8 @@ def _signed(words: list[str], replacing: bool) -> tuple[dict[str, int], bool, se
         elif w in _REPLACE:
             sign = -sign  # "replace X with Y": X is rejected, up to "with"
         elif w in _INVERT:
-            terms.setdefault(_term(w), sign)
+            if w not in _MARKERS:  # "X is banned" is about X, never about banning
+                terms.setdefault(_term(w), sign)
             if lead:
                 # the action of the clause turns its object ("uninstall uv" rejects uv); later
                 # it is only a word ("ask before removing files" wants files asked about)
@@ -357,9 +532,9 @@ def _signed(words: list[str], replacing: bool) -> tuple[dict[str, int], bool, se
         elif w in _SWITCH:
             switching = True
         elif switching and w == "from":
-            sign = -1
+            sign = -base  # ("never switch from X to Y" keeps X)
         elif switching and w in {"to", "into"}:
-            sign = 1
+            sign = base
         elif w in {"with", "by"} and terms and sign == -1 and replacing:
             sign = 1  # "replace X with Y"
         elif w in _SCOPE_END and not switching:
@@ -367,13 +542,21 @@ def _signed(words: list[str], replacing: bool) -> tuple[dict[str, int], bool, se
             # where a prohibition holds is not what it refuses: "no emojis in commit
             # messages" refuses emojis, as "commit messages without emojis" does ("to" is
             # still the act's: "never push to main")
-            sign = 1 if prohibits and w != "to" and not lead else base
+            # ("to" is still the act's until it has an object: "never push to main", but
+            # "don't add emojis to commit messages")
+            placed = w != "to" or len(terms) >= 2
+            sign = 1 if prohibits and not lead and placed else base
+            scoped = scoped or (w == "to" and prohibits and placed)
         elif w in {"we", "i"} and nxt in {"use", "like", "love", "prefer", "always", "never"}:
             cue = True
         elif _is_content(w):
             t = _term(w)
+            flip = w in _ANTONYMS
+            if flip:
+                t = _term(_ANTONYMS[w])
+                turned = turned or (prohibits and sign == -1)
             if t not in terms:
-                terms[t] = sign
+                terms[t] = -sign if flip else sign
                 if scoped:
                     where.add(t)
             lead = False
@@ -381,12 +564,19 @@ def _signed(words: list[str], replacing: bool) -> tuple[dict[str, int], bool, se
     # "tabs are banned", "pushing to main is not ok": what came before is what is refused
     for i in range(1, len(words)):
         w, prev = words[i], words[i - 1]
+        # (and "with cell outputs stripped": a removal said after its object, as a manner;
+        # "the precision dropped" is a fact)
+        stripped = w in _INVERT and w.endswith("ed") and _is_content(prev) \
+            and "with" in words[:i]
         if (w in _REVERSING and prev in _FINITE | {"be", "been"}) or (
-                w in _ACCEPTED and prev == "not" and i > 1 and words[i - 2] in _FINITE):
+                w in _ACCEPTED and prev == "not" and i > 1 and words[i - 2] in _FINITE) \
+                or stripped:
             before = _signed(words[:i - (w in _ACCEPTED)], replacing)[0]
             terms = {t: (-s if t in before else s) for t, s in terms.items()}
-            cue = True
+            cue = cue or not stripped
             break
+    if turned:
+        terms = dict.fromkeys(terms, 1)
     if prohibits and condition:
         # "never commit without running the tests" asks what "always run the tests before
         # committing" asks: every part of it is wanted, and what it is about is the part
@@ -421,15 +611,16 @@ _Reading = tuple[str, dict[str, int], bool, frozenset[str]]
 
 # A tag question asks for agreement, not information: "use uv, ok?" is "use uv."
 _TAG_QUESTION = lazy(
-    r"(?i)[\s,]+(?:ok|okay|right|yeah|yes|alright|all right|got it|understood|agreed|deal|yep"
-    r"|ja|oder|gell|nicht wahr|d'accord|non|hein|oui|compris|capisce)\s*\?+")
+    r"(?i)[\s,]+\u00bf?(?:ok|okay|right|yeah|yes|alright|all right|got it|understood|agreed|deal"
+    r"|yep|ja|oder|gell|nicht wahr|d'accord|non|hein|oui|compris|capisce|verdad|vale|si|claro"
+    r"|vero|va bene|capito|chiaro|intesi)\s*\?+")
 # "could you always use uv?" is a request; what it asks is the rest
 _POLITE = lazy(r"(?i)^(?:(?:please|pls)\s+)?(?:can|could|would|will)\s+you\s+(?:please\s+)?")
 # Steering the conversation at a sentence's head: never a rule, whatever words follow
 # ("never mind, revert that", "no, that's wrong", "stop.", "don't worry about the docs").
 _CONTROL = lazy(
-    r"^(?:never ?mind|nvm|forget (?:it|that|about)|stop\b(?!\s+\w+ing\b)|wait\b|hold on"
-    r"|hang on|cancel\b|undo\b|revert\b|nope\b|wrong\b|no\s*(?:[,.!:]|$)"
+    r"^(?:never ?mind|nvm|forget (?:it|that|about)|stop\b(?!\s+(?:\w+\s+)?\w+ing\b)|wait\b|hold on"
+    r"|hang on|cancel\b|undo\b|revert\b|nope\b|wrong\b|no\s*(?:[,.!:]|$)|no\s+(?:wait|stop|no)\b"
     r"|(?:that|this|it)(?:'?s| is| was) (?:wrong|not|incorrect|broken)\b"
     r"|not (?:now|yet|right now|like that|what|this|that|quite)\b"
     r"|do not (?:worry|bother)|no need\b|skip\b|try again|again\b|sorry|oops|my bad"
@@ -520,9 +711,9 @@ def _is_general(words: list[str]) -> bool:
     """Whether an instruction without a rule word is still general (a condition, a manner or
     a class of things) and points at nothing in particular."""
     cond = next((i for i, w in enumerate(words) if w in _CONDITION and i > 0), len(words))
-    if any(w in _POINTERS or _FILE_EXT.search(w) or "/" in w or "_" in w
-           for w in words[:cond]):
-        return False
+    if any(w in _POINTERS or w in _WH or _FILE_EXT.search(w) or "/" in w or "_" in w
+           for w in words[:cond]) or _one_thing(words[:cond]):
+        return False  # (a question inside a task: "explain why the precision dropped after…")
     head = next((w for w in words if w not in _LEAD_WORDS), "")
     if head in _DETERMINERS:  # "the build broke after the upgrade": a subject, no instruction
         return False
@@ -534,8 +725,9 @@ def _is_general(words: list[str]) -> bool:
                 and head != "add":
             return True
     # "keep answers short", "use conventional commits": a class of things, not "the" one
+    # ("keep your answers short": the person's own things are a class too)
     return head in _STYLE_VERBS and len(words) >= 2 and not any(
-        w in _DETERMINERS for w in words) and head not in {
+        w in _DETERMINERS and w not in {"your", "our"} for w in words) and head not in {
             "add", "run", "check", "commit", "test", "put", "log", "install"}
 
 
@@ -595,8 +787,12 @@ def _strong(words: list[str]) -> bool:
             return True
         if i == 0 and w in {"all", "any"} and nxt not in _DETERMINERS:
             return True  # "all new functions need type hints"
+        if w in {"need", "needs", "require", "requires"} and i > 0 and words[0] not in (
+                _DETERMINERS | _PERSON | _OTHER_SUBJECTS | _POINTERS) \
+                and words[i - 1] not in _PERSON and nxt != "to":
+            return True  # "TODO comments need a ticket", "PRs need two approvals"
         if w in _NORMATIVE and w != "only" and i > 0 and words[i - 1] in {
-                "is", "are", "be", "not", "always", "never", "stay", "remain"}:
+                "is", "are", "be", "not", "always", "never", "stay", "remain", "thats", "its"}:
             return True
         if w == "only" and (nxt == "" or nxt not in _DETERMINERS):
             return True
@@ -614,7 +810,12 @@ def _read(text: str) -> list[_Reading]:
     what is limited to now and statements of fact are left out; a task reads as no rule by
     itself."""
     out = []
-    for shown, mark in _sentences(_TAG_QUESTION.sub(".", text) if "?" in text else text):
+    text = _without_output(text)
+    if "?" in text:
+        text = _TAG_QUESTION.sub(".", text)
+    if "first" in text.lower():  # "first X, then Y" is one order, not two requests
+        text = _FIRST_THEN.sub(r"\1 then", text)
+    for shown, mark in _sentences(text):
         polite = _POLITE.match(shown)
         if polite:
             shown, mark = shown[polite.end():], "."
@@ -625,32 +826,71 @@ def _read(text: str) -> list[_Reading]:
             continue
         has_replace = any(w in _REPLACE for w in words)
         terms: dict[str, int] = {}
-        marked = general = False
+        marked = general = standalone = False
         pointer = False
         where: set[str] = set()
         after_fact = False  # "the build broke after the upgrade: exit code 137"
         # a name in code ("handleLogin", "ParseHeader") points at one thing
-        names = {n.lower() for n in _CODE_NAME.findall(shown)} if not shown.islower() \
-            else set()
-        for part in _SUBCLAUSE.split(sentence):
+        # (a naming style is no code name: "JSON fields in camelCase")
+        names = {n.lower() for n in _CODE_NAME.findall(shown)
+                 if not _NAMING_STYLE.match(n)} if not shown.islower() else set()
+        parts: list[tuple[dict[str, int], bool]] = []  # (terms, whether a task's)
+        pieces = _SUBCLAUSE_KEEP.split(sentence)
+        for n, part in enumerate(pieces[0::2]):
+            # what follows "fix this:" is what to fix, not a rule beside the task
+            told = n > 0 and pieces[2 * n - 1] == ":" and pointer
             pw = _words(part)
             if not pw or _is_fact(pw):
                 after_fact = after_fact or bool(pw)
                 continue
             got, cue, at = _signed(pw, has_replace)
             where |= at - terms.keys()
-            marked = marked or cue or _strong(pw)  # "…, never bring it back" has no terms
+            strong = cue or _strong(pw)
+            marked = marked or strong  # "…, never bring it back" has no terms
+            task = False
             if got and not after_fact and not names.intersection(pw):
                 if _is_general(pw) or _is_setting(pw):
+                    # (a general part is a rule beside a task: "Document the smoothing
+                    # function — comments in Spanish")
                     general = True
+                    # (not a pasted log line: short, no long numbers)
+                    standalone = standalone or not (told or _points(pw) or len(pw) > 6 or any(
+                        w.isdigit() and len(w) > 3 for w in pw))
                 elif not cue:
-                    pointer = pointer or any(w in _POINTERS for w in pw)
+                    task = _points(pw)
+                    pointer = pointer or task
+            # ("use Ecto.Query for it, we don't do raw SQL": a wish is no task)
+            parts.append((got, task and not strong and pw[0] not in {"use", "prefer"}))
             for t, sign in got.items():
                 terms.setdefault(t, sign)
-        if terms:
-            out.append((shown, terms, marked or (general and not pointer),
-                        frozenset(terms.keys() - where)))
+        marked = marked or (general and not pointer) or standalone
+        if marked and any(got and not task for got, task in parts):
+            # "Add the mapstruct dependency — in Gradle, not Maven": the rule is the second
+            # part; the task's words would link it to every rule about dependencies
+            terms = {t: s for t, s in terms.items()
+                     if any(t in got for got, task in parts if not task)}
+        if terms and (marked or not pointer):  # a task pointing at one thing: never evidence
+            out.append((shown, terms, marked, frozenset(terms.keys() - where)))
     return out
+
+
+# Nouns that name one thing after "the", "this" or "my" ("format the file you just changed")
+_ONE_THING = frozenset({"file", "function", "class", "method", "test", "bug", "error", "branch",
+                        "commit", "pr", "diff", "line", "module", "script", "query", "endpoint",
+                        "page", "component", "migration", "issue", "ticket", "build", "job"})
+
+
+def _one_thing(words: list[str]) -> bool:
+    """"the file", "my branch": one thing, not a class of things."""
+    return any(w in {"the", "my", "our"} and i + 1 < len(words) and words[i + 1] in _ONE_THING
+               for i, w in enumerate(words))
+
+
+def _points(words: list[str]) -> bool:
+    """Whether a task's words point at one thing ("this", "the last", "the file", "add the
+    mapstruct dependency": a task's verb, then "the")."""
+    return any(w in _POINTERS for w in words) or _one_thing(words) or (
+        words[0] in _TASK_VERBS and not {"the", "my", "our"}.isdisjoint(words))
 
 
 def rule_clauses(text: str) -> list[tuple[str, dict[str, int]]]:
@@ -678,6 +918,15 @@ def _clauses(asks: Iterable[Ask]) -> list[_Clause]:
 
 def _weights(asks: Sequence[Ask]) -> dict[str, float]:
     """idf of each term over all asks (a word in every prompt says little)."""
+    return _idf(_doc_freq(asks), len(asks))
+
+
+def _idf(df: dict[str, int], n: int) -> dict[str, float]:
+    return {t: math.log((n + 1) / (d + 0.5)) + 1.0 for t, d in df.items()}
+
+
+def _doc_freq(asks: Sequence[Ask]) -> dict[str, int]:
+    """In how many asks each term is said."""
     df: dict[str, int] = defaultdict(int)
     seen: dict[str, set[str]] = {}
     for ask in asks:
@@ -687,19 +936,56 @@ def _weights(asks: Sequence[Ask]) -> dict[str, float]:
                                     if _is_content(w)}
         for t in got:
             df[t] += 1
-    n = len(asks)
-    return {t: math.log((n + 1) / (d + 0.5)) + 1.0 for t, d in df.items()}
+    return df
+
+
+def _typos(df: dict[str, int]) -> dict[str, str]:
+    """Each rare term (said in fewer asks than a rule needs sessions) that is a common one
+    typed wrong: two letters swapped ("fromat"), one left out ("fomat") or one too many
+    ("formmat"), the first letter right; with that common term, the most said first. A letter
+    changed is not taken: real words differ so ("allow" / "alloc", "spring" / "string")."""
+    def deletes(t: str) -> set[str]:
+        return {t[:i] + t[i + 1:] for i in range(1, len(t))}
+
+    common = {t for t, d in df.items() if d >= MIN_SESSIONS and len(t) >= TYPO_MIN_LEN
+              and t.isalpha()}
+    shorter: dict[str, list[str]] = defaultdict(list)  # a common term, one letter left out
+    for t in sorted(common):
+        for k in deletes(t):
+            shorter[k].append(t)
+    fix: dict[str, str] = {}
+    for t, d in df.items():
+        if d >= MIN_SESSIONS or len(t) < TYPO_MIN_LEN or not t.isalpha():
+            continue
+        near = {t[:i] + t[i + 1] + t[i] + t[i + 2:] for i in range(1, len(t) - 1)} & common
+        near.update(shorter.get(t, ()))
+        if len(t) > TYPO_MIN_LEN:
+            near.update(deletes(t) & common)
+        near.discard(t)
+        if near:
+            fix[t] = max(near, key=lambda c: (df[c], c))
+    return fix
+
+
+def _respelled(c: _Clause, fix: dict[str, str]) -> _Clause:
+    if fix.keys().isdisjoint(c.terms):
+        return c
+    terms: dict[str, int] = {}
+    for t, sign in c.terms.items():
+        terms.setdefault(fix.get(t, t), sign)
+    return _Clause(c.ask, c.nth, c.text, terms, c.marked,
+                   frozenset(fix.get(t, t) for t in c.keys))
 
 
 def _similar(a: dict[str, int], b: dict[str, int], w: dict[str, float]) -> bool:
     """Whether two rule sentences ask the same thing (see the module docstring)."""
     shared = a.keys() & b.keys()
-    if not shared:
-        return False
+    generic = _generic_terms()
+    if not shared or (len(shared) < 2 and shared <= generic
+                      and not (a.keys() <= generic and b.keys() <= generic)):
+        return False  # (two sentences that share only "text", "file" or "commit")
     # a setting's value: "2 spaces" and "4 spaces" are two rules, however alike the rest
-    nums_a = {t for t in a if t.isdigit()}
-    nums_b = {t for t in b if t.isdigit()}
-    if nums_a and nums_b and not nums_a & nums_b:
+    if _other_value(a, b):
         return False
     agree = sum(w.get(t, 1.0) ** 2 for t in shared if a[t] == b[t])
     clash = sum(w.get(t, 1.0) ** 2 for t in shared if a[t] != b[t])
@@ -719,6 +1005,39 @@ def _similar(a: dict[str, int], b: dict[str, int], w: dict[str, float]) -> bool:
     return pair or not (_names_more(a, b, w) and _names_more(b, a, w) and (
         _frame(a, b) == _frame(b, a) or _names_more(a, b, w, -1)
         or _names_more(b, a, w, -1)))
+
+
+# Values of one setting: two sentences that want different ones are two rules, however alike
+# the rest ("comments in English" / "comments in Spanish", "snake_case" / "camelCase").
+_VALUE_CLASSES = tuple(_wordset(words) for words in (
+    "english german french spanish italian portuguese dutch polish russian japanese chinese",
+    "snake camel kebab pascal",
+    "american british",
+    "single double",
+    "tab space",
+))
+
+
+def _other_value(a: dict[str, int], b: dict[str, int]) -> bool:
+    """Whether ``a`` and ``b`` each want a value of one setting and no value in common (a
+    number is a value: "2 spaces" / "4 spaces")."""
+    for values in (*_value_terms(), None):
+        va = {t for t, s in a.items() if (t.isdigit() if values is None else t in values)
+              and (s > 0 or values is None)}
+        vb = {t for t, s in b.items() if (t.isdigit() if values is None else t in values)
+              and (s > 0 or values is None)}
+        if va and vb and not va & vb:
+            return True
+    return False
+
+
+_VALUE_TERMS: list[frozenset[str]] = []
+
+
+def _value_terms() -> list[frozenset[str]]:
+    if not _VALUE_TERMS:
+        _VALUE_TERMS.extend(frozenset(_term(x) for x in c) for c in _VALUE_CLASSES)
+    return _VALUE_TERMS
 
 
 def _frame(a: dict[str, int], b: dict[str, int]) -> tuple[str, ...]:
@@ -834,7 +1153,9 @@ def _core(members: list[_Clause]) -> dict[str, int]:
             votes[t] += s
             count[t] += 1
     need = len(members) / 2
-    return {t: (1 if votes[t] >= 0 else -1) for t in sorted(count) if count[t] >= need}
+    # a term half want and half refuse is no part of what they agree on
+    return {t: (1 if votes[t] > 0 else -1) for t in sorted(count)
+            if count[t] >= need and votes[t]}
 
 
 def _links(a: _Clause, b: _Clause, w: dict[str, float]) -> bool:
@@ -861,7 +1182,9 @@ def _covers(a: _Clause, b: _Clause, w: dict[str, float]) -> bool:
     return sum(w.get(t, 1.0) for t in a.keys if t in b.terms) >= KEY_SHARE * total
 
 
-def _components(clauses: list[_Clause], w: dict[str, float]) -> list[list[_Clause]]:
+def _components(clauses: list[_Clause], w: dict[str, float],
+                strict: bool = False) -> list[list[_Clause]]:
+    """Linked sentences; ``strict``: anchored ones that clash on any anchor never link."""
     parent = list(range(len(clauses)))
 
     def find(i: int) -> int:
@@ -904,10 +1227,129 @@ def _components(clauses: list[_Clause], w: dict[str, float]) -> list[list[_Claus
             if dot >= LINK_COSINE * norm[i] * norm[j] and find(i) != find(j) \
                     and _links(c, clauses[j], w):
                 parent[max(find(i), find(j))] = min(find(i), find(j))
+    # Paraphrases share their object ("pnpm", "squash", "bullet points") and little else: two
+    # rule sentences that say the same distinctive word the same way link (see _anchor_links)
+    floor = ANCHOR_IDF * max(w.values(), default=1.0)
+    anchors = {i: _anchors(clauses[i], w, floor) for i in distinct if clauses[i].marked}
+    buckets: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for i, got in anchors.items():
+        for t in got:
+            buckets[(t, clauses[i].terms[t])].append(i)
+    for key in sorted(buckets):
+        said = buckets[key]
+        if len(said) > MAX_ANCHOR_BUCKET:  # said that often, a word is no anchor
+            continue
+        for x, i in enumerate(said):
+            for j in said[x + 1:]:
+                if find(i) != find(j) and _anchor_links(clauses[i], clauses[j], anchors[i],
+                                                        anchors[j], w, strict):
+                    parent[max(find(i), find(j))] = min(find(i), find(j))
     groups: dict[int, list[_Clause]] = defaultdict(list)
     for i, c in enumerate(clauses):
         groups[find(i)].append(c)
     return [groups[k] for k in sorted(groups)]
+
+
+def _rides_along(t: str, said: _Clause, a: _Clause, b: _Clause) -> bool:
+    """Whether ``t`` is refused in ``said`` next to a word that both ``a`` and ``b`` refuse."""
+    terms = list(said.terms)
+    i = terms.index(t)
+    for step in (-1, 1):
+        j = i + step
+        while 0 <= j < len(terms) and said.terms[terms[j]] < 0:
+            u = terms[j]
+            if a.terms.get(u) == b.terms.get(u) == -1:
+                return True
+            j += step
+    return False
+
+
+def _unshared(a: _Clause, other: dict[str, int], w: dict[str, float]) -> float:
+    """The weight of what ``a`` is about that ``other`` does not say: generic words aside, and
+    words too rare to be a rule of their own (said in fewer asks than a rule needs sessions)
+    at half their weight: more often a manner of saying ("no obvious comments" / "no
+    comments that restate the code") than a thing ("never log the request body")."""
+    rare = _rare_weight(w)
+    return sum(w.get(t, 1.0) * (0.5 if w.get(t, 1.0) >= rare else 1.0)
+               for t in _about(a) - other.keys() if t not in _GENERIC_TERMS)
+
+
+def _rare_weight(w: dict[str, float]) -> float:
+    """The idf (see _weights) of a word said in MIN_SESSIONS asks: the rarest has df 1."""
+    return max(w.values(), default=1.0) + math.log(1.5 / (MIN_SESSIONS + 0.5)) + 1e-9
+
+
+def _about(c: _Clause) -> Collection[str]:
+    """What a sentence is about: its key terms, or when those are only a generic act ("write
+    in active voice", "answer in German") all its terms: then the manner is the rule."""
+    if not c.keys - _generic_terms():
+        return c.terms.keys()
+    # the value a setting wants is what it is about, wherever it is said ("comments in
+    # Spanish")
+    values = {t for t, s in c.terms.items() if s > 0 and any(t in v for v in _value_terms())}
+    return c.keys | values if values else c.keys
+
+
+def _anchors(c: _Clause, w: dict[str, float], floor: float) -> frozenset[str]:
+    """What a rule sentence is about that few asks say: its distinctive key terms."""
+    return frozenset(t for t in _about(c) if w.get(t, 1.0) >= floor and not t.isdigit()
+                     and t not in _GENERIC_TERMS)
+
+
+# Verbs and nouns of any coding session: a rule is never about them alone, so they are never
+# its anchor however rarely a small store has seen them.
+_GENERIC_WORDS = _wordset("""
+add run write make put get take set go have give let keep do create update fix change check
+show tell try see look find help start call move open close read edit build test tests file
+files code function functions change changes branch thing new old all any every real whole
+commit commits anything everything something nothing always answer answers reply respond ask
+based
+message messages text per via
+""")
+_GENERIC_TERMS: set[str] = set()
+
+
+def _generic_terms() -> set[str]:
+    if not _GENERIC_TERMS:
+        _GENERIC_TERMS.update(_term(x) for x in _GENERIC_WORDS)
+    return _GENERIC_TERMS
+
+
+def _anchor_links(a: _Clause, b: _Clause, an_a: frozenset[str], an_b: frozenset[str],
+                  w: dict[str, float], strict: bool = False) -> bool:
+    """Two rule sentences that share a distinctive word, wanted or refused the same way, and
+    disagree on none (their other words may differ: "pnpm, never npm" / "we use pnpm here")."""
+    both = (an_a | an_b) & a.terms.keys() & b.terms.keys()
+    agree = sum(w.get(t, 1.0) for t in both if a.terms[t] == b.terms[t])
+    # a clash on what both are about is an opposite ("always indent with tabs" / "never
+    # tabs"), unless the word is refused together with a word both refuse (read inside a
+    # refused name: "no pip install" / "install deps with uv", "no class components" /
+    # "hooks, not classes, for components")
+    clashing = {t for t in both & a.keys & b.keys if a.terms[t] != b.terms[t]}
+    if not agree:
+        return False
+    if clashing and (strict or sum(w.get(t, 1.0) for t in clashing) > agree or any(
+            not _rides_along(t, a if a.terms[t] < 0 else b, a, b) for t in clashing)):
+        return False
+    # each says more the other lacks than they share: two rules ("ask before adding
+    # dependencies" / "ask before deleting files")
+    if min(_unshared(a, b.terms, w), _unshared(b, a.terms, w)) > agree:
+        return False
+    # and what they agree on is a fair part of each one's anchors that are common enough to
+    # be a rule's ("dependencies come in through the constructor" is not "ask before adding
+    # a dependency"; a word said once is a manner of saying)
+    rare = _rare_weight(w)
+    for an in (an_a, an_b):
+        main = sum(w.get(t, 1.0) for t in an if w.get(t, 1.0) < rare)
+        if agree < ANCHOR_COVER * main:
+            return False
+    if _other_value(a.terms, b.terms):
+        return False
+    # one frame, a different anchor in the same place: two rules ("run ruff / mypy …")
+    rare = _rare_weight(w)
+    return not ({t for t in an_a - b.terms.keys() if w.get(t, 1.0) < rare}
+                and {t for t in an_b - a.terms.keys() if w.get(t, 1.0) < rare}
+                and _frame(a.terms, b.terms) == _frame(b.terms, a.terms))
 
 
 def _core_clause(group: list[_Clause], nth: int = 0) -> _Clause:
@@ -927,7 +1369,8 @@ def _regroup(groups: list[list[_Clause]], w: dict[str, float]) -> list[list[_Cla
     # a group no sentence of which reads as a rule (a task) never joins one that does
     ruled = [i for i, g in enumerate(groups) if any(c.marked for c in g)]
     cores = [_core_clause(groups[i], i) for i in ruled]
-    joined = _components([c for c in cores if c.terms], w)
+    # (what a group agrees on is already read: a clash there is an opposite)
+    joined = _components([c for c in cores if c.terms], w, strict=True)
     out = [[m for c in j for m in groups[c.nth]] for j in joined]
     kept = {c.nth for c in cores if c.terms}
     out += [g for i, g in enumerate(groups) if i not in kept]
@@ -940,8 +1383,12 @@ def propose(asks: Iterable[Ask], known: Sequence[str] = (),
     sessions first. ``known`` holds rules already written and proposals already dismissed:
     a request that says the same as one of them is not proposed again."""
     unique = _unique_asks(asks)
-    w = _weights(unique)
+    df = _doc_freq(unique)
+    w = _idf(df, len(unique))
     clauses = sorted(_clauses(unique), key=lambda c: (_order(c.ask), c.nth))
+    fix = _typos(df)  # a word typed wrong once is the word
+    if fix:
+        clauses = [_respelled(c, fix) for c in clauses]
     known_said = [c for k in known
                   for c in _rule_readings(Ask("k", "k", "2000-01-01T00:00:00Z", k))]
     out: list[Proposal] = []
@@ -956,6 +1403,8 @@ def propose(asks: Iterable[Ask], known: Sequence[str] = (),
             continue
         core = _core(members)
         said = _core_clause(members)
+        if _split_direction(members, said.keys):
+            continue
         if not core or any(_similar(core, k.terms, w) and not _opposed(said, k)
                            for k in known_said):
             continue
@@ -979,6 +1428,21 @@ def propose(asks: Iterable[Ask], known: Sequence[str] = (),
         ))
     out.sort(key=lambda p: (-len(p.sessions), -_last_date_key(p), p.key))
     return out
+
+
+def _split_direction(members: list[_Clause], keys: Collection[str]) -> bool:
+    """Whether the sessions of a group disagree on what it is about: two or more of them,
+    and a third or more of those that say it, want a key term the other way ("always
+    squash" and "never squash" chained together through what else they say)."""
+    for t in keys:
+        sides: dict[int, set[str]] = {1: set(), -1: set()}
+        for c in members:
+            if t in c.keys and t in c.terms:
+                sides[c.terms[t]].add(c.ask.session)
+        few = min(len(sides[1] - sides[-1]), len(sides[-1] - sides[1]))
+        if few >= 2 and 3 * few >= len(sides[1] | sides[-1]):
+            return True
+    return False
 
 
 def _last_date_key(p: Proposal) -> int:

@@ -24,6 +24,7 @@ import os
 
 from ._jsonc import loads
 from .fsutil import MAX_CONFIG_BYTES, read_text
+from .spawn import ENTRY, sh_quote
 
 TYPE_CHECKING = False  # typing's own costs an import (this runs in the plugin's hooks)
 if TYPE_CHECKING:
@@ -145,15 +146,33 @@ def sh_words(command: str) -> list[str] | None:
 
 def our_hook(command: str) -> tuple[str, str, str | None] | None:
     """A hook line of ours that names an interpreter: (event, interpreter, install folder
-    or None for the older ``-m`` form); None for anything else."""
+    or None for the older ``-m`` form); None for anything else.
+
+    Ours are exactly the lines we write, byte for byte, with any interpreter and install
+    folder (a re-install, ADR 0035): ``PY -I -c ENTRY HOME hook EVENT`` as
+    :func:`lean_memory.spawn.sh_command` quotes it (ADR 0033), and the older
+    ``"PY" -m lean_memory hook EVENT`` and ``"PY" -P -m lean_memory hook EVENT``. ``init``
+    rewrites or removes what this recognises: a look-alike (other code, other words, other
+    quoting) is someone else's and stays."""
     words = sh_words(command)
-    if not words or len(words) < 4 or words[-2] != "hook":
+    if not words or len(words) < 4 or words[-2] != "hook" or not _event(words[-1]):
         return None
-    if len(words) == 7 and words[1:3] == ["-I", "-c"] and "lean_memory" in words[3]:
-        return words[-1], words[0], words[4]  # PY -I -c CODE HOME hook EVENT (ADR 0033)
-    if words[1:-2] in (["-m", "lean_memory"], ["-P", "-m", "lean_memory"]):
-        return words[-1], words[0], None
+    py, event = words[0], words[-1]
+    if not os.path.isabs(py):
+        return None
+    if len(words) == 7 and words[1:4] == ["-I", "-c", ENTRY] and os.path.isabs(words[4]) \
+            and command == " ".join(sh_quote(w) for w in words):
+        return event, py, words[4]
+    if any(command == f'"{py}" {form} hook {event}'
+           for form in ("-m lean_memory", "-P -m lean_memory")):
+        return event, py, None
     return None
+
+
+def _event(word: str) -> bool:
+    """Whether ``word`` has the shape of a hook event's name (``session-start``, …)."""
+    return bool(word) and word.strip("-") == word and \
+        all(c in "abcdefghijklmnopqrstuvwxyz-" for c in word)
 
 
 def runnable(interpreter: str, home: str | None) -> bool:

@@ -100,6 +100,12 @@ def _global_flag(s: argparse.ArgumentParser) -> None:
                    help="act on your global memory (every project; see `status --global`)")
 
 
+# The global options, typed before or after the command alike: --root (every command) and,
+# before it, --global and --json for a command that has them (dest: the command's own).
+_ROOT_HELP = ("project root (default: LEAN_MEMORY_ROOT, the nearest folder with .agents/memory, "
+              "the git top level, or the cwd)")
+_BEFORE = {"--global": "global_", "--json": "json"}
+
 
 def build_parser() -> argparse.ArgumentParser:
     import argparse  # hot path: the hot commands' arguments are read by _fast_args instead
@@ -108,15 +114,40 @@ def build_parser() -> argparse.ArgumentParser:
         def error(self, message: str) -> NoReturn:
             raise UsageError(f"{message} (see `{self.prog} --help`)")
 
-    p = _Parser(prog=PROG, description="Durable, token-lean Markdown memory for coding agents.",
-                epilog=_EPILOG.format(shards=", ".join(DEFAULT_SHARDS)),
-                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--root", help="project root (default: LEAN_MEMORY_ROOT, the nearest folder "
-                                  "with .agents/memory, the git top level, or the cwd)")
-    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    class _Main(_Parser):
+        def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:  # as argparse's
+            ns, extra = super().parse_known_args(*args, **kwargs)
+            for flag, dest in _BEFORE.items():  # given before the command: the command's own
+                if not hasattr(ns, "before_" + dest):
+                    continue
+                delattr(ns, "before_" + dest)
+                if ns.command is None:
+                    continue
+                if not hasattr(ns, dest):
+                    raise UsageError(f"{ns.command} takes no {flag} "
+                                     f"(see `{self.prog} {ns.command} --help`)")
+                setattr(ns, dest, True)
+            return ns, extra
 
-    s = sub.add_parser("init", help="create .agents/memory (idempotent)")
+    p = _Main(prog=PROG, description="Durable, token-lean Markdown memory for coding agents.",
+              epilog=_EPILOG.format(shards=", ".join(DEFAULT_SHARDS)),
+              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--root", help=_ROOT_HELP + "; before or after the command")
+    p.add_argument("--global", dest="before_global_", action="store_true",
+                   default=argparse.SUPPRESS,
+                   help="act on your global memory (the commands that take it; also after)")
+    p.add_argument("--json", dest="before_json", action="store_true", default=argparse.SUPPRESS,
+                   help="JSON output (the commands that take it; also after the command)")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    # --root after the command too (SUPPRESS: when not given there, the one before stays)
+    common = _Parser(add_help=False)
+    common.add_argument("--root", default=argparse.SUPPRESS, help=_ROOT_HELP)
+    commands = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def add(name: str, **kw: Any) -> argparse.ArgumentParser:
+        return commands.add_parser(name, parents=[common], **kw)
+
+    s = add("init", help="create .agents/memory (idempotent)")
     s.add_argument("--git-hook", action="store_true",
                    help="also install a git pre-commit hook that scans staged files for secrets")
     s.add_argument("--agent", choices=("claude", "codex"), action="append",
@@ -129,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="do not set up the git merge driver in a git repository")
     _global_flag(s)
 
-    s = sub.add_parser("put", help="add an entry to a shard")
+    s = add("put", help="add an entry to a shard")
     s.add_argument("shard", help="the shard to add to (see the list at the end of --help)")
     s.add_argument("text", nargs="?", help="the entry text, or '-' for standard input")
     s.add_argument("--title", help="a short title (default: the first line of the text)")
@@ -143,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="print the stored entry as JSON")
     _global_flag(s)
 
-    s = sub.add_parser("get", help="print INDEX.md, a shard, or the entries matching a query")
+    s = add("get", help="print INDEX.md, a shard, or the entries matching a query")
     s.add_argument("shard", nargs="?", help="a shard to print whole (or to limit --query to)")
     s.add_argument("--query", "-q", metavar="Q",
                    help="plain words: print the entries that match best")
@@ -161,24 +192,24 @@ def build_parser() -> argparse.ArgumentParser:
                        help="leave the archive out of --query and --digest")
     _global_flag(s)
 
-    s = sub.add_parser("index", help="regenerate INDEX.md")
+    s = add("index", help="regenerate INDEX.md")
     _global_flag(s)
 
-    s = sub.add_parser("status", help="per-shard counts, tokens, budget")
+    s = add("status", help="per-shard counts, tokens, budget")
     s.add_argument("--json", action="store_true", help="the status as JSON")
     _global_flag(s)
 
-    s = sub.add_parser("embed", help="compute the missing vectors of the ollama retriever")
+    s = add("embed", help="compute the missing vectors of the ollama retriever")
     s.add_argument("--quiet", action="store_true", help="no progress on stderr")
     s.add_argument("--timeout", type=float, default=120.0, metavar="S",
                    help="seconds to wait for each batch of 32 entries (default 120)")
 
-    s = sub.add_parser("compact", help="fold the oldest entries when over budget")
+    s = add("compact", help="fold the oldest entries when over budget")
     s.add_argument("--dry-run", action="store_true", help="say what would be folded; write nothing")
     s.add_argument("--json", action="store_true", help="the report as JSON")
     _global_flag(s)
 
-    s = sub.add_parser("scan", help="check files (or the staged changes) for secrets; exit 1 "
+    s = add("scan", help="check files (or the staged changes) for secrets; exit 1 "
                                     "on findings, 2 when a file could not be scanned")
     s.add_argument("paths", nargs="*", metavar="PATH",
                    help="files or folders (default with --staged: what git has staged)")
@@ -188,39 +219,39 @@ def build_parser() -> argparse.ArgumentParser:
                         "(by default a folder in a git work tree is scanned as git sees it)")
     s.add_argument("--json", action="store_true", help="findings, skipped files and errors as JSON")
 
-    s = sub.add_parser("demo", help="a guided run in a temporary directory")
+    s = add("demo", help="a guided run in a temporary directory")
 
-    s = sub.add_parser("hook", help="agent hook: read the event JSON on stdin, print context")
+    s = add("hook", help="agent hook: read the event JSON on stdin, print context")
     s.add_argument("event", choices=HOOK_EVENTS,
                    help="the agent event whose hook JSON comes on stdin")
 
-    s = sub.add_parser("list", help="the live entries: id, date, tokens, title, marks")
+    s = add("list", help="the live entries: id, date, tokens, title, marks")
     s.add_argument("shard", nargs="?", help="only this shard")
     s.add_argument("--json", action="store_true", help="a JSON list of entries")
     _global_flag(s)
 
-    s = sub.add_parser("show", help="one entry as Markdown")
+    s = add("show", help="one entry as Markdown")
     s.add_argument("id", help="the entry's id (see `list`)")
     s.add_argument("--json", action="store_true", help="the entry as JSON")
     _global_flag(s)
 
-    s = sub.add_parser("edit", help="edit one entry in $EDITOR (checked like a put)")
+    s = add("edit", help="edit one entry in $EDITOR (checked like a put)")
     s.add_argument("id", help="the entry's id (see `list`)")
     _global_flag(s)
 
-    s = sub.add_parser("forget", help="move one entry to the archive (never destroyed)")
+    s = add("forget", help="move one entry to the archive (never destroyed)")
     s.add_argument("id", help="the entry's id (see `list`)")
     s.add_argument("--reason", required=True, help="one line: why it goes")
     s.add_argument("--date", metavar="YYYY-MM-DD", help="the date recorded (default today)")
     _global_flag(s)
 
-    s = sub.add_parser("asks", help="what the person asked, as the prompt hook kept it")
+    s = add("asks", help="what the person asked, as the prompt hook kept it")
     s.add_argument("--session", metavar="ID", help="only this session")
     s.add_argument("--archived", action="store_true",
                    help="only the asks of distilled sessions (folded: kept, never injected)")
     s.add_argument("--json", action="store_true", help="a JSON list of asks")
 
-    s = sub.add_parser("promote", help="requests that came back in 3+ sessions, proposed as "
+    s = add("promote", help="requests that came back in 3+ sessions, proposed as "
                                        "rules; write one only with a yes")
     s.add_argument("which", nargs="?", metavar="ID", help="a proposal's id (p-…, as listed)")
     verdict = s.add_mutually_exclusive_group()
@@ -231,12 +262,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --yes: write the rule to your global memory (every project)")
     s.add_argument("--json", action="store_true", help="the proposals as JSON")
 
-    s = sub.add_parser("distill", help="fold each quiet session into one summary entry")
+    s = add("distill", help="fold each quiet session into one summary entry")
     s.add_argument("--session", metavar="ID", action="append",
                    help="a session that ended (distilled now); repeat for several")
     s.add_argument("--all", action="store_true", help="every session with asks, quiet or not")
 
-    s = sub.add_parser("context", help="every block lean_memory injects, with its token cost")
+    s = add("context", help="every block lean_memory injects, with its token cost")
     s.add_argument("prompt", nargs="?", help="the prompt (default: the last one kept)")
     s.add_argument("--session", metavar="ID", help="the session whose asks to count")
     s.add_argument("--budget", type=int, default=None, metavar="T",
@@ -244,14 +275,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "LEAN_MEMORY_DIGEST_TOKENS says)")
     s.add_argument("--json", action="store_true", help="the blocks as JSON")
 
-    s = sub.add_parser("serve", help="a local page: what memory holds, what rides every prompt")
+    s = add("serve", help="a local page: what memory holds, what rides every prompt")
     s.add_argument("--port", type=int, default=8765, metavar="N",
                    help="the port on 127.0.0.1 (default 8765; 0 for any free one)")
     _global_flag(s)
 
-    s = sub.add_parser("mcp", help="serve the memory over the Model Context Protocol (stdio)")
+    s = add("mcp", help="serve the memory over the Model Context Protocol (stdio)")
 
-    s = sub.add_parser("merge-driver", help="git merge driver for shards (%%O %%A %%B %%P)")
+    s = add("merge-driver", help="git merge driver for shards (%%O %%A %%B %%P)")
     s.add_argument("base", help="the common ancestor (git's %%O)")
     s.add_argument("ours", help="our version, overwritten with the result (%%A)")
     s.add_argument("theirs", help="their version (%%B)")
@@ -289,18 +320,29 @@ _FAST: dict[str, tuple[tuple[str, ...], dict[str, str], dict[str, str], dict[str
 
 def _fast_args(argv: Sequence[str]) -> Any:
     """The parsed arguments of a plain ``get``, ``status``, ``put`` or ``hook`` command
-    line, without building the argparse parser (~8 ms with its import); None for anything
-    else (help, abbreviations, ``--opt=value``, a value that starts with ``-``, errors),
-    which argparse then handles as always."""
+    line (the global options before or after the command), without building the argparse
+    parser (~8 ms with its import); None for anything else (help, abbreviations,
+    ``--opt=value``, a value that starts with ``-``, errors), which argparse then handles
+    as always."""
     argv = list(argv)
     root = None
-    if len(argv) >= 2 and argv[0] == "--root" and not argv[1].startswith("-"):
-        root, argv = argv[1], argv[2:]
+    before: list[str] = []  # --global, --json before the command (the command's own flags)
+    while argv and argv[0] in ("--root", *_BEFORE):
+        if argv[0] != "--root":
+            before.append(argv.pop(0))
+        elif len(argv) >= 2 and not argv[1].startswith("-"):
+            root, argv = argv[1], argv[2:]
+        else:
+            return None
     if not argv or argv[0] not in _FAST:
         return None
     command, rest = argv[0], argv[1:]
     positionals, flags, options, defaults = _FAST[command]
+    if any(flag not in flags for flag in before):
+        return None  # argparse says the command takes no such option
     values: dict[str, Any] = dict(defaults)
+    for flag in before:
+        values[flags[flag]] = True
     given: list[str] = []
     i = 0
     run = -1  # where the run of positionals is; argparse takes them all from the first run
@@ -308,11 +350,13 @@ def _fast_args(argv: Sequence[str]) -> Any:
         word = rest[i]
         if word in flags:
             values[flags[word]] = True
-        elif word in options:
+        elif word in options or word == "--root":
             if i + 1 == len(rest) or rest[i + 1].startswith("-"):
                 return None
-            name, value = options[word], rest[i + 1]
-            if name == "k":
+            name, value = options.get(word, "root"), rest[i + 1]
+            if name == "root":
+                root = value
+            elif name == "k":
                 if not value.strip().isdecimal():
                     return None
                 values[name] = int(value)

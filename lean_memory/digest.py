@@ -262,7 +262,10 @@ def _fit_rules(rules: Sequence[Entry], room: int) -> list[str]:
 UNKNOWN_SPECIFIC = 3.0  # a name or an identifier nothing in memory mentions: the prompt is
 #                         about something memory does not know
 UNKNOWN_PLAIN = 0.5  # any other word: the prompt speaks of something memory does not hold
-#                      (ADR 0030: case-free, so a name weighs what any unknown word does)
+#                      (ADR 0030: case-free, so a name weighs what any unknown word does) ...
+UNKNOWN_MOST = 1.0  # ... raised, up to the idf of a word no entry holds, as far as this memory
+#                     knows everyday words: where it knows most of them, a word it has never
+#                     seen is not one of them, but what the prompt is about (ADR 0041)
 GATE_TOP = 10  # the best coverage among this many hits opens the gate
 GATE_KEEP = 12  # once open, the first this many hits stay ...
 GATE_RATIO = 0.4  # ... and later ones while their score is at least this share of the best
@@ -298,9 +301,11 @@ def _specific_terms(prompt: str, known: set[str]) -> set[str]:
     return out
 
 
-def _term_weights(prompt: str, n_docs: int, df: Sequence[tuple[str, int]]) -> dict[str, float]:
+def _term_weights(prompt: str, n_docs: int, df: Sequence[tuple[str, int]],
+                  plain: float = UNKNOWN_PLAIN) -> dict[str, float]:
     """Each query term's weight: its idf when the memory holds it, else a share of the
-    largest idf by kind (a number weighs nothing: dates and counts are in every prompt)."""
+    largest idf by kind, ``plain`` for a plain word (:func:`unknown_weight`; a number
+    weighs nothing: dates and counts are in every prompt)."""
     top = math.log(1 + (n_docs + 0.5) / 0.5)
     specific = (_specific_terms(prompt, {t for t, f in df if f})
                 if any(not f for _, f in df) else set())
@@ -311,8 +316,20 @@ def _term_weights(prompt: str, n_docs: int, df: Sequence[tuple[str, int]]) -> di
         elif term in specific:
             out[term] = UNKNOWN_SPECIFIC * top
         else:
-            out[term] = 0.0 if term.isdigit() else UNKNOWN_PLAIN * top
+            out[term] = 0.0 if term.isdigit() else plain * top
     return out
+
+
+def unknown_weight(known: float) -> float:
+    """An unknown plain word's share of the top idf in a memory that holds the share
+    ``known`` of everyday words (the :data:`PROBES`' words): the odds that such a word is
+    held, between :data:`UNKNOWN_PLAIN` and :data:`UNKNOWN_MOST`. A project's memory holds
+    about a quarter of them (odds 1:3, the floor: an unknown word is as likely an everyday
+    word it never needed); a pooled memory or a paper collection holds three quarters
+    (odds 3:1, the ceiling: an unknown word names what the memory is not about)."""
+    if known >= 1:
+        return UNKNOWN_MOST
+    return min(UNKNOWN_MOST, max(UNKNOWN_PLAIN, known / (1 - known)))
 
 
 def _coverage(hit: Hit, weights: dict[str, float], mass: float) -> float:
@@ -323,13 +340,14 @@ def _coverage(hit: Hit, weights: dict[str, float], mass: float) -> float:
 
 
 def opens(hits: Sequence[Hit], prompt: str, n_docs: int, df: Sequence[tuple[str, int]],
-          min_coverage: float) -> bool:
+          min_coverage: float, plain: float = UNKNOWN_PLAIN) -> bool:
     """Whether memory has something to say about ``prompt``: one of its GATE_TOP best hits
-    (in the first stage's order) holds at least ``min_coverage`` of the query's weight.
-    Deterministic: a function of the hits, the prompt and the memory's term counts."""
+    (in the first stage's order) holds at least ``min_coverage`` of the query's weight
+    (an unknown plain word weighing ``plain``). Deterministic: a function of the hits, the
+    prompt and the memory's term counts."""
     if not hits:
         return False
-    weights = _term_weights(prompt, n_docs, df)
+    weights = _term_weights(prompt, n_docs, df, plain)
     mass = sum(weights.values())
     top = [hits[i] for i in _first_stage(hits)[:GATE_TOP]]
     # max(coverage) >= min_coverage, stopping at the first hit that has it (usually the best:
@@ -338,11 +356,11 @@ def opens(hits: Sequence[Hit], prompt: str, n_docs: int, df: Sequence[tuple[str,
 
 
 def best_coverage(hits: Sequence[Hit], prompt: str, n_docs: int,
-                  df: Sequence[tuple[str, int]]) -> float:
+                  df: Sequence[tuple[str, int]], plain: float = UNKNOWN_PLAIN) -> float:
     """The best coverage among the GATE_TOP best hits (first stage's order)."""
     if not hits:
         return 0.0
-    weights = _term_weights(prompt, n_docs, df)
+    weights = _term_weights(prompt, n_docs, df, plain)
     mass = sum(weights.values())
     if mass <= 0:
         return 0.0
@@ -386,32 +404,40 @@ PROBES = (
     "summarize the article I pasted",
 )
 BAR_QUANTILE = 0.9  # the bar: what chance reaches for this share of the probes ...
-BAR_MARGIN = 0.05  # ... and a little more
+# ... and no more: with unknown words weighed by what the memory knows (ADR 0041) chance
+# reaches less where names are unknown (LoCoMo), and 0.05 more cost answerable prompts
+# there and in small project memories (bench/coding dev, LoCoMo's even half).
+BAR_MARGIN = 0.0
 BAR_CAP = 0.4  # never higher: a prompt matching 40 % of its weight is about the memory
 BAR_BUDGET_S = 0.5  # the prompt hook's share for a calibration after a shard changed
 _BAR_CACHE = "digest-gate.marshal"
-_BAR_VERSION = "lean_memory.digest.bar/1"
+_BAR_VERSION = "lean_memory.digest.bar/2"
 
 
 class _OutOfTime(Exception):
     pass
 
 
-def _probe_coverages(mem: MemoryLike, deadline: float | None = None) -> list[float]:
-    """Each probe's best coverage against ``mem``: BM25 over the index alone (the first
-    stage the gate reads), typos mended as for a prompt. Read straight from the corpus: no
-    plugin retriever (its time limit per probe), no warm-up started. Raises _OutOfTime
-    past ``deadline`` (``time.monotonic``)."""
+def _probe_coverages(mem: MemoryLike,
+                     deadline: float | None = None) -> tuple[float, list[float]]:
+    """How this memory meets text it is not about: the unknown plain word's weight here
+    (:func:`unknown_weight` of the share of the :data:`PROBES`' words it holds), and each
+    probe's best coverage under that weight: BM25 over the index alone (the first stage the
+    gate reads), typos mended as for a prompt. Read straight from the corpus: no plugin
+    retriever (its time limit per probe), no warm-up started. Raises _OutOfTime past
+    ``deadline`` (``time.monotonic``)."""
 
     corpus = load_corpus(mem)
     try:
         index = corpus.index
         allowed = corpus.allowed(mem.shards, mem.config.search_archive)
+        queries = [mend(probe, index.df) for probe in PROBES]
+        words = list(dict.fromkeys(t for q in queries for t in tokenize(q)))
+        plain = unknown_weight(sum(1 for t in words if index.df(t)) / max(len(words), 1))
         out = []
-        for probe in PROBES:
+        for query in queries:
             if deadline is not None and time.monotonic() > deadline:
                 raise _OutOfTime
-            query = mend(probe, index.df)
             hits = []
             for n, score in index.top(query, GATE_TOP, allowed=allowed, newer=corpus.dates):
                 shard, archived = corpus.where(n)
@@ -419,37 +445,46 @@ def _probe_coverages(mem: MemoryLike, deadline: float | None = None) -> list[flo
                 if not _placeholder(hit.entry):
                     hits.append(hit)
             df = [(t, index.df(t)) for t in dict.fromkeys(tokenize(query))]
-            out.append(best_coverage(hits, query, len(index), df))
-        return out
+            out.append(best_coverage(hits, query, len(index), df, plain))
+        return plain, out
     finally:
         corpus.close()
+
+
+def calibration(mem: MemoryLike, budget_s: float | None = None) -> tuple[float, float]:
+    """The gate's two numbers for this memory: the bar (:func:`bar`) and the weight of an
+    unknown plain word (:func:`unknown_weight`), both read from how the memory meets the
+    :data:`PROBES`. Remembered in ``.cache/digest-gate.marshal`` while no shard file
+    changed. With ``budget_s`` (the prompt hook), a calibration that would take longer
+    gives the floor and :data:`UNKNOWN_PLAIN` this time (the hook's background warm-up
+    calibrates without a limit)."""
+    floor = mem.config.digest_min_coverage
+    if floor <= 0:
+        return 0.0, UNKNOWN_PLAIN
+    key = [_BAR_VERSION, list(mem.shards), _signatures(mem), PROBES, BAR_QUANTILE, UNKNOWN_PLAIN,
+           UNKNOWN_MOST, UNKNOWN_SPECIFIC, GATE_TOP]
+    path = os.path.join(mem._cache, _BAR_CACHE)
+    got = load_record(path, key, 2, mem._agents)
+    if got is not None and isinstance(got[0], float) and isinstance(got[1], float):
+        chance, plain = got
+    else:
+        try:
+            plain, covs = _probe_coverages(
+                mem, None if budget_s is None else time.monotonic() + budget_s)
+        except Exception:  # out of time, a damaged or racing index: the floor, this time
+            return floor, UNKNOWN_PLAIN
+        covs.sort()
+        chance = covs[min(int(BAR_QUANTILE * len(covs)), len(covs) - 1)] if covs else 0.0
+        dump_record(path, key, [float(chance), float(plain)], mem._agents)
+    return max(floor, min(chance + BAR_MARGIN, BAR_CAP)), plain
 
 
 def bar(mem: MemoryLike, budget_s: float | None = None) -> float:
     """The best coverage a prompt's hits need for the gate to open in this memory: the
     config's ``digest_min_coverage``, raised to what chance reaches here (the
     :data:`BAR_QUANTILE` of the :data:`PROBES`' best coverage, plus :data:`BAR_MARGIN`),
-    at most :data:`BAR_CAP`. Remembered in ``.cache/digest-gate.marshal`` while no shard
-    file changed. With ``budget_s`` (the prompt hook), a calibration that would take longer
-    gives the floor this time (the hook's background warm-up calibrates without a limit)."""
-    floor = mem.config.digest_min_coverage
-    if floor <= 0:
-        return 0.0
-    key = [_BAR_VERSION, list(mem.shards), _signatures(mem), PROBES, BAR_QUANTILE, UNKNOWN_PLAIN,
-           UNKNOWN_SPECIFIC, GATE_TOP]
-    path = os.path.join(mem._cache, _BAR_CACHE)
-    got = load_record(path, key, 1, mem._agents)
-    if got is not None and isinstance(got[0], float):
-        chance = got[0]
-    else:
-        try:
-            covs = sorted(_probe_coverages(
-                mem, None if budget_s is None else time.monotonic() + budget_s))
-        except Exception:  # out of time, a damaged or racing index: the floor, this time
-            return floor
-        chance = covs[min(int(BAR_QUANTILE * len(covs)), len(covs) - 1)] if covs else 0.0
-        dump_record(path, key, [float(chance)], mem._agents)
-    return max(floor, min(chance + BAR_MARGIN, BAR_CAP))
+    at most :data:`BAR_CAP` (:func:`calibration`)."""
+    return calibration(mem, budget_s)[0]
 
 
 def _first_stage(hits: Sequence[Hit]) -> list[int]:
@@ -498,6 +533,7 @@ class _Matches:
         self.complete = False  # every match is in ``hits``
         # the gate's bar, once the first batch found something (the index is up to date then)
         self.min_coverage = mem.config.digest_min_coverage
+        self.plain = UNKNOWN_PLAIN  # an unknown plain word's weight here (calibration)
         self.open: bool | None = None  # the gate's decision, made on the first batch
         k = max(room // LINE_GUESS, MIN_FETCH, GATE_TOP)
         if mem._retrievers is not None or any(n != "bm25" for n in mem.config.retrievers):
@@ -517,9 +553,9 @@ class _Matches:
         if self.min_coverage > 0:
             if self.open is None:
                 if self.hits:
-                    self.min_coverage = bar(self.mem, BAR_BUDGET_S)
+                    self.min_coverage, self.plain = calibration(self.mem, BAR_BUDGET_S)
                 self.open = opens(self.hits, found.query or self.query, found.n_docs,
-                                  found.df, self.min_coverage)
+                                  found.df, self.min_coverage, self.plain)
             if not self.open:
                 self.hits, cut = [], True
             elif self.seen is None:
@@ -719,7 +755,7 @@ def warm_rules(mem: MemoryLike, budget_tokens: int) -> None:
         rules = _Rules(mem, verdicts)
     finally:
         verdicts.save()
-    bar(mem)  # the gate's calibration, for a prompt after a put to find cached
+    calibration(mem)  # the gate's, for a prompt after a put to find cached
     shown = overview if mem.config.digest_index else ""
     for matches in (False, True):
         laid = _layout(max(budget_tokens, 0), shown, matches)

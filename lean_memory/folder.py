@@ -34,6 +34,12 @@ DESCRIPTIONS = {
     "conventions": "Standing rules of this project (style, naming, process): follow them.",
     "quirks": "Surprises of tools, platforms and dependencies, with their workarounds.",
 }
+# The global store (the person's, for every project) in its own words where a project's
+# would mislead: its new shard files' preamble and the rows of its INDEX.md.
+GLOBAL_DESCRIPTIONS = {
+    "seed": "What to know about you in every project: your setup, tools and preferences.",
+    "conventions": "Your standing rules for every project (style, naming, process): follow them.",
+}
 # An entry's tags are metadata: bounded apart from the text's size guards (put and manage).
 MAX_TAGS = 32
 MAX_TAGS_CHARS = 1_000
@@ -106,6 +112,10 @@ def check_date(date: str) -> str:
 
 class Folder:
     """The memory folder of ``root``: ``<root>/.agents/memory`` and its config."""
+
+    # "global" for the global store (set by lean_memory.layers.global_memory): its new files
+    # and INDEX.md speak of every project and give the commands with --global.
+    layer = "project"
 
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
         if root is not None and not isinstance(root, (str, os.PathLike)):
@@ -210,10 +220,10 @@ class Folder:
             out.extend(self.read_shard(name, archive=archive).entries)
         return out
 
-    @staticmethod
-    def _preamble(name: str) -> str:
+    def _preamble(self, name: str) -> str:
         title = name.replace("-", " ").replace("_", " ").capitalize()
-        what = DESCRIPTIONS.get(name, f"Entries about {title.lower()}.")
+        what = (self.layer == "global" and GLOBAL_DESCRIPTIONS.get(name)) or \
+            DESCRIPTIONS.get(name, f"Entries about {title.lower()}.")
         return f"# {title}\n\n{what}\n\n"
 
     @contextmanager

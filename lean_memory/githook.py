@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 import sys
 from pathlib import Path
 
 from .errors import HookNotInstalled
 from .fsutil import MAX_CONFIG_BYTES, atomic_write, read_bounded
-from .spawn import CLI_FILE, PLAIN_ENV, sh_command, sh_quote
+from .spawn import CLI_FILE, PLAIN_ENV, Git, git, sh_command, sh_quote
 
 MARKER = "# lean-memory hook:"
 CHAINED = "pre-commit.before-lean-memory"  # the pre-commit hook that was there before ours
@@ -105,27 +104,26 @@ echo "lean-memory: regenerated $INDEX after the rebase; commit it" >&2
 exit 0
 """
 
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                          timeout=60, check=False)
+def _git(root: Path, *args: str) -> Git:
+    # the person's git config: their core.hooksPath (a hook manager) decides where hooks go
+    return git(str(root), *args, timeout=60, person=True)
 
 
 def _locate(root: Path) -> tuple[Path, str] | str:
     """(hooks folder, memory root relative to the top level), or a message why not."""
-    try:
-        top = _git(root, "rev-parse", "--show-toplevel")
-    except (OSError, subprocess.SubprocessError):
-        return "git is not available: no git hook installed"
-    if top.returncode != 0 or not top.stdout.strip():
+    top = _git(root, "rev-parse", "--show-toplevel")
+    if top.code is None:
+        return f"git is not available ({top.error}): no git hook installed"
+    if not top.ok or not top.text.strip():
         return f"{root} is not inside a git work tree: no git hook installed"
-    custom = _git(root, "config", "core.hooksPath").stdout.strip()
+    custom = _git(root, "config", "core.hooksPath").text.strip()
     if custom:
         return (f"git uses core.hooksPath={custom} (a hook manager?): no git hook installed; "
                 f"add this line to its pre-commit hook: {SCAN_LINE}; and "
                 "`lean-memory index` to its post-merge hook")
-    hooks = _git(root, "rev-parse", "--git-path", "hooks").stdout.strip()
+    hooks = _git(root, "rev-parse", "--git-path", "hooks").text.strip()
     folder = Path(hooks) if os.path.isabs(hooks) else root / hooks
-    rel = os.path.relpath(root.resolve(), Path(top.stdout.strip()).resolve())
+    rel = os.path.relpath(root.resolve(), Path(top.text.strip()).resolve())
     return folder, Path(rel).as_posix()
 
 

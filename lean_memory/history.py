@@ -1,21 +1,20 @@
 """The token cost of a memory over time, from the git history of its INDEX.md (the page's
 chart): git is run isolated (no system or global config, no pager, no fsmonitor, no prompt)
-and bounded (the last :data:`MAX_VERSIONS` commits, :data:`MAX_BYTES` read, a time limit).
+and bounded (the last :data:`MAX_VERSIONS` commits, :data:`MAX_BYTES` kept, a time limit).
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
 
 from ._record import Record
-from .spawn import GIT_SAFE, git_env
+from .spawn import git
 
 MAX_VERSIONS = 60
 MAX_BYTES = 4 * 1024 * 1024
 TIMEOUT_S = 5.0
-_SAFE = (*GIT_SAFE, "-c", "core.hooksPath=" + os.devnull, "--no-pager",
-         "--no-replace-objects")
+# on top of spawn.git's own: no hook, no pager, no replacement objects (the history as it is)
+_SAFE = ("-c", "core.hooksPath=" + os.devnull, "--no-pager", "--no-replace-objects")
 
 
 class Point(Record):
@@ -32,14 +31,9 @@ class Point(Record):
         self._init(date, tokens, budget, commit)
 
 
-def _git(root: str, args: list[str], stdin: bytes | None = None) -> bytes | None:
-    try:
-        proc = subprocess.run(["git", *_SAFE, *args], cwd=root, input=stdin,
-                              capture_output=True, env=git_env(), timeout=TIMEOUT_S,
-                              check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return proc.stdout[:MAX_BYTES] if proc.returncode == 0 else None
+def _git(root: str, args: list[str], stdin: bytes = b"") -> bytes | None:
+    r = git(root, *_SAFE, *args, timeout=TIMEOUT_S, cap=MAX_BYTES, stdin=stdin)  # isolated
+    return r.out if r.ok else None
 
 
 def _number(text: str) -> int | None:

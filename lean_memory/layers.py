@@ -106,6 +106,7 @@ def memory_at(root: StrPath) -> MemoryLike:
 def global_memory(*, create: bool = False) -> MemoryLike:
     """The global store; with ``create``, initialised first (``put --global``)."""
     mem = memory_at(_global_root())
+    mem.layer = GLOBAL  # its files and INDEX.md speak of every project, commands --global
     if create and not os.path.isdir(mem._dir):
         mem.init()
     return mem

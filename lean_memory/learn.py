@@ -82,10 +82,10 @@ from .sessionlog import (
     private_dir,
     write_private,
 )
-from .spawn import GIT_SAFE, detached, git_env
+from .spawn import detached, git
 
-# Inside functions on purpose: json, subprocess, datetime, the matcher (asks) and the scanner
-# serve distill, match and propose only; the prompt hook imports this module (ADR 0038).
+# Inside functions on purpose: json, datetime, the matcher (asks) and the scanner
+# serve distill, match and propose only; a session start imports this module (ADR 0039).
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -225,17 +225,10 @@ def _git_stamp(root: str) -> str:
 
 
 def _git(root: str, *args: str) -> str:
-    """``git ARGS`` in ``root``, isolated from the person's and the system's git config,
-    hooks and pager; '' on any failure (no git, not a repository, no commit yet)."""
-    import subprocess
-
-    try:
-        r = subprocess.run(["git", *GIT_SAFE, "-C", root, *args],
-                           stdin=subprocess.DEVNULL, capture_output=True, env=git_env(),
-                           timeout=GIT_TIMEOUT, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    return r.stdout.decode("utf-8", "replace") if r.returncode == 0 else ""
+    """``git ARGS`` in ``root``, isolated from the person's and the system's git config;
+    '' on any failure (no git, not a repository, no commit yet)."""
+    r = git(root, *args, timeout=GIT_TIMEOUT)
+    return r.text if r.ok else ""
 
 
 GIT_TIMEOUT = 20.0  # rev-list walks the history once per clone; the result is kept

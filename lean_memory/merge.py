@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -50,7 +49,7 @@ from .errors import LeanMemoryError, redact_message
 from .fsutil import atomic_write, read_text
 from .githook import install_index_hooks, ours_installed
 from .secrets import Allowlist, redact_path, scan_text
-from .spawn import PLAIN_ENV, sh_command, sh_installed
+from .spawn import PLAIN_ENV, Git, git, sh_command, sh_installed
 
 if TYPE_CHECKING:
     from .secrets import Allowlist
@@ -468,18 +467,19 @@ def _line_conflict(base: str, ours: str, theirs: str, allow: Allowlist | None) -
     """Leave git's ordinary line conflict in ``ours`` (what git does without a driver),
     unless it would bring in a credential ours does not hold; returns what was done."""
     kept = "kept our version"  # git still records the file as conflicted
+    # Here: git runs the driver at the top of the work tree and names the files from there.
+    # The person's config: their merge.conflictStyle shapes the markers, as without a driver.
+    r = git(".", "merge-file", "-p", "-L", "ours", "-L", "base", "-L", "theirs", ours, base,
+            theirs, timeout=60, person=True)
+    if r.code is None or r.code < 0 or r.code > 127 or not r.out:
+        return kept
     try:
-        r = subprocess.run(["git", "merge-file", "-p", "-L", "ours", "-L", "base", "-L",
-                            "theirs", ours, base, theirs], capture_output=True, timeout=60,
-                           check=False)
-        if r.returncode < 0 or r.returncode > 127 or not r.stdout:
-            return kept
         mine = Path(ours).read_bytes().decode("utf-8", "replace")
-        rules = _Scanner(mine, allow).new_rules(r.stdout.decode("utf-8", "replace"))
+        rules = _Scanner(mine, allow).new_rules(r.text)
         if rules:
             return f"{kept}: the other side holds a credential ({', '.join(rules)})"
-        _write(ours, r.stdout)
-    except (OSError, subprocess.SubprocessError):
+        _write(ours, r.out)
+    except OSError:
         return kept
     return "left a normal conflict"
 
@@ -563,9 +563,9 @@ def driver_command() -> str:
             "else git merge-file -L ours -L base -L theirs %A %O %B; fi")
 
 
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                          timeout=60, check=False)
+def _git(root: Path, *args: str) -> Git:
+    # the person's git, as `git config --local` by hand would run (the repository's config)
+    return git(str(root), *args, timeout=60, person=True)
 
 
 def _write_attributes(root: Path) -> str:
@@ -597,17 +597,17 @@ def setup_merge_driver(root: str | os.PathLike[str], *, index_hooks: bool = Fals
     regenerate INDEX.md after merges and rebases."""
     top = Path(root)
     probe = _git(top, "rev-parse", "--git-dir")
-    if probe.returncode != 0:
+    if not probe.ok:
         return ["not a git repository: merge driver not set up"]
     lines = [_write_attributes(top)]
     command = driver_command()
     name = "lean_memory: union memory shards by entry id"
-    before = _git(top, "config", "--local", "--get", f"merge.{DRIVER}.driver").stdout.strip()
+    before = _git(top, "config", "--local", "--get", f"merge.{DRIVER}.driver").text.strip()
     _git(top, "config", "--local", f"merge.{DRIVER}.name", name)
     set_ = _git(top, "config", "--local", f"merge.{DRIVER}.driver", command)
-    if set_.returncode != 0:
-        lines.append(f"could not register the merge driver in git config: "
-                     f"{set_.stderr.strip() or set_.returncode}")
+    if not set_.ok:
+        why = set_.err.decode("utf-8", "replace").strip() or set_.error or set_.code
+        lines.append(f"could not register the merge driver in git config: {why}")
     elif before == command:
         lines.append("git config: merge driver already registered")
     else:

@@ -24,7 +24,7 @@ from ._record import Record, replace
 from .errors import LeanMemoryError
 from .secrets import Allowlist, Finding, redact_path, scan_text
 from .secrets import _path_allowed as path_allowed
-from .spawn import GIT_SAFE
+from .spawn import git, git_argv, git_config_env
 
 # Not typing.TYPE_CHECKING: see secrets.py.
 TYPE_CHECKING = False
@@ -199,10 +199,12 @@ def _walk(paths: Sequence[str | os.PathLike[str]],
         yield from _walk_dir(top) if listed is None else _walk_listed(top, listed)
 
 
-# Git runs nothing from a repository's own config here: a hostile clone (or an unpacked
-# archive holding a .git folder) could name a program as its file-system monitor. The
-# person's own git config stays (core.excludesFile decides what is ignored).
-_SAFE_GIT = GIT_SAFE
+# Git runs nothing from a repository's own config here (spawn.GIT_SAFE): a hostile clone (or
+# an unpacked archive holding a .git folder) could name a program as its file-system
+# monitor. The person's own git config and environment stay: core.excludesFile decides what
+# is ignored, and a pre-commit hook is given the index to scan (GIT_INDEX_FILE). No time
+# limit: the scan is what the person asked for, git's time is its time.
+_PERSON = True
 
 
 def _git_listing(folder: str) -> list[str] | None:
@@ -210,10 +212,10 @@ def _git_listing(folder: str) -> list[str] | None:
     paths relative to it; None when git is absent, ``folder`` is not in a work tree, or the
     folder itself is ignored (it was named explicitly: walk it whole)."""
     try:
-        inside = _git([*_SAFE_GIT, "rev-parse", "--is-inside-work-tree"], folder)
+        inside = _git(["rev-parse", "--is-inside-work-tree"], folder)
         if inside.strip() != b"true" or _git_ignored(folder):
             return None
-        raw = _git([*_SAFE_GIT, "ls-files", "--cached", "--others", "--exclude-standard",
+        raw = _git(["ls-files", "--cached", "--others", "--exclude-standard",
                     "-z", "--", "."], folder)
     except LeanMemoryError:
         return None
@@ -222,12 +224,7 @@ def _git_listing(folder: str) -> list[str] | None:
 
 
 def _git_ignored(folder: str) -> bool:
-    try:
-        proc = subprocess.run(["git", *_SAFE_GIT, "check-ignore", "-q", "--", "."],
-                              cwd=folder, capture_output=True, check=False)
-    except OSError:
-        return False
-    return proc.returncode == 0
+    return git(folder, "check-ignore", "-q", "--", ".", timeout=None, person=_PERSON).ok
 
 
 def _walk_listed(top: str, names: Sequence[str]) -> Iterator[tuple[str, str | None]]:
@@ -326,14 +323,13 @@ def scan_paths(paths: Sequence[str | os.PathLike[str]], *,
 
 
 def _git(args: Sequence[str], cwd: str) -> bytes:
-    try:
-        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
-    except OSError as exc:
-        raise LeanMemoryError(f"cannot run git: {exc.strerror or exc}") from None
-    if proc.returncode != 0:
-        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+    r = git(cwd, *args, timeout=None, person=_PERSON)
+    if r.code is None:
+        raise LeanMemoryError(r.error)
+    if not r.ok:
+        msg = r.err.decode("utf-8", "replace").strip().splitlines()
         raise LeanMemoryError(f"git {args[0]} failed: {msg[0] if msg else 'unknown error'}")
-    return proc.stdout
+    return r.out
 
 
 def _staged(top: str) -> list[tuple[str, str]]:
@@ -382,7 +378,9 @@ def scan_staged(cwd: str | os.PathLike[str] = ".", *,
     if not entries:
         return tally.result()
     try:
-        proc = subprocess.Popen(["git", "cat-file", "--batch"], cwd=top, stdin=subprocess.PIPE,
+        # streamed, one blob at a time: spawn.git's command line and environment, by hand
+        proc = subprocess.Popen(git_argv("cat-file", "--batch"), cwd=top,
+                                env=git_config_env(_PERSON), stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except OSError as exc:
         raise LeanMemoryError(f"cannot run git: {exc.strerror or exc}") from None

@@ -102,6 +102,70 @@ def git_env() -> dict[str, str]:
     return env
 
 
+def git_argv(*args: str) -> list[str]:
+    """The command line of ``git ARGS`` as we run it: :data:`GIT_SAFE` always."""
+    return ["git", *GIT_SAFE, *args]
+
+
+class Git:
+    """What one ``git`` run gave: its exit ``code`` (None when git could not start or
+    overran its time limit; ``error`` says which), its output and its error output."""
+
+    __slots__ = ("code", "err", "error", "out")
+
+    def __init__(self, code: int | None, out: bytes = b"", err: bytes = b"",
+                 error: str = "") -> None:
+        self.code, self.out, self.err, self.error = code, out, err, error
+
+    @property
+    def ok(self) -> bool:
+        return self.code == 0
+
+    @property
+    def text(self) -> str:
+        """The output as text (UTF-8, undecodable bytes replaced)."""
+        return self.out.decode("utf-8", "replace")
+
+
+def git(cwd: str, *args: str, timeout: float | None, cap: int | None = None,
+        person: bool = False, stdin: bytes = b"") -> Git:
+    """``git ARGS`` in ``cwd``: the one way lean_memory runs git (but for the scanner's
+    streamed ``cat-file``, which uses :func:`git_argv` and :func:`git_config_env`).
+
+    Every run has :data:`GIT_SAFE` (no program named by the repository's config) and
+    ``stdin`` as its whole input (never the caller's terminal). By default git is isolated
+    (:func:`git_env`: no system or global config, none of the caller's ``GIT_*``, C
+    messages), for facts read from a repository (its history, its first commit).
+    ``person=True`` keeps the caller's environment and git config, for what must see the
+    repository as the person's git does: their global excludes file, their hooks path,
+    the index a pre-commit hook is given (``GIT_INDEX_FILE``). Each caller names its time
+    limit (``timeout``; None: none, git's time is the caller's) and ``cap``, the most
+    output kept (bytes past it are dropped)."""
+    import subprocess  # not at the top: this module is on the prompt hook's path, git never
+
+    try:
+        proc = subprocess.run(git_argv(*args), cwd=cwd, input=stdin, capture_output=True,
+                              env=git_config_env(person), timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return Git(None, error=f"git {_verb(args)} took over {timeout:g} s")
+    except OSError as exc:
+        return Git(None, error=f"cannot run git: {exc.strerror or exc}")
+    return Git(proc.returncode, proc.stdout if cap is None else proc.stdout[:cap], proc.stderr)
+
+
+def git_config_env(person: bool) -> dict[str, str] | None:
+    """The environment of a :func:`git` run: the caller's (``person``) or :func:`git_env`."""
+    return None if person else git_env()
+
+
+def _verb(args: tuple[str, ...]) -> str:
+    """The git command among ``args`` (past the global options and their values)."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in ("-c", "-C") else 1
+    return args[i] if i < len(args) else "command"
+
+
 def detached(mem: MemoryLike, marker: str, code: str, *args: str, stale_s: float = 600.0) -> bool:
     """Start ``python -I -c code`` detached, unless ``.cache/<marker>`` says one runs; True
     if started. ``code`` runs in the package's parent folder with ``sys.argv[1:]`` = the

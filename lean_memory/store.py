@@ -180,9 +180,10 @@ class Memory(Summaries):
                include_archive: bool | None = None, session: str | None = None,
                layers: Sequence[str] = ("global", "project", "session")) -> list[LayerHit]:
         """The ``k`` entries that best match ``query``, as ``get --query`` ranks them: over
-        the global store, this project and (with ``session``) that session's asks, each
-        hit labelled with its layer (``.layer``; ``.entry``, ``.score``... as a ``Hit``);
-        ``layers=("project",)`` searches this store alone. Archived entries match too
+        the ``layers`` (the global store, this project and, with ``session``, that
+        session's asks), each hit a ``LayerHit`` labelled with its layer (``.layer``;
+        ``.entry``, ``.score``... as a ``Hit``); ``layers=("project",)`` searches this store
+        alone; ``shards`` limits the search to those shards. Archived entries match too
         unless ``include_archive=False`` or the config's ``search_archive = false``."""
         from .recall import search
 

@@ -24,7 +24,6 @@ from ._hash import blake2b
 from ._record import replace
 from .errors import quoted
 from .fsutil import dump_record, file_signature, load_record
-from .summaries import render_index
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
@@ -403,7 +402,7 @@ def shown_index(mem: MemoryLike, verdicts: Verdicts | None = None) -> str:
     if not bad:
         return text
 
-    return render_index(mem.status(), mem.config.max_index_tokens)
+    return mem.render_index(mem.status())  # the store's own (the global one says so)
 
 
 def read_shown(mem: MemoryLike, shard: str | None = None, *,

@@ -15,7 +15,7 @@ WORDS = ["get", "status", "put", "hook", "failures", "quirks", "some text", "-",
          "--archive", "--no-archive", "--query", "-q", "-k", "3", "0", "-1", "x5", "--digest",
          "--title", "--tag", "--date", "2026-01-02", "--supersedes", "--new", "--root", "/tmp/r",
          "session-start", "user-prompt-submit", "--help", "-h", "--que", "--query=a", "--",
-         "²", " 7", "--version", "bogus"]
+         "²", " 7", "--version", "bogus", "--global"]
 
 
 def _argparse(argv: list[str]) -> dict[str, object] | None:
@@ -27,7 +27,8 @@ def _argparse(argv: list[str]) -> dict[str, object] | None:
 
 
 @settings(max_examples=3000, deadline=None)
-@given(st.tuples(st.sampled_from(["get", "status", "put", "hook", "--root"]),
+@given(st.tuples(st.sampled_from(["get", "status", "put", "hook", "--root", "--json",
+                                  "--global"]),
                  st.lists(st.sampled_from(WORDS), max_size=7)).map(lambda t: [t[0], *t[1]]))
 def test_the_fast_reader_agrees_with_argparse(argv: list[str]) -> None:
     fast = cli._fast_args(argv)

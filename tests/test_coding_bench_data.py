@@ -12,6 +12,7 @@ import pytest
 from .conftest import ROOT, load_bench
 
 DATA = ROOT / "bench" / "coding" / "data"
+MINI = ROOT / "bench" / "coding" / "mini"
 
 
 def _load() -> Any:
@@ -25,6 +26,18 @@ def test_shipped_data_is_valid() -> None:
     assert len(bench.projects) >= 8
     assert len(bench.prompts) >= 80
     assert bench.sessions
+
+
+def test_the_mini_set_loads_through_the_loader() -> None:
+    """Guards ``run.py --data bench/coding/mini`` crashing in load.py: the hand-made set
+    wrote ``source`` as a string, not the documented ``{path, commit}`` the real data has."""
+    bench = _load().load(MINI)
+    assert {p.split for p in bench.projects.values()} == {"dev", "heldout"}
+    for project in bench.projects.values():
+        assert project.entries and project.sources
+        for e in project.entries:  # the documented shape, one of the project's sources
+            assert (e.source_path, e.source_commit) in project.sources
+            assert len(e.source_commit) == 40 and e.source_path.endswith(".json")
 
 
 def test_every_kind_and_both_splits_are_present() -> None:
@@ -85,15 +98,22 @@ def test_validator_reports_missing_session_prompt(tmp_path: Path) -> None:
         mod.load(data)
 
 
-def test_validator_reports_unknown_shard(tmp_path: Path) -> None:
-    """Guards against an entry filed under a shard lean_memory does not have."""
+@pytest.mark.parametrize(("field", "value", "needle"), [
+    ("shard", "misc", "shard 'misc'"),
+    ("source", "hand-made", r"entry '[^']+': source is not an object \{path, commit\}"),
+], ids=["shard", "source"])
+def test_validator_reports_a_broken_entry(tmp_path: Path, field: str, value: str,
+                                         needle: str) -> None:
+    """Guards against an entry filed under a shard lean_memory does not have, and the
+    loader stopping with an AttributeError (no line naming the entry) on a ``source``
+    that is not the documented ``{path, commit}`` object."""
     mod = _load()
     data = _copy(tmp_path)
     path = next((data / "projects").glob("*.json"))
     project = json.loads(path.read_text(encoding="utf-8"))
-    project["entries"][0]["shard"] = "misc"
+    project["entries"][0][field] = value
     path.write_text(json.dumps(project), encoding="utf-8")
-    with pytest.raises(mod.BenchDataError, match="shard 'misc'"):
+    with pytest.raises(mod.BenchDataError, match=needle):
         mod.load(data)
 
 
@@ -105,3 +125,25 @@ def test_one_project_memory_is_written_whole(tmp_path: Path) -> None:
     ids = mod.write_memory(bench, tmp_path / "m", slug)
     assert set(ids) == {e.key for e in bench.projects[slug].entries}
     assert len(set(ids.values())) == len(ids)
+
+
+def test_run_prints_only_the_split_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Guards `run.py --split dev` printing (and computing) the held-out split's per-prompt
+    tables too: the held-out figures are for reporting only, never seen while tuning."""
+    mini = MINI  # beside load.py: run.py builds its memories with the bench's loader
+    splits = {json.loads(line)["split"] for line in
+              (mini / "prompts.jsonl").read_text(encoding="utf-8").splitlines() if line}
+    assert splits == {"dev", "heldout"}  # the fixture holds the case it guards
+    for name in ("XDG_DATA_HOME", "LEAN_MEMORY_GLOBAL"):  # run.py sets them; restored after
+        monkeypatch.setenv(name, str(tmp_path / name))
+    out = tmp_path / "report.json"
+    run = load_bench("coding/run.py", "coding_bench_run")
+    assert run.main(["--data", str(mini), "--split", "dev", "--hooks", "0",
+                     "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "split: dev" in printed
+    assert "heldout" not in printed
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert [s["split"] for s in report["splits"]] == ["dev"]
+    assert {a["split"] for a in report["alone"]} == {"dev"}

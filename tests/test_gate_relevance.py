@@ -177,6 +177,6 @@ def test_explicit_search_is_never_gated(mem: lean_memory.Memory,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """`get --query` answers whatever the gate would say: with a bar no hit reaches, the
     digest has no matches and the search still has them."""
-    monkeypatch.setattr(dg, "bar", lambda *_: 1.01)
+    monkeypatch.setattr(dg, "calibration", lambda *_: (1.01, dg.UNKNOWN_PLAIN))
     assert not opened(mem, "storybook port design tokens")
     assert any("6006" in h.entry.text for h in mem.search("storybook port design tokens"))

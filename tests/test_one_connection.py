@@ -248,7 +248,8 @@ def test_init_repairs_hooks_naming_another_install(project: Path, tmp_path: Path
     """Hooks written by an install since removed (old venv, old folder) and by an older
     ``-m`` line are rewritten to this install's isolated line, which runs."""
     gone_py, gone_home = tmp_path / "old-venv" / "bin" / "python", tmp_path / "old-venv" / "lib"
-    code = "import sys; sys.path.insert(0, sys.argv.pop(1)); from lean_memory.cli import run"
+    code = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "  # the code every install wrote
+            "from lean_memory.cli import run; sys.exit(run())")
     lines = {e: f"{sh_quote(str(gone_py))} -I -c {sh_quote(code)} {sh_quote(str(gone_home))} "
                 f"hook {cli}" for e, cli in EVENTS.items()}
     lines["SessionEnd"] = f'"{gone_py}" -m lean_memory hook session-end'

@@ -765,7 +765,7 @@ def test_history_page_draws_index_history_and_the_injection_log(tmp_path: Path) 
 def test_git_for_the_history_runs_isolated(tmp_path: Path) -> None:
     """Catches the history reading a repository's own config that runs commands (a
     hostile clone's core.fsmonitor or pager), or unbounded history."""
-    from lean_memory import history
+    from lean_memory import history, spawn
 
     from .conftest import git
 
@@ -780,7 +780,8 @@ def test_git_for_the_history_runs_isolated(tmp_path: Path) -> None:
         fh.write(f"[core]\n\tfsmonitor = touch {ran}\n\tpager = touch {ran}\n")
     assert len(history.index_history(str(root), str(mem.index_path))) == 1
     assert not ran.exists()
-    assert "--no-pager" in history._SAFE and "core.fsmonitor=false" in history._SAFE
+    # spawn.git, history's runner, adds GIT_SAFE to every run
+    assert "--no-pager" in history._SAFE and "core.fsmonitor=false" in spawn.GIT_SAFE
     assert history.MAX_VERSIONS <= 100
 
 

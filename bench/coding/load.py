@@ -31,6 +31,8 @@ SPLITS = ("dev", "heldout")
 # Typos are made in prompts memory answers; letter case is varied on answerable and
 # unrelated prompts alike (issue 33: casing flipped the gate on unrelated prompts).
 VARIANT_BASES = {"typo": ("answerable", "generic"), "case": ("answerable", "unrelated")}
+# A project written by hand in this repository (mini/): its sources are files here.
+THIS_REPOSITORY = "."
 # A fixed date keeps the written memory (and its ids) the same on every run.
 ENTRY_DATE = "2026-01-15"
 
@@ -120,7 +122,11 @@ def _parse(data: Path) -> tuple[Bench, list[str]]:
             errors.append(f"{path.name}: slug {slug!r} differs from the file name")
         entries = []
         for e in raw.get("entries", []):
-            src = e.get("source", {})
+            src = e.get("source")
+            if not isinstance(src, dict):  # the documented {path, commit}, nothing else
+                errors.append(f"{path.name}: entry {e.get('key')!r}: source is not "
+                              "an object {path, commit}")
+                src = {}
             entries.append(Entry(key=e.get("key", ""), project=str(slug),
                                  shard=e.get("shard", ""), title=e.get("title", ""),
                                  text=e.get("text", ""), tags=tuple(e.get("tags", [])),
@@ -164,7 +170,7 @@ def validate(bench: Bench) -> list[str]:
     for p in bench.projects.values():
         if p.split not in SPLITS:
             errors.append(f"project {p.slug}: split {p.split!r}")
-        if "/" not in p.repo:
+        if "/" not in p.repo and p.repo != THIS_REPOSITORY:
             errors.append(f"project {p.slug}: repo {p.repo!r} is not owner/name")
         known_sources = set(p.sources)
         for e in p.entries:

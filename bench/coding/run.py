@@ -141,7 +141,7 @@ _LOADER: dict[str, Any] = {}
 
 def _loader(projects: dict[str, Any]) -> tuple[Any, Any] | None:
     """bench/coding/load.py next to the data (imported by path: bench/ is no package) and
-    the bench it loads, or None (the hand-made mini set)."""
+    the bench it loads, or None (data with no load.py beside it)."""
     path = _LOADER.get("data")
     if path is None:
         return None
@@ -376,8 +376,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     projects, prompts, sessions = load_data(args.data)
     use_loader(args.data)
-    if args.split != "all":
-        sessions = [s for s in sessions if s["split"] == args.split]
+    # Only the split asked, sessions and per-prompt figures alike: the held-out split is
+    # for reporting, never printed while tuning on dev.
+    splits = ("dev", "heldout") if args.split == "all" else (args.split,)
+    sessions = [s for s in sessions if s["split"] in splits]
     work = Path(tempfile.mkdtemp(prefix="lm-coding-"))
     env = {**os.environ, "XDG_DATA_HOME": str(work / "data"),
            "LEAN_MEMORY_GLOBAL": str(work / "global"), "PYTHONPATH": str(ROOT),
@@ -402,6 +404,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.no_alone:
             for scope in ("project", "pooled"):
                 for p in prompts.values():
+                    if p["split"] not in splits:
+                        continue
                     name = "pooled" if scope == "pooled" else p["project"]
                     b = memory(name)
                     if name not in starts:
@@ -414,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
                   "tokenizer": "estimate_tokens" + (" + o200k" if _ENC else ""),
                   "hook_cpu_s": round(cpu[0], 2), "wall_s": round(time.time() - t0, 1),
                   "splits": [], "sessions": results, "alone": alone}
-        for split in ("dev", "heldout"):
+        for split in splits:
             ss = [s for s in results if s["split"] == split]
             aa = [a for a in alone if a["split"] == split]
             if ss or aa:

@@ -1,7 +1,7 @@
 """The gate's constants swept on the bench's **dev** split (never the held-out one):
 per-prompt figures alone, in-process (bench/coding/run.py's ``per_prompt``).
 
-    PYTHONPATH=$PWD python bench/coding/sweep.py --plain 0.15,0.5,1 --quantile 0.9 --cap 0.6
+    PYTHONPATH=$PWD python bench/coding/sweep.py --plain 0.15,0.5,1 --most 0.5,1 --margin 0,0.05
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ def main() -> int:
     default = R.HERE / "data" if (R.HERE / "data" / "prompts.jsonl").exists() else R.HERE / "mini"
     ap.add_argument("--data", type=Path, default=default)
     ap.add_argument("--plain", type=floats, default=[dg.UNKNOWN_PLAIN])
+    ap.add_argument("--most", type=floats, default=[dg.UNKNOWN_MOST])
     ap.add_argument("--quantile", type=floats, default=[dg.BAR_QUANTILE])
     ap.add_argument("--margin", type=floats, default=[dg.BAR_MARGIN])
     ap.add_argument("--cap", type=floats, default=[dg.BAR_CAP])
@@ -41,11 +42,12 @@ def main() -> int:
     prompts = {k: p for k, p in prompts.items() if p["split"] == args.split}
     built = {name: R.Built(work / name, sorted(projects) if name == "pooled" else [name],
                            projects) for name in ["pooled", *sorted(projects)]}
-    print("plain quantile margin cap | scope: ans recall / ans tokens / unrel tokens / "
+    print("plain most quantile margin cap | scope: ans recall / ans tokens / unrel tokens / "
           "unrel empty / case same / typo drop")
-    for plain, q, m, cap in itertools.product(args.plain, args.quantile, args.margin,
-                                              args.cap):
-        dg.UNKNOWN_PLAIN, dg.BAR_QUANTILE, dg.BAR_MARGIN, dg.BAR_CAP = plain, q, m, cap
+    for plain, most, q, m, cap in itertools.product(args.plain, args.most, args.quantile,
+                                                    args.margin, args.cap):
+        dg.UNKNOWN_PLAIN, dg.UNKNOWN_MOST = plain, most
+        dg.BAR_QUANTILE, dg.BAR_MARGIN, dg.BAR_CAP = q, m, cap
         cells = []
         for scope in ("project", "pooled"):
             rows = []
@@ -66,7 +68,7 @@ def main() -> int:
                 f"{R.mean([0.0 if r['tokens'] else 1.0 for r in un]) or 0:.2f} / "
                 f"{R.mean([1.0 if r['matched'] == by[r['variant_of']]['matched'] else 0.0 for r in case]) or 0:.2f} / "  # noqa: E501
                 f"{(R.mean([r['recall'] for r in typo]) or 0) - (R.mean([by[r['variant_of']]['recall'] for r in typo]) or 0):+.3f}")  # noqa: E501
-        print(f"{plain} {q} {m} {cap} | " + " | ".join(cells), flush=True)
+        print(f"{plain} {most} {q} {m} {cap} | " + " | ".join(cells), flush=True)
     return 0
 
 

@@ -25,7 +25,10 @@ The gate (ADR 0021), with ``--gate`` (``--coverage 0,0.25``: the values of
 ``digest_min_coverage`` compared, 0 being the ungated digest): besides the answerable
 prompts above, each memory is asked prompts it has nothing to say about ("unanswerable"):
 LoCoMo conversation i's memory the questions of conversation i+1, Cranfield's memory every
-LoCoMo question (every n-th with ``--stride n``). Per budget: evidence recall, mean and
+LoCoMo question (every n-th with ``--stride n``), and with ``--sets ...,cisi`` Cranfield's
+memory CISI's 112 library-science questions (another collection in the same register:
+``cisi_queries.jsonl``), reported by half (odd query ids: where the gate was tuned; even:
+reported only). Per budget: evidence recall, mean and
 median tokens on answerable prompts; mean tokens and the share of empty digests on
 unanswerable ones. LoCoMo is also reported by
 half (even conversations: where the gate's constants were tuned; odd: held out).
@@ -270,6 +273,11 @@ def gate_run(budgets: list[int], coverages: list[float], work: Path, limit: int 
         cran = load("cranfield")[0]
         asked = [q for c in locomo for q in c.queries[:limit]][::stride]
         plans.append(("cranfield", cran.docs, cran.queries[:limit], asked))
+    if "cisi" in sets:  # Cranfield's memory asked CISI's questions: unanswerable only
+        cran = load("cranfield")[0]
+        for half in ("tune", "report"):
+            plans.append((f"cisi on cranfield ({half} half)", cran.docs, [],
+                          [q for q in cisi_queries() if q["half"] == half][:limit]))
     for group, docs, answerable, unanswerable in plans:
         by_id = {d["id"]: norm(d["text"]) for d in docs}
         mem = build(work, docs)
@@ -290,7 +298,8 @@ def gate_run(budgets: list[int], coverages: list[float], work: Path, limit: int 
                         block = mem.digest(q["q"], budget_tokens=b)
                         tokens = estimate_tokens(block)
                         over += tokens > b
-                        for name in (group, "locomo all") if group != "cranfield" else (group,):
+                        names = (group, "locomo all") if group.startswith("locomo") else (group,)
+                        for name in names:
                             cell = cells.setdefault((name, x.label, c, b), Tally())
                             if kind == "a":
                                 cell.answerable.append(tokens)
@@ -308,6 +317,20 @@ def gate_run(budgets: list[int], coverages: list[float], work: Path, limit: int 
     print("|---|---|---|---|---|---|---|---|---|")
     for (name, label, c, b), cell in sorted(cells.items()):
         print(f"| {name} | {label} | {c:g} | {b:,} | {cell.row()} |")
+
+
+CISI = Path(__file__).resolve().parent / "cisi_queries.jsonl"
+
+
+def cisi_queries() -> list[dict]:
+    """CISI's 112 queries (bench/retrieval/README: where they come from), each with its
+    half: odd ids ``tune``, even ids ``report``; ``relevant`` empty (none is answerable
+    from Cranfield)."""
+    import json
+
+    with open(CISI, encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh if line.strip()]
+    return [{**r, "relevant": []} for r in rows if "qid" in r]
 
 
 def calibrate(host: str, work: Path, limit: int | None, sets: list[str], stride: int) -> None:

@@ -22,6 +22,23 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from asks5 import (  # noqa: E402
+    CONTROL5,
+    CONTROL6,
+    FACTS5,
+    FACTS6,
+    ONEOFF5,
+    ONEOFF6,
+    PREFS5,
+    PREFS6,
+    PROJECTS5,
+    PROJECTS6,
+    RARE6,
+    TASKS5,
+    TASKS6,
+)
 
 PROJECTS = ["billing", "webapp", "etl", "mobile", "ops", "docs-site", "cli"]
 
@@ -548,10 +565,17 @@ def files() -> dict[Path, str]:
     rows4, labels4 = build(PREFS4, (("task", TASKS4),), ONEOFF, 37, "dev4",
                            datetime(2026, 12, 20, 8),
                            [*PROJECTS3, "cluster", "pipeline"])
+    rows5, labels5 = build(PREFS5, (("task", TASKS5), ("control", CONTROL5),
+                                    ("fact", FACTS5)), ONEOFF5, 38, "dev5",
+                           datetime(2027, 1, 4, 8), PROJECTS5)
+    rows6, labels6 = build(PREFS6, (("rare", RARE6), ("task", TASKS6), ("control", CONTROL6),
+                                    ("fact", FACTS6)), ONEOFF6, 39, "dev6",
+                           datetime(2027, 1, 20, 8), PROJECTS6)
     out[HERE / "labels.json"] = json.dumps(
-        {"dev": labels, "dev2": labels2, "dev3": labels3, "dev4": labels4}, indent=1,
-        sort_keys=True, ensure_ascii=False) + "\n"
-    for name, got in (("dev", rows), ("dev2", rows2), ("dev3", rows3), ("dev4", rows4)):
+        {"dev": labels, "dev2": labels2, "dev3": labels3, "dev4": labels4, "dev5": labels5,
+         "dev6": labels6}, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    for name, got in (("dev", rows), ("dev2", rows2), ("dev3", rows3), ("dev4", rows4),
+                      ("dev5", rows5), ("dev6", rows6)):
         out[HERE / f"{name}.jsonl"] = "".join(
             json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in got)
     return out
