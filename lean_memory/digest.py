@@ -30,7 +30,7 @@ from ._hash import blake2b
 from .bm25 import tokenize
 from .errors import LeanMemoryError, QueryError
 from .fsutil import dump_record, file_signature, load_record
-from .search import Hit, _indexed_body, _main_text, find, load_corpus
+from .search import Hit, _indexed_body, _main_text, find, load_corpus, warm_later
 from .summaries import render_index
 from .tokens import estimate_tokens
 from .typos import _STRIP, mend  # _STRIP: what around a prompt word is not part of it
@@ -472,6 +472,8 @@ def calibration(mem: MemoryLike, budget_s: float | None = None) -> tuple[float, 
             plain, covs = _probe_coverages(
                 mem, None if budget_s is None else time.monotonic() + budget_s)
         except Exception:  # out of time, a damaged or racing index: the floor, this time
+            if budget_s is not None:  # and the hook's warm-up calibrates for the next prompt:
+                warm_later(mem)  # else every prompt of a large memory paid the budget again
             return floor, UNKNOWN_PLAIN
         covs.sort()
         chance = covs[min(int(BAR_QUANTILE * len(covs)), len(covs) - 1)] if covs else 0.0

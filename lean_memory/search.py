@@ -729,6 +729,18 @@ def time_limit(seconds: float, *,
         var.reset(token)
 
 
+def warm_later(mem: MemoryLike) -> bool:
+    """Within :func:`time_limit` with a ``warm`` function (the prompt hook), start its
+    background warm-up: for a cache the caller could not build in its share of the time
+    (the gate's calibration of a large memory), which the warm-up builds without a limit.
+    False when no such limit is set or a warm-up runs already."""
+    var = _LIMIT.get("var")
+    limit = None if var is None else var.get()
+    if limit is None or not callable(limit[1]):
+        return False
+    return _start_warming(mem, limit[1])
+
+
 def _warm_target(fn: Callable[[Any], None]) -> str:
     """``module:name`` of a module-level function of lean_memory ('' for anything else):
     what the warm-up process imports, by name (never code) and only from lean_memory."""

@@ -48,12 +48,14 @@ QUERY = CORE | {"commands._memory", "commands.get", "recall", "_jsonc"}
 # Claude Code's plugin answers instead (claude_code), what this session was shown already
 # (payonce), the prompt's typos mended against the memory's words (typos: the digest's gate
 # calibrates with it too), whether the scanner could find anything in the prompt kept as an
-# ask (_secret_gate: the rule table's keywords written out; ADR 0039).
+# ask (_secret_gate: the rule table's keywords written out; ADR 0039), the command lines of
+# ours that claude_code recognises and the warm-up's start (spawn: os calls only).
 HOOK = CORE | {"commands.hook", "hooks", "recall", "digest", "prompthook", "_askrecord",
-               "_jsonc", "_listeners", "claude_code", "payonce", "typos", "_secret_gate"}
+               "_jsonc", "_listeners", "claude_code", "payonce", "typos", "_secret_gate",
+               "spawn"}
 # Session start: the start's own blocks (learn: the quiet sessions folded, the last one's
-# open lines, proposals) and the background learner it may start (spawn: os calls only).
-START = HOOK | {"learn", "spawn"}
+# open lines, proposals).
+START = HOOK | {"learn"}
 # A prompt naming no keyword of any rule is kept unscanned (the gate is the scan's answer
 # there: tests/test_secret_gate.py); a match's main text comes from format, not dedup.
 NO_MATCH = HOOK
