@@ -93,8 +93,10 @@ _ALNUM = lazy(r"[^\W_]+")
 _PATH_SEP = lazy(r"[./\\:@+#]+")
 # Separators of path components; a component may itself be dotted ("digest.js").
 _COMPONENT_SEP = lazy(r"[/\\:@]+")
-# Case-style boundaries: parseConfig, HTTPServer, HTTP2Server; but not IPv6 or E0502.
-_CASE_SPLIT = lazy(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z]{2})(?=[A-Z][a-z])|(?<=\d)(?=[A-Z][a-z])")
+# Case-style boundaries: parseConfig, HTTPServer, HTTP2Server; but not IPv6 or E0502. A
+# capital followed by a lone "s" starts no word: it ends an acronym's plural (GPUs, URLs,
+# getURLs), which would otherwise split into fragments ("gp", "ur" + "ls") that match nothing.
+_CASE_SPLIT = lazy(r"(?<=[a-z])(?=[A-Z])|(?:(?<=[A-Z]{2})|(?<=\d))(?=[A-Z](?!s(?![a-z]))[a-z])")
 
 # The same splits by str methods, for ASCII text (the common case): no ``re`` import, no regex
 # engine per piece. A property test holds them equal to the regexes above.
@@ -132,7 +134,8 @@ def _path_segments(chunk: str) -> list[str]:
 
 def _case_split(piece: str) -> list[str]:
     """``_CASE_SPLIT.split(piece)``: before an uppercase letter that follows a lowercase one,
-    that ends a run of 2+ capitals and starts a word, or that follows a digit and starts a word."""
+    that ends a run of 2+ capitals and starts a word, or that follows a digit and starts a word.
+    A capital and a lone lowercase "s" is no word (the plural of an acronym: GPUs, URLs)."""
     if piece.upper() == piece:  # no lowercase letter: no boundary (ECONNREFUSED, E0502)
         return [piece]
     out: list[str] = []
@@ -143,8 +146,10 @@ def _case_split(piece: str) -> list[str]:
         if piece[i] not in upper:
             continue
         prev = piece[i - 1]
-        if prev in lower or (i < last and piece[i + 1] in lower and (
-                (prev in upper and i >= 2 and piece[i - 2] in upper) or prev.isdecimal())):
+        if prev in lower or (
+                i < last and piece[i + 1] in lower
+                and (piece[i + 1] != "s" or (i + 2 <= last and piece[i + 2] in lower))
+                and ((prev in upper and i >= 2 and piece[i - 2] in upper) or prev.isdecimal())):
             out.append(piece[start:i])
             start = i
     out.append(piece[start:])
@@ -307,7 +312,7 @@ def simple_tokenize(text: str) -> list[str]:
 _STATE_FORMAT = "lean_memory.bm25/2"
 # Bump whenever ``tokenize`` changes its output: cached indexes built with another version are
 # refused by ``from_state`` and get rebuilt.
-TOKENIZER_VERSION = "lean_memory.tokenize/1"
+TOKENIZER_VERSION = "lean_memory.tokenize/2"  # 2: acronym plurals (GPUs) stay whole
 
 TermCounts = tuple[dict[str, float], float]
 """A document as the index sees it: (term -> weighted frequency, weighted length)."""

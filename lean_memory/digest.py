@@ -27,7 +27,7 @@ import time
 
 from . import format as fmt
 from ._hash import blake2b
-from .bm25 import tokenize
+from .bm25 import TOKENIZER_VERSION, tokenize
 from .errors import LeanMemoryError, QueryError
 from .fsutil import dump_record, file_signature, load_record
 from .search import Hit, _indexed_body, _main_text, find, load_corpus, warm_later
@@ -270,10 +270,14 @@ GATE_TOP = 10  # the best coverage among this many hits opens the gate
 GATE_KEEP = 12  # once open, the first this many hits stay ...
 GATE_RATIO = 0.4  # ... and later ones while their score is at least this share of the best
 # In a session (pay-once) the context keeps what earlier prompts were shown, so a prompt
-# needs only its strongest matches (measured on bench/coding's dev split, ADR 0030).
+# needs only its strongest matches: the first SESSION_KEEP, then those that score nearly
+# as well as the best. A prompt whose words do not tell one entry from another ("run the
+# tests" in a memory of fifteen projects) scores many alike and gets more of them, one
+# whose best match stands out gets few; pay-once keeps the next such prompt from paying
+# for them again (measured on bench/coding's dev split, ADR 0030, amended by ADR 0042).
 SESSION_KEEP = 5
-SESSION_RATIO = 0.5
-SESSION_MAX = 8  # and never more than this many (a generic prompt in a pooled memory)
+SESSION_RATIO = 0.7
+SESSION_MAX = 16  # and never more than this many
 _CALENDAR = frozenset((
     "january", "february", "march", "april", "may", "june", "july", "august", "september",
     "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
@@ -461,8 +465,9 @@ def calibration(mem: MemoryLike, budget_s: float | None = None) -> tuple[float, 
     floor = mem.config.digest_min_coverage
     if floor <= 0:
         return 0.0, UNKNOWN_PLAIN
-    key = [_BAR_VERSION, list(mem.shards), _signatures(mem), PROBES, BAR_QUANTILE, UNKNOWN_PLAIN,
-           UNKNOWN_MOST, UNKNOWN_SPECIFIC, GATE_TOP]
+    # the tokens decide which probe words the memory holds: another tokenizer, another bar
+    key = [_BAR_VERSION, TOKENIZER_VERSION, list(mem.shards), _signatures(mem), PROBES,
+           BAR_QUANTILE, UNKNOWN_PLAIN, UNKNOWN_MOST, UNKNOWN_SPECIFIC, GATE_TOP]
     path = os.path.join(mem._cache, _BAR_CACHE)
     got = load_record(path, key, 2, mem._agents)
     if got is not None and isinstance(got[0], float) and isinstance(got[1], float):

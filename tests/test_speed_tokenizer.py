@@ -109,7 +109,11 @@ _O_APOSTROPHE = re.compile(r"(?<=\w)['\u2019\u02bc](?=\w)")
 _O_ALNUM = re.compile(r"[^\W_]+")
 _O_PATH_SEP = re.compile(r"[./\\:@+#]+")
 _O_COMPONENT_SEP = re.compile(r"[/\\:@]+")
-_O_CASE = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z]{2})(?=[A-Z][a-z])|(?<=\d)(?=[A-Z][a-z])")
+# A word after a run of capitals or a digit starts with a capital and a lowercase letter, but
+# a capital and a lone "s" is an acronym's plural (GPUs), not a word.
+_O_WORD_START = r"[A-Z](?:[a-rt-z]|s[a-z])"
+_O_CASE = re.compile(
+    rf"(?<=[a-z])(?=[A-Z])|(?<=[A-Z]{{2}})(?={_O_WORD_START})|(?<=\d)(?={_O_WORD_START})")
 _O_STEMMABLE = re.compile(r"[a-z]+")
 
 

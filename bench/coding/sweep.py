@@ -2,6 +2,13 @@
 per-prompt figures alone, in-process (bench/coding/run.py's ``per_prompt``).
 
     PYTHONPATH=$PWD python bench/coding/sweep.py --plain 0.15,0.5,1 --most 0.5,1 --margin 0,0.05
+
+``--sessions``: the session cut instead (what a prompt in a session keeps once the gate
+opened: ``SESSION_KEEP``, ``SESSION_RATIO``, ``SESSION_MAX``), over the split's sessions
+in-process, each setting on memories built afresh (a session's hooks write asks):
+
+    PYTHONPATH=$PWD python bench/coding/sweep.py --sessions --session-ratio 0.5,0.7 \
+        --session-max 8,16
 """
 
 from __future__ import annotations
@@ -9,6 +16,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -23,6 +31,42 @@ def floats(text: str) -> list[float]:
     return [float(x) for x in text.split(",")]
 
 
+def ints(text: str) -> list[int]:
+    return [int(x) for x in text.split(",")]
+
+
+def sessions(args: argparse.Namespace) -> int:
+    """The session cut's constants: session cost and in-context recall, project and pooled."""
+    projects, prompts, all_sessions = R.load_data(args.data)
+    R.use_loader(args.data)
+    chosen = [s for s in all_sessions if s["split"] == args.split]
+    print("keep ratio max | scope: session tokens ratio to the baseline / in-context recall "
+          "(baseline's)")
+    for keep, ratio, most in itertools.product(args.session_keep, args.session_ratio,
+                                               args.session_max):
+        dg.SESSION_KEEP, dg.SESSION_RATIO, dg.SESSION_MAX = keep, ratio, most
+        work = Path(tempfile.mkdtemp(prefix="lm-sweep-"))
+        os.environ.update({"XDG_DATA_HOME": str(work / "data"),
+                           "LEAN_MEMORY_GLOBAL": str(work / "global")})
+        built: dict[str, R.Built] = {}
+        results = []
+        for s in chosen:
+            name = s["memory"]
+            if name not in built:
+                built[name] = R.Built(work / "mem" / name,
+                                      sorted(projects) if name == "pooled" else [name],
+                                      projects)
+            results.append(R.run_session(built[name], s, prompts, 1200, False,
+                                         dict(os.environ), work, [0.0]))
+        summary = R.summarize(args.split, results, [], prompts)
+        cells = [f"{scope}: {x['ratio']:.3f} / {x['recall_in_context']:.3f} "
+                 f"({x['base_recall_in_context']:.3f})"
+                 for scope in ("project", "pooled") if (x := summary.get(scope))]
+        print(f"{keep} {ratio} {most} | " + " | ".join(cells), flush=True)
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     default = R.HERE / "data" if (R.HERE / "data" / "prompts.jsonl").exists() else R.HERE / "mini"
@@ -33,7 +77,13 @@ def main() -> int:
     ap.add_argument("--margin", type=floats, default=[dg.BAR_MARGIN])
     ap.add_argument("--cap", type=floats, default=[dg.BAR_CAP])
     ap.add_argument("--split", default="dev")
+    ap.add_argument("--sessions", action="store_true", help="sweep the session cut")
+    ap.add_argument("--session-keep", type=ints, default=[dg.SESSION_KEEP])
+    ap.add_argument("--session-ratio", type=floats, default=[dg.SESSION_RATIO])
+    ap.add_argument("--session-max", type=ints, default=[dg.SESSION_MAX])
     args = ap.parse_args()
+    if args.sessions:
+        return sessions(args)
     work = Path(tempfile.mkdtemp(prefix="lm-sweep-"))
     os.environ.update({"XDG_DATA_HOME": str(work / "data"),
                        "LEAN_MEMORY_GLOBAL": str(work / "global")})

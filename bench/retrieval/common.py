@@ -1,7 +1,8 @@
 """Shared helpers of the retrieval benchmarks: data loading, reference systems, metrics.
 
-The data lives outside the repository (``../shared/data/retrieval`` relative to the repo root,
-or ``$LEAN_MEMORY_DATA``) and is never copied into it.
+The data lives outside the repository (``$LEAN_MEMORY_DATA``, else ``../shared/data/retrieval``
+relative to the repo root or, from a git worktree, to the main checkout's root) and is never
+copied into it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-DATA = Path(os.environ.get("LEAN_MEMORY_DATA", REPO.parent / "shared" / "data" / "retrieval"))
+
+
+def _main_checkout(repo: Path) -> Path:
+    """The root of the checkout whose ``.git`` folder ``repo`` shares: ``repo`` itself, or for
+    a worktree (whose ``.git`` is a file ``gitdir: <common>/worktrees/<name>``) the parent
+    of the common git folder. Read from the files, so no git needs to be installed."""
+    try:
+        gitdir = Path((repo / ".git").read_text(encoding="utf-8").partition("gitdir:")[2].strip())
+        if not gitdir.is_absolute():
+            gitdir = repo / gitdir
+        common = gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()
+        return common.resolve().parent
+    except OSError:  # a plain checkout (.git is a folder) or no git at all
+        return repo
+
+
+def _data_dir() -> Path:
+    """``$LEAN_MEMORY_DATA``, else the first ``shared/data/retrieval`` beside the repository or
+    beside the main checkout of this worktree."""
+    if os.environ.get("LEAN_MEMORY_DATA"):
+        return Path(os.environ["LEAN_MEMORY_DATA"])
+    found = [root.parent / "shared" / "data" / "retrieval"
+             for root in dict.fromkeys((REPO, _main_checkout(REPO)))]
+    return next((p for p in found if p.is_dir()), found[0])
+
+
+DATA = _data_dir()
 SETS = {"locomo": "locomo_turns.jsonl", "cranfield": "cranfield.jsonl"}
 
 
