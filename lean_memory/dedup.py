@@ -32,9 +32,6 @@ except ...). Word order is part of the key: "A before B" never folds into "B bef
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from functools import lru_cache
-
 from ._hash import blake2b
 from ._record import replace
 from ._stem import _ends_cvc, _has_vowel, _measure, _step1ab
@@ -43,6 +40,12 @@ from .format import main_text as main_text  # its home since ADR 0039
 
 MARKER = SAID_AGAIN
 HEADER = "**Said again:**"
+
+# Not at run time: collections.abc and functools (with collections, operator, keyword,
+# reprlib) cost every put ~2 ms; the memos below are plain dicts (ADR 0040).
+TYPE_CHECKING = False  # typing's own costs an import
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 # Words that state no fact of their own here: dropping or changing one never changes what
 # an entry tells an agent. Deliberately short: modal verbs (must/may/should), pronouns,
@@ -76,10 +79,28 @@ def said_again_part(text: str) -> str:
     return text[len(main_text(text)):]
 
 
-@lru_cache(maxsize=50_000)
+# Memos of the two pure functions below, emptied when full (their keys repeat: words, and
+# the texts a put compares).
+_WORD_KEYS: dict[str, str | None] = {}
+_WORD_KEYS_MAX = 50_000
+_CONTENT_WORDS: dict[str, tuple[str, ...]] = {}
+_CONTENT_WORDS_MAX = 4096
+
+
 def _word_key(token: str) -> str | None:
     """The content word a token stands for, or None for a stop word. Depends only on the
     token's case-folded form: case never matters, as for an exact repeat."""
+    try:
+        return _WORD_KEYS[token]
+    except KeyError:
+        pass
+    if len(_WORD_KEYS) >= _WORD_KEYS_MAX:
+        _WORD_KEYS.clear()
+    key = _WORD_KEYS[token] = _word_key_of(token)
+    return key
+
+
+def _word_key_of(token: str) -> str | None:
     low = token.casefold()
     if not low.isascii() or not all(part.isalpha() for part in low.split("-")):
         return low  # numbers, versions, paths, flags, identifiers, other scripts: whole
@@ -111,9 +132,19 @@ def inflection(word: str) -> str:
     return word
 
 
-@lru_cache(maxsize=4096)
 def content_words(text: str) -> tuple[str, ...]:
     """The content words of ``text`` in order: what must be equal for a fold."""
+    try:
+        return _CONTENT_WORDS[text]
+    except KeyError:
+        pass
+    if len(_CONTENT_WORDS) >= _CONTENT_WORDS_MAX:
+        _CONTENT_WORDS.clear()
+    words = _CONTENT_WORDS[text] = _content_words(text)
+    return words
+
+
+def _content_words(text: str) -> tuple[str, ...]:
     if not text.isascii():
         import unicodedata  # not for ASCII text, nearly all of it
 

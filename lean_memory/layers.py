@@ -16,16 +16,29 @@
 
 from __future__ import annotations
 
-import os
-
 from . import format as fmt
 from ._record import Record
 from .bm25 import tokenize
 from .errors import LeanMemoryError
-from .folder import pure_path
+from .globalstore import (
+    GLOBAL,
+    GLOBAL_ENV,
+    LAYERS,
+    OVERRIDES,
+    PROJECT,
+    SESSION,
+    LayerError,
+    check_project,
+    global_memory,
+    global_root,
+    memory_at,
+    open_global,
+    overrides_global,
+)
+from .globalstore import _global_root as _global_root  # learn's import of it, kept
 from .search import find as find_one
 from .search import render_hits
-from .sessionlog import _data_home, app_home, data_home, project_key, session_home
+from .sessionlog import app_home, data_home, project_key, session_home
 from .summaries import normalize
 from .tokens import estimate_tokens
 from .withhold import count_note, live_entries
@@ -35,105 +48,19 @@ from .withhold import count_note, live_entries
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Collection, Sequence
-    from pathlib import Path
-    from typing import TypeVar
 
     from ._protocols import MemoryLike
     from .format import Entry
-    from .fsutil import StrPath
     from .search import Hit
 
-    M = TypeVar("M", bound=MemoryLike)  # check_project hands back what it was given
+# moved to sessionlog and globalstore (a put imports those, not the search)
+__all__ = ["GLOBAL", "GLOBAL_ENV", "LAYERS", "OVERRIDES", "PROJECT", "SESSION", "LayerError",
+           "app_home", "check_project", "data_home", "global_memory", "global_root",
+           "memory_at", "open_global", "overrides_global", "project_key", "session_home"]
 
-__all__ = ["app_home", "data_home", "project_key", "session_home"]  # moved to sessionlog
-
-GLOBAL_ENV = "LEAN_MEMORY_GLOBAL"
-GLOBAL = "global"
-PROJECT = "project"
-SESSION = "session"
-LAYERS = (GLOBAL, PROJECT, SESSION)  # precedence: the first wins a said-twice
 GLOBAL_SHARE = 3  # the global block takes at most 1/3 of a digest's budget
 GLOBAL_RULES_HEAD = "\n## Your standing rules (global: every project, follow them)\n"
 GLOBAL_MATCH_HEAD = "\n## Your global memory matching this prompt\n"
-
-
-class LayerError(LeanMemoryError):
-    """A layer cannot be used as asked (e.g. a project folder that is the global store)."""
-
-
-# -- where the layers live ------------------------------------------------------------------
-
-
-def global_root() -> Path:
-    """The global store's root (its files are under ``<root>/.agents/memory``)."""
-    from pathlib import Path
-
-    return Path(_global_root())
-
-
-def _global_root() -> str:
-    env = os.environ.get(GLOBAL_ENV, "")
-    if env:
-        path = os.path.expanduser(pure_path(env))  # as Path(env).expanduser()
-        if not os.path.isabs(path):
-            raise LayerError(f"{GLOBAL_ENV} must be an absolute path")
-        return pure_path(path)
-    return os.path.join(_data_home(), "lean-memory", GLOBAL)
-
-
-def _real(path: StrPath) -> str:
-    return os.path.normcase(os.path.realpath(path))
-
-
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
-
-
-# The facade's class, set by lean_memory.store when it is imported: the features that
-# build a store (the global one, the session layer's) build one of it without importing
-# the facade, which imports them (ADR 0034).
-FACADE: list[type[MemoryLike]] = []
-
-
-def memory_at(root: StrPath) -> MemoryLike:
-    """A memory rooted at ``root``, of the facade's class."""
-    if not FACADE:  # nothing made a store yet (a caller of this module alone): the facade
-        # registers itself when its module loads; by name, so layers stays below it
-        __import__(__package__ + ".store")  # __import__: importlib is not loaded here
-    return FACADE[0](root)
-
-
-def global_memory(*, create: bool = False) -> MemoryLike:
-    """The global store; with ``create``, initialised first (``put --global``)."""
-    mem = memory_at(_global_root())
-    mem.layer = GLOBAL  # its files and INDEX.md speak of every project, commands --global
-    if create and not os.path.isdir(mem._dir):
-        mem.init()
-    return mem
-
-
-def open_global() -> MemoryLike | None:
-    """The global store when it exists, else None (no global layer to show)."""
-    try:
-        mem = global_memory()
-        return mem if os.path.isdir(mem._dir) else None
-    except (LeanMemoryError, OSError, RuntimeError):
-        return None  # no home folder: no global layer
-
-
-def check_project(mem: M) -> M:
-    """``mem`` when it is a project's memory; refuses the global store reached as a project
-    (a repository's ``.agents`` linked to it, or run from inside it): a repository can
-    never write the global store by pointing at it."""
-    try:
-        g_dir, g_root = _real(global_memory()._dir), _real(_global_root())
-    except (LeanMemoryError, OSError, RuntimeError):
-        return mem
-    p_dir, p_root = _real(mem._dir), _real(mem._root)
-    if _inside(p_dir, g_dir) or _inside(g_dir, p_dir) or _inside(p_root, g_root) or \
-            p_root == g_root:
-        raise LayerError(f"{mem._root} leads to the global store; use --global to act on it")
-    return mem
 
 
 # -- one search over the layers -----------------------------------------------------------
@@ -161,9 +88,6 @@ class LayerHit(Record):
 
 def _key(entry: Entry) -> str:
     return normalize(fmt.main_text(entry.text))
-
-
-OVERRIDES = "supersedes-global:"  # the tag of a project entry that corrects a global one
 
 
 def project_overrides(project: MemoryLike) -> dict[str, str]:
@@ -197,27 +121,6 @@ def global_texts(g: MemoryLike) -> dict[str, tuple[str, str]]:
 def same_text(entry: Entry, texts: dict[str, tuple[str, str]]) -> tuple[str, str] | None:
     """The global (id, shard) saying what ``entry`` says, if any."""
     return texts.get(_key(entry))
-
-
-def overrides_global(project: MemoryLike, entry_id: str) -> bool:
-    """Whether ``entry_id`` names no entry of the project but one of the global store: a
-    project correcting a global entry records it as a tag (the global store is never edited
-    from a project)."""
-    from .manage import UnknownEntry, find_entry
-
-    try:
-        find_entry(project, entry_id)
-        return False
-    except UnknownEntry:
-        pass
-    g = open_global()
-    if g is None:
-        return False
-    try:
-        find_entry(g, entry_id)
-    except UnknownEntry:
-        return False
-    return True
 
 
 def _live_keys(mem: MemoryLike) -> set[str]:

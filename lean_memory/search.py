@@ -47,7 +47,7 @@ from .fsutil import (
     read_bounded,
 )
 from .index import Corrupt, Part, read_part, write_part
-from .summaries import hidden_ids
+from .summaries import grown_from, hidden_ids
 from .withhold import Verdicts, header
 
 # Inside functions on purpose: the retriever plugins (retrievers, logging, importlib), a time
@@ -361,11 +361,23 @@ def _missing_part(mem: MemoryLike, name: str, archived: bool, sig: tuple[int, in
 def _tail_part(mem: MemoryLike, base: Part, data: bytes, sig: tuple[int, int, int],
                previous: Part | None, verdicts: Verdicts) -> Part | None:
     """The entries appended to ``base``'s file since it was indexed, as a part of their
-    own; None unless the file is the indexed bytes with whole entries after them."""
+    own; None unless the file is the indexed bytes with whole entries after them: known
+    when the puts that appended say so (``summaries.grown_from``: from the file indexed,
+    or from the one ``previous``, the last tail part, was built of), else by the hash of
+    the bytes indexed (8 MB at 100k entries: ~25 ms)."""
     size = base.sig[0]
-    if (not base.n or len(data) <= size or not base.digest
-            or blake2b(data[:size], digest_size=16).digest() != base.digest):
+    if not base.n or len(data) <= size or not base.digest:
         return None
+    grown = (frozenset() if base.archived
+             else grown_from(mem._cache, mem._agents, base.name, sig))
+    if (tuple(base.sig) not in grown and (previous is None or tuple(previous.sig) not in grown)
+            and blake2b(data[:size], digest_size=16).digest() != base.digest):
+        return None
+    if previous is not None and tuple(previous.sig) in grown and previous.n \
+            and size < previous.sig[0] < len(data):
+        longer = _longer_tail(mem, base, previous, data, sig, verdicts)
+        if longer is not None:
+            return longer
     try:
         tail = data[size:].decode("utf-8")
         last = data[base.spans[-2]:size].decode("utf-8")
@@ -378,6 +390,38 @@ def _tail_part(mem: MemoryLike, base: Part, data: bytes, sig: tuple[int, int, in
         return None
     return _index_entries(mem, base.name, base.archived, sig, entries[1:], size,
                           base.lines[-1] + last.count("\n"), previous, verdicts, base=base.sig)
+
+
+def _longer_tail(mem: MemoryLike, base: Part, previous: Part, data: bytes,
+                 sig: tuple[int, int, int], verdicts: Verdicts) -> Part | None:
+    """``previous``, the last tail part, with the entries appended to its file since (its
+    file, the puts say, begins this one): only those are parsed, judged and tokenised, the
+    rest is ``previous``'s, as the whole tail would be rebuilt. None when its last entry did
+    not stay itself."""
+    size, keys = previous.sig[0], previous.keys
+    if keys is None:  # read without them: rebuilt whole
+        return None
+    try:
+        tail = data[size:].decode("utf-8")
+        last = data[previous.spans[-2]:size].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    entries = fmt.parse(last + tail, base.name).entries
+    if not entries or entries[0].raw != last:
+        return None
+    new = _index_entries(mem, base.name, base.archived, sig, entries[1:], size,
+                         previous.lines[-1] + last.count("\n"), None, verdicts, base=base.sig)
+    c = mem.config
+    index = BM25Index.from_counts([*previous.index.counts(), *new.index.counts()],
+                                  k1=c.bm25_k1, b=c.bm25_b, title_weight=_TITLE_WEIGHT)
+    spans = array("q", previous.spans)
+    spans.extend(new.spans)
+    lines = array("i", previous.lines)
+    lines.extend(new.lines)
+    return Part(base.name, base.archived, sig, [*previous.ids, *new.ids],
+                [*previous.dates, *new.dates], [*previous.supersedes, *new.supersedes], spans,
+                lines, [*previous.withheld, *(previous.n + i for i in new.withheld)], index,
+                [*keys, *(new.keys or ())], base=base.sig)
 
 
 def _index_entries(mem: MemoryLike, name: str, archived: bool, sig: tuple[int, int, int],

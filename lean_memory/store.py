@@ -38,7 +38,7 @@ from .fsutil import (
     open_bounded,
     same_bytes,
 )
-from .layers import FACADE, PROJECT, render
+from .globalstore import FACADE, PROJECT
 from .summaries import (
     COST_KEY,
     COST_RAW,
@@ -60,6 +60,7 @@ from .summaries import (
     text_digest,
 )
 from .tokens import estimate_tokens
+from .withhold import record_put
 
 # Inside functions on purpose: search, digest, compaction, dedup, secrets and spawn import
 # this module; the facade's methods import them when called (no circle, ADR 0026).
@@ -167,6 +168,8 @@ class Memory(Summaries):
         self._require_init()
         _ = self.config  # a broken config is an error here too, as for every command
         if query is not None:  # as `get --query` renders it (ADR 0034)
+            # not at the top: a put imports no search (tests/test_put_path.py)
+            from .layers import render
             from .search import render_hits
 
             hits = self.search(query, k=k, shards=(shard,) if shard else None)
@@ -296,6 +299,9 @@ class Memory(Summaries):
                                                                   new=new)
                 self._save_state(done.status)
         stored, status = done.entry, done.status
+        # its verdict for the search that indexes it next; a failure only costs speed
+        with contextlib.suppress(OSError, LeanMemoryError):
+            record_put(self, [stored.raw])
         from .sessionlog import note_writes  # when, for "decided during the session"
 
         note_writes(self._root, [stored], enabled=self.config.capture_asks)
@@ -686,4 +692,4 @@ def open(root: str | os.PathLike[str] | None = None) -> Memory:
     return Memory(root)
 
 
-FACADE.append(Memory)  # the class the features build stores of (layers.memory_at, ADR 0034)
+FACADE.append(Memory)  # the class the features build stores of (globalstore.memory_at, ADR 0034)

@@ -50,7 +50,7 @@ COST_SIG: Final = 3
 
 # 4: said-again signatures of ADR 0014; 5: a header (signature, entries), tails
 STATS_VERSION = "lean_memory.stats/5"
-_TAIL_VERSION = "lean_memory.stats-tail/2"
+_TAIL_VERSION = "lean_memory.stats-tail/3"  # 3: steps (ADR 0040)
 _STATE_VERSION = "lean_memory.put-state/3"
 _STATE_TAIL_VERSION = "lean_memory.put-state-tail/1"
 _ROWS_VERSION = "lean_memory.put-state-rows/1"
@@ -245,12 +245,14 @@ class _StatsTail:
         "preamble_tokens",
         "relast",
         "sig",
+        "steps",
         "tokens",
     )
 
     def __init__(self, base_file: Signature, base_sig: Signature, base_entries: int,
                  sig: Signature, tokens: int, preamble_tokens: int, relast: Cost | None,
-                 links: tuple[Link, ...], costs: tuple[Cost, ...]) -> None:
+                 links: tuple[Link, ...], costs: tuple[Cost, ...],
+                 steps: tuple[Signature, ...]) -> None:
         # the stats file's own file signature: while it holds, a put appending to the tail
         # knows the file's header (base_sig, base_entries) without reading the whole file
         self.base_file = base_file
@@ -262,10 +264,14 @@ class _StatsTail:
         self.relast = relast  # the new cost of the stats file's last entry, if it changed
         self.links = links
         self.costs = costs
+        # the shard file's signature before each append: each file a byte prefix of the
+        # next and of the file at ``sig`` (every append copies the whole file, checked
+        # unchanged), which lets the search index only what was appended (grew_from)
+        self.steps = steps
 
     def fields(self) -> tuple[object, ...]:
         return (self.base_file, self.base_sig, self.base_entries, self.sig, self.tokens,
-                self.preamble_tokens, self.relast, self.links, self.costs)
+                self.preamble_tokens, self.relast, self.links, self.costs, self.steps)
 
 
 def _is_row(row: object) -> bool:
@@ -334,6 +340,25 @@ _FEW_TARGETS = 64
 
 def _parsed_links(text: str, name: str) -> list[Link]:
     return [(e.id, e.date or "", e.supersedes or "") for e in fmt.parse(text, name).entries]
+
+
+def _stats_file(cache: str, key: str, *, tail: bool = False) -> str:
+    # Shard names are [a-z0-9_-] (config.SHARD_NAME): safe as part of a file name.
+    kind, _, name = key.rpartition("/")
+    return os.path.join(cache, f"stats-{kind or 'live'}-{name}{'.tail' if tail else ''}.marshal")
+
+
+def grown_from(cache: str, agents: str, name: str,
+               new: Sequence[int]) -> frozenset[tuple[int, ...]]:
+    """The signatures of the files that puts made live shard ``name``'s file, whose
+    signature is ``new``, from by appending: the bytes of each begin this one. Told by the
+    shard's stats tail (its steps) in the memory's ``cache`` folder (``agents``: the folder
+    it must stay inside), sealed and written by the puts themselves; empty when it does not
+    say (no tail, another chain, a hand edit since)."""
+    got = load_record(_stats_file(cache, name, tail=True), _TAIL_VERSION, 10, agents)
+    if got is None or got[3] != tuple(new) or not isinstance(got[9], tuple):
+        return frozenset()
+    return frozenset(got[9])
 
 
 def hidden_ids(links: Iterable[Link]) -> set[str]:
@@ -509,7 +534,7 @@ class Summaries(Folder):
     def _stat_tail(self, key: str) -> _StatsTail | None:
         """The tail of a shard's stats: what quick puts appended since its stats file was
         written; None if none."""
-        got = load_record(self._stat_path(key, tail=True), _TAIL_VERSION, 9, self._agents)
+        got = load_record(self._stat_path(key, tail=True), _TAIL_VERSION, 10, self._agents)
         return None if got is None else _StatsTail(*got)
 
     def _keep_stat(self, key: str, sig: Signature, summary: Summary) -> None:
@@ -524,10 +549,7 @@ class Summaries(Folder):
             os.unlink(self._stat_path(key, tail=True))  # void anyway: another base
 
     def _stat_path(self, key: str, *, tail: bool = False) -> str:
-        # Shard names are [a-z0-9_-] (config.SHARD_NAME): safe as part of a file name.
-        kind, _, name = key.rpartition("/")
-        return os.path.join(self._cache,
-                            f"stats-{kind or 'live'}-{name}{'.tail' if tail else ''}.marshal")
+        return _stats_file(self._cache, key, tail=tail)
 
     def _append_stat(self, name: str, before: Signature, after: Signature,
                      change: Appended) -> None:
@@ -558,7 +580,7 @@ class Summaries(Folder):
                     base.base_file = stats_file
                 elif head.sig == before:
                     base = _StatsTail(stats_file, head.sig, head.entries, before, 0, 0, None,
-                                      (), ())
+                                      (), (), ())
         if base is not None and relast is not None:
             if base.costs:
                 base.costs = (*base.costs[:-1], relast)
@@ -573,6 +595,7 @@ class Summaries(Folder):
             return
         base.sig, base.tokens, base.preamble_tokens = after, change.tokens, change.preamble_tokens
         base.links, base.costs = (*base.links, change.link), (*base.costs, change.cost)
+        base.steps = (*base.steps, before)
         dump_record(self._stat_path(name, tail=True), _TAIL_VERSION, base.fields(),
                     self._agents)
 

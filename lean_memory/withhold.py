@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
 _CACHE_NAME = "withheld.marshal"
 _TEXTS_NAME = "verdicts.marshal"
+_RECENT_NAME = "verdicts.recent.marshal"
+RECENT_MAX = 1024  # verdicts of the entries the last puts stored (a search's tail needs them)
 _VERSION = "lean_memory.withhold/1"
 _SCANNER_FILES = ("secrets.py", "_secret_rules.py")
 MAX_TEXTS = 200_000  # remembered entry verdicts; past this, only those used in this process
@@ -134,6 +136,7 @@ class Verdicts:
         self._files: dict[bytes, tuple[bytes, ...]] | None = None
         self._sigs: dict[str, Any] = {}
         self._texts: dict[bytes, bool] | None = None
+        self._recent: dict[bytes, bool] | None = None  # what puts recorded (record_put)
         self._used: set[bytes] = set()
         self.file_keys: dict[StrPath, bytes] = {}  # the content key of each file read
         self._dirty_files = self._dirty_texts = False
@@ -165,17 +168,29 @@ class Verdicts:
         """For each text, whether it holds a credential (by the configured allowlist)."""
         if not texts:
             return []
+        keys = [content_key(t) for t in texts]
+        if self._texts is None:
+            if self._recent is None:
+                self._recent = _read_recent(self.mem, header(self.mem))
+            if all(k in self._recent for k in keys):
+                # entries puts just stored (a search's tail): neither the verdicts cache
+                # nor the scanner is loaded
+                return [self._recent[k] is True for k in keys]
         if self._texts is None and len(texts) <= _FEW_TEXTS and _size(self.texts_path) > _LARGE:
             # A text or two (the overview `status` and `context` show): scanned, rather than
             # every entry's verdict read to look them up (2 MB at 100k entries: ~30 ms).
             return [flag is True for flag in _batch_findings(list(texts), self.mem.allowlist)]
         known = self._entries()
-        keys = [content_key(t) for t in texts]
         self._used.update(keys)
+        recent = self._recent or {}
         todo: dict[bytes, str] = {}
         for k, t in zip(keys, texts, strict=True):
             if k not in known and k not in todo:
-                todo[k] = t
+                if k in recent:
+                    known[k] = recent[k]
+                    self._dirty_texts = True
+                else:
+                    todo[k] = t
         if todo:
             allow = self.mem.allowlist
             for k, flag in zip(todo, _batch_findings(list(todo.values()), allow), strict=True):
@@ -229,6 +244,31 @@ class Verdicts:
         if self._dirty_files and self._files is not None:
             dump_record(self.files_path, self._header, (self._files, self._sigs))
         self._dirty_files = self._dirty_texts = False
+
+
+def _read_recent(mem: MemoryLike, head: list[Any]) -> dict[bytes, bool]:
+    got = load_record(os.path.join(mem._cache, _RECENT_NAME), head, 1, mem._agents)
+    if got is not None and isinstance(got[0], dict) and all(
+            isinstance(k, bytes) and isinstance(v, bool) for k, v in got[0].items()):
+        return got[0]
+    return {}
+
+
+def record_put(mem: MemoryLike, raws: Sequence[str]) -> None:
+    """Remember the verdicts of entries a put just stored (``raws``: their text as the shard
+    file holds it) in the small ``verdicts.recent.marshal``, under the verdicts' header: the
+    search that indexes them next (the tail of an appended shard) then reads neither the
+    verdicts cache nor the scanner's tables. Scanned here as :meth:`Verdicts.holding` scans
+    (the put has loaded the scanner); a failure only costs speed."""
+    head = header(mem)
+    recent = _read_recent(mem, head)
+    for key, flag in zip(map(content_key, raws), _batch_findings(raws, mem.allowlist),
+                         strict=True):
+        recent.pop(key, None)  # the newest last: the oldest go first
+        recent[key] = flag
+    while len(recent) > RECENT_MAX:
+        del recent[next(iter(recent))]
+    dump_record(os.path.join(mem._cache, _RECENT_NAME), head, (recent,), mem._agents)
 
 
 _FEW_TEXTS = 2

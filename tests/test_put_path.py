@@ -255,9 +255,17 @@ runpy.run_module("lean_memory", run_name="__main__", alter_sys=True)
 """
 MINE = {"store.py", "secrets.py", "_secret_rules.py", "sessionlog.py", "dedup.py",
         "fsutil.py"}
+# The search's modules: a put writes no index, so it loads none of them (issue 36: store
+# reached globalstore's few names through layers, which imports the search: ~3 ms a put).
+# withhold it does load: it records the stored entry's verdict for the next search.
+SEARCH = {"lean_memory.layers", "lean_memory.search", "lean_memory.bm25", "lean_memory.index",
+          "lean_memory.retrievers"}
 
 
-def test_a_put_compiles_no_regex_of_its_own_and_imports_no_json(tmp_path: Path) -> None:
+def test_a_put_compiles_no_regex_of_its_own_and_imports_no_json_nor_search(
+        tmp_path: Path) -> None:
+    """Guards the put's imports: no regex compiled by our modules, no json, and none of the
+    search's modules (each once cost every put milliseconds)."""
     mem = Memory(tmp_path)
     mem.init()
     mem.put_entry("quirks", "The first entry: it builds the put state.", date="2026-01-01")
@@ -273,6 +281,8 @@ def test_a_put_compiles_no_regex_of_its_own_and_imports_no_json(tmp_path: Path) 
         rest, _, modules = done.stderr.rpartition("\nMODULES ")
         compiled = rest.rpartition("\nCOMPILED ")[2].split()
         assert "json" not in modules.split()
+        assert "lean_memory.store" in modules.split()  # the put ran where it is watched
+        assert not SEARCH & set(modules.split()), sorted(SEARCH & set(modules.split()))
         assert not MINE & set(compiled), compiled
     assert len(Memory(tmp_path)._load_state().ids.split()) == 3  # type: ignore[union-attr]
 

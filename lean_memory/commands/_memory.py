@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import quoted
-from ..layers import check_project, global_memory
+from ..globalstore import check_project, global_memory
 from ..store import Memory
 from ._common import UsageError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from ..layers import OVERRIDES, overrides_global
+from ..globalstore import OVERRIDES, overrides_global
 from ._common import UsageError, dump, entry_json, read_stdin
 from ._memory import memory
 
