@@ -300,7 +300,7 @@ class Memory(Summaries):
                 self._save_state(done.status)
         stored, status = done.entry, done.status
         # its verdict for the search that indexes it next; a failure only costs speed
-        with contextlib.suppress(OSError, LeanMemoryError):
+        with suppress(OSError, LeanMemoryError):
             record_put(self, [stored.raw])
         from .sessionlog import note_writes  # when, for "decided during the session"
 
