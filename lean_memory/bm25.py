@@ -959,7 +959,8 @@ class BM25:
 
     name = "bm25"
 
-    def __init__(self, k1: float = 1.2, b: float = 0.75, title_weight: float = 2.0) -> None:
+    # b: the config's default (ADR 0049), so that BM25() is the cached index's ranking
+    def __init__(self, k1: float = 1.2, b: float = 0.5, title_weight: float = 2.0) -> None:
         self.k1 = k1
         self.b = b
         self.title_weight = title_weight

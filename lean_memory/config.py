@@ -86,7 +86,7 @@ class Config(Record):
         digest_index: bool = False,
         digest_min_coverage: float = 0.25,
         bm25_k1: float = 1.2,
-        bm25_b: float = 0.75,
+        bm25_b: float = 0.5,  # ADR 0049: short entries; was 0.75 (Lucene's)
         capture_asks: bool = True,
         pay_once: bool = True,
         distill_after: int = 7200,

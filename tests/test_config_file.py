@@ -91,13 +91,13 @@ def _scores(mem: lean_memory.Memory, query: str) -> dict[str, float]:
 
 def test_bm25_k1_and_b_from_the_config_set_the_search_scores(mem: lean_memory.Memory) -> None:
     """Catches: bm25_k1 or bm25_b read from the config but not used by search (the scores
-    stay those of the defaults 1.2 / 0.75), whether the index is built now or its parts are
-    read from disk (the second search), e.g. ``k1=1.2`` for ``k1=c.bm25_k1`` in
+    stay those of the defaults 1.2 / 0.5, ADR 0049), whether the index is built now or its
+    parts are read from disk (the second search), e.g. ``k1=1.2`` for ``k1=c.bm25_k1`` in
     search._build_part or in the parameters read_part gets."""
     for title, body in DOCS:
         mem.put_entry("quirks", body, title=title, date="2026-01-01")
     query = "docker cache lock"
-    defaults = _expected(mem, query, 1.2, 0.75)
+    defaults = _expected(mem, query, 1.2, 0.5)
     assert _scores(mem, query) == pytest.approx(defaults, rel=1e-12)
     _config(mem, "[memory]\nbm25_k1 = 2.5\nbm25_b = 0.2\n")
     tuned = lean_memory.Memory(mem.root)
@@ -107,7 +107,7 @@ def test_bm25_k1_and_b_from_the_config_set_the_search_scores(mem: lean_memory.Me
     for _ in range(2):  # built now, then read from the parts on disk
         assert _scores(tuned, query) == pytest.approx(expected, rel=1e-12)
     # k1 alone, then b alone: each one is honoured
-    for text, k1, b in (("[memory]\nbm25_k1 = 0.5\n", 0.5, 0.75),
+    for text, k1, b in (("[memory]\nbm25_k1 = 0.5\n", 0.5, 0.5),
                         ("[memory]\nbm25_b = 1.0\n", 1.2, 1.0)):
         _config(mem, text)
         again = lean_memory.Memory(mem.root)

@@ -98,7 +98,7 @@ def test_a_part_round_trips_and_reads_only_the_postings_asked_for(mem: lean_memo
     where = _part_path(mem, "quirks", False)
     header = _header(mem)
     assert write_part(where, mem.agents_dir, header, built)
-    params = {"k1": 1.2, "b": 0.75, "title_weight": 2.0}
+    params = {"k1": mem.config.bm25_k1, "b": mem.config.bm25_b, "title_weight": 2.0}
     lazy = read_part(where, mem.agents_dir, header, **params)
     full = read_part(where, mem.agents_dir, header, full=True, **params)
     assert lazy is not None and full is not None

@@ -75,7 +75,10 @@ def test_ties_go_to_the_newer_entry(mem: Memory) -> None:
 
 
 def test_title_weighs_more_than_body(mem: Memory) -> None:
-    mem.put_entry("insights", "the cache lives here. " * 3 + "other words",
+    """Catches: the title counted once, like the body (then the entry that says "cache"
+    twice in its body outranks the one titled "cache"). Not three times in the body: that
+    outweighs a title under b = 0.5 (ADR 0049), and at 0.75 it tied within 0.001."""
+    mem.put_entry("insights", "the cache lives here. " * 2 + "other words",
                   title="unrelated title", date="2026-01-01")
     mem.put_entry("insights", "other words and more words to balance length",
                   title="cache", date="2026-01-01")
