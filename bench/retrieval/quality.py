@@ -39,7 +39,8 @@ def systems(set_name: str) -> list[tuple[str, str, object]]:
         ("bm25s k1=1.2", "bm25s+stem", bm25s_ranker(None, k1=1.2)),
         ("bm25s k1=1.5", "bm25s+stem", bm25s_ranker(None, k1=1.5)),
         ("lean_memory k1=1.2", "simple", lean_ranker(simple)),
-        ("lean_memory k1=1.2 (default)", "lean_memory", lean_ranker()),
+        ("lean_memory k1=1.2 b=0.75", "lean_memory", lean_ranker()),
+        ("lean_memory k1=1.2 b=0.5 (default, ADR 0049)", "lean_memory", lean_ranker(b=0.5)),
     ]
 
 
