@@ -30,7 +30,7 @@ from ._hash import blake2b
 from .bm25 import TOKENIZER_VERSION, tokenize
 from .errors import LeanMemoryError, QueryError
 from .fsutil import dump_record, file_signature, load_record
-from .search import Hit, _indexed_body, _main_text, find, load_corpus
+from .search import Hit, _indexed_body, _main_text, find, load_corpus, warm_later
 from .summaries import render_index
 from .tokens import estimate_tokens
 from .typos import _STRIP, mend  # _STRIP: what around a prompt word is not part of it
@@ -477,6 +477,8 @@ def calibration(mem: MemoryLike, budget_s: float | None = None) -> tuple[float, 
             plain, covs = _probe_coverages(
                 mem, None if budget_s is None else time.monotonic() + budget_s)
         except Exception:  # out of time, a damaged or racing index: the floor, this time
+            if budget_s is not None:  # and the hook's warm-up calibrates for the next prompt:
+                warm_later(mem)  # else every prompt of a large memory paid the budget again
             return floor, UNKNOWN_PLAIN
         covs.sort()
         chance = covs[min(int(BAR_QUANTILE * len(covs)), len(covs) - 1)] if covs else 0.0
@@ -549,8 +551,9 @@ class _Matches:
 
     def _fetch(self, k: int) -> None:
         self.k = k
+        # lazy: of dozens of hits the packing shows a few; the rest are never parsed
         found = find(self.mem, self.query, k=k, shards=self.shards,
-                     include_archive=self.include_archive, mend=True)
+                     include_archive=self.include_archive, mend=True, lazy=True)
         self.hits = [h for h in found.hits if not _placeholder(h.entry)]
         self.withheld = found.withheld
         self.complete = len(found.hits) < k or k >= MAX_FETCH

@@ -9,14 +9,12 @@ the features, which import these records rather than the facade.
 
 from __future__ import annotations
 
-import contextlib
 import marshal
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from . import format as fmt
 from ._hash import blake2b
-from ._record import Record
+from ._record import Record, suppress
 from .errors import LeanMemoryError
 from .folder import DESCRIPTIONS, GLOBAL_DESCRIPTIONS, Folder
 from .fsutil import (
@@ -35,6 +33,7 @@ from .tokens import estimate_tokens
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
     from typing import Any, Final, NamedTuple
 else:
     from ._record import NamedTuple
@@ -263,7 +262,7 @@ class Records:
         return self.body.read(start, min(start + _CHUNK, self.offset + self.length),
                               self.digests[i * _DIGEST:(i + 1) * _DIGEST])
 
-    def sorted(self) -> bytes:
+    def in_order(self) -> bytes:
         """Every record, sorted, end to end (as the put state file holds them)."""
         return self.more if self.ordered else b"".join(_split(self.whole(), self.width))
 
@@ -710,7 +709,7 @@ class Summaries(Folder):
         head = marshal.dumps((STATS_VERSION, sig, len(summary.links)))
         write_cache(self._stat_path(key), b"".join((
             len(head).to_bytes(8, "little"), head, marshal.dumps(tuple(summary)))))
-        with contextlib.suppress(OSError):
+        with suppress(OSError):
             os.unlink(self._stat_path(key, tail=True))  # void anyway: another base
 
     def _stat_path(self, key: str, *, tail: bool = False) -> str:
@@ -979,8 +978,8 @@ class Summaries(Folder):
         self._state_memo = None
         path = self._state_path()
         try:
-            sets = [(w, r.sorted()) for h in state.heads for w, r in ((8, h.keys), (16, h.sigs))]
-            sets.append((4, state.ids.hexes.sorted()))
+            sets = [(w, r.in_order()) for h in state.heads for w, r in ((8, h.keys), (16, h.sigs))]
+            sets.append((4, state.ids.hexes.in_order()))
         except StaleState:  # the file read is not what was written: no put state until the
             # next general put writes one from the summaries
             sets = []
@@ -994,10 +993,10 @@ class Summaries(Folder):
                                      for c in chunks)))
             body.append(ordered)
             at += len(ordered)
-        with contextlib.suppress(OSError):
+        with suppress(OSError):
             os.unlink(self._state_tail_path())  # void anyway: another base
         if not sets:
-            with contextlib.suppress(OSError):
+            with suppress(OSError):
                 os.unlink(path)
             return
         others = state.ids.others + state.ids.added[1:]
