@@ -195,15 +195,21 @@ class _Body:
     """The put state file's body, read a chunk at a time by offset, each chunk checked
     against the digest the file's sealed meta holds for it (as a search index part's)."""
 
-    __slots__ = ("at", "path", "root", "sig")
+    __slots__ = ("at", "path", "read_first", "root", "sig")
 
-    def __init__(self, path: str, root: str, sig: Signature, at: int) -> None:
+    def __init__(self, path: str, root: str, sig: Signature, at: int, read_first: bytes) -> None:
         self.path = path
         self.root = root
         self.sig = sig  # of the file whose meta was read
         self.at = at  # where the body starts in it
+        self.read_first = read_first  # the body's first bytes, read with the meta
 
     def read(self, start: int, end: int, digest: bytes) -> bytes:
+        if end <= len(self.read_first):  # a small memory's put state: read with its meta
+            data = self.read_first[start:end]
+            if blake2b(data, digest_size=_DIGEST).digest() != digest:
+                raise StaleState
+            return data
         try:
             f = open_bounded(self.path, MAX_CACHE_BYTES, self.root)
         except (OSError, LeanMemoryError):
@@ -891,7 +897,7 @@ class Summaries(Folder):
         if not isinstance(meta, list) or len(meta) != 8 or meta[0] != _STATE_VERSION:
             return None
         sig = (st.st_size, st.st_mtime_ns, st.st_ino)
-        return sig, _Body(path, self._agents, sig, at), meta[1:]
+        return sig, _Body(path, self._agents, sig, at, head[at:]), meta[1:]
 
     def _state_path(self) -> str:
         return os.path.join(self._cache, "put-state.marshal")
