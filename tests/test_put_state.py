@@ -55,6 +55,7 @@ def _rebuild(mem: Memory) -> None:
     mem._save_state(mem._status_of(live, mem._summaries({}, archive=True)))
 
 
+@pytest.mark.usefixtures("first_read")
 def test_every_id_is_found_and_no_other(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Guards the chunked id set: with chunks of a few records, every id of the shard files
     is in the put state and no other id of their form is (a wrong fence or bisection
@@ -135,7 +136,16 @@ def _tamper(mem: Memory, region: int, record: bytes, other: bytes) -> None:
                      + new_meta + bytes(body))
 
 
+@pytest.fixture(params=["read with the meta", "read by offset"])
+def first_read(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both ways a chunk is read: from the bytes read with the meta (a small memory), or
+    from the file by offset (a large one)."""
+    if request.param == "read by offset":
+        monkeypatch.setattr(summaries, "_FIRST_READ", 64)
+
+
 @pytest.mark.parametrize("where", ["body", "meta"])
+@pytest.mark.usefixtures("first_read")
 def test_a_tampered_set_of_the_put_state_is_not_trusted(tmp_path: Path, where: str) -> None:
     """Guards the seal over the chunked put state: a said-again key taken out of a
     shard's set (its chunk, or its chunk and the digest in the meta) must not let the
@@ -175,6 +185,7 @@ def test_a_tampered_set_of_the_put_state_is_not_trusted(tmp_path: Path, where: s
     assert outputs[0] == outputs[1]
 
 
+@pytest.mark.usefixtures("first_read")
 def test_a_tampered_id_set_does_not_hide_a_taken_id(tmp_path: Path) -> None:
     """Guards the ids' seal: an id taken out of the put state's id set (chunk and digest
     rewritten, the tag left) must not be handed out again."""
