@@ -321,6 +321,32 @@ def _term_weights(prompt: str, n_docs: int, df: Sequence[tuple[str, int]],
             out[term] = UNKNOWN_SPECIFIC * top
         else:
             out[term] = 0.0 if term.isdigit() else plain * top
+    if specific or any(not f for _, f in df):
+        for term, share in _unknown_shares(prompt, {t for t, f in df if f}).items():
+            if term in out:
+                out[term] *= share
+    return out
+
+
+def _unknown_shares(prompt: str, known: set[str]) -> dict[str, float]:
+    """One word, one weight (ADR 0047): the share of its own weight each unknown token of
+    a prompt word keeps. A word that yields several tokens (an identifier: its joined form
+    and its parts) would otherwise weigh as many unknown words as it has parts, and one new
+    name ("azurerm_container_app_job_schedule": six tokens) outweigh the rest of the
+    prompt: its unknown tokens share one word's weight. The joined form of a compound
+    whose parts the memory holds ("feature:account:settings") weighs nothing: its parts
+    say what it names."""
+    out: dict[str, float] = {}
+    for raw in prompt.split():
+        tokens = tokenize(raw.strip(_STRIP))
+        if len(tokens) < 2:
+            continue
+        unknown = [t for t in dict.fromkeys(tokens) if t not in known]
+        if unknown and unknown[0] == tokens[0] and not known.isdisjoint(tokens[1:]):
+            out[tokens[0]] = 0.0
+            unknown = unknown[1:]
+        for t in unknown:
+            out[t] = min(out.get(t, 1.0), 1.0 / len(unknown))
     return out
 
 
@@ -415,7 +441,7 @@ BAR_MARGIN = 0.0
 BAR_CAP = 0.4  # never higher: a prompt matching 40 % of its weight is about the memory
 BAR_BUDGET_S = 0.5  # the prompt hook's share for a calibration after a shard changed
 _BAR_CACHE = "digest-gate.marshal"
-_BAR_VERSION = "lean_memory.digest.bar/2"
+_BAR_VERSION = "lean_memory.digest.bar/3"  # 3: one word, one weight (ADR 0047)
 
 
 class _OutOfTime(Exception):
