@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ._hash import blake2b
 from ._record import Record
+from ._secret_gate import may_hold
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
@@ -14,8 +15,11 @@ if TYPE_CHECKING:
 
 
 def redact(text: str) -> str:
-    """:func:`lean_memory.secrets.redact`, imported when first needed (its rules are big)."""
-    from .secrets import redact as scan
+    """:func:`lean_memory.secrets.redact`, imported only for a text it could change: most
+    prompts name no keyword of any rule (``_secret_gate``, ADR 0039)."""
+    if not may_hold(text):
+        return text
+    from .secrets import redact as scan  # the scanner: only for a text that may hold one
 
     return scan(text)
 

@@ -12,11 +12,18 @@ Harness code still uses the standard tools on them: ``dataclasses.replace``, ``a
 3.13+). The dataclass protocol's ``__dataclass_fields__`` is made on first use, from a
 shadow dataclass of the same fields (ADR 0037), so only a caller that asks pays for
 ``dataclasses``. :func:`replace` is the package's own, import-free spelling.
+
+The same for more standard tools the hot modules use, whose modules import ``functools``,
+``types`` and ``collections`` (~1 ms of every hot command, ADR 0039): :class:`NamedTuple`
+(``collections.namedtuple``, which also builds each class through ``exec``),
+:func:`contextmanager` and :class:`suppress` (``contextlib``'s), :class:`cached_property`
+(``functools``'s) and :class:`SequenceBase` (``collections.abc.Sequence`` as a base class).
+Each is the standard one for the type checker.
 """
 
 from __future__ import annotations
 
-from collections import namedtuple
+import sys
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
@@ -25,6 +32,165 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 
 _set = object.__setattr__
+
+if TYPE_CHECKING:
+    from array import array as array
+    from collections.abc import Sequence
+
+    SequenceBase = Sequence
+    from contextlib import contextmanager as contextmanager
+    from contextlib import suppress as suppress
+    from functools import cached_property as cached_property
+else:
+    class _ArrayType(type):
+        def __instancecheck__(cls, obj):
+            real = sys.modules.get("array")
+            return real is not None and isinstance(obj, real.array)
+
+    class array(metaclass=_ArrayType):
+        """``array.array``, its module imported when the first array is made: importing
+        it imports ``collections`` (it registers as a ``MutableSequence``), ~1.3 ms that a
+        query, which reads its numbers through ``memoryview``, need not pay."""
+
+        def __new__(cls, *args):
+            from array import array as made  # on first use (see above)
+
+            return made(*args)
+
+    class suppress:
+        """``contextlib.suppress``."""
+
+        __slots__ = ("_exceptions",)
+
+        def __init__(self, *exceptions):
+            self._exceptions = exceptions
+
+        def __enter__(self):
+            return None
+
+        def __exit__(self, kind, value, traceback):
+            return kind is not None and issubclass(kind, self._exceptions)
+
+    class SequenceBase:
+        """``collections.abc.Sequence`` as a base: its mixin methods over ``__len__`` and
+        ``__getitem__`` (no ``isinstance`` registration)."""
+
+        __slots__ = ()
+
+        def __class_getitem__(cls, item):
+            return cls
+
+        def __iter__(self):
+            i = 0
+            try:
+                while True:
+                    v = self[i]
+                    yield v
+                    i += 1
+            except IndexError:
+                return
+
+        def __contains__(self, value):
+            return any(v is value or v == value for v in self)
+
+        def __reversed__(self):
+            for i in reversed(range(len(self))):
+                yield self[i]
+
+        def index(self, value, start=0, stop=None):
+            if start is not None and start < 0:
+                start = max(len(self) + start, 0)
+            if stop is not None and stop < 0:
+                stop += len(self)
+            i = start
+            while stop is None or i < stop:
+                try:
+                    v = self[i]
+                except IndexError:
+                    break
+                if v is value or v == value:
+                    return i
+                i += 1
+            raise ValueError
+
+        def count(self, value):
+            return sum(1 for v in self if v is value or v == value)
+
+    class _GeneratorContext:
+        """``contextlib._GeneratorContextManager``'s behaviour, for a one-shot use."""
+
+        __slots__ = ("gen",)
+
+        def __init__(self, gen):
+            self.gen = gen
+
+        def __enter__(self):
+            try:
+                return next(self.gen)
+            except StopIteration:
+                raise RuntimeError("generator didn't yield") from None
+
+        def __exit__(self, typ, value, traceback):
+            if typ is None:
+                try:
+                    next(self.gen)
+                except StopIteration:
+                    return False
+                try:
+                    raise RuntimeError("generator didn't stop")
+                finally:
+                    self.gen.close()
+            if value is None:
+                value = typ()
+            try:
+                self.gen.throw(value)
+            except StopIteration as exc:
+                return exc is not value
+            except RuntimeError as exc:
+                if exc is value or (isinstance(value, StopIteration)
+                                    and exc.__cause__ is value):
+                    value.__traceback__ = traceback
+                    return False
+                raise
+            except BaseException as exc:
+                if exc is not value:
+                    raise
+                exc.__traceback__ = traceback
+                return False
+            try:
+                raise RuntimeError("generator didn't stop after throw()")
+            finally:
+                self.gen.close()
+
+    def contextmanager(func):
+        """``contextlib.contextmanager``."""
+        def helper(*args, **kwargs):
+            return _GeneratorContext(func(*args, **kwargs))
+
+        helper.__name__ = func.__name__
+        helper.__qualname__ = func.__qualname__
+        helper.__doc__ = func.__doc__
+        helper.__module__ = func.__module__
+        helper.__wrapped__ = func
+        return helper
+
+    class cached_property:
+        """``functools.cached_property``: computed on first read, then the instance's."""
+
+        def __init__(self, func):
+            self.func = func
+            self.attrname = func.__name__
+            self.__doc__ = func.__doc__
+            self.__module__ = func.__module__
+
+        def __set_name__(self, owner, name):
+            self.attrname = name
+
+        def __get__(self, instance, owner=None):
+            if instance is None:
+                return self
+            value = instance.__dict__[self.attrname] = self.func(instance)
+            return value
 
 
 class FrozenInstanceError(AttributeError):
@@ -150,6 +316,73 @@ def replace(obj: T, /, **changes: Any) -> T:
     return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
 
 
+def _named_tuple(name: str, fields: list[str], defaults: list[object], module: str) -> Any:
+    """A tuple class with named fields: what ``collections.namedtuple`` builds (fields by
+    name and index, defaults, ``_make``, ``_replace``, ``_asdict``, its ``repr``, pickling),
+    without importing ``collections`` (with ``operator``, ``keyword`` and ``reprlib``: ~1 ms
+    of every hot command, ADR 0039)."""
+    names = tuple(fields)
+    count = len(names)
+    first_default = count - len(defaults)
+    slots = {n: i for i, n in enumerate(names)}
+
+    def __new__(cls: type, *args: object, **kwargs: object) -> Any:
+        if kwargs or len(args) != count:
+            if len(args) > count:
+                raise TypeError(f"{name}() takes {count} arguments but {len(args)} were given")
+            values = list(args)
+            for field in names[len(args):]:
+                if field in kwargs:
+                    values.append(kwargs.pop(field))
+                elif slots[field] >= first_default:
+                    values.append(defaults[slots[field] - first_default])
+                else:
+                    raise TypeError(f"{name}() missing required argument: {field!r}")
+            if kwargs:
+                raise TypeError(f"{name}() got an unexpected keyword argument "
+                                f"{next(iter(kwargs))!r}")
+            args = tuple(values)
+        return tuple.__new__(cls, args)
+
+    def _make(cls: type, iterable: Any) -> Any:
+        values = tuple(iterable)
+        if len(values) != count:
+            raise TypeError(f"Expected {count} arguments, got {len(values)}")
+        return tuple.__new__(cls, values)
+
+    def _replace(self: tuple[object, ...], /, **kwargs: object) -> Any:
+        values = [kwargs.pop(n, v) for n, v in zip(names, self, strict=True)]
+        if kwargs:
+            raise ValueError(f"Got unexpected field names: {list(kwargs)!r}")
+        return tuple.__new__(type(self), values)
+
+    def __repr__(self: tuple[object, ...]) -> str:
+        shown = ", ".join(f"{n}={v!r}" for n, v in zip(names, self, strict=True))
+        return f"{type(self).__name__}({shown})"
+
+    def _asdict(self: tuple[object, ...]) -> dict[str, object]:
+        return dict(zip(names, self, strict=True))
+
+    def __getnewargs__(self: tuple[object, ...]) -> tuple[object, ...]:
+        return tuple(self)
+
+    ns: dict[str, Any] = {
+        "__slots__": (), "__module__": module, "__new__": __new__, "_make": classmethod(_make),
+        "_replace": _replace, "__repr__": __repr__, "_asdict": _asdict,
+        "__getnewargs__": __getnewargs__, "_fields": names, "__match_args__": names,
+        "_field_defaults": dict(zip(names[first_default:], defaults, strict=True))}
+    for i, field in enumerate(names):
+        ns[field] = _field(i)
+    return type(name, (tuple,), ns)
+
+
+def _field(i: int) -> property:
+    def get(self: tuple[object, ...]) -> object:
+        return tuple.__getitem__(self, i)
+
+    return property(get, doc=f"Alias for field number {i}")
+
+
 class _NamedTupleMeta(type):
     def __new__(mcls, name: str, bases: tuple[type, ...], ns: dict[str, Any]) -> Any:
         if not bases:
@@ -157,8 +390,7 @@ class _NamedTupleMeta(type):
 
         fields = list(ns.get("__annotations__", {}))
         defaults = [ns[f] for f in fields if f in ns]
-        cls = namedtuple(name, fields, defaults=defaults,  # type: ignore[misc]
-                         module=ns["__module__"])
+        cls = _named_tuple(name, fields, defaults, ns["__module__"])
         cls.__qualname__ = ns.get("__qualname__", name)
         cls.__doc__ = ns.get("__doc__", cls.__doc__)
         for key, value in ns.items():

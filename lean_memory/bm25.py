@@ -11,18 +11,17 @@ import gc
 import heapq
 import math
 import sys
-from array import array
 from bisect import bisect_left, bisect_right
-from collections import deque
-from collections.abc import Callable, Collection, Container, Iterable, Iterator, Sequence
-from contextlib import contextmanager
 from itertools import accumulate, chain, compress, repeat
 
 from ._lazyre import lazy
+from ._record import array, contextmanager
 from ._stem import stem as _porter_stem
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    # collections.abc: not at run time (ADR 0039)
+    from collections.abc import Callable, Collection, Container, Iterable, Iterator, Sequence
     from typing import Any, Protocol
 else:
     Protocol = object  # EntryLike is a type for the checker only
@@ -406,6 +405,8 @@ class _Segment:
 
     @classmethod
     def of(cls, counts: Sequence[TermCounts]) -> _Segment:
+        if not counts:  # built by every query for an archive never written: no array module
+            return cls([], [0], [], [], [])  # (ADR 0039)
         # term -> [doc, freq, doc, freq, ...]: one flat list per term is the cheapest to grow
         # (measured against per-term pairs of lists and against sorting integer keys).
         postings: dict[str, list[Any]] = {}
@@ -431,8 +432,9 @@ class _Segment:
         out: list[dict[str, float]] = [{} for _ in self.lengths]
         offsets = self.offsets
         spans = map(int.__sub__, offsets[1:], offsets[:-1])
-        deque(map(dict.__setitem__, map(out.__getitem__, self.docs),
-                  chain.from_iterable(map(repeat, self.terms, spans)), self.tfs), maxlen=0)
+        # consumed in C (dict.__setitem__ returns None: any() reads every item)
+        any(map(dict.__setitem__, map(out.__getitem__, self.docs),
+                chain.from_iterable(map(repeat, self.terms, spans)), self.tfs))
         return list(zip(out, self.lengths, strict=True))
 
     def total(self) -> float:
@@ -885,8 +887,9 @@ class BM25Index:
 # it, rare when at most 1/_RARE do.
 _HEAVY = 4
 _RARE = 64
-_Term = tuple[int, float, int, dict[int, tuple[Sequence[int], Sequence[float]]]]
-"""A query term: (qtf, idf, df, its postings by segment number)."""
+if TYPE_CHECKING:
+    _Term = tuple[int, float, int, dict[int, tuple[Sequence[int], Sequence[float]]]]
+    """A query term: (qtf, idf, df, its postings by segment number)."""
 
 
 def _total_length(segments: Sequence[_Segment]) -> float:

@@ -127,6 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
                     raise UsageError(f"{ns.command} takes no {flag} "
                                      f"(see `{self.prog} {ns.command} --help`)")
                 setattr(ns, dest, True)
+            for flag in _BEFORE:  # after a command that lacks it: the same line as before it
+                if ns.command is not None and flag in extra:
+                    raise UsageError(f"{ns.command} takes no {flag} "
+                                     f"(see `{self.prog} {ns.command} --help`)")
             return ns, extra
 
     p = _Main(prog=PROG, description="Durable, token-lean Markdown memory for coding agents.",
@@ -276,7 +280,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="the blocks as JSON")
 
     s = add("serve", help="a local page: what memory holds, what rides every prompt")
-    s.add_argument("--port", type=int, default=8765, metavar="N",
+    def port(text: str) -> int:  # bind() would raise OverflowError: an internal error
+        number = int(text) if text.strip().isdecimal() else -1  # "-1" too: not a port
+        if not 0 <= number <= 65535:
+            raise argparse.ArgumentTypeError(f"{text!r} is no port: give 0 to 65535")
+        return number
+
+    s.add_argument("--port", type=port, default=8765, metavar="N",
                    help="the port on 127.0.0.1 (default 8765; 0 for any free one)")
     _global_flag(s)
 

@@ -36,6 +36,7 @@ from ._hash import blake2b
 from ._record import replace
 from ._stem import _ends_cvc, _has_vowel, _measure, _step1ab
 from .format import SAID_AGAIN, Entry
+from .format import main_text as main_text  # its home since ADR 0039
 
 MARKER = SAID_AGAIN
 HEADER = "**Said again:**"
@@ -71,24 +72,6 @@ _OPERATORS = frozenset("<>=\u2264\u2265\u2260\u00b1%+\u00d7\u00f7^\u2192\u2190\u
                        "\u20ac\u00a3\u00a5\u00b0")
 # Words whose plural-looking end is no plural: "news" is not "new", "lens" not "len".
 _UNINFLECTED = frozenset({"news", "lens", "series", "species", "ios"})
-
-
-def main_text(text: str) -> str:
-    """The body without its "Said again" part (the whole body when it has none)."""
-    if MARKER not in text:  # the common case, at C speed
-        return text
-    # the first MARKER after a blank line (\n\n or \r\n\r\n) and before a line end or
-    # the end: regex (?:\r\n\r\n|\n\n)MARKER(?=\r?\n|\Z)
-    at = text.find(MARKER, 2)
-    while at >= 0:
-        end = at + len(MARKER)
-        if end == len(text) or text.startswith(("\n", "\r\n"), end):
-            if text.startswith("\r\n\r\n", at - 4):
-                return text[: at - 4]
-            if text.startswith("\n\n", at - 2):
-                return text[: at - 2]
-        at = text.find(MARKER, at + 1)
-    return text
 
 
 def said_again_part(text: str) -> str:

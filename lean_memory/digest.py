@@ -30,7 +30,7 @@ from ._hash import blake2b
 from .bm25 import TOKENIZER_VERSION, tokenize
 from .errors import LeanMemoryError, QueryError
 from .fsutil import dump_record, file_signature, load_record
-from .search import Hit, _indexed_body, _main_text, find, load_corpus
+from .search import Hit, _indexed_body, _main_text, find, load_corpus, warm_later
 from .summaries import render_index
 from .tokens import estimate_tokens
 from .typos import _STRIP, mend  # _STRIP: what around a prompt word is not part of it
@@ -321,6 +321,32 @@ def _term_weights(prompt: str, n_docs: int, df: Sequence[tuple[str, int]],
             out[term] = UNKNOWN_SPECIFIC * top
         else:
             out[term] = 0.0 if term.isdigit() else plain * top
+    if specific or any(not f for _, f in df):
+        for term, share in _unknown_shares(prompt, {t for t, f in df if f}).items():
+            if term in out:
+                out[term] *= share
+    return out
+
+
+def _unknown_shares(prompt: str, known: set[str]) -> dict[str, float]:
+    """One word, one weight (ADR 0047): the share of its own weight each unknown token of
+    a prompt word keeps. A word that yields several tokens (an identifier: its joined form
+    and its parts) would otherwise weigh as many unknown words as it has parts, and one new
+    name ("azurerm_container_app_job_schedule": six tokens) outweigh the rest of the
+    prompt: its unknown tokens share one word's weight. The joined form of a compound
+    whose parts the memory holds ("feature:account:settings") weighs nothing: its parts
+    say what it names."""
+    out: dict[str, float] = {}
+    for raw in prompt.split():
+        tokens = tokenize(raw.strip(_STRIP))
+        if len(tokens) < 2:
+            continue
+        unknown = [t for t in dict.fromkeys(tokens) if t not in known]
+        if unknown and unknown[0] == tokens[0] and not known.isdisjoint(tokens[1:]):
+            out[tokens[0]] = 0.0
+            unknown = unknown[1:]
+        for t in unknown:
+            out[t] = min(out.get(t, 1.0), 1.0 / len(unknown))
     return out
 
 
@@ -415,7 +441,7 @@ BAR_MARGIN = 0.0
 BAR_CAP = 0.4  # never higher: a prompt matching 40 % of its weight is about the memory
 BAR_BUDGET_S = 0.5  # the prompt hook's share for a calibration after a shard changed
 _BAR_CACHE = "digest-gate.marshal"
-_BAR_VERSION = "lean_memory.digest.bar/2"
+_BAR_VERSION = "lean_memory.digest.bar/3"  # 3: one word, one weight (ADR 0047)
 
 
 class _OutOfTime(Exception):
@@ -477,6 +503,8 @@ def calibration(mem: MemoryLike, budget_s: float | None = None) -> tuple[float, 
             plain, covs = _probe_coverages(
                 mem, None if budget_s is None else time.monotonic() + budget_s)
         except Exception:  # out of time, a damaged or racing index: the floor, this time
+            if budget_s is not None:  # and the hook's warm-up calibrates for the next prompt:
+                warm_later(mem)  # else every prompt of a large memory paid the budget again
             return floor, UNKNOWN_PLAIN
         covs.sort()
         chance = covs[min(int(BAR_QUANTILE * len(covs)), len(covs) - 1)] if covs else 0.0
@@ -549,8 +577,9 @@ class _Matches:
 
     def _fetch(self, k: int) -> None:
         self.k = k
+        # lazy: of dozens of hits the packing shows a few; the rest are never parsed
         found = find(self.mem, self.query, k=k, shards=self.shards,
-                     include_archive=self.include_archive, mend=True)
+                     include_archive=self.include_archive, mend=True, lazy=True)
         self.hits = [h for h in found.hits if not _placeholder(h.entry)]
         self.withheld = found.withheld
         self.complete = len(found.hits) < k or k >= MAX_FETCH

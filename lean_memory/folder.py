@@ -7,19 +7,18 @@ memory and read its files through it. No caches here.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
-from collections.abc import Iterator
-from functools import cached_property
 
 from . import format as fmt
+from ._record import cached_property, contextmanager
 from .config import RESERVED, SHARD_NAME, Config, load_config
 from .errors import InvalidEntry, LeanMemoryError, NotInitialized, UnknownShard
 from .fsutil import file_lock, read_text, sweep
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
 
     from .fsutil import StrPath
@@ -227,7 +226,7 @@ class Folder:
             DESCRIPTIONS.get(name, f"Entries about {title.lower()}.")
         return f"# {title}\n\n{what}\n\n"
 
-    @contextlib.contextmanager
+    @contextmanager
     def lock(self) -> Iterator[None]:
         """The writers' lock: hold it around every read-modify-write of the memory.
 

@@ -42,6 +42,25 @@ _META_UNSAFE = {ord(c): f"%{ord(c):02X}" for c in "%;=>\r\n,"}
 _KNOWN_KEYS = ("id", "date", "tags", "supersedes")
 
 
+def main_text(text: str) -> str:
+    """The body without its "Said again" part (the whole body when it has none). Here,
+    not in :mod:`lean_memory.dedup`, which a hit said again would import (ADR 0039)."""
+    if SAID_AGAIN not in text:  # the common case, at C speed
+        return text
+    # the first SAID_AGAIN after a blank line (\n\n or \r\n\r\n) and before a line end or
+    # the end: regex (?:\r\n\r\n|\n\n)SAID_AGAIN(?=\r?\n|\Z)
+    at = text.find(SAID_AGAIN, 2)
+    while at >= 0:
+        end = at + len(SAID_AGAIN)
+        if end == len(text) or text.startswith(("\n", "\r\n"), end):
+            if text.startswith("\r\n\r\n", at - 4):
+                return text[: at - 4]
+            if text.startswith("\n\n", at - 2):
+                return text[: at - 2]
+        at = text.find(SAID_AGAIN, at + 1)
+    return text
+
+
 class Entry(Record):
     """One memory entry. ``text`` is the body exactly as it was given."""
 

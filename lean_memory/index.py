@@ -40,18 +40,17 @@ import marshal
 import math
 import os
 import sys
-from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
 from itertools import accumulate, pairwise
 
 from ._hash import blake2b
+from ._record import SequenceBase, array
 from .bm25 import BM25Index, LazySegment, _Segment
 from .fsutil import CACHE_PREFIX, MAX_CACHE_BYTES, open_bounded, tag_matches, write_cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterator, Sequence
     from typing import Any, BinaryIO
 
     from .fsutil import StrPath
@@ -84,11 +83,15 @@ def _packed(typecode: str, values: Sequence[Any]) -> bytes:
     return out.tobytes()
 
 
-def _unpacked(typecode: str, data: bytes) -> array[Any]:
+def _unpacked(typecode: str, data: bytes) -> Sequence[Any]:
+    """The numbers of ``data`` (little-endian): a view, so a query imports no ``array``
+    (ADR 0039); an array on a big-endian machine."""
+    if _LITTLE:
+        view: Sequence[Any] = memoryview(data).cast(typecode)  # type: ignore[call-overload]
+        return view
     out = array(typecode)
     out.frombytes(data)
-    if not _LITTLE:
-        out.byteswap()
+    out.byteswap()
     return out
 
 
@@ -262,7 +265,7 @@ class _Body:
         return data
 
 
-class _Strings(Sequence[str]):
+class _Strings(SequenceBase[str]):
     """A region of strings (u32 offsets, then UTF-8), read one at a time, or all at once
     when iterated."""
 
@@ -308,7 +311,7 @@ class _Strings(Sequence[str]):
         return self._all
 
 
-class _Numbers(Sequence[int]):
+class _Numbers(SequenceBase[int]):
     """A region of fixed-width numbers, read one at a time."""
 
     __slots__ = ("body", "n", "start", "typecode", "width")
@@ -323,7 +326,14 @@ class _Numbers(Sequence[int]):
     def __len__(self) -> int:
         return self.n
 
-    def __getitem__(self, i: int) -> int:  # type: ignore[override]
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):  # one read for a run (an entry's start and end)
+            lo, hi, step = i.indices(self.n)
+            if step != 1 or hi <= lo:
+                return list(self)[i]
+            at = self.start + self.width * lo
+            body = self.body.read(at, at + self.width * (hi - lo))
+            return list(_unpacked(self.typecode, body))
         if i < 0:
             i += self.n
         if not 0 <= i < self.n:
@@ -411,7 +421,7 @@ def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_
             raise Corrupt("inconsistent search index")
         return start, end
 
-    def fetch(start: int, end: int) -> tuple[array[int], array[float]]:
+    def fetch(start: int, end: int) -> tuple[Sequence[int], Sequence[float]]:
         docs = _unpacked("i", body.read(docs_at + 4 * start, docs_at + 4 * end))
         tfs = _unpacked("d", body.read(tfs_at + 8 * start, tfs_at + 8 * end))
         return docs, tfs

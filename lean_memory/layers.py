@@ -87,9 +87,7 @@ class LayerHit(Record):
 
 
 def _key(entry: Entry) -> str:
-    from .dedup import main_text
-
-    return normalize(main_text(entry.text))
+    return normalize(fmt.main_text(entry.text))
 
 
 def project_overrides(project: MemoryLike) -> dict[str, str]:

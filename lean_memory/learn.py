@@ -34,22 +34,20 @@ a background process (:func:`learn_soon`) do.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from bisect import bisect_left, bisect_right
 
 from . import _askrecord as R
 from . import format as fmt
-from . import payonce
 from ._hash import blake2b
-from ._jsonc import loads, string
-from ._record import Record
+from ._jsonc import loads
+from ._record import Record, suppress
 from .bm25 import tokenize
 from .digest import RULES_SHARD, _clip, _tokens
 from .errors import InvalidEntry, LeanMemoryError, SecretFound
 from .format import Entry
-from .fsutil import atomic_write, file_lock, file_signature
+from .fsutil import atomic_write, file_signature
 from .layers import (
     GLOBAL,
     PROJECT,
@@ -62,6 +60,18 @@ from .layers import (
     memory_at,
     open_global,
 )
+from .prompthook import (  # noqa: F401 (learn's names since before ADR 0039)
+    ASKS_DIR,
+    ASKS_LOCK,
+    MAX_FILE,
+    _file_name,
+    _locked,
+    _parse,
+    _read,
+    _record,
+    record,
+)
+from .prompthook import hook_blocks as prompt_blocks
 from .search import Hit
 from .sessionlog import (
     _data_home,
@@ -70,17 +80,15 @@ from .sessionlog import (
     load_writes,
     now_utc,
     private_dir,
-    read_private,
     write_private,
 )
 from .spawn import detached, git
-from .tokens import estimate_tokens
 
 # Inside functions on purpose: json, datetime, the matcher (asks) and the scanner
-# serve distill, match and propose only; the prompt hook imports this module (ADR 0038).
+# serve distill, match and propose only; a session start imports this module (ADR 0039).
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Iterable
     from typing import Any
 
     from . import asks as A
@@ -89,15 +97,12 @@ if TYPE_CHECKING:
     from .fsutil import StrPath
     from .search import Hit
 
-ASKS_DIR = "asks"
 ARCHIVE_DIR = "archive"
 SESSIONS_SHARD = R.SUMMARY_SHARD
-MAX_FILE = R.MAX_ASKS_PER_SESSION * (R.MAX_ASK_BYTES + 1024)
 COMPACT_ASKS = 10  # asks a compacted session gets back at its start
 OPEN_LINES = 5  # "still open" lines of the last session at the next one's start
 EXTRAS_SHARE = 4  # the session-start extras take at most 1/4 of the budget
 MAX_EVIDENCE = 4000  # asks the matcher reads (the latest): ~1.5 s, never on a hook's clock
-ASKS_LOCK = ".lock"  # held by a prompt keeping an ask and by a distill archiving a session
 _TAG = "session-summary"
 ENDS = "ends.jsonl"  # when sessions ended (SessionEnd): {"session", "at"} a line
 
@@ -113,69 +118,13 @@ _write = write_private
 _append = append_private
 
 
-def _read(path: StrPath) -> str:
-    return read_private(path, MAX_FILE)
-
-
 # -- asks -----------------------------------------------------------------------------------
-
-
-def _file_name(session: str) -> str:
-    sid = R.clean_session_id(session)
-    if R.plain_name(sid, "_-"):  # [A-Za-z0-9][A-Za-z0-9_-]{0,63}
-        return sid + ".jsonl"
-    return "h-" + blake2b(sid.encode(), digest_size=8).hexdigest() + ".jsonl"
-
-
-def _record(ask: R.Ask) -> str:
-    # json.dumps({"id": …, "session": …, "at": …, "text": …, "project": …},
-    # ensure_ascii=False, sort_keys=True), without importing json (the prompt hook's path)
-    at, ask_id, project, session, text = (string(v, False) for v in (
-        ask.at, ask.id, ask.project, ask.session, ask.text))
-    return (f'{{"at": {at}, "id": {ask_id}, "project": {project}, "session": {session}, '
-            f'"text": {text}}}\n')
-
-
-def _parse(text: str) -> list[R.Ask]:
-    out = []
-    for line in text.splitlines():
-        with contextlib.suppress(ValueError, TypeError, KeyError):
-            d = loads(line)
-            if isinstance(d, dict) and all(isinstance(d.get(k), str)
-                                           for k in ("id", "session", "at", "text")):
-                out.append(R.Ask(d["id"], d["session"], d["at"], d["text"],
-                                 str(d.get("project", ""))))
-    return out
-
-
-def record(project: MemoryLike, session: str, prompt: str, at: str | None = None) -> R.Ask | None:
-    """Keep ``prompt`` as an ask of ``session`` (scanned, bounded, deterministic id); None
-    when capture is off, the prompt is empty or the same ask is already kept. A session
-    holds at most :data:`asks.MAX_ASKS_PER_SESSION` asks: the latest. Appends and the
-    rewrite at the cap hold one lock, so racing prompts lose no ask."""
-    if not project.config.capture_asks:
-        return None
-    home = _session_home(project._root)  # its last part is the project's key
-    ask = R.make_ask(session, prompt, at or now_utc(), project=os.path.basename(home))
-    if ask is None:
-        return None
-    path = os.path.join(home, ASKS_DIR, _file_name(session))
-    with _locked(os.path.join(home, ASKS_DIR, ASKS_LOCK)):
-        have = _parse(_read(path))
-        if any(a.id == ask.id for a in have):
-            return None
-        if len(have) >= R.MAX_ASKS_PER_SESSION:
-            kept = R.bound_session([*have, ask])
-            _write(path, "".join(_record(a) for a in kept))
-        else:
-            _append(path, _record(ask))
-    return ask
 
 
 def _ask_files(home: StrPath, archived: bool) -> list[str]:
     folder = os.path.join(home, ASKS_DIR, ARCHIVE_DIR) if archived else \
         os.path.join(home, ASKS_DIR)
-    with contextlib.suppress(OSError), os.scandir(folder) as found:
+    with suppress(OSError), os.scandir(folder) as found:
         return sorted(e.path for e in found if e.name.endswith(".jsonl") and e.name != ".jsonl"
                       and e.is_file() and not e.is_symlink())
     return []
@@ -213,7 +162,7 @@ def recent_asks(project: MemoryLike, *, session: str | None = None,
 
 
 def _homes() -> list[str]:
-    with contextlib.suppress(OSError), \
+    with suppress(OSError), \
             os.scandir(os.path.join(_data_home(), "lean-memory", "projects")) as found:
         return sorted(e.path for e in found if e.is_dir() and not e.is_symlink())
     return []
@@ -263,10 +212,10 @@ def _git_stamp(root: str) -> str:
     inode, never the time); '' outside a repository."""
     here = root
     while True:
-        with contextlib.suppress(OSError):
+        with suppress(OSError):
             st = os.stat(os.path.join(here, ".git"))
             head = ""
-            with contextlib.suppress(OSError):
+            with suppress(OSError):
                 head = str(os.stat(os.path.join(here, ".git", "HEAD")).st_ctime_ns)
             return f"{st.st_dev}:{st.st_ino}:{head}"
         up = os.path.dirname(here)
@@ -299,7 +248,7 @@ def project_identity(root: StrPath, *, compute: bool = True) -> str:
     real = os.path.realpath(root)
     home = _session_home(real)
     stamp = _git_stamp(real) if compute else ""
-    with contextlib.suppress(ValueError, TypeError):
+    with suppress(ValueError, TypeError):
         kept = loads(_read(os.path.join(home, IDENTITY)) or "{}")
         if isinstance(kept, dict) and kept.get("root") == real and \
                 (not compute or kept.get("stamp") == stamp) and isinstance(kept.get("id"), str):
@@ -317,7 +266,7 @@ def project_identity(root: StrPath, *, compute: bool = True) -> str:
                                    digest_size=6).hexdigest()
     import json
 
-    with contextlib.suppress(OSError, LeanMemoryError):
+    with suppress(OSError, LeanMemoryError):
         _write(os.path.join(home, IDENTITY), json.dumps(
             {"id": ident, "root": real, "stamp": stamp, "label": label},
             ensure_ascii=False, sort_keys=True) + "\n")
@@ -326,7 +275,7 @@ def project_identity(root: StrPath, *, compute: bool = True) -> str:
 
 def _home_identity(home: str) -> str:
     """The identity a session home's asks belong to (as last computed), else its name."""
-    with contextlib.suppress(ValueError, TypeError):
+    with suppress(ValueError, TypeError):
         kept = loads(_read(os.path.join(home, IDENTITY)) or "{}")
         if isinstance(kept, dict) and isinstance(kept.get("id"), str):
             return str(kept["id"])
@@ -431,7 +380,7 @@ MAX_AGENT_RULE = 2000  # characters of one rule an agent proposes
 def _decision_rows(path: str, project: str) -> list[Decision]:
     out = []
     for line in _read(path).splitlines():
-        with contextlib.suppress(ValueError, TypeError, KeyError, AttributeError):
+        with suppress(ValueError, TypeError, KeyError, AttributeError):
             d = loads(line)
             out.append(Decision(str(d.get("id", "")), str(d.get("key", "")), str(d["rule"]),
                                 str(d["verdict"]), str(d.get("to", "")),
@@ -470,7 +419,7 @@ def _inputs_signature() -> str:
 
 def _matched() -> tuple[str, list[Pending]]:
     """The matcher's last results (signature, proposals); ('', []) when never run."""
-    with contextlib.suppress(ValueError, TypeError):
+    with suppress(ValueError, TypeError):
         d = loads(_read(os.path.join(learn_home(), MATCHED)) or "{}")
         if isinstance(d, dict) and isinstance(d.get("proposals"), list):
             found = [p for p in map(_pending, d["proposals"]) if p is not None]
@@ -509,7 +458,7 @@ def _match() -> list[Pending]:
 def _agent_proposals() -> list[Pending]:
     seen: dict[str, Pending] = {}
     for line in _read(os.path.join(learn_home(), AGENT_PROPOSALS)).splitlines():
-        with contextlib.suppress(ValueError, TypeError):
+        with suppress(ValueError, TypeError):
             p = _pending(loads(line))
             if p is not None and p.id not in seen:
                 seen[p.id] = p
@@ -546,11 +495,11 @@ def current(project: MemoryLike, *, fresh: bool = True) -> list[Pending]:
         hidden = _hidden(project, mine)
         import json
 
-        with contextlib.suppress(OSError, LeanMemoryError):
+        with suppress(OSError, LeanMemoryError):
             _write(os.path.join(home, HIDDEN), json.dumps(sorted(hidden)) + "\n")
     else:
         hidden = set()
-        with contextlib.suppress(ValueError, TypeError):
+        with suppress(ValueError, TypeError):
             kept = loads(_read(os.path.join(home, HIDDEN)) or "[]")
             hidden = {str(x) for x in kept} if isinstance(kept, list) else set()
     return [p for p in mine if p.id not in hidden]
@@ -671,14 +620,6 @@ def propose(project: MemoryLike, text: str, *, title: str = "", shard: str | Non
     return p
 
 
-@contextlib.contextmanager
-def _locked(path: str) -> Iterator[None]:
-    """An exclusive lock between processes on ``path`` (a private file)."""
-    _private_dir(os.path.dirname(path))
-    with file_lock(path, root=os.path.dirname(path)):
-        yield
-
-
 # -- distill --------------------------------------------------------------------------------
 
 
@@ -710,7 +651,7 @@ def _ends(home: str) -> dict[str, str]:
     """When each session ended (SessionEnd), the latest time noted."""
     out: dict[str, str] = {}
     for line in _read(os.path.join(home, ENDS)).splitlines():
-        with contextlib.suppress(ValueError, TypeError, KeyError, AttributeError):
+        with suppress(ValueError, TypeError, KeyError, AttributeError):
             d = loads(line)
             sid, at = d["session"], d["at"]
             if isinstance(sid, str) and isinstance(at, str) and R.is_time(at):
@@ -883,14 +824,14 @@ def _archive(home: str, session: str) -> None:
     with _locked(os.path.join(home, ASKS_DIR, ASKS_LOCK)):
         if not os.path.lexists(dst):  # the common case: a rename, atomic, nothing copied
             _private_dir(os.path.dirname(dst))
-            with contextlib.suppress(FileNotFoundError):
+            with suppress(FileNotFoundError):
                 os.rename(src, dst)
             return
         text = _read(dst) + _read(src)
         # the archive first, then the live file goes: a crash between leaves both, and
         # the next distill merges them (each ask once)
         _write(dst, "".join(_record(a) for a in R._unique_asks(_parse(text))))
-        with contextlib.suppress(FileNotFoundError):
+        with suppress(FileNotFoundError):
             os.unlink(src)
 
 
@@ -906,7 +847,7 @@ def _note_latest(home: str, summary: A.Summary, at: str) -> None:
 
 
 def _latest(home: str) -> dict[str, Any]:
-    with contextlib.suppress(ValueError):
+    with suppress(ValueError):
         d = loads(_read(os.path.join(home, "latest.json")) or "{}")
         return d if isinstance(d, dict) else {}
     return {}
@@ -931,12 +872,12 @@ def learn_in_background(root: str, args: list[str]) -> None:
     remove the marker."""
     mem = memory_at(root)
     try:
-        with contextlib.suppress(LeanMemoryError, OSError):
+        with suppress(LeanMemoryError, OSError):
             if "fold" in args:
                 distill(check_project(mem))
             current(mem)  # the identity, the matcher when its inputs changed, what is hidden
     finally:
-        with contextlib.suppress(OSError):
+        with suppress(OSError):
             os.unlink(os.path.join(mem._cache, LEARNING))
 
 
@@ -945,11 +886,11 @@ def _learn_due(project: MemoryLike) -> tuple[bool, bool]:
     files' times alone (one folder listing): nothing is read or computed."""
     home = _session_home(project._root)
     cache = 0.0
-    with contextlib.suppress(OSError):
+    with suppress(OSError):
         cache = os.stat(os.path.join(learn_home(), MATCHED)).st_mtime
     quiet = stale = False
     limit = time.time() - project.config.distill_after
-    with contextlib.suppress(OSError), os.scandir(os.path.join(home, ASKS_DIR)) as found:
+    with suppress(OSError), os.scandir(os.path.join(home, ASKS_DIR)) as found:
         for e in found:
             if e.name.endswith(".jsonl") and e.is_file(follow_symlinks=False):
                 m = e.stat(follow_symlinks=False).st_mtime
@@ -972,7 +913,7 @@ def start_blocks(project: MemoryLike, session: str | None, source: str | None,
     blocks: list[Block] = []
     left = budget
     if fold and project.config.capture_asks:
-        with contextlib.suppress(LeanMemoryError, OSError):
+        with suppress(LeanMemoryError, OSError):
             quiet, stale = _learn_due(project)
             if quiet or stale:
                 learn_soon(project, fold=quiet)
@@ -1012,48 +953,20 @@ def start_blocks(project: MemoryLike, session: str | None, source: str | None,
 def hook_blocks(project: MemoryLike, event: str, payload: dict[str, Any], prompt: str,
                 budget: int, include_archive: bool | None = None, *,
                 act: bool = True) -> list[Block]:
-    """What the hook for ``event`` injects, as blocks; with ``act`` (the hook itself),
-    records the prompt as an ask and folds quiet sessions first (fail-open: a failure to
-    record never costs the person the digest)."""
-    check_project(project)
-    session = payload.get("session_id")
-    session = session if isinstance(session, str) and session else None
-    if act and event == "UserPromptSubmit" and session and prompt.strip():
-        with contextlib.suppress(Exception):
-            record(project, session, prompt)
+    """What the hook for ``event`` injects, as blocks (:func:`lean_memory.prompthook.
+    hook_blocks`, which a prompt calls directly); at a session start, with the start's own
+    blocks, quiet sessions folded first with ``act`` (fail-open)."""
     extras: list[Block] = []
-    source = payload.get("source")
-    source = source if isinstance(source, str) else None
     if event == "SessionStart":
-        with contextlib.suppress(Exception):
-            extras = start_blocks(project, session, source,
+        check_project(project)
+        session = payload.get("session_id")
+        source = payload.get("source")
+        with suppress(Exception):
+            extras = start_blocks(project, session if isinstance(session, str) and session
+                                  else None, source if isinstance(source, str) else None,
                                   max(budget, 0) // EXTRAS_SHARE, fold=act)
-
-    used = sum(estimate_tokens(b.text) for b in extras)
-    if session is None or not project.config.pay_once:
-        return [*digest_blocks(project, prompt, budget_tokens=budget - used,
-                               include_archive=include_archive), *extras]
-    # Pay once (ADR 0030): the rules ride the start; a prompt gets what matches it and was
-    # not shown yet in this session (it is still in the agent's context).
-
-    now = payonce.transcript_bytes(payload)
-    if event == "SessionStart":
-        if act and (source is None or source in payonce.RESETS):
-            payonce.reset(project._root, session)
-        blocks = digest_blocks(project, prompt, budget_tokens=budget - used,
-                               include_archive=include_archive)
-        if act:
-            text = "".join(b.text for b in blocks)
-            payonce.note(project._root, session,
-                         payonce.rules_shown([open_global(), project], text), now)
-        return [*blocks, *extras]
-    shown: list[str] = []
-    blocks = digest_blocks(project, prompt, budget_tokens=budget - used,
-                           include_archive=include_archive, rules=False,
-                           seen=payonce.seen(project._root, session, now), shown=shown)
-    if act:
-        payonce.note(project._root, session, shown, now)
-    return [*blocks, *extras]
+    return prompt_blocks(project, event, payload, prompt, budget, include_archive, act=act,
+                         extras=extras)
 
 
 def hook_text(project: MemoryLike, event: str, payload: dict[str, Any], prompt: str,

@@ -16,11 +16,11 @@ kept (the oldest go). Reads and writes never raise: a failure means showing agai
 
 from __future__ import annotations
 
-import contextlib
 import os
 
 from ._askrecord import clean_session_id, plain_name
 from ._hash import blake2b
+from ._record import suppress
 from .sessionlog import _session_home, private_dir, read_private, write_private
 
 TYPE_CHECKING = False  # typing's own costs an import
@@ -55,7 +55,7 @@ def transcript_bytes(payload: dict[str, object]) -> int:
 
 def _rows(root: StrPath, session: str) -> list[tuple[str, int]]:
     out = []
-    with contextlib.suppress(OSError, ValueError):
+    with suppress(OSError, ValueError):
         for line in read_private(_path(root, session), 256 * 1024).splitlines():
             entry_id, _, at = line.partition(" ")
             if entry_id and at.isdigit():
@@ -75,7 +75,7 @@ def note(root: StrPath, session: str, ids: list[str], now: int) -> None:
     new = set(ids)
     rows = [r for r in _rows(root, session) if r[0] not in new]
     rows += [(i, now) for i in dict.fromkeys(ids)]
-    with contextlib.suppress(OSError, ValueError):
+    with suppress(OSError, ValueError):
         write_private(_path(root, session),
                       "".join(f"{i} {at}\n" for i, at in rows[-MAX_IDS:]))
 
@@ -84,10 +84,10 @@ def reset(root: StrPath, session: str) -> None:
     """Forget what this session was shown (its context starts afresh); keep at most
     :data:`MAX_SESSIONS` records."""
     path = _path(root, session)
-    with contextlib.suppress(OSError, ValueError):
+    with suppress(OSError, ValueError):
         os.unlink(path)
     folder = os.path.dirname(path)
-    with contextlib.suppress(OSError, ValueError):
+    with suppress(OSError, ValueError):
         private_dir(folder)
         with os.scandir(folder) as found:
             files = sorted((e.stat().st_mtime_ns, e.path) for e in found
@@ -105,7 +105,7 @@ def rules_shown(mems: list[MemoryLike | None], text: str) -> list[str]:
     for mem in mems:
         if mem is None or RULES_SHARD not in mem.shards:
             continue
-        with contextlib.suppress(Exception):
+        with suppress(Exception):
             for e in mem.entries(RULES_SHARD):
                 if _rule_line(e, 1 << 30, False) in text:
                     out.append(e.id)

@@ -103,11 +103,17 @@ def injected(project: MemoryLike, prompt: str, *, event: str = PROMPT_EVENT,
     nothing is written (the page, ``get --digest``, the API)."""
     if not isinstance(prompt, str):
         raise QueryError("the prompt must be a string")
-    from .learn import hook_blocks
-
     budget = hook_budget() if budget_tokens is None else budget_tokens
-    blocks = hook_blocks(project, event, payload or {}, prompt, budget,
+    if event == PROMPT_EVENT:  # a prompt: learn (its session-start half) stays unloaded
+        from .prompthook import hook_blocks as prompt_blocks
+
+        blocks = prompt_blocks(project, event, payload or {}, prompt, budget,
                                include_archive, act=act)
+    else:
+        from .learn import hook_blocks
+
+        blocks = hook_blocks(project, event, payload or {}, prompt, budget, include_archive,
+                             act=act)
     text = fit("".join(b.text for b in blocks).lstrip("\n"))
     if act and event == PROMPT_EVENT and text:
         _note_injected(project, payload or {}, prompt, text)

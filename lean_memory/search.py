@@ -22,15 +22,12 @@ from __future__ import annotations
 
 import os
 import time
-from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
 from itertools import accumulate, chain, compress
 
 from . import format as fmt
 from ._hash import blake2b
-from ._record import Record, replace
+from ._record import Record, SequenceBase, array, contextmanager, replace, suppress
 from .bm25 import (
     BM25,
     TOKENIZER_VERSION,
@@ -58,6 +55,7 @@ from .withhold import Verdicts, header
 # (tests/test_query_path.py, test_hot_lines.py).
 TYPE_CHECKING = False  # typing's own costs an import; so does .retrievers (typing, Protocol)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping, Sequence
     from contextvars import ContextVar
     from typing import Any, BinaryIO
 
@@ -175,16 +173,34 @@ class Corpus:
 
     def entry(self, number: int) -> fmt.Entry:
         """The entry, read back from its file."""
+        entry = _parsed(*self._raw(number))
+        if entry is None:
+            raise _Stale  # the span is not one entry: the file is not what the part indexed
+        return entry
+
+    def _raw(self, number: int) -> tuple[bytes, str, int, str]:
+        """The entry's raw text as its file holds it (checked against the part), its shard,
+        first line and id."""
         i = bisect_right(self.bases, number) - 1
         part = self.parts[i]
         local = number - self.bases[i]
-        start, end = part.spans[2 * local], part.spans[2 * local + 1]
+        start, end = part.spans[2 * local:2 * local + 2]
         data = self._data.get(i)
         raw = data[start:end] if data is not None else self._read(i, start, end)
-        entry = fmt.parse_entry(raw.decode("utf-8"), part.name, part.lines[local])
-        if entry is None:
-            raise _Stale  # the span is not one entry: the file is not what the part indexed
-        return entry if entry.id == self.ids[number] else replace(entry, id=self.ids[number])
+        return raw, part.name, part.lines[local], self.ids[number]
+
+    def reader(self, number: int) -> Callable[[], fmt.Entry]:
+        """The entry's text read now (as :meth:`entry` reads it), parsed when called."""
+        got = self._raw(number)
+
+        def parse() -> fmt.Entry:
+            entry = _parsed(*got)
+            if entry is None:  # read from a file that matched its part: not a writer's race
+                raise ShardError(f"the search index does not match {got[1]}.md: run "
+                                 "`lean-memory index`")
+            return entry
+
+        return parse
 
     def _read(self, i: int, start: int, end: int) -> bytes:
         f = self._files.get(i)
@@ -236,7 +252,7 @@ class Corpus:
         return mask
 
 
-class _Column(Sequence[str]):
+class _Column(SequenceBase[str]):
     """The ids or dates of all entries by number, split from the parts only when asked."""
 
     def __init__(self, corpus: Corpus, name: str) -> None:
@@ -253,6 +269,46 @@ class _Column(Sequence[str]):
         i = bisect_right(corpus.bases, number) - 1
         values: list[str] = getattr(corpus.parts[i], self._name)
         return values[number - corpus.bases[i]]
+
+
+def _parsed(raw: bytes, shard: str, line: int, entry_id: str) -> fmt.Entry | None:
+    entry = fmt.parse_entry(raw.decode("utf-8"), shard, line)
+    if entry is None:
+        return None
+    return entry if entry.id == entry_id else replace(entry, id=entry_id)
+
+
+class _LazyHit(Hit):
+    """A hit whose entry is parsed when first read (its text was read, and checked, by
+    :func:`find`): the digest asks for dozens of hits and shows a few (ADR 0039)."""
+
+    __slots__ = ("_parse",)
+    _parse: Callable[[], fmt.Entry]
+
+    def __init__(self, parse: Callable[[], fmt.Entry], shard: str, score: float,
+                 archived: bool, base: float | None, rank: int) -> None:
+        for name, value in (("shard", shard), ("score", score), ("archived", archived),
+                            ("base", score if base is None else base), ("rank", rank),
+                            ("_parse", parse)):
+            object.__setattr__(self, name, value)
+
+    @property
+    def entry(self) -> fmt.Entry:  # type: ignore[override]
+        try:
+            parsed: fmt.Entry = _ENTRY.__get__(self, Hit)
+            return parsed
+        except AttributeError:
+            entry = self._parse()
+            _ENTRY.__set__(self, entry)
+            return entry
+
+    def __reduce__(self) -> tuple[Any, ...]:  # a plain hit, once parsed
+        return Hit, tuple(getattr(self, n) for n in self._fields)
+
+
+_ENTRY = Hit.__dict__["entry"]  # Hit's slot, which a lazy hit fills on first read
+# The hits a lazy find parses at once: what a query shows, and the digest's gate reads.
+_EAGER = 10
 
 
 class _Stale(Exception):
@@ -380,8 +436,10 @@ def _index_entries(mem: MemoryLike, name: str, archived: bool, sig: tuple[int, i
     keys: list[bytes] = []
     reused: list[TermCounts | None] = []
     todo: list[tuple[str, str]] = []
-    spans = array("q")
-    lines = array("i")
+    # arrays (compact); a part of no entries, which a query builds for every archive never
+    # written, in lists: the query then imports no ``array`` module (ADR 0039)
+    spans: array[int] | list[int] = array("q") if entries else []
+    lines: array[int] | list[int] = array("i") if entries else []
     for e, withheld in zip(entries, flags, strict=True):
         size = len(e.raw) if e.raw.isascii() else len(e.raw.encode("utf-8"))
         spans.extend((start, start + size))
@@ -437,13 +495,7 @@ def _indexed_body(e: fmt.Entry) -> str:
     return _main_text(e.text) + _tag_text(e)
 
 
-def _main_text(text: str) -> str:
-    """``dedup.main_text``: the substring test spares most texts its import and regex."""
-    if fmt.SAID_AGAIN not in text:
-        return text
-    from .dedup import main_text
-
-    return main_text(text)
+_main_text = fmt.main_text
 
 
 def _hidden(parts: list[Part]) -> list[int]:
@@ -721,6 +773,18 @@ def time_limit(seconds: float, *,
         var.reset(token)
 
 
+def warm_later(mem: MemoryLike) -> bool:
+    """Within :func:`time_limit` with a ``warm`` function (the prompt hook), start its
+    background warm-up: for a cache the caller could not build in its share of the time
+    (the gate's calibration of a large memory), which the warm-up builds without a limit.
+    False when no such limit is set or a warm-up runs already."""
+    var = _LIMIT.get("var")
+    limit = None if var is None else var.get()
+    if limit is None or not callable(limit[1]):
+        return False
+    return _start_warming(mem, limit[1])
+
+
 def _warm_target(fn: Callable[[Any], None]) -> str:
     """``module:name`` of a module-level function of lean_memory ('' for anything else):
     what the warm-up process imports, by name (never code) and only from lean_memory."""
@@ -776,11 +840,15 @@ def search(mem: MemoryLike, query: str, *, k: int = 5, shards: Sequence[str] | N
 
 def find(mem: MemoryLike, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
          include_archive: bool | None = None, budget_s: float | None = None,
-         mend: bool = False) -> Found:
+         mend: bool = False, lazy: bool = False) -> Found:
     """:func:`search`, and how many withheld entries the query would have returned.
 
     With ``mend``, a word the memory has never seen is first replaced by the one a typo
     away that it holds (:func:`lean_memory.typos.mend`; the digest's search, ADR 0030).
+
+    With ``lazy``, hits past the first :data:`_EAGER` are parsed when their entry is first
+    read (their text is read, and checked, here): for a caller that asks for many and reads
+    few (the digest).
 
     With ``budget_s``, index building stops (keeping what it finished) once that many
     seconds have passed, and the result is ``Found([], ready=False)``: for callers with a
@@ -795,7 +863,7 @@ def find(mem: MemoryLike, query: str, *, k: int = 5, shards: Sequence[str] | Non
         include_archive = mem.config.search_archive
     if isinstance(shards, str):
         shards = (shards,)
-    elif shards is not None and not isinstance(shards, Iterable):
+    elif shards is not None and getattr(type(shards), "__iter__", None) is None:  # Iterable
         raise UnknownShard("shards must be a list of shard names")
     names = tuple(shards) if shards else mem.shards
     for name in names:
@@ -822,14 +890,14 @@ def find(mem: MemoryLike, query: str, *, k: int = 5, shards: Sequence[str] | Non
 
         query = mended(query, corpus.index.df)
     try:
-        return _search(mem, corpus, query, k, names, include_archive)
+        return _search(mem, corpus, query, k, names, include_archive, lazy)
     except (_Stale, Corrupt):
         # A writer replaced a shard after it was indexed (or a part file was damaged):
         # index every file anew from one read of each, so every entry is read back from
         # the text it was indexed from.
         corpus.close()
         corpus = _load(mem, fresh=True)
-        return _search(mem, corpus, query, k, names, include_archive)
+        return _search(mem, corpus, query, k, names, include_archive, lazy)
     finally:
         corpus.close()
         if warm and built:
@@ -837,7 +905,7 @@ def find(mem: MemoryLike, query: str, *, k: int = 5, shards: Sequence[str] | Non
 
 
 def _search(mem: MemoryLike, corpus: Corpus, query: str, k: int, names: Sequence[str],
-            include_archive: bool) -> Found:
+            include_archive: bool, lazy: bool = False) -> Found:
     allowed = corpus.allowed(names, include_archive)
     index = corpus.index
     order: Sequence[str] = _LiveFirst(corpus) if include_archive else corpus.dates  # type: ignore[assignment]
@@ -856,7 +924,8 @@ def _search(mem: MemoryLike, corpus: Corpus, query: str, k: int, names: Sequence
         sources, notes = jobs(c.retrievers, mem)
     if not any(job for _, job in sources):  # BM25 alone: the hot path, nothing else
         fused = index.top(query, k, allowed=allowed, newer=order)
-        return _found(corpus, fused, k, query, allowed, names, include_archive, notes)
+        return _found(corpus, fused, k, query, allowed, names, include_archive, notes,
+                      lazy=lazy)
 
     def bm25(depth: int, among: Sequence[int] | None) -> list[tuple[int, float]]:
         mask = allowed
@@ -880,7 +949,7 @@ def _search(mem: MemoryLike, corpus: Corpus, query: str, k: int, names: Sequence
                        bm25=bm25, numbers=numbers, entries=lambda ns: [corpus.entry(n) for n in ns],
                        timeout_ms=c.retriever_timeout_ms, base=base)
     return _found(corpus, fused, k, query, allowed, names, include_archive, [*notes, *more],
-                  base)
+                  base, lazy=lazy)
 
 
 def _given(r: Any) -> Job:
@@ -892,14 +961,19 @@ def _given(r: Any) -> Job:
 
 def _found(corpus: Corpus, fused: Sequence[tuple[int, float]], k: int, query: str,
            allowed: bytearray, names: Sequence[str], include_archive: bool,
-           notes: Sequence[str], base: Mapping[int, float] | None = None) -> Found:
-    hits = []
+           notes: Sequence[str], base: Mapping[int, float] | None = None, *,
+           lazy: bool = False) -> Found:
+    hits: list[Hit] = []
     # the first stage's order (``base`` keeps it); the others' hits after it
     ranks = {n: i for i, n in enumerate(base or ())}
     for j, (n, score) in enumerate(fused[:k]):
         shard, archived = corpus.where(n)
-        hits.append(Hit(corpus.entry(n), shard, score, archived,
-                        None if base is None else base.get(n), ranks.get(n, len(ranks) + j)))
+        first = None if base is None else base.get(n)
+        rank = ranks.get(n, len(ranks) + j)
+        if lazy and j >= _EAGER:
+            hits.append(_LazyHit(corpus.reader(n), shard, score, archived, first, rank))
+        else:
+            hits.append(Hit(corpus.entry(n), shard, score, archived, first, rank))
     index = corpus.index
     return Found(hits, _withheld_matches(corpus, query, k, allowed, names, include_archive,
                                          [n for n, _ in fused[:k]]),
@@ -956,7 +1030,7 @@ def _withheld_matches(corpus: Corpus, query: str, k: int, allowed: bytearray,
     return sum(1 for m, _ in top if m >= n)
 
 
-class _Extended(Sequence[str]):
+class _Extended(SequenceBase[str]):
     """``base`` followed by ``more``, without copying ``base``."""
 
     def __init__(self, base: Sequence[str], more: list[str]) -> None:

@@ -18,6 +18,8 @@ import os
 import sys
 
 from ._record import Record
+from ._secret_gate import _HEX_SHAPE  # the runs and their shape, shared with the gate
+from ._secret_gate import run_spans as _run_spans
 
 # Imported inside the functions that need them on purpose: a clean text's scan (each prompt's
 # ask) runs without `re`, `math`, `base64`, `urllib` (ADR 0027, tests/test_hot_lines.py).
@@ -1460,31 +1462,6 @@ def _hopeless(m: re.Match[str], text: str, vstart: int, vend: int) -> bool:
     return "machine" not in before and "login" not in before and "account" not in before
 
 
-_RUN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.+/=~%:$"
-# ASCII bytes to b"a" (a character of a run: [A-Za-z0-9_\-.+/=~%:$]) or b" " (any other).
-_RUN_TABLE = bytes(0x61 if c in _RUN_CHARS else 0x20 for c in range(256))
-_RUN_SEED = b"a" * 16
-
-
-def _run_spans(text: str) -> list[tuple[int, int]]:
-    """The spans of the runs of 16 or more token characters in ``text``, found by
-    ``bytes.find`` on the text mapped to two bytes: several times faster than a regex, and
-    nothing to compile. A character outside ASCII (in no run) becomes one ``?`` (so offsets
-    hold), then a space."""
-    marks = text.encode("ascii", "replace").translate(_RUN_TABLE)
-    spans: list[tuple[int, int]] = []
-    start = marks.find(_RUN_SEED)
-    while start >= 0:
-        # The first 16 marks in a row after the last run start a run (a shorter run
-        # before them would end on a non-mark); the run goes on to the next non-mark.
-        end = marks.find(b" ", start + 16)
-        end = len(marks) if end < 0 else end
-        spans.append((start, end))
-        start = marks.find(_RUN_SEED, end)
-    return spans
-
-
-_HEX_SHAPE = str.maketrans(dict.fromkeys("0123456789abcdef", "h"))
 
 
 class _Runs:

@@ -15,11 +15,11 @@ build that command; nothing else should.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import time
 
+from ._record import suppress
 from .errors import LeanMemoryError
 from .fsutil import ensure_dir
 
@@ -208,7 +208,7 @@ def detached(mem: MemoryLike, marker: str, code: str, *args: str, stale_s: float
             _SPAWNED.append(os.posix_spawn(sys.executable, line, env, file_actions=null,
                                            setsid=True))
     except OSError:
-        with contextlib.suppress(OSError):
+        with suppress(OSError):
             os.unlink(marker_path)
         return False
     return True

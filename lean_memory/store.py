@@ -12,14 +12,12 @@ they import only the layers below it.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
 
 from . import format as fmt
 from ._hash import blake2b
-from ._record import replace
+from ._record import replace, suppress
 from .errors import InvalidEntry, LeanMemoryError, QueryError, SecretFound, ShardError
 from .folder import (
     DESCRIPTIONS,
@@ -68,6 +66,7 @@ from .withhold import record_put
 # this module; the facade's methods import them when called (no circle, ADR 0026).
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
     from pathlib import Path
 
     from .compaction import CompactionReport
@@ -271,7 +270,7 @@ class Memory(Summaries):
         self._check_shard(shard)
         if supersedes is not None and not isinstance(supersedes, str):
             raise InvalidEntry("supersedes must be an entry id (a string)")
-        if not isinstance(tags, Iterable):
+        if getattr(type(tags), "__iter__", None) is None:  # not Iterable
             raise InvalidEntry("tags must be a list of words")
         text, title, tag_tuple, date = self._validate(text, title, tags, date)
         self._scan(title, text, tag_tuple)
@@ -301,7 +300,7 @@ class Memory(Summaries):
                 self._save_state(done.status)
         stored, status = done.entry, done.status
         # its verdict for the search that indexes it next; a failure only costs speed
-        with contextlib.suppress(OSError, LeanMemoryError):
+        with suppress(OSError, LeanMemoryError):
             record_put(self, [stored.raw])
         from .sessionlog import note_writes  # when, for "decided during the session"
 
@@ -312,7 +311,7 @@ class Memory(Summaries):
             embed_soon(self)
         if status.compaction_due and self.config.auto_compact:
             # The entry is stored: a failed compaction stays due and the next write retries.
-            with contextlib.suppress(LeanMemoryError):
+            with suppress(LeanMemoryError):
                 self.compact()
         return stored
 

@@ -9,14 +9,12 @@ the features, which import these records rather than the facade.
 
 from __future__ import annotations
 
-import contextlib
 import marshal
 import os
-from collections.abc import Iterable, Mapping, Sequence
 
 from . import format as fmt
 from ._hash import blake2b
-from ._record import Record
+from ._record import Record, suppress
 from .errors import LeanMemoryError
 from .folder import DESCRIPTIONS, GLOBAL_DESCRIPTIONS, Folder
 from .fsutil import (
@@ -31,6 +29,7 @@ from .tokens import estimate_tokens
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
     from typing import Final, NamedTuple
 else:
     from ._record import NamedTuple
@@ -546,7 +545,7 @@ class Summaries(Folder):
         head = marshal.dumps((STATS_VERSION, sig, len(summary.links)))
         write_cache(self._stat_path(key), b"".join((
             len(head).to_bytes(8, "little"), head, marshal.dumps(tuple(summary)))))
-        with contextlib.suppress(OSError):
+        with suppress(OSError):
             os.unlink(self._stat_path(key, tail=True))  # void anyway: another base
 
     def _stat_path(self, key: str, *, tail: bool = False) -> str:
@@ -776,7 +775,7 @@ class Summaries(Folder):
         self._state_base = None
         dump_record(os.path.join(self._cache, "put-state.marshal"), _STATE_VERSION,
                     (*state[:5], tuple(tuple(h) for h in state.heads)), self._agents)
-        with contextlib.suppress(OSError):
+        with suppress(OSError):
             os.unlink(self._state_tail_path())  # void anyway: another base
         self._write_rows(state)
 

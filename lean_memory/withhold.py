@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import marshal
 import os
-from collections.abc import Sequence
-from functools import lru_cache
 
 from . import format as fmt
 from ._hash import blake2b
@@ -29,6 +27,7 @@ from .fsutil import dump_record, file_signature, load_record
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
     from typing import Any
 
@@ -504,11 +503,20 @@ def live_entries(mem: MemoryLike, entries: Sequence[fmt.Entry],
     return kept, len(entries) - len(kept)
 
 
-@lru_cache(maxsize=65536)
-def _holds(text: str) -> bool:
-    from .secrets import scan_text
+_HELD: dict[str, bool] = {}  # a memo, as lru_cache was (functools is off the hot path)
+_HELD_MAX = 65536
 
-    return bool(scan_text(text))
+
+def _holds(text: str) -> bool:
+    held = _HELD.get(text)
+    if held is None:
+        from .secrets import scan_text
+
+        held = bool(scan_text(text))
+        if len(_HELD) >= _HELD_MAX:
+            _HELD.clear()
+        _HELD[text] = held
+    return held
 
 
 def checked_item(entry: fmt.Entry, render: Any) -> str:

@@ -297,7 +297,7 @@ def test_hook_gives_up_on_a_slow_disk(memory: lean_memory.Memory,
     """Catches: a hook that waits for slow work past its time limit (it must give up,
     print nothing and log it)."""
     slow = Stuck("too late")
-    monkeypatch.setattr("lean_memory.learn.hook_blocks", slow)
+    monkeypatch.setattr("lean_memory.prompthook.hook_blocks", slow)  # a prompt's (ADR 0039)
     monkeypatch.setenv("LEAN_MEMORY_HOOK_TIMEOUT", "0.2")
     payload = json.dumps(claude_prompt(memory.root, "windows"))
     try:

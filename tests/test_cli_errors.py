@@ -245,3 +245,15 @@ def test_editing_an_unknown_id_starts_no_editor(mem: lean_memory.Memory,
     r = _edit(mem, "nope", tmp_path, _script(tmp_path, f"open({str(marker)!r}, 'w')"))
     assert r.returncode == 2 and "no live entry has id 'nope'" in _one_line(r.stderr)
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("port", ["99999", "65536", "-1"])
+def test_a_port_out_of_range_is_a_usage_line(tmp_path: Path, port: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Guards `serve --port 99999` ending in "internal error (OverflowError)" (the socket's
+    bind refuses it) instead of saying which ports there are."""
+    lean_memory.Memory(tmp_path).init()
+    code = cli.main(["serve", "--root", str(tmp_path), "--port", port])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert "--port" in err and "0 to 65535" in err and "internal error" not in err, err

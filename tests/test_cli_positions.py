@@ -90,3 +90,36 @@ def test_a_bad_option_is_one_line(argv: list[str], needle: str, roots: tuple[Pat
     code, out, err = _run(argv, capsys)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and needle in err, err
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["init", "--json"], "init takes no --json"),
+    (["index", "--json"], "index takes no --json"),
+    (["serve", "--json"], "serve takes no --json"),
+    (["scan", "--global"], "scan takes no --global"),
+    (["demo", "--global"], "demo takes no --global"),
+])
+def test_a_global_option_after_a_command_that_lacks_it(
+        argv: list[str], needle: str, roots: tuple[Path, Path],
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Guards `init --json` saying "unrecognized arguments: --json" while `--json init`
+    says "init takes no --json": the option's place changed the message (docs/cli.md
+    promises the latter either way)."""
+    code, out, err = _run(argv, capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and needle in err, err
+
+
+@pytest.mark.parametrize("argv", [["status", "--global"], ["--global", "get"],
+                                  ["list", "--global"]])
+def test_no_global_store_names_the_command_that_makes_it(
+        argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Guards `status --global` without a global store telling a person to run
+    `lean-memory init`, which makes the project's memory and leaves the error as it was."""
+    monkeypatch.setenv("LEAN_MEMORY_GLOBAL", str(tmp_path / "g"))
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _run(argv, capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "`lean-memory init --global`" in err, err
+    assert not (tmp_path / "g").exists()

@@ -158,7 +158,7 @@ def test_a_fresh_clone_has_matches_by_the_second_prompt_when_the_first_runs_out(
 
 
 def test_the_warm_up_runs_only_functions_of_lean_memory_by_name() -> None:
-    assert _warm_target(agents.warm_up) == "lean_memory.agents:warm_up"
+    assert _warm_target(agents.warm_up) == "lean_memory.hooks:warm_up"  # ADR 0039
     assert _warm_target(print) == ""
     assert _warm_target(lambda m: None) == ""
     with pytest.raises(ValueError), time_limit(1.0, warm=json.dumps):
@@ -226,3 +226,23 @@ def test_a_session_start_out_of_time_still_gives_the_index(tmp_path: Path) -> No
     index.write_text(index.read_text("utf-8") + f"\ntoken {token}\n", "utf-8")
     assert _hook(mem.root, SLOW_INDEX + SLOW_LINKS, timeout=1,
                  event="session-start") == ""  # withheld whole
+
+
+# As at 100k entries on a loaded machine: the gate's calibration overruns the prompt's share.
+SLOW_CALIBRATION = "import lean_memory.digest as d; d.BAR_BUDGET_S = -1.0; "
+
+
+def test_a_calibration_out_of_time_is_done_by_the_warm_up(tmp_path: Path) -> None:
+    """Caught: with the index and the put state built outside the hook (`get --query`,
+    `status`), a calibration that overran the hook's share gave the floor and saved nothing,
+    and no warm-up ever ran: every prompt of a large memory paid the share again (~0.25 s of
+    CPU at 100k entries, 5x the FTS5 one-shot)."""
+    mem = _memory(tmp_path / "m")
+    assert lean_memory.Memory(mem.root).search("docker windows", k=3)
+    lean_memory.Memory(mem.root).status()
+    gate = mem.cache_dir / "digest-gate.marshal"
+    gate.unlink(missing_ok=True)
+    assert RULE in _hook(mem.root, SLOW_CALIBRATION)  # the floor's answer, this time
+    _warmed(mem)
+    assert gate.exists()  # calibrated once, in the background, for the next prompt
+    assert "flaky on Windows" in _hook(mem.root).split(MATCHES)[1]

@@ -92,7 +92,7 @@ def test_the_prompt_hook_and_status_load_no_pathlib_nor_dataclasses(
     modules, out = _loaded(root, *args, stdin=_prompt(root, "s-2"))
     if args[0] == "hook":
         assert "ECONNREFUSED" in json.loads(out)["hookSpecificOutput"]["additionalContext"]
-        assert "lean_memory.learn" in modules  # the prompt was kept as an ask
+        assert "lean_memory.prompthook" in modules  # the prompt was kept as an ask
         asks = root / "data" / "lean-memory" / "projects"
         assert len(list(asks.glob("*/asks/s-2.jsonl"))) == 1
     else:

@@ -43,22 +43,30 @@ CORE = {"", "_hash", "_lazyre", "_record", "_stem", "bm25", "cli", "commands",
 # `get` answers through recall, the one entry point over the layers (ADR 0034), which
 # reads JSON without `json` (_jsonc); never learn, digest or the scanner.
 QUERY = CORE | {"commands._memory", "commands.get", "recall", "_jsonc"}
-# The hook: its command, the agents' glue, the digest of the layers, the ask kept (learn,
-# _askrecord), JSON without `json` (_jsonc), the logger's hook (_listeners), the starter of
-# the background warm-up (spawn: os calls only), whether Claude Code's plugin answers
-# instead (claude_code), what this session was shown already (payonce), the prompt's typos
-# mended against the memory's words (typos: the digest's gate calibrates with it too).
-HOOK = CORE | {"commands.hook", "agents", "recall", "digest", "learn", "_askrecord", "_jsonc",
-               "_listeners", "spawn", "claude_code", "payonce", "typos"}
-# Session start keeps no ask: no scanner (a UUID session id is known clean without it).
-START = HOOK
-# A prompt is redacted before it is kept as an ask (the scanner and its rule table); a
-# prompt that matches prints its hits' main text (dedup strips a "Said again" part).
-NO_MATCH = HOOK | {"secrets", "_secret_rules"}
-MATCH = NO_MATCH | {"dedup"}
-# Never on a warm hot path: each imports `re`, `typing` or worse, or starts threads.
+# The hook: its command (hooks: not agents, whose setup half only `init` needs), the digest of
+# the layers, the ask kept (prompthook, _askrecord: not learn, whose matcher and distiller a
+# prompt never runs), JSON without `json` (_jsonc), the logger's hook (_listeners), whether
+# Claude Code's plugin answers instead (claude_code), what this session was shown already
+# (payonce), the prompt's typos mended against the memory's words (typos: the digest's gate
+# calibrates with it too), whether the scanner could find anything in the prompt kept as an
+# ask (_secret_gate: the rule table's keywords written out; ADR 0039), the command lines of
+# ours that claude_code recognises and the warm-up's start (spawn: os calls only).
+HOOK = CORE | {"commands.hook", "hooks", "recall", "digest", "prompthook", "_askrecord",
+               "_jsonc", "_listeners", "claude_code", "payonce", "typos", "_secret_gate",
+               "spawn"}
+# Session start: the start's own blocks (learn: the quiet sessions folded, the last one's
+# open lines, proposals).
+START = HOOK | {"learn"}
+# A prompt naming no keyword of any rule is kept unscanned (the gate is the scan's answer
+# there: tests/test_secret_gate.py); a match's main text comes from format, not dedup.
+NO_MATCH = HOOK
+MATCH = HOOK
+# Never on a warm hot path: each imports `re`, `typing` or worse, or starts threads; and the
+# standard modules the hot path left (ADR 0039): `functools`, `contextlib`, `types`, and
+# `collections` with `array`, which imports it.
 STDLIB_OFF = {"json", "re", "pathlib", "typing", "dataclasses", "threading", "subprocess",
-              "datetime", "argparse", "urllib.parse", "inspect", "logging", "tomllib"}
+              "datetime", "argparse", "urllib.parse", "inspect", "logging", "tomllib",
+              "functools", "contextlib", "types", "collections", "array"}
 STDLIB_OFF_QUERY = STDLIB_OFF  # the plain (non --json) query
 
 # The reporter a `.pth` line imports at start: at exit it appends the process's argv, its

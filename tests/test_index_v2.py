@@ -65,6 +65,11 @@ def _same(read: Part, built: Part) -> None:
     assert [read.dates[-1 - i] for i in range(read.n)] == list(built.dates)[::-1]
     assert list(read.spans) == list(built.spans) and list(read.lines) == list(built.lines)
     assert [read.spans[i] for i in range(2 * read.n)] == list(built.spans)
+    # an entry's start and end in one read (ADR 0039), and any other slice, as a list's
+    spans = list(built.spans)
+    for lo, hi, step in [(2 * i, 2 * i + 2, None) for i in range(read.n)] + [
+            (0, None, None), (1, -1, None), (None, None, 2), (-3, None, None), (5, 2, None)]:
+        assert list(read.spans[lo:hi:step]) == spans[lo:hi:step]
     assert [read.lines[i] for i in range(read.n)] == list(built.lines)
     assert read.withheld == built.withheld and read.supersedes == built.supersedes
     segment, reference = read.index._segments[0], built.index._segments[0]

@@ -6,9 +6,10 @@
 
 Sets: ``train`` and ``test`` (generated, ``data/``), ``dev``..``dev6`` (hand-written by the
 matcher's authors, ``dev/``), ``set_c`` (hand-written by someone who never read the matcher,
-``fresh/``: for tuning) and the held-out ``set_a``, ``set_b`` (``heldout/``) and ``set_d``
-(``fresh/``). The matcher is tuned on train, dev and set C only: ``--show`` refuses the
-held-out sets, whose texts are never printed here (their aggregate scores only).
+``fresh/``: for tuning) and the held-out ``set_a``, ``set_b`` (``heldout/``), ``set_d``
+(``fresh/``) and ``set_e`` (``blind/``). The matcher is tuned on train, dev and set C only:
+``--show`` refuses the held-out sets, whose texts are never printed here (their aggregate
+scores only).
 
 A proposal is correct when every ask behind it carries the same preference label and that
 preference was said in three or more sessions. **Plain** (heldout/README.md's rule): precision
@@ -35,8 +36,8 @@ from lean_memory.asks import Ask, Proposal, make_ask, propose  # noqa: E402
 PRECISION_GOAL = 0.90
 RECALL_GOAL = {"train": 0.70, "test": 0.70, "dev": 0.60, "dev2": 0.60, "dev3": 0.60,
                "dev4": 0.60, "dev5": 0.60, "dev6": 0.60, "set_a": 0.60, "set_b": 0.60,
-               "set_c": 0.60, "set_d": 0.60}
-HELD_OUT = ("set_a", "set_b", "set_d")
+               "set_c": 0.60, "set_d": 0.60, "set_e": 0.60}
+HELD_OUT = ("set_a", "set_b", "set_d", "set_e")
 # set: (its asks, its labels file, the key in that file)
 SETS = {
     "train": (HERE / "data" / "train.jsonl", HERE / "labels.json", "train"),
@@ -51,6 +52,7 @@ SETS = {
     "set_b": (HERE / "heldout" / "set_b.jsonl", HERE / "heldout" / "labels.json", "set_b"),
     "set_c": (HERE / "fresh" / "set_c.jsonl", HERE / "fresh" / "labels.json", "set_c"),
     "set_d": (HERE / "fresh" / "set_d.jsonl", HERE / "fresh" / "labels.json", "set_d"),
+    "set_e": (HERE / "blind" / "set_e.jsonl", HERE / "blind" / "labels.json", "set_e"),
 }
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ..errors import quoted
+import os
+
+from ..errors import NotInitialized, quoted
 from ..globalstore import check_project, global_memory
 from ..store import Memory
 from ._common import UsageError
@@ -15,12 +17,17 @@ if TYPE_CHECKING:
 
 def memory(args: argparse.Namespace, *, project: bool = False) -> Memory:
     """The memory a command acts on: the global store with ``--global`` (created by a
-    put) unless ``project`` (where `--global` says where to write, not what to read), else
-    the project's, which may never be the global store (ADR 0022)."""
+    put or init; when missing, an error naming ``init --global``) unless ``project`` (where
+    `--global` says where to write, not what to read), else the project's, which may never
+    be the global store (ADR 0022)."""
     if getattr(args, "global_", False) and not project:
         if args.root:
             raise UsageError("give --global or --root, not both")
         g = global_memory(create=args.command == "put")
+        if args.command not in ("put", "init") and not os.path.isdir(g.dir):
+            # not the library's "run `lean-memory init`": that makes a project's memory
+            raise NotInitialized(f"no global memory at {g.dir}: `lean-memory init --global` "
+                                 "creates it (a `put --global` too)")
         if TYPE_CHECKING:  # layers.FACADE holds the facade's class: a Memory
             assert isinstance(g, Memory)
         return g

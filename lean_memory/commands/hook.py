@@ -1,11 +1,11 @@
 """``lean-memory hook EVENT``: an agent's hook (a hot command). The events and the function
-answering each are ``agents.ANSWERS``; this never fails the agent (always exit 0)."""
+answering each are ``hooks.ANSWERS``; this never fails the agent (always exit 0)."""
 
 from __future__ import annotations
 
 import sys
 
-from ..agents import run_hook
+from ..hooks import run_hook
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
