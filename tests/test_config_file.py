@@ -11,7 +11,7 @@ import pytest
 import lean_memory
 from lean_memory.bm25 import BM25Index, documents_terms
 from lean_memory.errors import SecretFound
-from lean_memory.search import _indexed_body
+from lean_memory.search import _indexed_body, _is_cached_bm25
 from lean_memory.withhold import read_shown
 
 from .conftest import run_cli
@@ -123,3 +123,12 @@ def test_bm25_parameters_out_of_range_are_a_config_error(tmp_path: Path) -> None
         _config(mem, text)
         r = run_cli("get", "--query", "docker", cwd=tmp_path)
         assert r.returncode == 2 and needle in r.stderr, r.stderr
+
+
+def test_the_bm25_retriever_defaults_to_the_configs_parameters(mem: lean_memory.Memory) -> None:
+    """Catches: the default ``bm25_b`` (or ``bm25_k1``) changed in the config but not in the
+    ``BM25`` retriever (ADR 0049): ``Memory(retrievers=[BM25()])`` would then rank with other
+    parameters than the default memory and miss the cached index."""
+    retriever = lean_memory.BM25()
+    assert (retriever.k1, retriever.b) == (mem.config.bm25_k1, mem.config.bm25_b)
+    assert _is_cached_bm25(retriever, mem)
