@@ -55,8 +55,8 @@ if TYPE_CHECKING:
 
     from .fsutil import StrPath
 
-PART_FORMAT = "lean_memory.index/2"
-CHUNK = 8192  # bytes of body per digest
+PART_FORMAT = "lean_memory.index/3"  # 3: CHUNK 8192 -> 2048 (ADR 0039)
+CHUNK = 2048  # bytes of body per digest: a query checks what it reads, ~1 kB a term
 BLOCK = 64  # terms per dictionary block
 _DIGEST = 16
 _NO_KEY = bytes(16)
