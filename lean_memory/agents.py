@@ -54,6 +54,7 @@ from .store import Memory
 # prompt hook's path before ADR 0039; those imports stay where they were).
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    from collections.abc import Collection
     from pathlib import Path
     from typing import Any
 
@@ -398,26 +399,30 @@ def _refresh(top: Path, rel: str, notes: str) -> tuple[str, str | None]:
     return fresh, f"{rel}: {notes} hook commands refreshed (now run by {sys.executable})"
 
 
-def refresh_hooks(root: Path) -> list[str]:
+def refresh_hooks(root: Path, *, skip: Collection[str] = ()) -> list[str]:
     """What plain ``init`` brings up to date in what older versions wrote; lines to print:
     our hook commands in the agents' settings (``-m`` not isolated, Codex's lines without
     the launcher) and this user's Codex launcher, our AGENTS.md section where there is
     one, and a CLAUDE.md holding the old full section (now AGENTS.md's, imported). A file
-    that is a link, a special file or not UTF-8 is left alone: `init --agent` reports it."""
+    that is a link, a special file or not UTF-8 is left alone: `init --agent` reports it.
+    The agents in ``skip`` are being set up (:func:`setup_agent` refreshes their settings
+    itself, and says whether Codex must trust its hooks again)."""
     top = root.resolve()
     lines = []
     for agent, (rel, notes) in SETTINGS.items():
-        if agent == "claude" and via_plugin():
+        if agent in skip or (agent == "claude" and via_plugin()):
             continue  # the plugin's paths change with each update: never written as hooks
         try:
             text, line = _refresh(top, rel, notes)
             if line is not None:
                 lines.append(line)
-            line = _add_new_events(top, agent, text)
+            added = _add_new_events(top, agent, text)
         except (OSError, LeanMemoryError, ValueError):
             continue
-        if line is not None:
-            lines.append(line)
+        if added is not None:
+            lines.append(added)
+        if agent == "codex" and (line or added):  # a changed line is skipped until trusted
+            lines.append(codex_trust(changed=True))
         if agent == "codex" and LAUNCHER in text:  # set up here: this user's launcher
             line = write_launcher()
             if line is not None:
@@ -530,10 +535,11 @@ def _leave_to_plugin(top: Path, plugin: tuple[str, str]) -> str:
             "ran twice); other settings kept")
 
 
-def _merge_settings(top: Path, agent: str) -> str:
+def _merge_settings(top: Path, agent: str) -> tuple[str, bool]:
     """Our hooks in the agent's settings file: written when missing, merged into an existing
-    one (every key kept, ours added once), atomically. The caller ran :func:`check_agent`
-    (a file that is not of the agents' shape is refused before anything is written)."""
+    one (every key kept, ours added once), atomically; the line saying so, and whether a
+    line of ours was added or changed. The caller ran :func:`check_agent` (a file that is
+    not of the agents' shape is refused before anything is written)."""
     import json
 
     rel, notes = SETTINGS[agent]
@@ -542,13 +548,23 @@ def _merge_settings(top: Path, agent: str) -> str:
     if not text:
         ensure_dir(settings.parent, top)
         atomic_write(settings, json.dumps(hook_config(agent), indent=2) + "\n", root=top)
-        return f"wrote {rel}: {notes} hooks {hook_events(agent)}"
+        return f"wrote {rel}: {notes} hooks {hook_events(agent)}", True
     current = json.loads(text)
     merged = _merge_hooks(json.loads(text), agent)  # a second parse: a copy to change
     if merged is None or merged == current:
-        return refreshed or f"{rel}: {notes} hooks already configured"
+        return refreshed or f"{rel}: {notes} hooks already configured", refreshed is not None
     atomic_write(settings, json.dumps(merged, indent=2, ensure_ascii=False) + "\n", root=top)
-    return f"{_added_hooks(rel, notes, merged, current)} (other settings kept)"
+    return f"{_added_hooks(rel, notes, merged, current)} (other settings kept)", True
+
+
+def codex_trust(*, changed: bool) -> str:
+    """What ``init`` says about Codex's trust: Codex runs a project's hook only once its
+    line is trusted in /hooks, and asks again only when the line changes."""
+    if changed:
+        return ("Codex: trust the new or changed hooks once in Codex's /hooks (until then "
+                "Codex skips them); project .codex/ files load only in a trusted project")
+    return (f"Codex: our hooks in {SETTINGS['codex'][0]} are unchanged (no new approval "
+            "needed in Codex's /hooks)")
 
 
 def setup_agent(mem: Memory, agent: str) -> list[str]:
@@ -563,7 +579,9 @@ def setup_agent(mem: Memory, agent: str) -> list[str]:
     top = mem.root.resolve()
     settings = top / SETTINGS[agent][0]
     plugin = plugin_enabled(str(top)) if agent == "claude" else None
-    lines = [_merge_settings(top, agent) if plugin is None else _leave_to_plugin(top, plugin)]
+    said, changed = (_merge_settings(top, agent) if plugin is None
+                     else (_leave_to_plugin(top, plugin), False))
+    lines = [said]
     lines += _write_docs(mem, top, claude=agent == "claude", create=True)
     if agent == "claude":
         ignored = _ensure_ignored(top, settings) if plugin is None else None
@@ -573,8 +591,7 @@ def setup_agent(mem: Memory, agent: str) -> list[str]:
         launcher = write_launcher()  # this user's: the shared hook line finds it
         if launcher is not None:
             lines.append(launcher)
-        lines.append("Codex: trust the two new hooks once in Codex's /hooks (until then Codex "
-                     "skips them); project .codex/ files load only in a trusted project")
+        lines.append(codex_trust(changed=changed))
     if not on_path():
         from pathlib import Path
 

@@ -1128,6 +1128,96 @@ class _Compiled:
         ]
         # The spellings of each keyword's `kw` group, for _may_judge (same order as generic).
         self.spellings = [GENERIC_SPELLINGS[kw] for kw in GENERIC_KEYWORDS]
+        # Every keyword once, by the haystack a rule looks for it in, with the rules (by
+        # index; generic ones after the table's) it lets run: a scan looks for each keyword
+        # once (_Keywords.found), not once per rule that names it.
+        n = len(self.rules)
+        self.in_runs_low = _Keywords()
+        self.in_runs_cased = _Keywords()
+        self.in_text_low = _Keywords()
+        self.in_text_cased = _Keywords()
+        for i, (_id, _kws, _rx, _v, _ci, scope, low, cased, _shape) in enumerate(self.rules):
+            in_runs = scope in ("token", "runs")
+            for k in low:
+                (self.in_runs_low if in_runs else self.in_text_low).add(k, i)
+            for k in cased:
+                (self.in_runs_cased if in_runs else self.in_text_cased).add(k, i)
+        for j, (kw, *_rest) in enumerate(self.generic):
+            self.in_text_low.add(kw, n + j)
+
+    def chosen(self, text: str, lower: str, runs: _Runs) -> tuple[list[int], set[str]]:
+        """The rules (indices; ``len(rules) + j`` for generic ``j``), in table order, one of
+        whose keywords occurs where the rule looks for it, and those keywords (a few more
+        on a long text): a rule left out, or a keyword, would find nothing
+        (tests/test_secrets_one_pass.py holds the scan equal to running every rule)."""
+        long = len(text) >= _DISTINCT_FROM
+        d_lower = _distinct(lower) if long else None
+        d_runs = _distinct(runs.joined) if long else None
+        picked: set[int] = set()
+        present: set[str] = set()
+        for hay, d, kws in ((runs.lower, d_runs and d_runs.lower(), self.in_runs_low),
+                            (runs.joined, d_runs, self.in_runs_cased),
+                            (lower, d_lower, self.in_text_low)):
+            for k in kws.found(hay, d):
+                picked.update(kws.rules[k])
+                present.add(k)
+        # A cased keyword (ASCII) occurs in the text only where its lower case occurs in
+        # `lower`: looked for there first (one pass shared with the rest), then in the text.
+        for k in self.in_text_cased.found(lower, d_lower, lowered=True):
+            if k in text:
+                picked.update(self.in_text_cased.rules[k])
+                present.add(k)
+        return sorted(picked), present
+
+
+# Past this length, keywords are looked for in a text's distinct pieces (see _distinct).
+_DISTINCT_FROM = 16_384
+
+
+def _distinct(hay: str) -> bytes:
+    """The distinct pieces of ``hay`` between white space, as ASCII (anything else becomes
+    ``?``), joined by newlines. A keyword (ASCII) without white space occurs in ``hay`` only
+    where it occurs in one piece, so it is looked for in these instead: prose repeats its
+    words, and the pieces are several times shorter than the text (one split, then each
+    keyword's ``in`` on the short string)."""
+    return b"\n".join(set(hay.encode("ascii", "replace").split()))
+
+
+class _Keywords:
+    """Keywords looked for in one kind of haystack, each with the rules it lets run."""
+
+    def __init__(self) -> None:
+        self.rules: dict[str, list[int]] = {}
+        # (keyword, what is looked for: the keyword or its lower case, the same in ASCII
+        # bytes, the parts of the latter between white space or None when it is one part)
+        self._forms: list[tuple[str, str, bytes, tuple[bytes, ...] | None]] = []
+        self._lowered: list[tuple[str, str, bytes, tuple[bytes, ...] | None]] = []
+
+    def add(self, keyword: str, rule: int) -> None:
+        if keyword not in self.rules:
+            self.rules[keyword] = []
+            for forms, want in ((self._forms, keyword), (self._lowered, keyword.lower())):
+                raw = want.encode("ascii")
+                parts = tuple(raw.split())
+                forms.append((keyword, want, raw, None if parts == (raw,) else parts))
+        self.rules[keyword].append(rule)
+
+    def found(self, hay: str, distinct: bytes | None, *, lowered: bool = False) -> list[str]:
+        """The keywords that occur in ``hay`` (``lowered``: whose lower case does), a few
+        more when ``distinct`` (``_distinct(hay)``) stands for it: a character outside
+        ASCII reads as ``?`` there. A keyword with white space needs each of its parts in
+        a piece, then is looked for in ``hay`` itself."""
+        forms = self._lowered if lowered else self._forms
+        if distinct is None:
+            return [k for k, want, _raw, _parts in forms if want in hay]
+        out: list[str] = []
+        for k, want, raw, parts in forms:
+            if parts is None:
+                if raw in distinct:
+                    out.append(k)
+            elif all(p in distinct for p in parts) and want in hay:
+                out.append(k)
+        return out
 
 
 class _Lazy:
@@ -1275,14 +1365,17 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
     lower = text.lower()
     if len(lower) != len(text):  # a character whose lower case is longer: keep offsets aligned
         lower = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-    runs: _Runs | None = None
-    for rule_id, keywords, regex, validator, ci, scope, low_kws, cased_kws, shape in comp.rules:
+    # Vendor prefixes sit inside long runs of token characters; ordinary text has few such
+    # runs, so looking for the many prefixes there is several times cheaper.
+    runs = _Runs(text)
+    chosen, present = comp.chosen(text, lower, runs)
+    n_rules = len(comp.rules)
+    for i in chosen:
+        if i >= n_rules:
+            break
+        rule_id, keywords, regex, validator, ci, scope, low_kws, cased_kws, shape = comp.rules[i]
         hay = lower if ci else text
         if scope in ("token", "runs"):
-            # Vendor prefixes sit inside long runs of token characters; ordinary text has few
-            # such runs, so looking for the many prefixes there is several times cheaper.
-            if runs is None:
-                runs = _Runs(text)
             if not (any(map(runs.lower.__contains__, low_kws))
                     or any(map(runs.joined.__contains__, cased_kws))):
                 continue
@@ -1304,7 +1397,9 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
                 continue
             spans: Iterable[tuple[int, int]] = ((0, len(text)),)
         else:
-            spans = _windows(text, lower, keywords, runs if scope == "token" else None)
+            # only the keywords found: each other one would cost a pass over the text
+            spans = _windows(text, lower, tuple(k for k in keywords if k in present),
+                             runs if scope == "token" else None)
         for m in (m for ws, we in spans for m in regex.finditer(hay, ws, we)):
             start, end = m.span("s")
             if claims.overlaps(start, end):
@@ -1319,7 +1414,11 @@ def _raw_matches(text: str, claims: _Claims) -> Iterator[tuple[str, int, int, st
     if "Secret" in text and _rx().k8s_kind_hint_re.search(text):
         for rule_id, start, end, value, preview in _scan_k8s(text):
             yield rule_id, start, end, value, preview, start
-    for (kw, rule_id, regex, shortest), spellings in zip(comp.generic, comp.spellings, strict=True):
+    for i in chosen:
+        if i < n_rules:
+            continue
+        (kw, rule_id, regex, shortest) = comp.generic[i - n_rules]
+        spellings = comp.spellings[i - n_rules]
         if kw not in lower or not _may_judge(text, lower, kw, spellings):
             continue
         pos = 0

@@ -48,7 +48,7 @@ from .format import parse_count
 from .history import index_history
 from .html import escape as esc
 from .html import render
-from .layers import GLOBAL, PROJECT
+from .layers import GLOBAL, PROJECT, open_global
 from .recall import hook_budget
 from .sessionlog import _session_home
 from .tokens import estimate_tokens
@@ -97,9 +97,10 @@ class Proposals:
 @dataclass
 class App:
     """What the handler serves: named memory layers (the project's first), the token, the
-    proposals hook, the digest budget of the prompt hook."""
+    proposals hook, the digest budget of the prompt hook. With ``global_layer`` (``serve``
+    without --global), :meth:`look` adds the global store as each request finds it."""
 
-    layers: Sequence[tuple[str, Memory]]
+    layers: Sequence[tuple[str, Memory]]  # this request's: the given ones (+ the global)
     token: str = field(default_factory=lambda: secrets.token_urlsafe(32), repr=False)
     proposals: Proposals | None = None
     budget_tokens: int = field(default_factory=lambda: hook_budget())
@@ -117,6 +118,26 @@ class App:
     # The overview's layers and "injected" line by the signatures of the files they read
     _overview: tuple[Any, str] | None = field(default=None, init=False, repr=False)
     _listing: tuple[Any, list[Proposal]] | None = field(default=None, init=False, repr=False)
+    # The global store is looked up per request, never fixed at start: one deleted while
+    # serving is gone from the next page (not an error), one created then appears on it.
+    global_layer: bool = False
+    _given: tuple[tuple[str, Memory], ...] = field(default=(), init=False, repr=False)
+    # The global store's Memory while its folder is the same folder (path, device, inode)
+    _global: tuple[tuple[str, int, int], Memory] | None = field(default=None, init=False,
+                                                                 repr=False)
+
+    def __post_init__(self) -> None:
+        self._given = tuple(self.layers)
+        self.look()
+
+    def look(self) -> None:
+        """Set ``layers`` for a request: the given ones, then (``global_layer``) the global
+        store if its folder is there now; a stat or two, so every page load can afford it."""
+        if not self.global_layer:
+            return
+        self._global = _global_now(self._global)
+        self.layers = (*self._given,
+                       *(((GLOBAL, self._global[1]),) if self._global is not None else ()))
 
     def layer(self, name: str) -> Memory | None:
         return next((m for n, m in self.layers if n == name), None)
@@ -153,6 +174,24 @@ class App:
             known = (key, ids, fixes)
             self._by_id[layer] = known
         return known[1], known[2]
+
+
+def _global_now(known: tuple[tuple[str, int, int], Memory] | None,
+                ) -> tuple[tuple[str, int, int], Memory] | None:
+    """The global store as it is now, keyed by its folder's identity: ``known`` while that
+    is the same folder; a store deleted and made again is another folder, another Memory
+    (nothing it cached outlives its folder); None while there is none."""
+    g = open_global()
+    if g is None:
+        return None
+    if TYPE_CHECKING:  # layers.FACADE holds the facade's class: a Memory
+        assert isinstance(g, Memory)
+    try:
+        st = os.stat(g._dir)
+    except OSError:  # deleted since open_global looked
+        return None
+    key = (g._dir, st.st_dev, st.st_ino)
+    return known if known is not None and known[0] == key else (key, g)
 
 
 def _signature(path: Any) -> tuple[int, int, int]:
@@ -799,6 +838,7 @@ class Handler(BaseHTTPRequestHandler):
         parts = [unquote(p) for p in parts]
         with self.app.lock:
             try:
+                self.app.look()  # the layers as they are now, for this whole request
                 body = self._route(parts, q)
             except LeanMemoryError as exc:  # one line, redacted (the error's own rule)
                 body = _page(self.app, "Error", f"<p>{esc(str(exc))}</p>")

@@ -46,12 +46,12 @@ from .summaries import (
     LINK_ID,
     LINK_TARGET,
     Appended,
-    FramedIds,
     Head,
     Link,
     PutState,
     ShardStatus,
     Signature,
+    StaleState,
     Status,
     Summaries,
     Summary,
@@ -281,10 +281,12 @@ class Memory(Summaries):
             state = self._load_state() if supersedes is None else None
             done = None
             if state is not None:  # the same ids as the summaries' links below
-                entry = replace(draft, id=fmt.new_id(shard, title, text, date,
-                                                     FramedIds(state.ids)))
-                if entry.id not in state.targets:  # else it hides an entry: count anew
-                    done = self._put_quick(entry, state, new=new)
+                try:
+                    entry = replace(draft, id=fmt.new_id(shard, title, text, date, state.ids))
+                    if entry.id not in state.targets:  # else it hides an entry: count anew
+                        done = self._put_quick(entry, state, new=new)
+                except StaleState:  # a chunk of the put state is not what was sealed
+                    state = None
             if done is None:
                 summaries = self._summaries({})
                 live_ids = {link[LINK_ID] for s in summaries.values() for link in s.links}
@@ -528,7 +530,7 @@ class Memory(Summaries):
                 sigs=(*state.sigs[:at], written, *state.sigs[at + 1:]),
                 rows=tuple((r.description, r.entries, r.superseded, r.tokens)
                            for r in status.shards),
-                ids=f"{state.ids}{change.link[LINK_ID]}\n",
+                ids=state.ids.plus(change.link[LINK_ID]),
                 heads=(*state.heads[:at], after, *state.heads[at + 1:])))
 
         return self._append_plain(entry, head, state.sigs[at], (key, sig), status_after, record,

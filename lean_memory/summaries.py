@@ -18,19 +18,23 @@ from ._record import Record, suppress
 from .errors import LeanMemoryError
 from .folder import DESCRIPTIONS, GLOBAL_DESCRIPTIONS, Folder
 from .fsutil import (
+    CACHE_PREFIX,
+    MAX_CACHE_BYTES,
     atomic_write,
     dump_record,
     file_signature,
     load_record,
+    open_bounded,
     read_cache,
+    tag_matches,
     write_cache,
 )
 from .tokens import estimate_tokens
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
-    from typing import Final, NamedTuple
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
+    from typing import Any, Final, NamedTuple
 else:
     from ._record import NamedTuple
 
@@ -51,11 +55,16 @@ COST_SIG: Final = 3
 # 4: said-again signatures of ADR 0014; 5: a header (signature, entries), tails
 STATS_VERSION = "lean_memory.stats/5"
 _TAIL_VERSION = "lean_memory.stats-tail/3"  # 3: steps (ADR 0040)
-_STATE_VERSION = "lean_memory.put-state/3"
-_STATE_TAIL_VERSION = "lean_memory.put-state-tail/1"
+# 4: a sealed meta, the sets (ids, per shard its keys and sigs) read a chunk at a time
+_STATE_VERSION = "lean_memory.put-state/4"
+_STATE_TAIL_VERSION = "lean_memory.put-state-tail/2"
 _ROWS_VERSION = "lean_memory.put-state-rows/1"
 _TAIL_MAX = 64  # entries a stats tail holds before it is merged (or 1/8 of the shard's)
 _STATE_TAIL_MAX = 256  # ids a put state tail holds before the put state is rewritten
+_CHUNK = 4096  # bytes of a put state set per digest (a multiple of every record's width)
+_DIGEST = 16
+_FIRST_READ = 1 << 16  # the put state file's first read: its tag, meta length and meta
+_HEX = "0123456789abcdef"
 MAX_DESCRIPTION = 90  # characters of a shard's description INDEX.md shows
 
 
@@ -177,6 +186,181 @@ class Known:
         self.summary = summary
 
 
+class StaleState(Exception):
+    """A part of the put state file is not what its sealed meta says (damaged, or the file
+    replaced meanwhile): the put state is not trusted, the put takes the general way."""
+
+
+class _Body:
+    """The put state file's body, read a chunk at a time by offset, each chunk checked
+    against the digest the file's sealed meta holds for it (as a search index part's)."""
+
+    __slots__ = ("at", "path", "read_first", "root", "sig")
+
+    def __init__(self, path: str, root: str, sig: Signature, at: int, read_first: bytes) -> None:
+        self.path = path
+        self.root = root
+        self.sig = sig  # of the file whose meta was read
+        self.at = at  # where the body starts in it
+        self.read_first = read_first  # the body's first bytes, read with the meta
+
+    def read(self, start: int, end: int, digest: bytes) -> bytes:
+        if end <= len(self.read_first):  # a small memory's put state: read with its meta
+            data = self.read_first[start:end]
+            if blake2b(data, digest_size=_DIGEST).digest() != digest:
+                raise StaleState
+            return data
+        try:
+            f = open_bounded(self.path, MAX_CACHE_BYTES, self.root)
+        except (OSError, LeanMemoryError):
+            raise StaleState from None
+        with f:
+            st = os.fstat(f.fileno())
+            data = os.pread(f.fileno(), end - start, self.at + start) \
+                if (st.st_size, st.st_mtime_ns, st.st_ino) == self.sig else b""
+        if len(data) != end - start or \
+                blake2b(data, digest_size=_DIGEST).digest() != digest:
+            raise StaleState
+        return data
+
+
+class Records:
+    """Records of one width (digests, ids) kept as a set: those of the put state file,
+    sorted and read a chunk at a time (the chunk that may hold a record, found by the
+    first record of each chunk), then those added since, end to end. A put checks the
+    bytes of the few chunks it asks about, not the whole put state (ADR 0040)."""
+
+    __slots__ = ("body", "digests", "fences", "length", "more", "offset", "ordered", "width")
+
+    def __init__(self, width: int, more: bytes = b"", body: _Body | None = None,
+                 region: tuple[int, int, bytes, bytes] = (0, 0, b"", b""), *,
+                 ordered: bool = False) -> None:
+        self.width = width
+        self.more = more
+        self.body = body
+        self.ordered = ordered and body is None  # all in ``more``, sorted
+        # where the sorted records lie in the body, the first record of each chunk, and
+        # each chunk's digest
+        self.offset, self.length, self.fences, self.digests = region
+
+    def has(self, record: bytes) -> bool:
+        """Whether ``record`` is one of these (StaleState when a chunk read is not what
+        was written)."""
+        if _has_record(self.more, record):
+            return True
+        if self.body is None or not self.length or len(record) != self.width:
+            return False
+        w = self.width
+        lo, hi = 0, len(self.fences) // w
+        if record < self.fences[:w]:
+            return False
+        while hi - lo > 1:  # the last chunk whose first record is <= record
+            mid = (lo + hi) // 2
+            if self.fences[mid * w:(mid + 1) * w] <= record:
+                lo = mid
+            else:
+                hi = mid
+        return _has_record(self._chunk(lo), record)
+
+    def _chunk(self, i: int) -> bytes:
+        assert self.body is not None
+        start = self.offset + i * _CHUNK
+        return self.body.read(start, min(start + _CHUNK, self.offset + self.length),
+                              self.digests[i * _DIGEST:(i + 1) * _DIGEST])
+
+    def in_order(self) -> bytes:
+        """Every record, sorted, end to end (as the put state file holds them)."""
+        return self.more if self.ordered else b"".join(_split(self.whole(), self.width))
+
+    def whole(self) -> bytes:
+        """Every record, end to end (the file's, checked, then those added since)."""
+        if self.body is None or not self.length:
+            return self.more
+        return b"".join((*(self._chunk(i) for i in range(-(-self.length // _CHUNK))),
+                         self.more))
+
+    def __add__(self, more: bytes) -> Records:
+        return Records(self.width, self.more + more, self.body,
+                       (self.offset, self.length, self.fences, self.digests))
+
+    def __eq__(self, other: object) -> bool:  # as sets of records (tests compare states)
+        return isinstance(other, Records) and self.width == other.width and \
+            _split(self.whole(), self.width) == _split(other.whole(), other.width)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Records({self.width}, {len(self.whole()) // self.width} records)"
+
+
+def _split(blob: bytes, width: int) -> list[bytes]:
+    """``blob``'s records of ``width`` bytes, sorted."""
+    return sorted(blob[i:i + width] for i in range(0, len(blob), width))
+
+
+def _is_hex_id(name: str) -> bool:
+    """Whether ``name`` has the form of the ids a put makes (fmt.new_id): kept as 4 bytes."""
+    return len(name) == 8 and not name.strip(_HEX)
+
+
+class Ids:
+    """Every id (live and archived), a container for ``fmt.new_id``: the ids it makes
+    (8 lowercase hex digits) as 4-byte records, any other id (written by hand) framed in
+    a string, each on its own line (``"\\na\\nb\\n"``): those of the put state file, then
+    those added since."""
+
+    __slots__ = ("added", "hexes", "others")
+
+    def __init__(self, hexes: Records, others: str = "\n", added: str = "\n") -> None:
+        self.hexes = hexes
+        self.others = others
+        self.added = added
+
+    @classmethod
+    def of(cls, ids: Sequence[str]) -> Ids:
+        # lowercase hex digits sort as the bytes they spell: one sort of 100k short
+        # strings and one conversion; every id checked at once when all are a put's
+        joined = "".join(ids)
+        if len(joined) == 8 * len(ids) and not joined.strip(_HEX):
+            hexes, others = sorted(ids), []
+        else:
+            hexes = sorted(i for i in ids if _is_hex_id(i))
+            others = [i for i in ids if not _is_hex_id(i)]
+        return cls(Records(4, bytes.fromhex("".join(hexes)), ordered=True),
+                   "".join(("\n", *(f"{i}\n" for i in others))))
+
+    def __contains__(self, item: object) -> bool:
+        if not isinstance(item, str):
+            return False
+        if _is_hex_id(item):
+            return self.hexes.has(bytes.fromhex(item))
+        return f"\n{item}\n" in self.others or f"\n{item}\n" in self.added
+
+    def plus(self, name: str) -> Ids:
+        """These ids and ``name``."""
+        if _is_hex_id(name):
+            return Ids(self.hexes + bytes.fromhex(name), self.others, self.added)
+        return Ids(self.hexes, self.others, f"{self.added}{name}\n")
+
+    def more(self) -> int:
+        """How many ids were added since the put state file was written."""
+        return len(self.hexes.more) // 4 + self.added.count("\n") - 1
+
+    def __iter__(self) -> Iterator[str]:
+        blob = self.hexes.whole()
+        yield from (blob[i:i + 4].hex() for i in range(0, len(blob), 4))
+        yield from self.others.split()
+        yield from self.added.split()
+
+    def __eq__(self, other: object) -> bool:  # as sets (tests compare states)
+        return isinstance(other, Ids) and sorted(self) == sorted(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Ids({sorted(self)!r})"
+
+
 class Head(NamedTuple):
     """What a quick put needs of one live shard, kept in the put state."""
 
@@ -186,23 +370,23 @@ class Head(NamedTuple):
     preamble_tokens: int
     entries: int
     last: Cost | None  # the last entry's cost
-    keys: bytes  # the COST_KEY digests, end to end
-    sigs: bytes  # the said-again signatures (16 bytes each), end to end
+    keys: Records  # the COST_KEY digests (8 bytes each)
+    sigs: Records  # the said-again signatures (16 bytes each)
     unsigned: bool  # an entry's signature is not computed
     lines: int | None  # the file's line ends, None until a quick put counts them
 
     @classmethod
     def of(cls, s: Summary) -> Head:
         return cls(s.description, s.tokens, s.hand, s.preamble_tokens, len(s.links),
-                   s.costs[-1] if s.costs else None, b"".join(c[COST_KEY] for c in s.costs),
-                   b"".join(c[COST_SIG] or b"" for c in s.costs),
+                   s.costs[-1] if s.costs else None,
+                   Records(8, b"".join(c[COST_KEY] for c in s.costs)),
+                   Records(16, b"".join(c[COST_SIG] or b"" for c in s.costs)),
                    any(c[COST_SIG] is None for c in s.costs), None)
 
     def said_again(self, key: bytes, sig: bytes | None) -> bool:
         """Whether an entry with this main-text digest and signature may fold into one of
         the shard (said again, or a near duplicate): then the general put decides."""
-        return self.unsigned or _has_record(self.keys, key) or bool(
-            sig and _has_record(self.sigs, sig))
+        return self.unsigned or self.keys.has(key) or bool(sig and self.sigs.has(sig))
 
 
 class PutState(NamedTuple):
@@ -212,7 +396,7 @@ class PutState(NamedTuple):
     shards: tuple[str, ...]
     sigs: tuple[Signature, ...]  # of every shard file (Summaries._state_keys)
     rows: tuple[tuple[str, int, int, int], ...]  # INDEX.md's rows, ShardStatus but the name
-    ids: str  # every id (live and archived), each on its own line: "\na\nb\n"
+    ids: Ids  # every id (live and archived)
     corrections: tuple[Link, ...]  # every link that supersedes an entry (a quick put adds none)
     heads: tuple[Head, ...]  # per live shard
 
@@ -320,19 +504,6 @@ def _stats_head(raw: bytes | None) -> _StatsHead | None:
     return _StatsHead(8 + size, tuple(head[1]), head[2])
 
 
-class FramedIds:
-    """Membership in ids kept as one string, each id on its own line (``"\\na\\nb\\n"``):
-    a substring search in C, instead of a set built from every entry of the memory."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __contains__(self, item: object) -> bool:
-        return isinstance(item, str) and f"\n{item}\n" in self.text
-
-
 # Above this many superseded ids, every shard file is parsed for the links (searching each
 # file's text for every target would cost more).
 _FEW_TARGETS = 64
@@ -419,12 +590,11 @@ class Summaries(Folder):
         # True once the correction links had to be read from every shard's summary (no
         # valid put state): the prompt hook then has the put state built in the background.
         self.links_without_state = False
-        # what _load_state read from the put state file (its signature, its ids' length,
-        # each head's keys and sigs lengths), for _append_state
-        self._state_base: tuple[Signature, int, tuple[tuple[int, int], ...]] | None = None
+        # the signature of the put state file _load_state read, for _append_state: its
+        # sets hold what was added since (Records.more, Ids.added), which the tail records
+        self._state_base: Signature | None = None
         # the put state last read, by the signatures of its file and its tail
-        self._state_memo: tuple[tuple[Signature, Signature], PutState,
-                                tuple[Signature, int, tuple[tuple[int, int], ...]] | None] | None \
+        self._state_memo: tuple[tuple[Signature, Signature], PutState, Signature] | None \
             = None
 
     # -- links ----------------------------------------------------------------------
@@ -656,45 +826,81 @@ class Summaries(Folder):
 
     def _load_state(self) -> PutState | None:
         """The put state, when every shard file still has the signature it records: the
-        put state file, with what quick puts appended since it was written (its tail)."""
-        path = os.path.join(self._cache, "put-state.marshal")
-        base_file = file_signature(path)  # before reading: a change meanwhile voids the tail
+        put state file's sealed meta (its sets are read a chunk at a time, when asked),
+        with what quick puts appended since it was written (its tail)."""
+        path = self._state_path()
         # Read once per process while neither file changes (`status` asks twice: its rows and
-        # the overview of its context line; at 100k entries each read is ~15 ms of CPU).
-        seen = (base_file, file_signature(self._state_tail_path()))
+        # the overview of its context line).
+        seen = (file_signature(path), file_signature(self._state_tail_path()))
         memo = self._state_memo
-        if memo is not None and memo[0] == seen and base_file[0] >= 0:
+        if memo is not None and memo[0] == seen and seen[0][0] >= 0:
             state, self._state_base = memo[1], memo[2]
             if state.sigs != tuple(file_signature(p) for _, p in self._state_keys()):
                 return None
             return state
-        got = load_record(path, _STATE_VERSION, 6, self._agents)
-        if got is None or got[0] != self.shards:
-            return None
-        shards, sigs, rows, ids, corrections, heads = got
         self._state_base = None
+        got = self._read_state_meta(path)
+        if got is None:
+            return None
+        base_file, body, meta = got
         try:
-            heads = tuple(Head(*h) for h in heads)
-            base = (base_file, len(ids), tuple((len(h.keys), len(h.sigs)) for h in heads))
-            # the file read is the one whose signature the tail names (signed before and
-            # after reading it: a put state replaced meanwhile may not take the old tail)
-            stable = base_file == file_signature(path)
-            tail = load_record(self._state_tail_path(), _STATE_TAIL_VERSION, 5, self._agents) \
-                if stable else None
-            if tail is not None and tail[0] == base_file and len(tail[4]) == len(heads):
-                _, sigs, rows, more_ids, tail_heads = tail
-                ids += more_ids
-                heads = tuple(Head._make((*t[:6], h.keys + t[6], h.sigs + t[7], *t[8:]))
-                              for h, t in zip(heads, tail_heads, strict=True))
+            shards, sigs, rows, corrections, others, heads, regions = meta
+            if shards != self.shards or len(regions) != 2 * len(heads) + 1:
+                return None
+
+            def records(width: int, i: int, more: bytes = b"") -> Records:
+                offset, length, fences, digests = regions[i]
+                return Records(width, more, body, (offset, length, fences, digests))
+
+            ids = Ids(records(4, -1), others)
+            tail = load_record(self._state_tail_path(), _STATE_TAIL_VERSION, 6, self._agents)
+            if tail is not None and tail[0] == base_file and len(tail[5]) == len(heads):
+                _, sigs, rows, more_hex, added, tail_heads = tail
+                ids = Ids(ids.hexes + more_hex, others, added)
+            else:
+                tail_heads = [(*h[:6], b"", b"", *h[8:]) for h in heads]
+            heads = tuple(Head._make((*t[:6], records(8, 2 * i, t[6]),
+                                      records(16, 2 * i + 1, t[7]), *t[8:]))
+                          for i, t in enumerate(tail_heads))
             state = PutState(shards, sigs, rows, ids, corrections, heads)
-        except TypeError:  # a head of another shape
+        except (TypeError, ValueError):  # of another shape
             return None
         if sigs != tuple(file_signature(path) for _, path in self._state_keys()):
             return None
-        self._state_base = base if stable else None
-        if stable:
-            self._state_memo = (seen, state, self._state_base)
+        self._state_base = base_file
+        self._state_memo = (seen, state, base_file) if seen[0] == base_file else None
         return state
+
+    def _read_state_meta(self, path: str) -> tuple[Signature, _Body, list[Any]] | None:
+        """(the file's signature, its body, its meta) of the put state file when its meta
+        is sealed with this user's key; the body is checked a chunk at a time, when read."""
+        try:
+            f = open_bounded(path, MAX_CACHE_BYTES, self._agents)
+        except (OSError, LeanMemoryError):
+            return None
+        with f:
+            fd = f.fileno()
+            st = os.fstat(fd)
+            head = os.pread(fd, _FIRST_READ, 0)
+            at = CACHE_PREFIX + 8 + int.from_bytes(head[CACHE_PREFIX:CACHE_PREFIX + 8], "little")
+            if len(head) < CACHE_PREFIX + 8 or at > st.st_size:
+                return None
+            if at > len(head):
+                head += os.pread(fd, at - len(head), len(head))
+        name = os.path.basename(path)
+        if len(head) < at or not tag_matches(name, head, memoryview(head)[CACHE_PREFIX:at]):
+            return None
+        try:
+            meta = marshal.loads(memoryview(head)[CACHE_PREFIX + 8:at])
+        except (EOFError, ValueError, TypeError):
+            return None
+        if not isinstance(meta, list) or len(meta) != 8 or meta[0] != _STATE_VERSION:
+            return None
+        sig = (st.st_size, st.st_mtime_ns, st.st_ino)
+        return sig, _Body(path, self._agents, sig, at, head[at:]), meta[1:]
+
+    def _state_path(self) -> str:
+        return os.path.join(self._cache, "put-state.marshal")
 
     def _state_tail_path(self) -> str:
         return os.path.join(self._cache, "put-state.tail.marshal")
@@ -728,19 +934,14 @@ class Summaries(Folder):
         """Record ``state``, the put state loaded here plus entries a quick put appended:
         only what changed goes to the put state's tail (a put then writes in proportion to
         its entry, not to the memory); past _STATE_TAIL_MAX ids, the whole put state."""
-        base = self._state_base
-        if base is None:
+        base_file = self._state_base
+        if base_file is None or state.ids.more() > _STATE_TAIL_MAX:
             self._write_state(state)
             return
-        base_file, id_chars, blobs = base
-        more_ids = state.ids[id_chars:]
-        if more_ids.count("\n") > _STATE_TAIL_MAX:
-            self._write_state(state)
-            return
-        heads = tuple((*h[:6], h.keys[keys:], h.sigs[sigs:], *h[8:])
-                      for h, (keys, sigs) in zip(state.heads, blobs, strict=True))
+        heads = tuple((*h[:6], h.keys.more, h.sigs.more, *h[8:]) for h in state.heads)
         dump_record(self._state_tail_path(), _STATE_TAIL_VERSION,
-                    (base_file, state.sigs, state.rows, more_ids, heads), self._agents)
+                    (base_file, state.sigs, state.rows, state.ids.hexes.more, state.ids.added,
+                     heads), self._agents)
         self._write_rows(state)
 
     def _save_state(self, status: Status, *, current: bool = False) -> None:
@@ -762,21 +963,54 @@ class Summaries(Folder):
                 ids.append(link[LINK_ID])
                 if link[LINK_TARGET]:
                     corrections.append(link)
-            if "/" not in key:
-                heads.append(Head.of(hit.summary))
+            if "/" not in key:  # its sets sorted as the file holds them
+                costs = hit.summary.costs
+                heads.append(Head.of(hit.summary)._replace(
+                    keys=Records(8, b"".join(sorted(c[COST_KEY] for c in costs)), ordered=True),
+                    sigs=Records(16, b"".join(sorted(c[COST_SIG] or b"" for c in costs)),
+                                 ordered=True)))
         if current and tuple(sigs) != tuple(file_signature(path) for _, path in keys):
             return
         self._write_state(PutState(
             self.shards, tuple(sigs),
             tuple((r.description, r.entries, r.superseded, r.tokens) for r in status.shards),
-            "\n" + "".join(f"{i}\n" for i in ids), tuple(corrections), tuple(heads)))
+            Ids.of(ids), tuple(corrections), tuple(heads)))
 
     def _write_state(self, state: PutState) -> None:
+        """Write the put state file: its meta (sealed: every field but the sets, and per
+        set where it lies, the first record and the digest of each chunk), then the sets,
+        sorted, each read a chunk at a time (a put checks the few chunks it asks about)."""
         self._state_base = None
-        dump_record(os.path.join(self._cache, "put-state.marshal"), _STATE_VERSION,
-                    (*state[:5], tuple(tuple(h) for h in state.heads)), self._agents)
+        self._state_memo = None
+        path = self._state_path()
+        try:
+            sets = [(w, r.in_order()) for h in state.heads for w, r in ((8, h.keys), (16, h.sigs))]
+            sets.append((4, state.ids.hexes.in_order()))
+        except StaleState:  # the file read is not what was written: no put state until the
+            # next general put writes one from the summaries
+            sets = []
+        body: list[bytes] = []
+        regions = []
+        at = 0
+        for width, ordered in sets:
+            chunks = [ordered[i:i + _CHUNK] for i in range(0, len(ordered), _CHUNK)]
+            regions.append((at, len(ordered), b"".join(c[:width] for c in chunks),
+                            b"".join(blake2b(c, digest_size=_DIGEST).digest()
+                                     for c in chunks)))
+            body.append(ordered)
+            at += len(ordered)
         with suppress(OSError):
             os.unlink(self._state_tail_path())  # void anyway: another base
+        if not sets:
+            with suppress(OSError):
+                os.unlink(path)
+            return
+        others = state.ids.others + state.ids.added[1:]
+        meta = marshal.dumps([_STATE_VERSION, state.shards, state.sigs, state.rows,
+                              state.corrections, others,
+                              tuple((*h[:6], None, None, *h[8:]) for h in state.heads), regions])
+        write_cache(path, b"".join((len(meta).to_bytes(8, "little"), meta, *body)),
+                    self._agents, covered=8 + len(meta))
         self._write_rows(state)
 
     # -- INDEX.md -------------------------------------------------------------------

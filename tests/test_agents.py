@@ -418,3 +418,48 @@ def test_instructions_section_is_replaced_not_duplicated(memory: lean_memory.Mem
     text = doc.read_text(encoding="utf-8")
     assert text.count("lean-memory:begin") == 1 and "old text" not in text
     assert text.startswith("# Agents\n\n") and text.endswith("\n## After\n")
+
+
+def test_init_codex_asks_for_trust_only_when_our_hook_lines_change(tmp_path: Path) -> None:
+    """Catches ``init --agent codex`` run again, with our hooks there and unchanged, still
+    printing "trust the two new hooks once in Codex's /hooks" (QA): Codex asks for trust
+    again only when a hook line changes, so the line is printed when ours are added or
+    changed in .codex/hooks.json, and "unchanged" otherwise (as Claude's path says it)."""
+    from .conftest import git
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    hooks = repo / ".codex" / "hooks.json"
+
+    def init() -> list[str]:
+        r = run_cli("init", "--agent", "codex", cwd=repo)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.decode().splitlines()
+
+    def trust(lines: list[str]) -> list[str]:
+        return [ln for ln in lines if "trust" in ln and "/hooks" in ln]
+
+    first = init()
+    assert hooks.is_file() and len(trust(first)) == 1, first
+    written = hooks.read_bytes()
+    again = init()
+    assert hooks.read_bytes() == written  # the case: our lines there, unchanged
+    assert trust(again) == [] and any("unchanged" in ln for ln in again), again
+    # A line an older version wrote (the bare console script) is changed: trust again.
+    command = agents.hook_command("user-prompt-submit", portable=True)
+    old = "lean-memory hook user-prompt-submit"
+    hooks.write_text(written.decode().replace(json.dumps(command)[1:-1], old),
+                     encoding="utf-8")
+    assert old in hooks.read_text(encoding="utf-8")
+    changed = init()
+    assert hooks.read_bytes() == written and len(trust(changed)) == 1, changed
+    assert not any("unchanged" in ln for ln in changed), changed
+    # A person took our SessionStart hook out: init adds it back, which Codex must trust.
+    config = json.loads(written)
+    del config["hooks"]["SessionStart"]
+    hooks.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    added = init()
+    assert "SessionStart" in json.loads(hooks.read_text(encoding="utf-8"))["hooks"]
+    assert len(trust(added)) == 1, added
+    assert trust(init()) == []

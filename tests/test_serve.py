@@ -18,7 +18,8 @@ import string
 import subprocess
 import sys
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -855,3 +856,87 @@ def test_the_overview_says_one_live_entry_not_one_live_entries(tmp_path: Path) -
     assert "1 live entry," in page and "1 live entries" not in page
     mem.put_entry("failures", "the docker build fails on arm64: pin numpy")
     assert "2 live entries," in page_overview(App([("project", mem)]))
+
+
+# -- the global layer comes and goes while serving ----------------------------------------
+
+
+@contextmanager
+def _cli_serve(root: Path) -> Iterator[Callable[[str], tuple[int, str]]]:
+    """The real ``lean-memory serve`` of ``root`` (this test's environment) in a process:
+    a GET of a path on it, with the run's cookie, as (status, body)."""
+    proc = subprocess.Popen([sys.executable, "-m", "lean_memory", "--root", str(root), "serve",
+                             "--port", "0"], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert proc.stdout is not None
+        line = ""
+        while "http://" not in line:
+            line = proc.stdout.readline()
+            assert line, "serve exited without printing an address"
+        address = line.strip()
+        port = int(address.split(":")[2].split("/")[0])
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", address.split(str(port), 1)[1])
+        r = conn.getresponse()
+        cookie = r.getheader("Set-Cookie", "").split(";")[0]
+        r.read()
+        conn.close()
+
+        def get(path: str) -> tuple[int, str]:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            try:
+                conn.request("GET", path, headers={"Cookie": cookie})
+                r = conn.getresponse()
+                return r.status, r.read().decode()
+            finally:
+                conn.close()
+
+        yield get
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def _global_with(title: str) -> Path:
+    """A global store (where this environment puts it) holding one entry titled ``title``."""
+    from lean_memory.layers import global_memory, global_root
+
+    g = global_memory(create=True)
+    g.put_entry("conventions", f"{title}: a rule of every project.", title=title,
+                date="2026-06-01")
+    return global_root()
+
+
+@pytest.mark.parametrize("at_start", [True, False], ids=["present-at-start", "absent-at-start"])
+def test_serve_follows_the_global_store_while_running(tmp_path: Path, at_start: bool,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Catches the page's layer list fixed when ``serve`` starts (QA): a global store
+    deleted while serving made Overview and History an "Error" page ("no memory at
+    .../.agents/memory"), and one created while serving never appeared until a restart.
+    The global store is where the environment says: LEAN_MEMORY_GLOBAL, or its default
+    under XDG_DATA_HOME."""
+    if not at_start:
+        monkeypatch.setenv("LEAN_MEMORY_GLOBAL", str(tmp_path / "mine"))
+    mem = build(tmp_path / "p")
+    first = _global_with("Answer in British English") if at_start else None
+
+    def pages(get: Callable[[str], tuple[int, str]], shown: str | None) -> None:
+        (s1, overview), (s2, history) = get("/"), get("/history")
+        for status, page in ((s1, overview), (s2, history)):
+            assert status == 200 and "<title>Error" not in page, page
+        assert "<h2>project memory</h2>" in overview and "Lint before committing" in history
+        assert ("<h2>global memory</h2>" in overview) == (shown is not None)
+        assert ("<td>global</td>" in history) == (shown is not None)  # a recent row's layer
+        if shown is not None:
+            assert shown in history
+
+    with _cli_serve(mem.root) as get:
+        pages(get, "Answer in British English" if at_start else None)
+        if first is not None:
+            shutil.rmtree(first)
+            pages(get, None)  # the project's page, as with no global store at start
+        again = _global_with("Use uv, never pip")
+        pages(get, "Use uv, never pip")  # on the next load, no restart
+        shutil.rmtree(again)
+        pages(get, None)

@@ -6,7 +6,7 @@ Builds a deterministic memory with ``store_bench.build_memory`` (the generator o
 bench/speed: 12 standing rules, the rest over the five other shards), a global store (rules
 and notes), ``--asks`` asks over many sessions (one request asked in 5 sessions: a proposal
 waits), and serves it as ``lean-memory serve`` does (project and global layers, the learning
-loop of :func:`lean_memory.commands.serve.page_proposals`) in a thread on an ephemeral port. Times
+loop; :func:`lean_memory.commands.serve.project_app`) in a thread on an ephemeral port. Times
 whole HTTP requests (http.client, keep-alive off, as a browser's page load): one cold request
 per page first (reported apart: it builds the search index and the withholding verdicts),
 then the median of ``--runs`` warm ones, and the process's CPU time (user+sys, server and
@@ -33,7 +33,7 @@ sys.path[:0] = [str(REPO), str(REPO / "bench")]
 from store_bench import build_memory  # noqa: E402
 
 from lean_memory import learn  # noqa: E402
-from lean_memory.commands.serve import page_proposals  # noqa: E402
+from lean_memory.commands.serve import project_app  # noqa: E402
 from lean_memory.layers import global_memory  # noqa: E402
 from lean_memory.serve import App, make_server  # noqa: E402
 from lean_memory.store import Memory  # noqa: E402
@@ -91,8 +91,7 @@ def main() -> int:
             os.environ["LEAN_MEMORY_GLOBAL"] = str(Path(tmp) / "global")
             mem = build_memory(Path(tmp) / "proj", n, rules=12)
             add_layers(Path(tmp), mem, args.asks)
-            g = global_memory()
-            app = App([("project", mem), ("global", g)], proposals=page_proposals(mem))
+            app = project_app(mem)  # as `serve` makes it: the global store looked up per load
             began = time.perf_counter()
             server = make_server(app, 0)
             threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         refreshed = refresh_git_hook(mem.root)  # one an older version wrote
         if refreshed is not None:
             out.write(refreshed + "\n")
-    for line in refresh_hooks(mem.root):  # commands older versions wrote
+    for line in refresh_hooks(mem.root, skip=agents):  # commands older versions wrote
         out.write(line + "\n")
     for agent in agents:
         for line in setup_agent(mem, agent):

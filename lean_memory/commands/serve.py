@@ -21,14 +21,8 @@ if TYPE_CHECKING:
 def run(args: argparse.Namespace, out: TextIO) -> int:
     mem = memory(args)
     mem.status()  # not initialised, a broken config: one line now, not on the page
-    if args.global_:  # your own memory alone; a yes on a proposal is a project's affair
-        app = App([("global", mem)])
-    else:
-        g = open_global()
-        if TYPE_CHECKING:  # layers.FACADE holds the facade's class: a Memory
-            assert g is None or isinstance(g, Memory)
-        app = App([("project", mem), *([("global", g)] if g is not None else [])],
-                  proposals=page_proposals(mem))
+    # --global: your own memory alone (a yes on a proposal is a project's affair)
+    app = App([("global", mem)]) if args.global_ else project_app(mem)
     server = make_server(app, args.port)
     out.write(f"lean-memory: serving {mem.dir} on 127.0.0.1 only; open\n  {url(app)}\n"
               "(the address carries this run's token; Ctrl-C stops)\n")
@@ -40,17 +34,23 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def project_app(mem: Memory) -> App:
+    """The page of a project: its memory, the global store as each request finds it (it may
+    be created or deleted while the page is open), and the learning loop."""
+    return App([("project", mem)], global_layer=True, proposals=page_proposals(mem))
+
+
 def page_proposals(mem: Memory) -> Proposals:
     """The learning loop as the page reaches it: a yes clicked there (a person, with the
     run's token) writes the rule it names by id where the proposal says (this project, or
     the global layer for a rule asked in several projects); the page reads the remembered
     count (:func:`lean_memory.learn.pending`) and lists them only when some wait."""
-    g = open_global()
-    where = {layer: os.path.relpath(m.shard_path(RULES_SHARD), m.root) if layer != GLOBAL
-             else str(m.shard_path(RULES_SHARD))
-             for layer, m in (("project", mem), (GLOBAL, g)) if m is not None}
 
     def pending() -> list[Proposal]:
+        g = open_global()  # now: the global store may come and go while the page is open
+        where = {layer: os.path.relpath(m.shard_path(RULES_SHARD), m.root) if layer != GLOBAL
+                 else str(m.shard_path(RULES_SHARD))
+                 for layer, m in (("project", mem), (GLOBAL, g)) if m is not None}
         return [Proposal(p.id, f"{p.rule}\n\n_{p.origin}_",
                          tuple(f"{date} ({session[:12]}): {text}"
                                for _a, session, date, text in p.evidence), p.target,
