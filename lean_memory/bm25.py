@@ -105,10 +105,12 @@ _ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 # Byte tables (bytes.translate is a C table lookup; str.translate with a dict is slower than
 # the regexes). Every ASCII byte that is neither a word character nor a connector becomes a
 # space; the bytes of non-ASCII UTF-8 characters (>= 0x80) are left alone.
-_TO_CHUNKS = bytes(c if c > 127 or chr(c) in _ASCII_WORD or chr(c) in _CONNECTORS else 32
-                   for c in range(256))
-_PATH_TO_SLASH = bytes(47 if chr(c) in "./\\:@+#" else c for c in range(256))
-_COMPONENT_TO_SLASH = bytes(47 if chr(c) in "\\:@" else c for c in range(256))
+# Built by bytes.maketrans (C), not a loop over 256 bytes: every process that tokenizes
+# imports this module.
+_NOT_CHUNK = bytes(range(32)) + b" !\"$%&'()*,;<=>?[]^`{|}~\x7f"  # ASCII, not word or connector
+_TO_CHUNKS = bytes.maketrans(_NOT_CHUNK, b" " * len(_NOT_CHUNK))
+_PATH_TO_SLASH = bytes.maketrans(b"./\\:@+#", b"///////")
+_COMPONENT_TO_SLASH = bytes.maketrans(b"\\:@", b"///")
 _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 

@@ -15,7 +15,7 @@ parsed shard gives back the same bytes whatever the input (ADR 0002).
 
 from __future__ import annotations
 
-from ._hash import sha256
+from . import _hash  # _hash.sha256: loaded on first use (ADR 0039)
 from ._record import Record, replace
 
 TYPE_CHECKING = False
@@ -466,7 +466,7 @@ def derived_id(shard: str, title: str, text: str, nth: int, salt: int = 0) -> st
     the id an archived namesake was stamped with.
     """
     seed = f"{shard}\0{title.strip()}\0{nth}\0{text}" + (f"\0{salt}" if salt else "")
-    return "h" + sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:7]
+    return "h" + _hash.sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:7]
 
 
 def new_id(shard: str, title: str, text: str, date: str, taken: Container[str]) -> str:
@@ -474,7 +474,7 @@ def new_id(shard: str, title: str, text: str, date: str, taken: Container[str]) 
     n = 0
     while True:
         seed = f"{shard}\0{date}\0{title}\0{text}\0{n}".encode()
-        candidate = sha256(seed).hexdigest()[:8]
+        candidate = _hash.sha256(seed).hexdigest()[:8]
         if candidate not in taken:
             return candidate
         n += 1

@@ -132,18 +132,25 @@ def read_bounded(path: StrPath, limit: int, root: StrPath | None = None) -> byte
     """
     fd, st = _open_bounded(path, limit, root)
     try:
-        chunks: list[bytes] = []
-        left = limit + 1  # one byte over the limit tells a file that grew meanwhile
-        want = min(st.st_size + 1, left)
-        while left > 0:
-            chunk = os.read(fd, min(want, left))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-            want = 1 << 20
+        return _read_rest(fd, st, limit, path, root)
     finally:
         os.close(fd)
+
+
+def _read_rest(fd: int, st: os.stat_result, limit: int, path: StrPath,
+               root: StrPath | None, head: bytes = b"") -> bytes:
+    """``head`` (what was read of ``fd`` already) and the rest of ``fd``, at most
+    ``limit`` bytes in all (:func:`read_bounded`'s loop)."""
+    chunks = [head]
+    left = limit + 1 - len(head)  # one byte over the limit tells a file that grew meanwhile
+    want = min(st.st_size + 1 - len(head), left)
+    while left > 0:
+        chunk = os.read(fd, min(want, left))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+        want = 1 << 20
     if left <= 0:
         raise _too_large(path, boundary_of(path) if root is None else root, limit)
     return b"".join(chunks)
@@ -494,12 +501,14 @@ def read_cache(path: StrPath, root: StrPath | None = None) -> bytes | None:
     if cache_key() is None:
         return None
     try:
-        fd, _ = _open_bounded(path, MAX_CACHE_BYTES, root)
+        fd, st = _open_bounded(path, MAX_CACHE_BYTES, root)
         try:  # a file that is not ours at all costs four bytes, not its size in memory
-            ours = os.read(fd, len(CACHE_MAGIC)) == CACHE_MAGIC
+            head = os.read(fd, len(CACHE_MAGIC))
+            ours = head == CACHE_MAGIC
+            # the rest from the same open file: one open and one walk of the folders
+            raw = _read_rest(fd, st, MAX_CACHE_BYTES, path, root, head) if ours else b""
         finally:
             os.close(fd)
-        raw = read_bounded(path, MAX_CACHE_BYTES, root) if ours else b""
     except (OSError, LeanMemoryError):
         return None
     return unsealed(os.path.basename(path), raw) if ours else None

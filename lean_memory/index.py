@@ -55,8 +55,8 @@ if TYPE_CHECKING:
 
     from .fsutil import StrPath
 
-PART_FORMAT = "lean_memory.index/2"
-CHUNK = 8192  # bytes of body per digest
+PART_FORMAT = "lean_memory.index/3"  # 3: CHUNK 8192 -> 2048 (ADR 0039)
+CHUNK = 2048  # bytes of body per digest: a query checks what it reads, ~1 kB a term
 BLOCK = 64  # terms per dictionary block
 _DIGEST = 16
 _NO_KEY = bytes(16)
@@ -151,12 +151,13 @@ def _strings(values: Sequence[str]) -> bytes:
     return _packed("I", offsets) + b"".join(blobs)
 
 
-def chunk_digests(body: bytes) -> bytes:
-    """The BLAKE2b digest of every ``CHUNK`` bytes of ``body``, as :class:`_Body` checks
-    them (the vector cache's body too)."""
+def chunk_digests(body: bytes, chunk: int | None = None) -> bytes:
+    """The BLAKE2b digest of every ``chunk`` bytes of ``body``, as :class:`_Body` checks
+    them (the vector cache's body too, with its own chunk size)."""
     view = memoryview(body)
-    return b"".join(blake2b(view[i:i + CHUNK], digest_size=_DIGEST).digest()
-                    for i in range(0, len(body), CHUNK))
+    chunk = CHUNK if chunk is None else chunk
+    return b"".join(blake2b(view[i:i + chunk], digest_size=_DIGEST).digest()
+                    for i in range(0, len(body), chunk))
 
 
 def encode_part(header: list[Any], part: Part) -> tuple[bytes, int]:
@@ -198,10 +199,14 @@ class _Body:
     """The body of an open part file, read by offset, each chunk checked against its digest
     the first time it is read (then kept, when it is read a piece at a time)."""
 
-    __slots__ = ("at", "checked", "chunks", "digests", "f", "size")
+    __slots__ = ("at", "checked", "chunk", "chunks", "digests", "f", "size")
 
-    def __init__(self, f: BinaryIO, at: int, size: int, digests: bytes) -> None:
+    def __init__(self, f: BinaryIO, at: int, size: int, digests: bytes,
+                 chunk: int | None = None) -> None:
         self.f = f
+        # bytes per digest: CHUNK for a part (read when made: a test shrinks it), the
+        # vector file's own for it
+        self.chunk = CHUNK if chunk is None else chunk
         self.at = at  # where the body starts in the file
         self.size = size
         self.digests = digests
@@ -215,37 +220,39 @@ class _Body:
             raise Corrupt("inconsistent search index")
         if start == end:
             return b""
+        chunk = self.chunk
         if self.size <= _SMALL:  # read whole, once (fewer reads); each chunk checked when
             # first read, as below (a query reads about half of them)
             whole = self.chunks.get(-1)
             if whole is None:
                 whole = self.chunks[-1] = self._pread(0, self.size)
-                self.checked = bytearray(-(-self.size // CHUNK))
+                self.checked = bytearray(-(-self.size // chunk))
             checked = self.checked
-            for i in range(start // CHUNK, (end - 1) // CHUNK + 1):
+            for i in range(start // chunk, (end - 1) // chunk + 1):
                 if not checked[i]:
-                    self._check(i, memoryview(whole)[i * CHUNK:(i + 1) * CHUNK])
+                    self._check(i, memoryview(whole)[i * chunk:(i + 1) * chunk])
                     checked[i] = 1
             return whole[start:end]
-        first, last = start // CHUNK, (end - 1) // CHUNK
-        base = first * CHUNK
+        first, last = start // chunk, (end - 1) // chunk
+        base = first * chunk
         if last - first <= 1:  # small reads (a dictionary block, a hit's id): kept
             data = self._chunk(first)
             if last != first:
                 data += self._chunk(last)
             return data[start - base:end - base]
         # A long run (the postings of a common term): read at once, checked chunk by chunk.
-        stop = min((last + 1) * CHUNK, self.size)
+        stop = min((last + 1) * chunk, self.size)
         data = self._pread(base, stop)
         view = memoryview(data)
         for i in range(first, last + 1):
-            self._check(i, view[(i - first) * CHUNK:(i - first + 1) * CHUNK])
+            self._check(i, view[(i - first) * chunk:(i - first + 1) * chunk])
         return data[start - base:end - base]
 
     def _chunk(self, i: int) -> bytes:
         data = self.chunks.get(i)
         if data is None:
-            data = self._pread(i * CHUNK, min((i + 1) * CHUNK, self.size))
+            chunk = self.chunk
+            data = self._pread(i * chunk, min((i + 1) * chunk, self.size))
             self._check(i, data)
             self.chunks[i] = data
         return data

@@ -76,8 +76,9 @@ def note(root: StrPath, session: str, ids: list[str], now: int) -> None:
     rows = [r for r in _rows(root, session) if r[0] not in new]
     rows += [(i, now) for i in dict.fromkeys(ids)]
     with suppress(OSError, ValueError):
+        # no fsync: a crash may cost this per-session cache (an entry shown again), never memory
         write_private(_path(root, session),
-                      "".join(f"{i} {at}\n" for i, at in rows[-MAX_IDS:]))
+                      "".join(f"{i} {at}\n" for i, at in rows[-MAX_IDS:]), durable=False)
 
 
 def reset(root: StrPath, session: str) -> None:

@@ -125,16 +125,18 @@ def read_private(path: StrPath, limit: int = MAX_READ) -> str:
         return fh.read(limit).decode("utf-8", "replace")
 
 
-def write_private(path: StrPath, text: str) -> None:
-    """Replace ``path`` atomically, readable by its owner only."""
+def write_private(path: StrPath, text: str, *, durable: bool = True) -> None:
+    """Replace ``path`` atomically, readable by its owner only. ``durable=False`` skips the
+    fsync, for a cache a crash may cost (the pay-once record: ADR 0039)."""
     private_dir(_parent(path))
     tmp = os.path.join(_parent(path), f".{os.path.basename(path)}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0),
                  0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
+        if durable:
+            fh.flush()
+            os.fsync(fh.fileno())
     os.replace(tmp, path)
 
 

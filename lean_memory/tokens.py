@@ -117,7 +117,7 @@ _JOINT = _table({b"._#@$": b"j", _LOWER + _UPPER: b"a"})
 _NEWLINE = _table({b"\r\n": b"n"})
 _BLANK = _table({b" \t": b"b"})
 # Lead bytes of U+00C0-U+023F (UTF-8 C3-C8); U+0240-U+024F are C9 80-C9 8F.
-_NOT_LATIN_EXT = bytes(b for b in range(256) if not 0xC3 <= b <= 0xC8)
+_NOT_LATIN_EXT = bytes(range(0xC3)) + bytes(range(0xC9, 256))
 # What is left of a text's UTF-8 without ASCII, continuation bytes and the leads of
 # U+0080-U+023F: the lead bytes of the characters _beyond_plain must look at.
 _PLAIN_BYTES = bytes(range(0xC0)) + bytes(range(0xC2, 0xC9))

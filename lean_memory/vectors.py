@@ -32,12 +32,15 @@ from .fsutil import (
     tag_matches,
     write_cache,
 )
-from .index import CHUNK, Corrupt, _Body, chunk_digests
+from .index import Corrupt, _Body, chunk_digests
 
 _ORDER = b"L\0" if sys.byteorder == "little" else b"B\0"
 MAGIC = b"LMVEC2" + _ORDER
 OLD_MAGIC = b"LMVEC1" + _ORDER  # sealed whole, read whole (before ADR 0036)
 KEY_BYTES = 16
+# bytes of body per digest: the part files' old size, kept (index.CHUNK became 2 kB in
+# ADR 0039's amendment; this file's layout, LMVEC2, did not change)
+CHUNK = 8192
 BLOCK = CHUNK // KEY_BYTES  # keys per block: a block is one chunk of the body
 _DIGEST = 16
 _FIRST_READ = 1 << 16
@@ -140,7 +143,7 @@ def _parse(f: BinaryIO, size: int, name: str | None) -> _File | None:
     firsts_end = start + KEY_BYTES * n_blocks
     firsts = [head[o:o + KEY_BYTES] for o in range(start, firsts_end, KEY_BYTES)]
     digests = head[firsts_end:end]
-    return _File(_Body(f, end, body_size, digests), dim, count, firsts)
+    return _File(_Body(f, end, body_size, digests, CHUNK), dim, count, firsts)
 
 
 class Vectors:
@@ -232,7 +235,8 @@ class Vectors:
         keys = b"".join(key for key, _ in wanted)
         body = keys + data.tobytes()
         firsts = b"".join(key for key, _ in wanted[::BLOCK])
-        return b"".join((MAGIC, _packed_pair(self.dim, len(wanted)), firsts, chunk_digests(body),
+        return b"".join((MAGIC, _packed_pair(self.dim, len(wanted)), firsts,
+                         chunk_digests(body, CHUNK),
                          body))
 
     @classmethod

@@ -14,10 +14,13 @@ import pytest
 from lean_memory import Memory, fsutil
 from lean_memory.embedcmd import embed_missing
 from lean_memory.fsutil import CACHE_PREFIX
-from lean_memory.index import CHUNK
 from lean_memory.ollama import vectors_path
 from lean_memory.search import find
-from lean_memory.vectors import MAGIC, Vectors
+from lean_memory.vectors import (
+    CHUNK,  # the vector file's chunk (8 kB; a part's is 2 kB)
+    MAGIC,
+    Vectors,
+)
 
 from .test_hot_imports import _loaded
 from .test_semantic import configure, fake, fill_memory, titles  # noqa: F401  (fake: a fixture)
