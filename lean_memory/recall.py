@@ -17,7 +17,8 @@ import os
 from ._jsonc import loads, string
 from ._record import Record
 from .errors import QueryError
-from .layers import LAYERS, PROJECT, SESSION, Block, LayerHit, find, open_global
+from .fsutil import dump_record, file_signature, load_record
+from .layers import LAYERS, PROJECT, SESSION, Block, LayerHit, digest_blocks, find, open_global
 from .search import find as find_one
 from .sessionlog import _session_home, append_bounded, now_utc, read_private
 from .tokens import estimate_tokens
@@ -203,6 +204,64 @@ def context(project: MemoryLike, prompt: str | None, budget: int | None = None,
 
     return learn.context(project, prompt, hook_budget() if budget is None else budget,
                          session)
+
+
+_INJECTED = "injected.marshal"
+_INJECTED_VERSION = "lean_memory.injected/1"
+
+
+def injected_tokens(project: MemoryLike, budget: int | None = None) -> tuple[int, int]:
+    """The tokens :func:`context` injects at session start and before the session's last
+    ask (``status``'s line). The second is the digest of that ask: a whole search, at 100k
+    entries most of what ``status`` costs. So it is remembered in ``.cache/injected.marshal``
+    (sealed) under the ask, the budget and the signature of every file a digest reads
+    (:func:`_injected_key`); anything else misses and works it out again."""
+    from . import learn
+
+    budget = hook_budget() if budget is None else budget
+    start = sum(estimate_tokens(b.text) for b in learn.context(project, "", budget)[0][1])
+    asks = learn.load_asks(_session_home(project._root))
+    prompt = asks[-1].text if asks else ""
+    if not prompt.strip():
+        return start, 0
+    path = os.path.join(project._cache, _INJECTED)
+    key = _injected_key(project, prompt, budget)
+    got = None if key is None else load_record(path, key, 1, project._agents)
+    if got is not None and type(got[0]) is int:
+        return start, got[0]
+    before = sum(estimate_tokens(b.text) for b in digest_blocks(project, prompt,
+                                                                 budget_tokens=budget))
+    # remembered only when nothing it is keyed on changed meanwhile (a put, or the gate's
+    # calibration this digest wrote: the next one remembers)
+    if key is not None and key == _injected_key(project, prompt, budget):
+        dump_record(path, key, [before], project._agents)
+    return start, before
+
+
+def _injected_key(project: MemoryLike, prompt: str, budget: int) -> list[Any] | None:
+    """What a digest of ``prompt`` is made from: for each layer (the project, the global
+    store when there is one) the signature of every file of its memory, archive and
+    ``.agents`` folders and of its gate calibration, and of this package's own modules.
+    None (nothing remembered) when a layer searches with more than BM25: a retriever
+    plugin or an embedder's server are not files."""
+    g = open_global()
+    mems = [project] if g is None else [project, g]
+    if any(m._retrievers is not None or tuple(m.config.retrievers) != ("bm25",)
+           for m in mems):
+        return None
+    folders = [os.path.dirname(os.path.abspath(__file__))]
+    files = []
+    for m in mems:
+        folders += [m._dir, os.path.join(m._dir, "archive"), m._agents]  # str: no pathlib
+        files.append(os.path.join(m._cache, "digest-gate.marshal"))
+    for folder in folders:
+        try:
+            with os.scandir(folder) as found:
+                files += [f.path for f in found if f.is_file()]
+        except OSError:
+            files.append(folder)  # absent: its signature says so
+    return [_INJECTED_VERSION, prompt, budget, None if g is None else g._root,
+            sorted((f, file_signature(f)) for f in files)]
 
 
 # -- one row per injected entry -------------------------------------------------------------

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from ..errors import LeanMemoryError
-from ..recall import context, hook_budget
-from ..tokens import estimate_tokens
+from ..recall import hook_budget, injected_tokens
 from ._common import PROG, dump
 from ._memory import memory, retrievers_json, skip_line, status_json
 
@@ -52,9 +51,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 def _context_line(mem: Memory) -> str:
     """What rides at session start and before the last prompt, in tokens (`context`)."""
     try:
-        parts = context(mem, None, hook_budget())
+        start, before = injected_tokens(mem, hook_budget())
     except LeanMemoryError:
         return ""
-    start, before = (sum(estimate_tokens(b.text) for b in blocks) for _, blocks in parts)
     return (f"injected: ~{start:,} tokens at session start, ~{before:,} before the last "
             f"prompt (see `{PROG} context`)\n")
