@@ -323,8 +323,7 @@ def _injected_line(app: App) -> str:
     mem, own = _project(app)
     if own:
         return ""
-    parts = recall.context(mem, None, app.budget_tokens)
-    start, before = (sum(_tokens(b.text) for b in blocks) for _, blocks in parts)
+    start, before = recall.injected_tokens(mem, app.budget_tokens)  # status's figure
     worst = max(start, before)
     warn = (f' <span class="over">Over the {app.budget_tokens:,}-token digest budget.</span>'
             if worst > app.budget_tokens else "")
