@@ -378,18 +378,29 @@ def _tail_part(mem: MemoryLike, base: Part, data: bytes, sig: tuple[int, int, in
         longer = _longer_tail(mem, base, previous, data, sig, verdicts)
         if longer is not None:
             return longer
+    appended = _appended(data, base, base.name)
+    if appended is None:
+        return None
+    entries, last_lines = appended
+    return _index_entries(mem, base.name, base.archived, sig, entries, size,
+                          last_lines, previous, verdicts, base=base.sig)
+
+
+def _appended(data: bytes, part: Part, name: str) -> tuple[tuple[fmt.Entry, ...], int] | None:
+    """The whole entries ``data`` holds after the bytes ``part`` indexed, and the line the
+    first of them starts on; None when they are not whole entries after it."""
+    size = part.sig[0]
     try:
         tail = data[size:].decode("utf-8")
-        last = data[base.spans[-2]:size].decode("utf-8")
+        last = data[part.spans[-2]:size].decode("utf-8")
     except UnicodeDecodeError:
         return None
     # The last indexed entry parsed with what follows must stay itself (no open fence, no
     # missing line end swallows the new entries), and what follows must be whole entries.
-    entries = fmt.parse(last + tail, base.name).entries
+    entries = fmt.parse(last + tail, name).entries
     if not entries or entries[0].raw != last:
         return None
-    return _index_entries(mem, base.name, base.archived, sig, entries[1:], size,
-                          base.lines[-1] + last.count("\n"), previous, verdicts, base=base.sig)
+    return entries[1:], part.lines[-1] + last.count("\n")
 
 
 def _longer_tail(mem: MemoryLike, base: Part, previous: Part, data: bytes,
@@ -401,16 +412,12 @@ def _longer_tail(mem: MemoryLike, base: Part, previous: Part, data: bytes,
     size, keys = previous.sig[0], previous.keys
     if keys is None:  # read without them: rebuilt whole
         return None
-    try:
-        tail = data[size:].decode("utf-8")
-        last = data[previous.spans[-2]:size].decode("utf-8")
-    except UnicodeDecodeError:
+    appended = _appended(data, previous, base.name)
+    if appended is None:
         return None
-    entries = fmt.parse(last + tail, base.name).entries
-    if not entries or entries[0].raw != last:
-        return None
-    new = _index_entries(mem, base.name, base.archived, sig, entries[1:], size,
-                         previous.lines[-1] + last.count("\n"), None, verdicts, base=base.sig)
+    entries, last_lines = appended
+    new = _index_entries(mem, base.name, base.archived, sig, entries, size,
+                         last_lines, None, verdicts, base=base.sig)
     c = mem.config
     index = BM25Index.from_counts([*previous.index.counts(), *new.index.counts()],
                                   k1=c.bm25_k1, b=c.bm25_b, title_weight=_TITLE_WEIGHT)
