@@ -45,7 +45,10 @@ HEADER = "**Said again:**"
 # reprlib) cost every put ~2 ms; the memos below are plain dicts (ADR 0040).
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
+    from typing import TypeVar
+
+    _V = TypeVar("_V")
 
 # Words that state no fact of their own here: dropping or changing one never changes what
 # an entry tells an agent. Deliberately short: modal verbs (must/may/should), pronouns,
@@ -87,17 +90,23 @@ _CONTENT_WORDS: dict[str, tuple[str, ...]] = {}
 _CONTENT_WORDS_MAX = 4096
 
 
+def _remembered(memo: dict[str, _V], limit: int, key: str, make: Callable[[str], _V]) -> _V:
+    """``make(key)``, kept in ``memo`` (emptied when it holds ``limit``): the bounded memo
+    ``functools.lru_cache`` would be, without importing it on a put's path."""
+    try:
+        return memo[key]
+    except KeyError:
+        pass
+    if len(memo) >= limit:
+        memo.clear()
+    value = memo[key] = make(key)
+    return value
+
+
 def _word_key(token: str) -> str | None:
     """The content word a token stands for, or None for a stop word. Depends only on the
     token's case-folded form: case never matters, as for an exact repeat."""
-    try:
-        return _WORD_KEYS[token]
-    except KeyError:
-        pass
-    if len(_WORD_KEYS) >= _WORD_KEYS_MAX:
-        _WORD_KEYS.clear()
-    key = _WORD_KEYS[token] = _word_key_of(token)
-    return key
+    return _remembered(_WORD_KEYS, _WORD_KEYS_MAX, token, _word_key_of)
 
 
 def _word_key_of(token: str) -> str | None:
@@ -134,14 +143,7 @@ def inflection(word: str) -> str:
 
 def content_words(text: str) -> tuple[str, ...]:
     """The content words of ``text`` in order: what must be equal for a fold."""
-    try:
-        return _CONTENT_WORDS[text]
-    except KeyError:
-        pass
-    if len(_CONTENT_WORDS) >= _CONTENT_WORDS_MAX:
-        _CONTENT_WORDS.clear()
-    words = _CONTENT_WORDS[text] = _content_words(text)
-    return words
+    return _remembered(_CONTENT_WORDS, _CONTENT_WORDS_MAX, text, _content_words)
 
 
 def _content_words(text: str) -> tuple[str, ...]:
