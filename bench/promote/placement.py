@@ -190,9 +190,10 @@ def validate(name: str, mod: ModuleType, rows: Rows, labels: Labels, max_asks: i
         if kind in ("task", "control", "fact") and n < 3:
             bad.append(f"{name}: {label} in {n} sessions")
     texts = [r["text"].strip().lower() for r in rows]
-    dupes = sorted({t for t in texts if texts.count(t) > 1})
-    if dupes:
-        bad.append(f"{name}: repeated texts {dupes}")
+    dupes = {t for t in texts if texts.count(t) > 1}
+    if dupes:  # counted, never quoted: a held-out set's texts stay out of anyone's terminal
+        lines = [i + 1 for i, t in enumerate(texts) if t in dupes]
+        bad.append(f"{name}: {len(dupes)} texts said more than once (lines {lines})")
     return bad
 
 
