@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -46,14 +47,67 @@ def test_sizes_are_read_with_k() -> None:
     # issue 36: after a put <= 1.3x FTS5 at every size; Codex's line within 0.05x FTS5
     ("after_put", 100_000, {"after_put": 129.0, "fts5": 100.0, "pass": 10.0}, True),
     ("after_put", 100_000, {"after_put": 131.0, "fts5": 100.0, "pass": 10.0}, False),
-    ("hook_codex", 1000, {"hook_codex": 24.9, "hook": 24.0, "fts5": 20.0}, True),
-    ("hook_codex", 1000, {"hook_codex": 25.1, "hook": 24.0, "fts5": 20.0}, False),
-    ("hook_codex", 1000, {"hook_codex": 25.0, "fts5": 20.0}, None),  # no Claude figure
+    # Codex's gap is the swapped lines' (whole hooks' noise does not decide it)
+    ("hook_codex", 1000, {"shell_gap": 0.9, "hook_codex": 30.0, "hook": 24.0, "fts5": 20.0},
+     True),
+    ("hook_codex", 1000, {"shell_gap": 1.1, "hook_codex": 24.0, "hook": 24.0, "fts5": 20.0},
+     False),
+    ("hook_codex", 1000, {"hook_codex": 24.0, "hook": 24.0, "fts5": 20.0}, None),  # no pairs
 ])
 def test_goals_follow_the_issue(key: str, n: int, meds: dict[str, float],
                                 met: bool | None) -> None:
     """Issue 24's goals (a goal of issue 11's table, e.g. warm <= 2x pass at 1k, fails)."""
     assert _speed().goal_of(key, n, meds)[2] is met
+
+
+def test_codex_goal_fails_when_its_line_runs_another_command(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The swapped lines measure the gap only if Python gets the same command from both."""
+    run = _speed()
+    meds = {"shell_gap": 0.1, "hook_codex": 24.0, "hook": 24.0, "fts5": 20.0}
+    monkeypatch.setitem(run.SAME_EXEC, "codex", "Codex's line runs another command: ...")
+    assert run.goal_of("hook_codex", 1000, meds)[2] is False
+
+
+def test_codex_gap_is_the_median_of_the_pairs() -> None:
+    """Run i of Claude's swapped line is paired with run i of Codex's: 1.0, 0.5, 3.0 ms."""
+    run = _speed()
+    cases = {key: run.Case(key, lambda i: [], ROOT) for key in
+             ("hook_sh", "hook_codex_sh", "warm", "fts5")}
+    cases["hook_sh"].ms = [1.0, 2.0, 1.0]
+    cases["hook_codex_sh"].ms = [2.0, 2.5, 4.0]
+    assert run.summarise({1000: cases})[1000]["shell_gap"] == 1.0
+    cases["hook_codex_sh"].ms = [2.0, 2.5]  # a failed run: the pairs no longer line up
+    assert "shell_gap" not in run.summarise({1000: cases})[1000]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the hook lines are sh")
+@pytest.mark.parametrize(("launcher", "verdict"), [
+    ('if [ -x {py} ]; then exec {py} -I -c X {home} "$@"; fi\n', ""),
+    ('if [ -x {py} ]; then exec {py} -I -c X {home} -v "$@"; fi\n', "another command"),
+    ('if [ -x {py} ]; then cd /; exec {py} -I -c X {home} "$@"; fi\n', "another command"),
+    ('if [ -x {py} ]; then read -r _; exec {py} -I -c X {home} "$@"; fi\n', "another command"),
+    (None, "did not run"),
+])
+def test_same_exec_compares_what_python_would_get(tmp_path: Path, launcher: str | None,
+                                                 verdict: str) -> None:
+    """Claude's line and Codex's (through a launcher) run the same command, or the check
+    names the difference: an argument, the folder, stdin eaten, no launcher."""
+    from lean_memory.agents import hook_command
+
+    run = _speed()
+    py, home = "/nonexistent/venv/bin/python", "/nonexistent/checkout"
+    lines = {"claude": f"{py} -I -c X {home} hook user-prompt-submit",
+             "codex": hook_command("user-prompt-submit", portable=True)}
+    xdg = tmp_path / "xdg"
+    if launcher is not None:
+        (xdg / "lean-memory").mkdir(parents=True)
+        (xdg / "lean-memory" / "hook.sh").write_text(launcher.format(py=py, home=home))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "XDG_DATA_HOME": str(xdg)}
+    swap, swap_env, stub = run.swapped_lines(py, tmp_path, lines, env)
+    got = run.same_exec(swap, swap_env, stub, tmp_path)
+    assert (verdict in got) if verdict else got == ""
+    assert os.path.realpath(stub) == os.path.realpath(shutil.which("true") or "/bin/true")
 
 
 @pytest.mark.parametrize(("n", "clone", "met"), [
