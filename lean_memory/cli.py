@@ -32,7 +32,9 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS", "PROG", "UsageError", "build_parser", "main", "run"]
 
 # The dispatch table: each command's "module:function", imported when the command runs
-# (the one lazy import per command; a command's module has its imports at its top).
+# (the one lazy import per command; a command's module has its imports at its top). A hot
+# command names the module that does its work, not a commands/ module that would only
+# call it (ADR 0050).
 COMMANDS = {
     "init": "lean_memory.commands.init:run",
     "put": "lean_memory.commands.put:run",
@@ -43,7 +45,7 @@ COMMANDS = {
     "compact": "lean_memory.commands.compact:run",
     "scan": "lean_memory.commands.scan:run",
     "demo": "lean_memory.cli:cmd_demo",
-    "hook": "lean_memory.commands.hook:run",
+    "hook": "lean_memory.hooks:command",  # the hook's own module (one fewer a prompt: ADR 0050)
     "list": "lean_memory.commands.list:run",
     "show": "lean_memory.commands.show:run",
     "edit": "lean_memory.commands.edit:run",

@@ -3,6 +3,7 @@ whose setup half ``init`` alone needs, so a prompt loads neither it nor its impo
 
 * The block a hook prints is :func:`lean_memory.recall.injected`: at session start the shard
   overview and the standing rules, before each prompt the rules and the best matches.
+* :func:`command` is the ``hook`` command (``cli.COMMANDS`` names it: ADR 0050).
 * :func:`run_hook` reads the agent's hook JSON (Claude Code and Codex share the shape) and
   prints ``{"hookSpecificOutput": {"hookEventName": …, "additionalContext": …}}``. It never
   blocks the agent: any error, bad input or slow disk means exit 0 and no output (logged to
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import _thread
 import os
+import sys
 import time
 
 from ._jsonc import loads, string
@@ -30,8 +32,9 @@ from .store import Memory
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Callable
-    from typing import IO, Any
+    from typing import IO, Any, TextIO
 
 # The one command every text written for the agent or the team names (AGENTS.md, INDEX.md,
 # the digest): `python -m lean_memory` fails under pipx, `uv tool` or a venv that is not
@@ -206,6 +209,13 @@ ANSWERS: dict[str, Callable[[str, str | None, Any], str]] = {
     "user-prompt-submit": hook_output,
     "session-end": _end,
 }
+
+
+def command(args: argparse.Namespace, out: TextIO) -> int:
+    """``lean-memory hook EVENT`` as the command line's dispatch table names it (ADR 0050:
+    this module, not one of :mod:`lean_memory.commands` that would only call it: each
+    module a prompt loads costs ~0.5 M instructions before its first line)."""
+    return run_hook(args.event, args.root, sys.stdin, out)
 
 
 def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:

@@ -51,7 +51,7 @@ QUERY = CORE | {"commands._memory", "commands.get", "recall", "_jsonc"}
 # calibrates with it too), whether the scanner could find anything in the prompt kept as an
 # ask (_secret_gate: the rule table's keywords written out; ADR 0039), the command lines of
 # ours that claude_code recognises and the warm-up's start (spawn: os calls only).
-HOOK = CORE | {"commands.hook", "hooks", "recall", "digest", "prompthook", "_askrecord",
+HOOK = CORE | {"hooks", "recall", "digest", "prompthook", "_askrecord",
                "_jsonc", "_listeners", "claude_code", "payonce", "typos", "_secret_gate",
                "spawn"}
 # Session start: the start's own blocks (learn: the quiet sessions folded, the last one's

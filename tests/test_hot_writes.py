@@ -67,7 +67,7 @@ def test_sha256_is_loaded_when_first_asked_for() -> None:
     """``_hash`` loaded ``_sha256`` (a shared library) in every process, though only making
     an id needs it; asked for, it gives hashlib's digests."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    probe = ("import sys; import lean_memory.cli, lean_memory.commands.hook, lean_memory.hooks;"
+    probe = ("import sys; import lean_memory.cli, lean_memory.hooks;"
              "print(any(m in sys.modules for m in ('_sha256', '_sha2', 'hashlib')));"
              "from lean_memory import format as f, _hash;"
              "print(_hash.sha256(b'x').hexdigest()); print(f.derived_id('a', 'b', 'c', 0))")
