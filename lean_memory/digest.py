@@ -568,7 +568,9 @@ class _Matches:
         self.min_coverage = mem.config.digest_min_coverage
         self.plain = UNKNOWN_PLAIN  # an unknown plain word's weight here (calibration)
         self.open: bool | None = None  # the gate's decision, made on the first batch
-        k = max(room // LINE_GUESS, MIN_FETCH, GATE_TOP)
+        # in a session the cut keeps at most SESSION_MAX: one more tells it there are more
+        k = max(SESSION_MAX + 1 if seen is not None else room // LINE_GUESS, MIN_FETCH,
+                GATE_TOP)
         if mem._retrievers is not None or any(n != "bm25" for n in mem.config.retrievers):
             # fused: the first stage's whole re-ranked head, so that the gate sees its
             # GATE_TOP best and the cut its order

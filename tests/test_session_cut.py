@@ -103,3 +103,24 @@ def test_the_session_cut_never_breaks_the_budget(pooled: lean_memory.Memory) -> 
         text = _prompt(pooled, f"b{budget}", "run the tests", budget)
         assert estimate_tokens(text) <= budget
         assert 1 <= len(_shown(text)) <= 16 or budget < 120
+
+
+def test_a_session_prompt_fetches_only_what_the_cut_can_keep(
+        pooled: lean_memory.Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The session cut keeps at most sixteen, so the search asks for seventeen (one more
+    says the cut fell), not the ~75 that would fill the budget: at 10k entries that was
+    two fifths of the hook's work (ADR 0050, amended). Twenty alike answers: sixteen shown."""
+    asked: list[int] = []
+    real = dg.find
+
+    def find(*args: Any, **kw: Any) -> Any:
+        asked.append(kw["k"])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(dg, "find", find)
+    text = _prompt(pooled, "s2", "run the tests")
+    assert len(_shown(text)) == 16
+    assert asked == [dg.SESSION_MAX + 1]
+    asked.clear()
+    outside = hook_text(pooled, "UserPromptSubmit", {}, "run the tests", 1200)
+    assert len(_shown(outside)) == 20 and max(asked) > dg.SESSION_MAX + 1
