@@ -20,9 +20,16 @@ The body's regions, little-endian, in this order (``_REGIONS``):
   first terms in memory, then the one block read;
 * ``starts``: (terms + 1) i32: term i's postings are ``[starts[i], starts[i + 1])``;
 * ``docs``, ``tfs``: the postings, document numbers (i32) and raw frequencies (f64);
-* ``keys``: what each entry's indexed text hashes to (16 bytes each; zeros when withheld),
-  read only when the part is rebuilt;
+* ``keys``: what each entry's indexed text hashes to (16 bytes each), read only when the
+  part is rebuilt (a withheld entry's counts are never reused: see below);
 * ``supersedes``: marshal list, read only when the superseded entries are worked out again.
+
+Every entry is indexed with its real counts, withheld or not (ADR 0051: withheld is a mask
+applied at query time). No credential's text may reach a cache, so only a part whose
+verdicts are complete is written, and a term that only its withheld entries hold is written
+as its keyed hash (``_private``, this user's cache key): a query looks a term up as written,
+then, in a part that has such terms, by its hash. Such a part's withheld entries are read
+back without their keys (their counts hold hashes: never reused).
 
 So a query reads the lengths, one dictionary block and the postings of each query term, and
 the span, line, id and date of its hits: a few kB to a few MB however large the memory.
@@ -46,7 +53,14 @@ from itertools import accumulate, pairwise
 from ._hash import blake2b
 from ._record import SequenceBase, array
 from .bm25 import BM25Index, LazySegment, _Segment
-from .fsutil import CACHE_PREFIX, MAX_CACHE_BYTES, open_bounded, tag_matches, write_cache
+from .fsutil import (
+    CACHE_PREFIX,
+    MAX_CACHE_BYTES,
+    cache_key,
+    open_bounded,
+    tag_matches,
+    write_cache,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -55,7 +69,7 @@ if TYPE_CHECKING:
 
     from .fsutil import StrPath
 
-PART_FORMAT = "lean_memory.index/3"  # 3: CHUNK 8192 -> 2048 (ADR 0039)
+PART_FORMAT = "lean_memory.index/4"  # 4: every entry counted, withheld terms hashed (0051)
 CHUNK = 2048  # bytes of body per digest: a query checks what it reads, ~1 kB a term
 BLOCK = 64  # terms per dictionary block
 _DIGEST = 16
@@ -66,7 +80,8 @@ _REGIONS = ("lengths", "spans", "lines", "ids", "dates", "dict", "starts", "docs
             "keys", "supersedes")  # fmt: skip
 (_LENGTHS, _SPANS, _LINES, _IDS, _DATES, _DICT, _STARTS, _DOCS, _TFS, _KEYS,
  _SUPERSEDES) = range(len(_REGIONS))  # fmt: skip
-_META_FIELDS = 16
+_META_FIELDS = 17
+_PRIVATE = "\x01"  # starts a hashed term: no token holds a control character
 _SMALL = 1 << 18  # a body up to this size is read whole (a small memory's parts)
 _FIRST_READ = 1 << 16  # the first read of a part: the tag, the meta length and most metas
 
@@ -99,20 +114,25 @@ class Part:
     """What one shard file contributes to the search index.
 
     ``spans`` holds the byte start and end of each entry's raw text, ``lines`` its first
-    line; ``withheld`` the numbers (in the part) of the entries that hold a credential.
+    line; ``withheld`` the numbers (in the part) of the entries known to hold a credential,
+    and ``complete`` whether every other entry is known not to (ADR 0051: a cold build
+    leaves the verdicts to the query and the warm-up). Every entry is indexed with its
+    real counts: withheld is a mask applied at query time.
     Read from a file, ``ids``, ``dates``, ``spans`` and ``lines`` are read by offset, an
     item at a time.
     """
 
-    __slots__ = ("_supersedes", "archived", "base", "dates", "digest", "file", "ids",
-                 "index", "keys", "lines", "n", "name", "sig", "spans", "withheld")  # fmt: skip
+    __slots__ = ("_supersedes", "archived", "base", "complete", "dates", "digest", "file",
+                 "ids", "index", "keys", "lines", "n", "name", "sig", "spans",
+                 "withheld")  # fmt: skip
 
     def __init__(self, name: str, archived: bool, sig: tuple[int, int, int],
                  ids: Sequence[str], dates: Sequence[str],
                  supersedes: list[str] | Callable[[], list[str]], spans: Sequence[int],
                  lines: Sequence[int], withheld: list[int], index: BM25Index,
                  keys: list[bytes] | None = None, file: BinaryIO | None = None, *,
-                 digest: bytes = b"", base: tuple[int, int, int] | None = None) -> None:
+                 digest: bytes = b"", base: tuple[int, int, int] | None = None,
+                 complete: bool = True) -> None:
         self.name = name
         self.archived = archived
         self.sig = sig
@@ -128,6 +148,7 @@ class Part:
         self.file = file  # the open part file its postings are read from
         self.digest = digest  # of the file's bytes the part covers (a whole part)
         self.base = base  # a tail: the entries appended since the file had this signature
+        self.complete = complete
 
     @property
     def supersedes(self) -> list[str]:
@@ -160,15 +181,52 @@ def chunk_digests(body: bytes, chunk: int | None = None) -> bytes:
                     for i in range(0, len(body), chunk))
 
 
+def _private(term: str, key: bytes) -> str:
+    """How a term only withheld entries hold is written: its hash, keyed with ``key``."""
+    return _PRIVATE + blake2b(term.encode("utf-8", "surrogatepass"), digest_size=12,
+                              key=key).hexdigest()
+
+
+class _Hidden(_Segment):
+    """A segment read whole whose withheld entries' own terms are hashed: a term is looked
+    up as written, then by its hash."""
+
+    __slots__ = ("key",)
+    key: bytes
+
+    def span(self, term: str) -> tuple[int, int] | None:
+        got = super().span(term)
+        if got is None and term:
+            got = super().span(_private(term, self.key))
+        return got
+
+
+def _hidden_terms(part: Part, key: bytes) -> BM25Index:
+    """``part``'s index with every term that only its withheld entries hold hashed."""
+    counts = part.index.counts()
+    withheld = set(part.withheld)
+    clean: set[str] = set()
+    for i, (tf, _) in enumerate(counts):
+        if i not in withheld:
+            clean.update(tf)
+    hidden = [({t if t in clean else _private(t, key): f for t, f in tf.items()}, length)
+              if i in withheld else (tf, length) for i, (tf, length) in enumerate(counts)]
+    index = part.index
+    return BM25Index.from_counts(hidden, k1=index.k1, b=index.b, title_weight=index.title_weight)
+
+
 def encode_part(header: list[Any], part: Part) -> tuple[bytes, int]:
-    """The part file's bytes (before the seal) and how many of them the tag covers."""
-    state = part.index.to_state()
+    """The part file's bytes (before the seal) and how many of them the tag covers. A part
+    with withheld entries needs this user's cache key (to hash their own terms)."""
+    key = cache_key() if part.withheld else None
+    if part.withheld and key is None:
+        raise ValueError("no cache key to hide the withheld entries' terms with")
+    state = (part.index if key is None else _hidden_terms(part, key)).to_state()
     terms: list[str] = state["terms"]
     blocks = [(terms[i], "\n".join(terms[i:i + BLOCK]).encode("utf-8", "surrogatepass"))
               for i in range(0, len(terms), BLOCK)]
     bounds = array("I", [0])
     bounds.extend(accumulate(len(blob) for _, blob in blocks))
-    # A withheld entry has no key (b""): stored as zeros to keep the width, read back as b"".
     keys = b"".join(key or _NO_KEY for key in part.keys or ())
     regions = [state["lengths"], _packed("q", part.spans), _packed("i", part.lines),
                _strings(part.ids), _strings(part.dates), b"".join(b for _, b in blocks),
@@ -181,14 +239,20 @@ def encode_part(header: list[Any], part: Part) -> tuple[bytes, int]:
         PART_FORMAT, header, part.name, part.archived, list(part.sig), part.n, len(terms),
         len(state["docs"]) // 4, math.fsum(_unpacked("d", state["lengths"])), part.withheld,
         at, "\n".join(first for first, _ in blocks), _packed("I", bounds), digests,
-        part.digest, None if part.base is None else list(part.base),
+        part.digest, None if part.base is None else list(part.base), key is not None,
     ])  # fmt: skip
     return b"".join((len(meta).to_bytes(8, "little"), meta, body)), 8 + len(meta)
 
 
 def write_part(path: StrPath, root: StrPath | None, header: list[Any], part: Part) -> bool:
-    """Write ``part`` (built in memory, keys and supersedes known) atomically."""
-    data, covered = encode_part(header, part)
+    """Write ``part`` (built in memory, keys and supersedes known) atomically; False, and
+    nothing written, when its verdicts are incomplete (its text may hold a credential)."""
+    if not part.complete:
+        return False
+    try:
+        data, covered = encode_part(header, part)
+    except ValueError:
+        return False
     return write_cache(path, data, root, covered=covered)
 
 
@@ -392,7 +456,7 @@ def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_
             and meta[1] == header):
         return None
     (_, _, name, archived, sig, n, n_terms, n_postings, total, withheld, regions, firsts,
-     bounds_raw, digests, digest, base_sig) = meta
+     bounds_raw, digests, digest, base_sig, private) = meta
     body_size = size - at
     bounds = _unpacked("I", bounds_raw)
     firsts = firsts.split("\n") if n_terms else []
@@ -406,7 +470,10 @@ def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_
             and len(firsts) == -(-n_terms // BLOCK) and len(bounds) == len(firsts) + 1
             and bounds[0] == 0 and bounds[-1] == regions[_DICT + 1] - regions[_DICT]
             and len(digests) == _DIGEST * -(-body_size // CHUNK)
-            and all(0 <= i < n for i in withheld)):
+            and all(0 <= i < n for i in withheld) and isinstance(private, bool)):
+        return None
+    key = cache_key() if private else None
+    if private and key is None:
         return None
     body = _Body(f, at, body_size, digests)
     lengths = _unpacked("d", body.read(regions[_LENGTHS], regions[_LENGTHS + 1]))
@@ -414,6 +481,12 @@ def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_
     docs_at, tfs_at = regions[_DOCS], regions[_TFS]
 
     def find(term: str) -> tuple[int, int] | None:
+        got = look(term)
+        if got is None and key is not None and term:  # held by withheld entries alone?
+            got = look(_private(term, key))
+        return got
+
+    def look(term: str) -> tuple[int, int] | None:
         block = bisect_right(firsts, term) - 1
         if block < 0:
             return None
@@ -441,7 +514,11 @@ def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_
         if len(terms) != n_terms or offsets[0] != 0 or offsets[-1] != n_postings:
             raise Corrupt("inconsistent search index")
         docs, tfs = fetch(0, n_postings)
-        return _Segment(terms, offsets, docs, tfs, lengths)
+        if key is None:
+            return _Segment(terms, offsets, docs, tfs, lengths)
+        hidden = _Hidden(terms, offsets, docs, tfs, lengths)
+        hidden.key = key
+        return hidden
 
     def supersedes() -> list[str]:
         out = marshal.loads(body.read(regions[_SUPERSEDES], regions[_SUPERSEDES + 1]))
@@ -459,8 +536,8 @@ def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_
     if full:
         raw = body.read(regions[_KEYS], regions[_KEYS + 1])
         keys = [raw[i:i + 16] for i in range(0, len(raw), 16)] or [b""] * n
-        for i in withheld:
-            keys[i] = b""
+        for i in withheld if private else ():
+            keys[i] = b""  # its counts hold hashed terms
         segment = whole()
         sup = supersedes()
         ids_list, dates_list = ids.values(), dates.values()

@@ -13,9 +13,12 @@ are then scored as one index, so the global BM25 statistics are always those of 
 memory. Files are written atomically and only from an unchanged snapshot, so concurrent
 processes at worst build twice. Deleting them loses nothing (ADR 0004).
 
-An entry that holds a credential (ADR 0011) is indexed as an empty document, so none of its
-words reach the cache, and is never a hit; a query says how many such entries it would have
-returned, scoring them on the fly (they are rare).
+An entry that holds a credential (ADR 0011) is never a hit. Every entry is indexed with its
+real counts and "withheld" is a mask applied at query time (ADR 0051): a part built without
+every verdict known (a fresh clone) says so, and a query over it judges its candidates best
+first, more as needed, through ``withhold.Verdicts``; the warm-up completes the verdicts.
+Either way the hits, their order and the count of withheld entries a query would have
+returned are the same.
 """
 
 from __future__ import annotations
@@ -84,7 +87,7 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _CACHE_NAME = "search.marshal"
-_CACHE_VERSION = "lean_memory.search/4"  # 4: forgotten entries hide themselves
+_CACHE_VERSION = "lean_memory.search/5"  # 5: withheld entries indexed, masked (ADR 0051)
 # The built-in retriever's title weight; the cache is built with it.
 _TITLE_WEIGHT = BM25().title_weight
 
@@ -160,11 +163,53 @@ class Corpus:
         self.index = BM25Index.merge([p.index for p in parts])
         if len(self.index) != len(self.ids):
             raise ValueError("inconsistent search cache")
-        self.withheld = [base + local for part, base in zip(parts, self.bases, strict=False)
-                         for local in part.withheld]
+        # the withheld entries known (every one once ``complete``); a query over a corpus
+        # that is not judges its candidates (``held``), then starts the warm-up
+        self.complete = all(p.complete for p in parts)
+        self.lazy = not self.complete  # loaded so: the warm-up completes the parts
+        self._withheld = {base + local for part, base in zip(parts, self.bases, strict=False)
+                          for local in part.withheld}
+        self._held: dict[int, bool] = {}  # verdicts of entries of incomplete parts
+        self._verdicts: Verdicts | None = None
         # The bytes a rebuilt part was built from; other parts are read from their files.
         self._data: dict[int, bytes] = {}
         self._files: dict[int, BinaryIO] = {}
+
+    @property
+    def withheld(self) -> list[int]:
+        """The numbers of every entry that holds a credential (all judged first)."""
+        self.judge_all()
+        return sorted(self._withheld)
+
+    def held(self, numbers: Sequence[int]) -> list[bool]:
+        """For each entry, whether it holds a credential: from its part when the part's
+        verdicts are complete, else judged now (its text read back) and remembered."""
+        known = self._withheld
+        if self.complete:
+            return [n in known for n in numbers]
+        held = self._held
+        todo = [n for n in dict.fromkeys(numbers) if n not in known and n not in held
+                and not self.parts[bisect_right(self.bases, n) - 1].complete]
+        if todo:
+            if self._verdicts is None:
+                self._verdicts = Verdicts(self.mem)
+            raws = [self._raw(n)[0].decode("utf-8") for n in todo]
+            held.update(zip(todo, self._verdicts.holding(raws), strict=True))
+        return [n in known or held.get(n, False) for n in numbers]
+
+    def judge_all(self) -> None:
+        """Judge every entry of the parts whose verdicts are incomplete (in memory: the
+        warm-up rewrites the parts), so that ``_withheld`` is every withheld entry."""
+        if self.complete:
+            return
+        for part, base in zip(self.parts, self.bases, strict=False):
+            if not part.complete:
+                numbers = range(base, base + part.n)
+                part.withheld = [n - base for n, bad in zip(numbers, self.held(numbers),
+                                                             strict=True) if bad]
+                part.complete = True
+                self._withheld.update(base + local for local in part.withheld)
+        self.complete = True
 
     def where(self, number: int) -> tuple[str, bool]:
         """(shard, archived) of an entry."""
@@ -225,7 +270,10 @@ class Corpus:
         return raw
 
     def close(self) -> None:
-        """Close the shard files opened to read entries back (and the parts' files)."""
+        """Close the shard files opened to read entries back (and the parts' files); keep
+        the verdicts learned."""
+        if self._verdicts is not None:
+            self._verdicts.save()
         for f in self._files.values():
             f.close()
         self._files.clear()
@@ -234,7 +282,7 @@ class Corpus:
 
     def allowed(self, shards: Sequence[str], include_archive: bool) -> bytearray:
         """A mask over entry numbers: in ``shards``, archived only if asked, not superseded,
-        not withheld."""
+        not withheld (every entry judged first)."""
         mask = self.eligible(shards, include_archive)
         for n in self.withheld:
             mask[n] = 0
@@ -336,7 +384,7 @@ def _part_path(mem: MemoryLike, name: str, archived: bool, *, tail: bool = False
 
 
 def _build_part(mem: MemoryLike, name: str, archived: bool, path: str, sig: tuple[int, int, int],
-                previous: Part | None, verdicts: Verdicts) -> tuple[Part, bytes]:
+                previous: Part | None, verdicts: _Judge) -> tuple[Part, bytes]:
     """The part of one shard file, and the bytes it was built from; entries whose indexed
     text ``previous`` has seen are not tokenised again (their term counts are read back
     from its index). Entries that hold a credential count as empty documents."""
@@ -350,7 +398,7 @@ def _build_part(mem: MemoryLike, name: str, archived: bool, path: str, sig: tupl
 
 
 def _missing_part(mem: MemoryLike, name: str, archived: bool, sig: tuple[int, int, int],
-                  verdicts: Verdicts) -> Part:
+                  verdicts: _Judge) -> Part:
     """The part of a shard file that does not exist, as :func:`_build_part` builds it
     (from the empty text): built in memory rather than read from its part file."""
     part = _index_entries(mem, name, archived, sig, [], 0, 1, None, verdicts)
@@ -359,7 +407,7 @@ def _missing_part(mem: MemoryLike, name: str, archived: bool, sig: tuple[int, in
 
 
 def _tail_part(mem: MemoryLike, base: Part, data: bytes, sig: tuple[int, int, int],
-               previous: Part | None, verdicts: Verdicts) -> Part | None:
+               previous: Part | None, verdicts: _Judge) -> Part | None:
     """The entries appended to ``base``'s file since it was indexed, as a part of their
     own; None unless the file is the indexed bytes with whole entries after them: known
     when the puts that appended say so (``summaries.grown_from``: from the file indexed,
@@ -404,14 +452,14 @@ def _appended(data: bytes, part: Part, name: str) -> tuple[tuple[fmt.Entry, ...]
 
 
 def _longer_tail(mem: MemoryLike, base: Part, previous: Part, data: bytes,
-                 sig: tuple[int, int, int], verdicts: Verdicts) -> Part | None:
+                 sig: tuple[int, int, int], verdicts: _Judge) -> Part | None:
     """``previous``, the last tail part, with the entries appended to its file since (its
     file, the puts say, begins this one): only those are parsed, judged and tokenised, the
     rest is ``previous``'s, as the whole tail would be rebuilt. None when its last entry did
     not stay itself."""
     size, keys = previous.sig[0], previous.keys
-    if keys is None:  # read without them: rebuilt whole
-        return None
+    if keys is None or previous.withheld:  # read without them, or with hashed terms (the
+        return None  # withheld entries' own, index.py): rebuilt whole
     appended = _appended(data, previous, base.name)
     if appended is None:
         return None
@@ -428,14 +476,16 @@ def _longer_tail(mem: MemoryLike, base: Part, previous: Part, data: bytes,
     return Part(base.name, base.archived, sig, [*previous.ids, *new.ids],
                 [*previous.dates, *new.dates], [*previous.supersedes, *new.supersedes], spans,
                 lines, [*previous.withheld, *(previous.n + i for i in new.withheld)], index,
-                [*keys, *(new.keys or ())], base=base.sig)
+                [*keys, *(new.keys or ())], base=base.sig,
+                complete=previous.complete and new.complete)
 
 
 def _index_entries(mem: MemoryLike, name: str, archived: bool, sig: tuple[int, int, int],
                    entries: Sequence[fmt.Entry], start: int, line: int, previous: Part | None,
-                   verdicts: Verdicts, base: tuple[int, int, int] | None = None) -> Part:
-    """The part of ``entries``, the first at byte ``start`` and line ``line`` of its file."""
-    flags = verdicts.holding([e.raw for e in entries])
+                   verdicts: _Judge, base: tuple[int, int, int] | None = None) -> Part:
+    """The part of ``entries``, the first at byte ``start`` and line ``line`` of its file.
+    Every entry is indexed with its counts (withheld is a mask: ADR 0051)."""
+    withheld, complete = verdicts.judge([e.raw for e in entries])
     known: dict[bytes, TermCounts] = {}
     if previous is not None and previous.keys is not None:
         known = dict(zip(previous.keys, previous.index.counts(), strict=True))
@@ -447,16 +497,12 @@ def _index_entries(mem: MemoryLike, name: str, archived: bool, sig: tuple[int, i
     # written, in lists: the query then imports no ``array`` module (ADR 0039)
     spans: array[int] | list[int] = array("q") if entries else []
     lines: array[int] | list[int] = array("i") if entries else []
-    for e, withheld in zip(entries, flags, strict=True):
+    for e in entries:
         size = len(e.raw) if e.raw.isascii() else len(e.raw.encode("utf-8"))
         spans.extend((start, start + size))
         lines.append(line)
         start += size
         line += e.raw.count("\n")
-        if withheld:  # no key: nothing else may take these (empty) counts
-            keys.append(b"")
-            reused.append(({}, 0.0))
-            continue
         body = _main_text(e.text) + _tag_text(e)
         # The key of what is indexed: a changed "Said again" part keeps the entry's counts.
         key = blake2b(f"{e.title}\x00{body}".encode("utf-8", "surrogatepass"),
@@ -470,8 +516,39 @@ def _index_entries(mem: MemoryLike, name: str, archived: bool, sig: tuple[int, i
     counts = [next(fresh) if tc is None else tc for tc in reused]
     index = BM25Index.from_counts(counts, k1=c.bm25_k1, b=c.bm25_b, title_weight=_TITLE_WEIGHT)
     return Part(name, archived, sig, [e.id for e in entries], [e.date or "" for e in entries],
-                [_links(e, archived) for e in entries], spans, lines,
-                [i for i, withheld in enumerate(flags) if withheld], index, keys, base=base)
+                [_links(e, archived) for e in entries], spans, lines, withheld, index, keys,
+                base=base, complete=complete)
+
+
+# Unknown verdicts a load scans itself (a put's tail, a compaction, a small merge): its parts
+# stay complete. Past that (a fresh clone) a part is left incomplete: a query judges its
+# hits, the warm-up the rest (ADR 0051).
+_SCAN_NOW = 256
+
+
+class _Judge:
+    """The verdicts a load gives the entries it indexes: those remembered, and a scan of
+    the unknown ones while few (all of them with ``scan``, the warm-up)."""
+
+    def __init__(self, mem: MemoryLike, scan: bool) -> None:
+        self.verdicts = Verdicts(mem)
+        self.scan = scan
+        self.left = _SCAN_NOW
+
+    def judge(self, raws: Sequence[str]) -> tuple[list[int], bool]:
+        """The numbers of the withheld texts among ``raws`` (those known), and whether
+        every verdict is known."""
+        if not raws:
+            return [], True
+        flags = self.verdicts.known(raws)
+        unknown = [i for i, flag in enumerate(flags) if flag is None]
+        if unknown and (self.scan or len(unknown) <= self.left):
+            self.left -= 0 if self.scan else len(unknown)
+            found = self.verdicts.holding([raws[i] for i in unknown])
+            for i, bad in zip(unknown, found, strict=True):
+                flags[i] = bad
+            unknown = []
+        return [i for i, bad in enumerate(flags) if bad], not unknown
 
 
 def _links(e: fmt.Entry, archived: bool) -> str:
@@ -523,8 +600,11 @@ def _hidden(parts: list[Part]) -> list[int]:
 _BUILD_BYTES_PER_S = 2 << 20
 
 
-def _load(mem: MemoryLike, *, fresh: bool = False, deadline: float | None = None) -> Corpus:
+def _load(mem: MemoryLike, *, fresh: bool = False, deadline: float | None = None,
+          scan: bool = False) -> Corpus:
     """The corpus, every part read from its file or rebuilt (all of them if ``fresh``).
+    With ``scan`` (the warm-up) every entry built is judged; without it, a part with many
+    unknown verdicts is left incomplete, in memory only (never written: ADR 0051).
 
     A shard file that only grew by whole entries since it was indexed keeps its part and
     gets a tail part for the new entries (rebuilt whole once the tail outgrows an eighth of
@@ -543,7 +623,7 @@ def _load(mem: MemoryLike, *, fresh: bool = False, deadline: float | None = None
     stale: dict[int, Part] = {}  # indexed parts of files changed since: appended to?
     opened: list[Part] = []
     rebuilt = False  # a part built whole: the superseded entries are worked out again
-    verdicts = Verdicts(mem)
+    verdicts = _Judge(mem, scan)
     try:
         for i, ((name, archived, _), sig) in enumerate(zip(sources, sigs, strict=True)):
             if sig[0] < 0:  # no such file (an archive never written): nothing to read
@@ -596,11 +676,13 @@ def _load(mem: MemoryLike, *, fresh: bool = False, deadline: float | None = None
                     part, data[i] = _build_part(mem, name, archived, path, sig, previous,
                                                 verdicts)
                     found[i] = [part]
-                    # Store only a snapshot no writer touched meanwhile.
-                    if file_signature(path) == sig and not write_part(where, root, header, part):
+                    # Store only a snapshot no writer touched meanwhile, and only with every
+                    # verdict known (an unjudged entry's words may be a credential).
+                    if part.complete and file_signature(path) == sig \
+                            and not write_part(where, root, header, part):
                         _debug("search index part not written to %s", where)
         finally:
-            verdicts.save()
+            verdicts.verdicts.save()
         groups = [group or [] for group in found]
         parts = [p for group in groups for p in group]
         for p in opened:
@@ -623,7 +705,7 @@ _TAIL_MIN = 64
 
 
 def _append_part(mem: MemoryLike, base: Part | None, path: str, sig: tuple[int, int, int],
-                 header: list[Any], verdicts: Verdicts) -> list[Part] | None:
+                 header: list[Any], verdicts: _Judge) -> list[Part] | None:
     """``base`` and a tail part of the entries appended since it was built, if the file
     only grew by whole entries and the tail is still small; else None."""
     if base is None:
@@ -643,7 +725,8 @@ def _append_part(mem: MemoryLike, base: Part | None, path: str, sig: tuple[int, 
     tail = _tail_part(mem, base, data, sig, previous, verdicts)
     if tail is None or tail.n > max(_TAIL_MIN, base.n >> 3):
         return None
-    if file_signature(path) == sig and not write_part(where, mem._agents, header, tail):
+    if tail.complete and file_signature(path) == sig \
+            and not write_part(where, mem._agents, header, tail):
         _debug("search index tail not written to %s", where)
     base.sig = sig
     return [base, tail]
@@ -825,7 +908,7 @@ def _warm(mem: MemoryLike, then: str = "") -> None:
     can start while this one runs."""
     start = time.monotonic()
     try:
-        _load(mem).close()
+        _load(mem, scan=True).close()
         module, _, name = then.partition(":")
         if then and time.monotonic() - start < _WARMING_STALE_S / 2 and _ours(module, name):
             import importlib
@@ -907,13 +990,12 @@ def find(mem: MemoryLike, query: str, *, k: int = 5, shards: Sequence[str] | Non
         return _search(mem, corpus, query, k, names, include_archive, lazy)
     finally:
         corpus.close()
-        if warm and built:
-            _start_warming(mem, warm)
+        if (warm and built) or corpus.lazy:  # parts built, or left to complete
+            _start_warming(mem, warm or True)
 
 
 def _search(mem: MemoryLike, corpus: Corpus, query: str, k: int, names: Sequence[str],
             include_archive: bool, lazy: bool = False) -> Found:
-    allowed = corpus.allowed(names, include_archive)
     index = corpus.index
     order: Sequence[str] = _LiveFirst(corpus) if include_archive else corpus.dates  # type: ignore[assignment]
     c = mem.config
@@ -929,10 +1011,11 @@ def _search(mem: MemoryLike, corpus: Corpus, query: str, k: int, names: Sequence
         from .retrievers import jobs
 
         sources, notes = jobs(c.retrievers, mem)
+    eligible = corpus.eligible(names, include_archive)
     if not any(job for _, job in sources):  # BM25 alone: the hot path, nothing else
-        fused = index.top(query, k, allowed=allowed, newer=order)
-        return _found(corpus, fused, k, query, allowed, names, include_archive, notes,
-                      lazy=lazy)
+        fused, withheld = _walk(corpus, query, k, eligible, order)
+        return _found(corpus, fused, k, query, withheld, notes, lazy=lazy)
+    allowed = corpus.allowed(names, include_archive)  # every entry judged: fusion needs it
 
     def bm25(depth: int, among: Sequence[int] | None) -> list[tuple[int, float]]:
         mask = allowed
@@ -955,8 +1038,8 @@ def _search(mem: MemoryLike, corpus: Corpus, query: str, k: int, names: Sequence
     fused, more = fuse(query, k, sources, Fusion.of(c, [name for name, _ in sources]),
                        bm25=bm25, numbers=numbers, entries=lambda ns: [corpus.entry(n) for n in ns],
                        timeout_ms=c.retriever_timeout_ms, base=base)
-    return _found(corpus, fused, k, query, allowed, names, include_archive, [*notes, *more],
-                  base, lazy=lazy)
+    withheld = _walk(corpus, query, k, eligible, order)[1]
+    return _found(corpus, fused, k, query, withheld, [*notes, *more], base, lazy=lazy)
 
 
 def _given(r: Any) -> Job:
@@ -966,14 +1049,36 @@ def _given(r: Any) -> Job:
     return Job(getattr(r, "name", "?"), lambda _deadline: r)
 
 
+def _walk(corpus: Corpus, query: str, k: int, eligible: bytearray,
+          order: Sequence[str]) -> tuple[list[tuple[int, float]], int]:
+    """The first ``k`` entries that hold no credential in BM25's ranking of the ``eligible``
+    ones (withheld ones included), and how many withheld entries are among its first ``k``.
+    The ranking is read ``k`` at first, then twice as deep while too few are clean: the same
+    reads and the same answer whether the verdicts were known or judged now (ADR 0051)."""
+    index = corpus.index
+    depth = k
+    while True:
+        top = index.top(query, depth, allowed=eligible, newer=order)
+        flags = corpus.held([n for n, _ in top])
+        clean = [hit for hit, bad in zip(top, flags, strict=True) if not bad]
+        if len(clean) >= k or len(top) < depth:
+            return clean[:k], sum(flags[:k])
+        depth *= 2
+
+
 def _found(corpus: Corpus, fused: Sequence[tuple[int, float]], k: int, query: str,
-           allowed: bytearray, names: Sequence[str], include_archive: bool,
-           notes: Sequence[str], base: Mapping[int, float] | None = None, *,
+           withheld: int, notes: Sequence[str], base: Mapping[int, float] | None = None, *,
            lazy: bool = False) -> Found:
+    """The Found of the hits ``fused``: the one place hits become visible, so each is
+    checked here once more (a withheld one is dropped: the walk and the masks leave none)."""
     hits: list[Hit] = []
     # the first stage's order (``base`` keeps it); the others' hits after it
     ranks = {n: i for i, n in enumerate(base or ())}
-    for j, (n, score) in enumerate(fused[:k]):
+    shown = fused[:k]
+    flags = corpus.held([n for n, _ in shown])
+    if any(flags):
+        shown = [hit for hit, bad in zip(shown, flags, strict=True) if not bad]
+    for j, (n, score) in enumerate(shown):
         shard, archived = corpus.where(n)
         first = None if base is None else base.get(n)
         rank = ranks.get(n, len(ranks) + j)
@@ -982,9 +1087,7 @@ def _found(corpus: Corpus, fused: Sequence[tuple[int, float]], k: int, query: st
         else:
             hits.append(Hit(corpus.entry(n), shard, score, archived, first, rank))
     index = corpus.index
-    return Found(hits, _withheld_matches(corpus, query, k, allowed, names, include_archive,
-                                         [n for n, _ in fused[:k]]),
-                 tuple(dict.fromkeys(notes)), n_docs=len(index),
+    return Found(hits, withheld, tuple(dict.fromkeys(notes)), n_docs=len(index),
                  df=tuple((t, index.df(t)) for t in dict.fromkeys(tokenize(query))),
                  query=query)
 
@@ -1003,53 +1106,6 @@ class _LiveFirst:
 
     def __len__(self) -> int:
         return len(self.corpus.dates)
-
-
-def _withheld_matches(corpus: Corpus, query: str, k: int, allowed: bytearray,
-                      names: Sequence[str], include_archive: bool,
-                      shown: Sequence[int] = ()) -> int:
-    """How many withheld entries BM25 would have put among the ``k`` best: they are
-    tokenised now, in memory, as extra documents of the index. ``shown``: entries the
-    query returns (allowed ones), which can prove the answer is 0 without ranking it all."""
-    if not corpus.withheld:
-        return 0
-    eligible = corpus.eligible(names, include_archive)
-    extra = [n for n in corpus.withheld if eligible[n]]
-    if not extra:
-        return 0
-    entries = [corpus.entry(n) for n in extra]
-    index = corpus.index
-    more = BM25Index.from_counts(
-        documents_terms([(e.title, _indexed_body(e)) for e in entries],
-                        title_weight=_TITLE_WEIGHT),
-        k1=index.k1, b=index.b, title_weight=_TITLE_WEIGHT)
-    n = len(corpus.ids)
-    merged = BM25Index.merge([index, more])
-    if len(shown) >= k:
-        # k allowed entries that all outscore every withheld one leave none of them a place
-        # among the k best; the margin keeps near-ties for the exact ranking below.
-        floor = min(merged.scores_of(query, shown[:k]))
-        if max(merged.scores_of(query, range(n, n + len(extra)))) < floor * (1 - 1e-9):
-            return 0
-    top = merged.top(
-        query, k, allowed=allowed + b"\x01" * len(extra),
-        newer=_Extended(corpus.dates, [corpus.dates[m] for m in extra]))
-    return sum(1 for m, _ in top if m >= n)
-
-
-class _Extended(SequenceBase[str]):
-    """``base`` followed by ``more``, without copying ``base``."""
-
-    def __init__(self, base: Sequence[str], more: list[str]) -> None:
-        self._base = base
-        self._more = more
-
-    def __len__(self) -> int:
-        return len(self._base) + len(self._more)
-
-    def __getitem__(self, number: int) -> str:  # type: ignore[override]
-        n = len(self._base)
-        return self._base[number] if number < n else self._more[number - n]
 
 
 def render_hits(hits: Sequence[Hit]) -> str:

@@ -198,6 +198,27 @@ class Verdicts:
             self._dirty_texts = True
         return [known[k] is True for k in keys]
 
+    def known(self, texts: Sequence[str]) -> list[bool | None]:
+        """For each text, its remembered verdict (the cache, the recent puts'), None when
+        unknown: nothing is scanned (a cold search index, ADR 0051)."""
+        keys = [content_key(t) for t in texts]
+        if self._texts is None:
+            if self._recent is None:
+                self._recent = _read_recent(self.mem, header(self.mem))
+            if all(k in self._recent for k in keys):
+                return [self._recent[k] is True for k in keys]
+        known = self._entries()
+        self._used.update(keys)
+        recent = self._recent or {}
+        out: list[bool | None] = []
+        for k in keys:
+            flag = known.get(k)
+            if flag is None and k in recent:
+                flag = known[k] = recent[k]
+                self._dirty_texts = True
+            out.append(None if flag is None else flag is True)
+        return out
+
     def read(self, path: StrPath, name: str | None) -> tuple[str, set[bytes]]:
         """A memory file's text and the keys of what in it holds a credential: its
         preamble and entries (shard ``name``), or the whole text (``name`` None).

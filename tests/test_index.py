@@ -86,7 +86,7 @@ def test_parts_read_from_disk_rank_exactly_as_one_in_memory_index(
 
 
 def test_a_part_round_trips_and_reads_only_the_postings_asked_for(mem: lean_memory.Memory) -> None:
-    from lean_memory.withhold import Verdicts
+    from lean_memory.search import _Judge
 
     mem.put_entry("quirks", "Docker builds are flaky on Windows", date="2026-01-02")
     mem.put_entry("quirks", "Retry the deploy lock after a timeout", date="2026-01-03")
@@ -94,7 +94,7 @@ def test_a_part_round_trips_and_reads_only_the_postings_asked_for(mem: lean_memo
 
     path = mem.shard_path("quirks")
     sig = file_signature(path)
-    built, _ = _build_part(mem, "quirks", False, path, sig, None, Verdicts(mem))
+    built, _ = _build_part(mem, "quirks", False, path, sig, None, _Judge(mem, True))
     where = _part_path(mem, "quirks", False)
     header = _header(mem)
     assert write_part(where, mem.agents_dir, header, built)

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import lean_memory
 from lean_memory import format as fmt
+from lean_memory.bm25 import BM25Index, documents_terms
 from lean_memory.fsutil import CACHE_PREFIX
 from lean_memory.secrets import scan_text
 from lean_memory.withhold import Verdicts, read_shown
@@ -426,7 +427,7 @@ RANK_WORDS = ["redis", "deploy", "windows", "socket", "port", "timeout", "cache"
 @given(st.lists(st.tuples(st.booleans(), st.lists(st.sampled_from(RANK_WORDS), min_size=1,
                                                   max_size=8)), min_size=1, max_size=14),
        st.lists(st.sampled_from(RANK_WORDS), min_size=1, max_size=3), st.integers(1, 4))
-def test_the_withheld_count_shortcut_agrees_with_ranking_everything(
+def test_the_withheld_count_and_hits_agree_with_ranking_everything(
         tmp_path_factory: pytest.TempPathFactory, rows: list[tuple[bool, list[str]]],
         query: list[str], k: int) -> None:
     from lean_memory import search
@@ -438,13 +439,18 @@ def test_the_withheld_count_shortcut_agrees_with_ranking_everything(
         _append(mem, "quirks", _entry("quirks", f"bbbb{i:04d}", f"Note {i}", text))
     q = " ".join(query)
     found = search.find(mem, q, k=k)
-    corpus = search.load_corpus(mem)
-    try:
-        allowed = corpus.allowed(mem.shards, True)
-        full = search._withheld_matches(corpus, q, k, allowed, mem.shards, True)  # no shortcut
-    finally:
-        corpus.close()
-    assert found.withheld == full
+    # the reference: BM25 over every entry with its real counts (withheld is a mask, ADR
+    # 0051), ranked whole; the withheld ones among its first k are counted, the first k
+    # clean ones are the hits
+    entries = mem.entries("quirks")
+    index = BM25Index.from_counts(
+        documents_terms([(e.title, fmt.main_text(e.text)) for e in entries], title_weight=2.0),
+        k1=mem.config.bm25_k1, b=mem.config.bm25_b, title_weight=2.0)
+    ranked = [n for n, _ in index.top(q, len(entries), newer=[e.date or "" for e in entries])]
+    leaked = [leak for leak, _ in rows]
+    assert found.withheld == sum(leaked[n] for n in ranked[:k])
+    assert [h.entry.id for h in found.hits] == [entries[n].id for n in ranked
+                                                if not leaked[n]][:k]
 
 
 def test_a_credential_claimed_by_the_previous_entrys_match_is_still_withheld(
