@@ -1,0 +1,205 @@
+"""A cold query judges its hits, not the whole memory (issue 36, ADR 0051).
+
+With no ``.cache`` (a fresh clone) the search index is built without scanning every entry;
+the query judges its candidates best first, and a background warm-up judges the rest. The
+oracles here do not read the index: the same query after the warm-up (every verdict known),
+the secret strings themselves (never in any output or cache file), and hand-built memories
+whose best matches hold credentials.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import lean_memory
+from lean_memory import search
+from lean_memory.mcp_server import Server
+
+from .conftest import run_cli
+from .test_readside import SECRETS, _absent, _append, _entry
+
+WORDS = ["redis", "deploy", "windows", "socket", "port", "timeout", "cache", "docker",
+         "token", "key"]
+_COUNTER = itertools.count()
+
+
+def _leak(n: int) -> str:
+    """A sentence holding credential ``n`` as the scanner finds it (as test_readside's
+    ``test_the_credentials_are_real_findings`` checks: the password needs its key)."""
+    secret = SECRETS[n]
+    return f' db_password = "{secret}"' if n == 3 else f" uses {secret} here."
+
+
+def _cold(mem: lean_memory.Memory) -> None:
+    shutil.rmtree(mem.cache_dir, ignore_errors=True)
+
+
+def _no_secret_in_cache(mem: lean_memory.Memory) -> None:
+    for path in sorted(mem.cache_dir.rglob("*")):
+        if path.is_file():
+            _absent(f"cache file {path.name}", path.read_bytes())
+
+
+@pytest.fixture
+def no_spawn(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every unknown verdict left to the query (as past ``_SCAN_NOW`` in a large memory);
+    the warm-up recorded, not started (the test runs it in-process)."""
+    started: list[object] = []
+    monkeypatch.setattr(search, "_SCAN_NOW", 0)
+    monkeypatch.setattr(search, "_start_warming",
+                        lambda mem, then=True: started.append(then) or True)
+    return started
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(["quirks", "failures"]), st.integers(-1, 3),
+                          st.lists(st.sampled_from(WORDS), min_size=1, max_size=8)),
+                min_size=1, max_size=16),
+       st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3), min_size=1,
+                max_size=3),
+       st.integers(1, 6))
+def test_the_cold_query_answers_as_the_warm_one_and_never_shows_a_credential(
+        tmp_path_factory: pytest.TempPathFactory, no_spawn: list[object],
+        rows: list[tuple[str, int, list[str]]], queries: list[list[str]], k: int) -> None:
+    """Catches: a cold query ranking with other statistics than the warm one, a withheld
+    entry returned because its verdict was unknown, the withheld count taken from a
+    different ranking, an unjudged part (its words may be a credential) written to the
+    cache, the warm-up not started after a cold query."""
+    mem = lean_memory.Memory(tmp_path_factory.mktemp(f"m{next(_COUNTER)}"))
+    mem.init()
+    leaky = set()
+    for i, (shard, leak, words) in enumerate(rows):
+        text = " ".join(words) + (_leak(leak) if leak >= 0 else ".")
+        if leak >= 0:
+            leaky.add(f"cccc{i:04d}")
+        _append(mem, shard, _entry(shard, f"cccc{i:04d}", f"Note {i} {words[0]}", text))
+    for words in queries:
+        q = " ".join(words)
+        _cold(mem)
+        del no_spawn[:]
+        cold = search.find(mem, q, k=k)
+        assert no_spawn  # the warm-up judges the rest
+        _no_secret_in_cache(mem)
+        search._warm(mem)
+        warm = search.find(mem, q, k=k)
+        _no_secret_in_cache(mem)
+        assert [h.entry.id for h in cold.hits] == [h.entry.id for h in warm.hits]
+        assert [h.score for h in cold.hits] == [h.score for h in warm.hits]
+        assert cold.withheld == warm.withheld
+        for found in (cold, warm):
+            assert not any(h.entry.id in leaky for h in found.hits)
+            for h in found.hits:
+                _absent("a hit", repr(h))
+
+
+def _ranked_memory(root: Path) -> lean_memory.Memory:
+    """Three entries that match "redis deploy" best, each holding a credential, then four
+    clean ones that match it less."""
+    mem = lean_memory.Memory(root)
+    mem.init()
+    for i, secret in enumerate(SECRETS[:3]):
+        _append(mem, "quirks", _entry("quirks", f"aaaa000{i}", f"Redis deploy {i}",
+                                      f"redis deploy redis deploy uses {secret} as its key."))
+    for i in range(4):
+        _append(mem, "failures", _entry("failures", f"bbbb000{i}", f"Note {i}",
+                                        f"the redis cache {i} is cleared on start."))
+    return mem
+
+
+def test_a_cold_query_whose_best_hits_are_withheld_returns_the_next_clean_ones(
+        tmp_path: Path, no_spawn: list[object]) -> None:
+    """Catches: a cold query returning the unjudged best hits, returning fewer than k when
+    the first k were withheld, or miscounting them."""
+    mem = _ranked_memory(tmp_path)
+    for k, withheld, shown in ((2, 2, 2), (4, 3, 4), (7, 3, 4)):
+        _cold(mem)
+        found = search.find(mem, "redis deploy", k=k)
+        assert found.withheld == withheld
+        assert len(found.hits) == shown
+        assert all(h.entry.id.startswith("bbbb") for h in found.hits)
+        _no_secret_in_cache(mem)
+
+
+def _large_leaky(root: Path) -> lean_memory.Memory:
+    """A fresh clone past ``_SCAN_NOW`` entries (so the real cold path runs), whose best
+    matches for "redis deploy windows" hold credentials."""
+    mem = _ranked_memory(root)
+    path = mem.shard_path("quirks")  # with the credentials: their part is left unjudged
+    filler = "".join(_entry("quirks", f"f{i:07d}", f"Filler {i}",
+                            f"about gardening and the weather, note {i}.")
+                     for i in range(search._SCAN_NOW + 20))
+    path.write_text(path.read_text() + filler)
+    mem.put_entry("failures", "Redis deploy failed on windows: the port was taken.",
+                  date="2026-01-03")
+    _cold(mem)
+    return mem
+
+
+def _settle(mem: lean_memory.Memory) -> None:
+    """Wait for a background warm-up the CLI started (it writes into the memory's cache)."""
+    marker = mem.cache_dir / "search.warming"
+    for _ in range(600):
+        if not marker.exists():
+            return
+        time.sleep(0.1)
+
+
+def test_a_fresh_clone_shows_no_credential_on_any_read_path(tmp_path: Path) -> None:
+    """Catches: a fresh clone's `get --query` (plain, --json), digest, prompt hook or MCP
+    search showing an entry whose verdict was not known yet, or writing its words into the
+    cache; and the warm-up not completing the verdicts (a second cold-free query differs)."""
+    mem = _large_leaky(tmp_path)
+    query = "redis deploy windows"
+    corpus = search._load(mem)  # in memory only: nothing written, no warm-up started
+    try:
+        # the cold path runs: the part of the credentials is left unjudged
+        assert corpus.lazy and not corpus.parts[mem.shards.index("quirks")].complete
+    finally:
+        corpus.close()
+    try:
+        r = run_cli("get", "--query", query, "-k", "5", "--json", cwd=mem.root)
+        assert r.returncode == 0
+        _absent("--json stdout", r.stdout)
+        _absent("--json stderr", r.stderr)
+        hits = json.loads(r.stdout)
+        assert hits and not any(h["id"].startswith("aaaa") for h in hits)
+        assert b"3 entries withheld" in r.stderr
+        _settle(mem)
+        _no_secret_in_cache(mem)
+        again = run_cli("get", "--query", query, "-k", "5", "--json", cwd=mem.root)
+        assert json.loads(again.stdout) == hits and b"3 entries withheld" in again.stderr
+        for run in (("get", "--query", query), ("get", "--digest", query)):
+            _cold(mem)
+            r = run_cli(*run, cwd=mem.root)
+            assert r.returncode == 0
+            _absent(" ".join(run[:2]), r.stdout + r.stderr)
+            assert b"withheld" in r.stdout + r.stderr
+            _settle(mem)
+        _cold(mem)
+        r = run_cli("hook", "user-prompt-submit", cwd=mem.root, stdin=json.dumps({
+            "hook_event_name": "UserPromptSubmit", "cwd": str(mem.root),
+            "prompt": "why does the redis deploy fail on windows?"}).encode())
+        assert r.returncode == 0
+        _absent("hook stdout", r.stdout)
+        _absent("hook stderr", r.stderr)
+        _settle(mem)
+        _cold(mem)
+        reply = Server(lambda: lean_memory.Memory(mem.root)).handle({
+            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "memory_search", "arguments": {"query": query}}})
+        assert reply is not None
+        _absent("MCP search", json.dumps(reply))
+        assert "withheld" in json.dumps(reply)
+        _settle(mem)
+        _no_secret_in_cache(mem)
+    finally:
+        _settle(mem)
