@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -94,6 +95,7 @@ def measure(n: int, args: argparse.Namespace, work: Path, vpy: str,
                 argv(args.runs if i < 0 else i), root, None, args.timeout)
             if code != 0:
                 raise SystemExit(f"{key} failed: {tail}")
+            _settle(memdir / ".cache" / "search.warming", args.timeout)
             if i >= 0:
                 rows.setdefault(key, []).append(elapsed * 1e3)
         print(f"  {n:,}: round {i + 1}/{args.runs}", file=sys.stderr, flush=True)
@@ -103,6 +105,14 @@ def measure(n: int, args: argparse.Namespace, work: Path, vpy: str,
         extra = f"; {ms / meds['rank_bm25']:.2f}x rank_bm25" if "rank_bm25" in meds else ""
         print(f"  {key:22} {ms:8.0f} ms  ({ms / meds['pass']:.2f}x pass{extra})")
     print(f"  cold after / before: {meds['cold after'] / meds['cold before']:.2f}", flush=True)
+
+
+def _settle(marker: Path, timeout: float) -> None:
+    """Wait (untimed) for the background warm-up a cold query started (ADR 0051) to end,
+    so that it neither fills the next round's cache nor competes for the CPU."""
+    deadline = time.monotonic() + timeout
+    while marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 if __name__ == "__main__":
