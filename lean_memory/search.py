@@ -35,7 +35,9 @@ from .bm25 import (
     BM25,
     TOKENIZER_VERSION,
     BM25Index,
+    LazySegment,
     TermCounts,
+    _Segment,
     documents_terms,
     gc_paused,
     tokenize,
@@ -504,6 +506,10 @@ def _index_entries(mem: MemoryLike, name: str, archived: bool, sig: tuple[int, i
         start += size
         line += e.raw.count("\n")
         body = _main_text(e.text) + _tag_text(e)
+        if not (complete or known):  # never written (ADR 0051): no key needed
+            todo.append((e.title, body))
+            reused.append(None)
+            continue
         # The key of what is indexed: a changed "Said again" part keeps the entry's counts.
         key = blake2b(f"{e.title}\x00{body}".encode("utf-8", "surrogatepass"),
                       digest_size=16).digest()
@@ -514,10 +520,35 @@ def _index_entries(mem: MemoryLike, name: str, archived: bool, sig: tuple[int, i
         reused.append(found)
     fresh = iter(documents_terms(todo, title_weight=_TITLE_WEIGHT))
     counts = [next(fresh) if tc is None else tc for tc in reused]
-    index = BM25Index.from_counts(counts, k1=c.bm25_k1, b=c.bm25_b, title_weight=_TITLE_WEIGHT)
+    index = (BM25Index.from_counts(counts, k1=c.bm25_k1, b=c.bm25_b, title_weight=_TITLE_WEIGHT)
+             if complete else _lazy_index(counts, c.bm25_k1, c.bm25_b))
     return Part(name, archived, sig, [e.id for e in entries], [e.date or "" for e in entries],
-                [_links(e, archived) for e in entries], spans, lines, withheld, index, keys,
-                base=base, complete=complete)
+                [_links(e, archived) for e in entries], spans, lines, withheld, index,
+                keys if len(keys) == len(entries) else None, base=base, complete=complete)
+
+
+def _lazy_index(counts: list[TermCounts], k1: float, b: float) -> BM25Index:
+    """The index of a part left unjudged (never written, ADR 0051): a term's postings are
+    gathered from the counts when a query first looks it up (a cold query looks up a few),
+    the same postings ``BM25Index.from_counts`` builds for every term."""
+    docs: list[int] = []
+    tfs: list[float] = []
+
+    def find(term: str) -> tuple[int, int] | None:
+        start = len(docs)
+        for number, (tf, _) in enumerate(counts):
+            freq = tf.get(term)
+            if freq is not None:
+                docs.append(number)
+                tfs.append(freq)
+        return (start, len(docs)) if len(docs) > start else None
+
+    def fetch(start: int, end: int) -> tuple[Sequence[int], Sequence[float]]:
+        return docs[start:end], tfs[start:end]
+
+    segment = LazySegment(find, fetch, lambda: _Segment.of(counts),
+                          [length for _, length in counts])
+    return BM25Index([segment], k1=k1, b=b, title_weight=_TITLE_WEIGHT)
 
 
 # Unknown verdicts a load scans itself (a put's tail, a compaction, a small merge): its parts
@@ -598,6 +629,10 @@ def _hidden(parts: list[Part]) -> list[int]:
 # at the first prompt). Each file is checked again before it is indexed, at the pace
 # measured so far when slower (a loaded machine), so the deadline is overrun by little.
 _BUILD_BYTES_PER_S = 2 << 20
+# Parts this process built with verdicts unknown (never written: ADR 0051), by part file:
+# a second load in the process (the prompt hook's digest after its query) reuses them.
+_UNWRITTEN: dict[str, tuple[list[Any], Part]] = {}
+_UNWRITTEN_MAX = 64
 
 
 def _load(mem: MemoryLike, *, fresh: bool = False, deadline: float | None = None,
@@ -633,6 +668,10 @@ def _load(mem: MemoryLike, *, fresh: bool = False, deadline: float | None = None
                                                 **params)
             found.append(None)
             if base is None:
+                kept = None if fresh or scan else _UNWRITTEN.get(_part_path(mem, name, archived))
+                if kept is not None and kept[0] == header and kept[1].sig == sig:
+                    found[i] = [kept[1]]  # built unjudged by this process (the hook's
+                    # digest loads the corpus again after its query)
                 continue
             opened.append(base)
             if base.sig == sig:
@@ -678,8 +717,12 @@ def _load(mem: MemoryLike, *, fresh: bool = False, deadline: float | None = None
                     found[i] = [part]
                     # Store only a snapshot no writer touched meanwhile, and only with every
                     # verdict known (an unjudged entry's words may be a credential).
-                    if part.complete and file_signature(path) == sig \
-                            and not write_part(where, root, header, part):
+                    if not part.complete:
+                        if len(_UNWRITTEN) >= _UNWRITTEN_MAX:
+                            _UNWRITTEN.clear()
+                        _UNWRITTEN[where] = (header, part)
+                    elif file_signature(path) == sig and not write_part(where, root, header,
+                                                                        part):
                         _debug("search index part not written to %s", where)
         finally:
             verdicts.verdicts.save()

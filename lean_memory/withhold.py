@@ -201,15 +201,19 @@ class Verdicts:
     def known(self, texts: Sequence[str]) -> list[bool | None]:
         """For each text, its remembered verdict (the cache, the recent puts'), None when
         unknown: nothing is scanned (a cold search index, ADR 0051)."""
-        keys = [content_key(t) for t in texts]
-        if self._texts is None:
-            if self._recent is None:
-                self._recent = _read_recent(self.mem, header(self.mem))
-            if all(k in self._recent for k in keys):
-                return [self._recent[k] is True for k in keys]
+        if self._recent is None:
+            self._recent = _read_recent(self.mem, header(self.mem))
+        recent = self._recent
+        keys: list[bytes] = []
+        if self._texts is None and recent:
+            keys = [content_key(t) for t in texts]
+            if all(k in recent for k in keys):
+                return [recent[k] is True for k in keys]
         known = self._entries()
+        if not known and not recent:
+            return [None] * len(texts)  # nothing remembered (a fresh clone): nothing hashed
+        keys = keys or [content_key(t) for t in texts]
         self._used.update(keys)
-        recent = self._recent or {}
         out: list[bool | None] = []
         for k in keys:
             flag = known.get(k)
