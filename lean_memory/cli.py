@@ -116,9 +116,24 @@ def build_parser() -> argparse.ArgumentParser:
         def error(self, message: str) -> NoReturn:
             raise UsageError(f"{message} (see `{self.prog} --help`)")
 
+        def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+            action = super().add_argument(*args, **kwargs)
+            if not action.option_strings and action.nargs == "?":
+                LATER.setdefault(self.prog.rsplit(" ", 1)[-1], []).append(action.dest)
+            return action
+
+    # Per command, its optional positionals (``put``'s text): argparse takes positionals
+    # from their first run only, so ``put quirks --title T "text"`` would leave "text"
+    # unrecognised; the words left over fill them, in order (parse_intermixed_args does
+    # this, but not with subcommands).
+    LATER: dict[str, list[str]] = {}
+
     class _Main(_Parser):
         def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:  # as argparse's
             ns, extra = super().parse_known_args(*args, **kwargs)
+            later = [d for d in LATER.get(ns.command or "", ()) if getattr(ns, d) is None]
+            while later and extra and (extra[0] == "-" or not extra[0].startswith("-")):
+                setattr(ns, later.pop(0), extra.pop(0))
             for flag, dest in _BEFORE.items():  # given before the command: the command's own
                 if not hasattr(ns, "before_" + dest):
                     continue
@@ -357,7 +372,6 @@ def _fast_args(argv: Sequence[str]) -> Any:
         values[flags[flag]] = True
     given: list[str] = []
     i = 0
-    run = -1  # where the run of positionals is; argparse takes them all from the first run
     while i < len(rest):
         word = rest[i]
         if word in flags:
@@ -380,10 +394,7 @@ def _fast_args(argv: Sequence[str]) -> Any:
         elif word.startswith("-") and word != "-":
             return None
         else:
-            if given and run != i - 1:
-                return None
-            given.append(word)
-            run = i
+            given.append(word)  # positionals between options fill in order (build_parser)
         i += 1
     if len(given) > len(positionals) or (command in ("put", "hook") and not given):
         return None
