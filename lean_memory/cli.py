@@ -17,9 +17,8 @@ import os
 import sys
 
 from . import __version__, _require_python
-from .commands._common import PROG, UsageError, say_error
 from .config import DEFAULT_SHARDS
-from .errors import LeanMemoryError, SecretFound
+from .errors import LeanMemoryError, SecretFound, redact_message
 
 # Not typing.TYPE_CHECKING: the hot commands never import typing, argparse or json (their
 # arguments are read by _fast_args; the parser is built only for the other commands).
@@ -29,7 +28,26 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any, NoReturn, TextIO
 
-__all__ = ["COMMANDS", "PROG", "UsageError", "build_parser", "main", "run"]
+__all__ = ["COMMANDS", "PROG", "UsageError", "build_parser", "main", "run", "say", "say_error"]
+
+PROG = "lean-memory"
+
+
+class UsageError(LeanMemoryError):
+    """Bad command-line usage."""
+
+
+# Here, not in commands._common (which names them for the commands): the hook's process
+# would load that module and its package for these alone (ADR 0050).
+def say(message: str) -> None:
+    """The one way the CLI writes to stderr: one line, redacted (it may quote user input)."""
+    line = " ".join(redact_message(message).split())
+    sys.stderr.write(f"{PROG}: {redact_message(line)}\n")  # joined lines: check again
+
+
+def say_error(message: str) -> None:
+    say(f"error: {message}")
+
 
 # The dispatch table: each command's "module:function", imported when the command runs
 # (the one lazy import per command; a command's module has its imports at its top). A hot
