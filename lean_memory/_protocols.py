@@ -4,8 +4,9 @@ The ``Memory`` facade (:mod:`lean_memory.store`) imports the features; a feature
 it, even for the type checker only, would depend on its own user (``layers.py --types``).
 Features take :class:`MemoryLike` instead, imported under ``TYPE_CHECKING`` only: this
 module imports ``typing``, which the hot paths never load. Most of it is the folder
-(:class:`~lean_memory.folder.Folder`) and its summaries; the facade adds only the writes
-(``init``, ``put_entry``, ``index``) and the retrievers it was given.
+(:class:`~lean_memory.folder.Folder`) and its summaries: what a reader of the layers is
+(:class:`~lean_memory.summaries.Summaries`, ADR 0050). :class:`Writable` adds the facade's
+writes (``init``, ``put_entry``, ``index``), for the features that write.
 """
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ if TYPE_CHECKING:
 
 
 class MemoryLike(Protocol):
-    """The facade as the features use it (:class:`lean_memory.store.Memory` is one)."""
+    """A memory as the features read it (a :class:`lean_memory.summaries.Summaries`, the
+    ``Memory`` facade too)."""
 
     # the folder's paths, as strings (ADR 0026)
     _root: str
@@ -37,6 +39,8 @@ class MemoryLike(Protocol):
     layer: str  # "project", or "global" for the global store (lean_memory.folder.Folder)
     # the retrievers given to the facade, None for the configured ones
     _retrievers: list[Retriever] | None
+    # the correction links were read from every shard's summary (no put state to read)
+    links_without_state: bool
 
     def __init__(self, root: StrPath | None = None) -> None: ...
 
@@ -79,7 +83,10 @@ class MemoryLike(Protocol):
                     signatures: bool = False) -> Status: ...
     def render_index(self, status: Status) -> str: ...
 
-    # -- the facade's own writes ---------------------------------------------------------
+
+class Writable(MemoryLike, Protocol):
+    """A memory the features write to: the facade (:class:`lean_memory.store.Memory`)."""
+
     def init(self) -> list[Path]: ...
     def index(self) -> str: ...
     def put_entry(self, shard: str, text: str, *, title: str | None = None,
@@ -89,4 +96,4 @@ class MemoryLike(Protocol):
                   date: str | None) -> tuple[str, str, tuple[str, ...], str]: ...
 
 
-__all__ = ["MemoryLike"]
+__all__ = ["MemoryLike", "Writable"]

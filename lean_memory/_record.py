@@ -19,6 +19,12 @@ The same for more standard tools the hot modules use, whose modules import ``fun
 :func:`contextmanager` and :class:`suppress` (``contextlib``'s), :class:`cached_property`
 (``functools``'s) and :class:`SequenceBase` (``collections.abc.Sequence`` as a base class).
 Each is the standard one for the type checker.
+
+And :func:`lazy`, ``re.compile`` done on first use (here since ADR 0050: a module of its
+own cost every process ~0.5 M instructions). ``re`` compiles in Python (0.1-1 ms a
+pattern, measured): a module that compiles a dozen at import makes every process pay, even
+one that never matches them (a query, a hook); ``re`` itself is imported on the first
+compile.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import sys
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
+    import re
     from typing import Any, TypeVar
 
     T = TypeVar("T")
@@ -407,3 +414,29 @@ _KEEP = frozenset({"__annotations__", "__module__", "__qualname__", "__doc__", "
 class NamedTuple(metaclass=_NamedTupleMeta):
     """``typing.NamedTuple`` for a class statement, without importing typing: modules use
     ``typing.NamedTuple`` when type checking and this at run time."""
+
+
+# -- regular expressions compiled on first use ------------------------------------------
+
+_METHODS = ("findall", "finditer", "fullmatch", "match", "search", "split", "sub", "subn")
+
+
+class _Lazy:
+    # Once compiled, the pattern's methods are slots of this object: plain attribute reads.
+    __slots__ = ("_args", *_METHODS)
+
+    def __init__(self, pattern: str, flags: int) -> None:
+        self._args = (pattern, flags)
+
+    def __getattr__(self, name: str) -> object:
+        import re
+
+        compiled = re.compile(*self._args)
+        for method in _METHODS:
+            setattr(self, method, getattr(compiled, method))
+        return getattr(compiled, name)
+
+
+def lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)``, done when the pattern is first used."""
+    return _Lazy(pattern, flags)  # type: ignore[return-value]

@@ -45,8 +45,7 @@ from ._askrecord import (  # the ask as the prompt hook keeps it (re-exported)
     make_ask,
 )
 from ._hash import blake2b
-from ._lazyre import lazy
-from ._record import Record
+from ._record import Record, lazy
 from ._stem import stem_inflected
 from .bm25 import STOP_WORDS
 

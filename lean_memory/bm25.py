@@ -14,8 +14,7 @@ import sys
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, chain, compress, repeat
 
-from ._lazyre import lazy
-from ._record import array, contextmanager
+from ._record import array, contextmanager, lazy
 from ._stem import stem as _porter_stem
 
 TYPE_CHECKING = False  # typing's own costs an import

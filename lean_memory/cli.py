@@ -17,9 +17,8 @@ import os
 import sys
 
 from . import __version__, _require_python
-from .commands._common import PROG, UsageError, say_error
 from .config import DEFAULT_SHARDS
-from .errors import LeanMemoryError, SecretFound
+from .errors import LeanMemoryError, SecretFound, redact_message
 
 # Not typing.TYPE_CHECKING: the hot commands never import typing, argparse or json (their
 # arguments are read by _fast_args; the parser is built only for the other commands).
@@ -29,7 +28,26 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any, NoReturn, TextIO
 
-__all__ = ["COMMANDS", "PROG", "UsageError", "build_parser", "main", "run"]
+__all__ = ["COMMANDS", "PROG", "UsageError", "build_parser", "main", "run", "say", "say_error"]
+
+PROG = "lean-memory"
+
+
+class UsageError(LeanMemoryError):
+    """Bad command-line usage."""
+
+
+# Here, not in commands._common (which names them for the commands): the hook's process
+# would load that module and its package for these alone (ADR 0050).
+def say(message: str) -> None:
+    """The one way the CLI writes to stderr: one line, redacted (it may quote user input)."""
+    line = " ".join(redact_message(message).split())
+    sys.stderr.write(f"{PROG}: {redact_message(line)}\n")  # joined lines: check again
+
+
+def say_error(message: str) -> None:
+    say(f"error: {message}")
+
 
 # The dispatch table: each command's "module:function", imported when the command runs
 # (the one lazy import per command; a command's module has its imports at its top). A hot
@@ -116,9 +134,24 @@ def build_parser() -> argparse.ArgumentParser:
         def error(self, message: str) -> NoReturn:
             raise UsageError(f"{message} (see `{self.prog} --help`)")
 
+        def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+            action = super().add_argument(*args, **kwargs)
+            if not action.option_strings and action.nargs == "?":
+                LATER.setdefault(self.prog.rsplit(" ", 1)[-1], []).append(action.dest)
+            return action
+
+    # Per command, its optional positionals (``put``'s text): argparse takes positionals
+    # from their first run only, so ``put quirks --title T "text"`` would leave "text"
+    # unrecognised; the words left over fill them, in order (parse_intermixed_args does
+    # this, but not with subcommands).
+    LATER: dict[str, list[str]] = {}
+
     class _Main(_Parser):
         def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:  # as argparse's
             ns, extra = super().parse_known_args(*args, **kwargs)
+            later = [d for d in LATER.get(ns.command or "", ()) if getattr(ns, d) is None]
+            while later and extra and (extra[0] == "-" or not extra[0].startswith("-")):
+                setattr(ns, later.pop(0), extra.pop(0))
             for flag, dest in _BEFORE.items():  # given before the command: the command's own
                 if not hasattr(ns, "before_" + dest):
                     continue
@@ -357,7 +390,6 @@ def _fast_args(argv: Sequence[str]) -> Any:
         values[flags[flag]] = True
     given: list[str] = []
     i = 0
-    run = -1  # where the run of positionals is; argparse takes them all from the first run
     while i < len(rest):
         word = rest[i]
         if word in flags:
@@ -380,10 +412,7 @@ def _fast_args(argv: Sequence[str]) -> Any:
         elif word.startswith("-") and word != "-":
             return None
         else:
-            if given and run != i - 1:
-                return None
-            given.append(word)
-            run = i
+            given.append(word)  # positionals between options fill in order (build_parser)
         i += 1
     if len(given) > len(positionals) or (command in ("put", "hook") and not given):
         return None

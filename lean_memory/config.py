@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import os
 
-from ._lazyre import lazy
-from ._record import Record
+from ._record import Record, lazy
 from .errors import ConfigError
 from .fsutil import MAX_CONFIG_BYTES, UnsafePath, dump_record, load_record, read_bounded
 

@@ -1,5 +1,6 @@
-"""Where the layers live (ADR 0022): the global store's root, the facade's class, and the
-checks a write makes against the global store; below :mod:`lean_memory.layers`, which
+"""Where the layers live (ADR 0022): the global store's root, what opens a memory (to read:
+a :class:`~lean_memory.summaries.Summaries`; to write: the facade's class, ADR 0050), and
+the checks a write makes against the global store; below :mod:`lean_memory.layers`, which
 searches the layers. A ``put`` needs these and nothing of the search (bm25, the index,
 the withholding): it imports this module, not layers (tests/test_put_path.py).
 """
@@ -11,13 +12,14 @@ import os
 from .errors import LeanMemoryError
 from .folder import pure_path
 from .sessionlog import _data_home
+from .summaries import Summaries
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import TypeVar
 
-    from ._protocols import MemoryLike
+    from ._protocols import MemoryLike, Writable
     from .fsutil import StrPath
 
     M = TypeVar("M", bound=MemoryLike)  # check_project hands back what it was given
@@ -63,21 +65,38 @@ def _inside(path: str, folder: str) -> bool:
 
 
 # The facade's class, set by lean_memory.store when it is imported: the features that
-# build a store (the global one, the session layer's) build one of it without importing
-# the facade, which imports them (ADR 0034).
-FACADE: list[type[MemoryLike]] = []
+# write to a store (the global one, the session layer's) build one of it without importing
+# the facade, which imports them (ADR 0034). What only reads opens a Summaries: the
+# prompt hook and the warm query never load the facade's module (ADR 0050).
+FACADE: list[type[Writable]] = []
 
 
-def memory_at(root: StrPath) -> MemoryLike:
-    """A memory rooted at ``root``, of the facade's class."""
+def memory_at(root: StrPath | None) -> Writable:
+    """A memory rooted at ``root`` to write to, of the facade's class."""
     if not FACADE:  # nothing made a store yet (a caller of this module alone): the facade
         # registers itself when its module loads; by name, so layers stays below it
         __import__(__package__ + ".store")  # __import__: importlib is not loaded here
     return FACADE[0](root)
 
 
-def global_memory(*, create: bool = False) -> MemoryLike:
-    """The global store; with ``create``, initialised first (``put --global``)."""
+def reader_at(root: StrPath | None) -> MemoryLike:
+    """A memory rooted at ``root`` to read (search, digest, status, the caches it keeps)."""
+    return Summaries(root)
+
+
+def writable(mem: MemoryLike) -> Writable:
+    """``mem`` as the facade, to write to (a reader's folder opened again as one)."""
+    if not FACADE:
+        __import__(__package__ + ".store")
+    if isinstance(mem, FACADE[0]):
+        return mem
+    out = FACADE[0](mem._root)
+    out.layer, out._retrievers = mem.layer, mem._retrievers
+    return out
+
+
+def global_memory(*, create: bool = False) -> Writable:
+    """The global store, to write to; with ``create``, initialised first (``put --global``)."""
     mem = memory_at(_global_root())
     mem.layer = GLOBAL  # its files and INDEX.md speak of every project, commands --global
     if create and not os.path.isdir(mem._dir):
@@ -85,10 +104,12 @@ def global_memory(*, create: bool = False) -> MemoryLike:
     return mem
 
 
-def open_global() -> MemoryLike | None:
-    """The global store when it exists, else None (no global layer to show)."""
+def open_global(*, facade: bool = False) -> MemoryLike | None:
+    """The global store when it exists (to read; the facade with ``facade``), else None (no
+    global layer to show)."""
     try:
-        mem = global_memory()
+        mem = global_memory() if facade else reader_at(_global_root())
+        mem.layer = GLOBAL
         return mem if os.path.isdir(mem._dir) else None
     except (LeanMemoryError, OSError, RuntimeError):
         return None  # no home folder: no global layer
@@ -99,7 +120,7 @@ def check_project(mem: M) -> M:
     (a repository's ``.agents`` linked to it, or run from inside it): a repository can
     never write the global store by pointing at it."""
     try:
-        g_dir, g_root = _real(global_memory()._dir), _real(_global_root())
+        g_dir, g_root = _real(reader_at(_global_root())._dir), _real(_global_root())
     except (LeanMemoryError, OSError, RuntimeError):
         return mem
     p_dir, p_root = _real(mem._dir), _real(mem._root)

@@ -26,15 +26,17 @@ from .digest import RULES_SHARD, warm_rules
 from .errors import LeanMemoryError, quoted
 from .folder import _find_root, pure_path
 from .fsutil import append_line, read_bounded
+from .globalstore import reader_at
 from .recall import hook_budget, injected
 from .search import _start_warming, time_limit
-from .store import Memory
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
     from typing import IO, Any, TextIO
+
+    from ._protocols import MemoryLike
 
 # The one command every text written for the agent or the team names (AGENTS.md, INDEX.md,
 # the digest): `python -m lean_memory` fails under pipx, `uv tool` or a venv that is not
@@ -92,7 +94,9 @@ def hook_output(event: str, root: str | None, payload: Any,
     if where is None:
         return ""
 
-    mem = Memory(where)
+    # to read: the facade's module (the put) stays unloaded; a session start's learn opens
+    # the facade to put (ADR 0050)
+    mem = reader_at(where)
     if not os.path.isdir(mem._dir):
         return ""  # no memory here: nothing to say
     _state["mem"] = mem
@@ -132,7 +136,7 @@ def answer(name: str, text: str) -> str:
             f'"additionalContext": {string(text)}}}}}\n')
 
 
-def warm_up(mem: Memory) -> None:
+def warm_up(mem: MemoryLike) -> None:
     """What the prompt hook's background warm-up builds after the search index (it runs
     in that process, ``search.time_limit``): the status and put state (the correction links
     the rules are keyed on, else parsed from every shard file before each prompt) and the
@@ -190,7 +194,7 @@ def end_output(root: str | None, payload: Any) -> str:
         raise ValueError("hook input is not a JSON object")
     where = _find_memory_root(payload.get("cwd"), root)
     if where is not None:
-        _state["mem"] = Memory(where)
+        _state["mem"] = reader_at(where)
 
         from .learn import end_session  # session end only: learn is off the prompt's path
 

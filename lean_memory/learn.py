@@ -48,6 +48,7 @@ from .digest import RULES_SHARD, _clip, _tokens
 from .errors import InvalidEntry, LeanMemoryError, SecretFound
 from .format import Entry
 from .fsutil import atomic_write, file_signature
+from .globalstore import writable
 from .layers import (
     GLOBAL,
     PROJECT,
@@ -92,7 +93,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from . import asks as A
-    from ._protocols import MemoryLike
+    from ._protocols import MemoryLike, Writable
     from .format import Entry
     from .fsutil import StrPath
     from .search import Hit
@@ -572,7 +573,7 @@ def decide(project: MemoryLike, proposal: Pending, yes: bool, *, to_global: bool
     where = ""
     if yes:
         where = GLOBAL if to_global else proposal.target
-        target = global_memory(create=True) if where == GLOBAL else project
+        target = global_memory(create=True) if where == GLOBAL else writable(project)
         entry = target.put_entry(proposal.shard, proposal.text, title=proposal.title or None,
                                  tags=("promoted",), date=date)
         said = f"wrote {entry.id} to {where} {proposal.shard}: {entry.title}"
@@ -631,6 +632,7 @@ def session_store(project: MemoryLike, *, create: bool = False) -> MemoryLike | 
         if not create:
             return None
         _private_dir(os.path.join(home, ".agents"))
+        mem = writable(mem)  # a reader's (the hook's, ADR 0050) opened again to write
         config = os.path.join(home, ".agents", "config.toml")
         if not os.path.exists(config):
             # a summary of a long session lists up to 20 lines a part: over a project's cap
@@ -783,7 +785,7 @@ def distill(project: MemoryLike, *, now: str | None = None, ended: Iterable[str]
             if old is None or old.text.strip() != summary.text.strip():
                 changed.append((summary, mine[-1].date, old.id if old is not None else None))
             done.append(summary)
-        _put_summaries(store, changed)  # the summaries first: a crash leaves asks to fold
+        _put_summaries(writable(store), changed)  # the summaries first: a crash leaves asks to fold
         for sid in sorted(quiet):
             _archive(home, sid)
         latest = max(done, key=lambda s: (by_session[s.session][-1].at, s.session))
@@ -791,7 +793,7 @@ def distill(project: MemoryLike, *, now: str | None = None, ended: Iterable[str]
     return done
 
 
-def _put_summaries(store: MemoryLike, items: list[tuple[A.Summary, str, str | None]]) -> None:
+def _put_summaries(store: Writable, items: list[tuple[A.Summary, str, str | None]]) -> None:
     """New summaries (summary, date, the id of the one it replaces) in one write of the
     shard and its index: a put each rewrites both once per session, quadratic in a backlog
     of sessions. Not scanned again: an ask's text was cut of credentials when it was kept,

@@ -2,6 +2,21 @@
 matcher, distiller and proposals a prompt never runs: ADR 0039): the prompt kept as an ask
 (:func:`record`) and the blocks a hook injects (:func:`hook_blocks`). ``learn`` names both
 too; a session start imports it for its extras.
+
+Pay once (ADR 0030; here since ADR 0050, a module fewer before each prompt): what this
+session's hooks already injected, so nothing is injected twice.
+
+In Claude Code and Codex whatever a hook injects stays in the transcript: the agent still
+has it. So the standing rules ride the session start (and again after the context was
+compacted or cleared: Claude Code's SessionStart ``source``), and each prompt gets only
+what matches it and was not shown yet. The record is one small file per session in the
+session layer (``<session home>/shown/<session>.txt``; personal, never committed, never
+under ``.agents/``): one ``<entry id> <transcript bytes when shown>`` a line, at most
+:data:`MAX_IDS` lines (the latest), replaced atomically, emptied when the context is
+compacted or cleared. An id counts as shown while the transcript grew by less than
+:data:`RESTATE_BYTES` since (an agent that compacts without telling the hook, such as
+Codex, gets it again once that much has passed). At most :data:`MAX_SESSIONS` records are
+kept (the oldest go). Reads and writes never raise: a failure means showing again.
 """
 
 from __future__ import annotations
@@ -9,7 +24,6 @@ from __future__ import annotations
 import os
 
 from . import _askrecord as R
-from . import payonce
 from ._hash import blake2b
 from ._jsonc import loads, string
 from ._record import contextmanager, suppress
@@ -126,21 +140,108 @@ def hook_blocks(project: MemoryLike, event: str, payload: dict[str, Any], prompt
     # Pay once (ADR 0030): the rules ride the start; a prompt gets what matches it and was
     # not shown yet in this session (it is still in the agent's context).
 
-    now = payonce.transcript_bytes(payload)
+    now = transcript_bytes(payload)
     if event == "SessionStart":
-        if act and (source is None or source in payonce.RESETS):
-            payonce.reset(project._root, session)
+        if act and (source is None or source in RESETS):
+            reset(project._root, session)
         blocks = digest_blocks(project, prompt, budget_tokens=budget - used,
                                include_archive=include_archive)
         if act:
             text = "".join(b.text for b in blocks)
-            payonce.note(project._root, session,
-                         payonce.rules_shown([open_global(), project], text), now)
+            note(project._root, session,
+                         rules_shown([open_global(), project], text), now)
         return [*blocks, *extras]
     shown: list[str] = []
     blocks = digest_blocks(project, prompt, budget_tokens=budget - used,
                            include_archive=include_archive, rules=False,
-                           seen=payonce.seen(project._root, session, now), shown=shown)
+                           seen=seen(project._root, session, now), shown=shown)
     if act:
-        payonce.note(project._root, session, shown, now)
+        note(project._root, session, shown, now)
     return [*blocks, *extras]
+
+
+# -- pay once (ADR 0030) ----------------------------------------------------------------
+
+SHOWN_DIR = "shown"
+MAX_IDS = 2000  # ids remembered per session (a session shows far fewer)
+MAX_SESSIONS = 64  # records kept; the least recently written go first
+RESTATE_BYTES = 400_000  # ~100k tokens of transcript: past that, an id is shown again
+RESETS = frozenset({"startup", "clear", "compact"})  # SessionStart sources: a fresh context
+
+
+def _shown_path(root: StrPath, session: str) -> str:
+    sid = R.clean_session_id(session)
+    name = sid if R.plain_name(sid, "_-") else \
+        "h-" + blake2b(sid.encode(), digest_size=8).hexdigest()
+    return os.path.join(_session_home(root), SHOWN_DIR, name + ".txt")
+
+
+def transcript_bytes(payload: dict[str, object]) -> int:
+    """How long the session's transcript is now (0 when the hook was not told)."""
+    path = payload.get("transcript_path")
+    if not isinstance(path, str) or not path:
+        return 0
+    try:
+        return os.stat(path).st_size
+    except (OSError, ValueError):
+        return 0
+
+
+def _shown_rows(root: StrPath, session: str) -> list[tuple[str, int]]:
+    out = []
+    with suppress(OSError, ValueError):
+        for line in read_private(_shown_path(root, session), 256 * 1024).splitlines():
+            entry_id, _, at = line.partition(" ")
+            if entry_id and at.isdigit():
+                out.append((entry_id, int(at)))
+    return out
+
+
+def seen(root: StrPath, session: str, now: int) -> set[str]:
+    """The ids this session was shown and still has in its context."""
+    return {i for i, at in _shown_rows(root, session) if 0 <= now - at < RESTATE_BYTES}
+
+
+def note(root: StrPath, session: str, ids: list[str], now: int) -> None:
+    """Add ``ids`` (shown when the transcript was ``now`` bytes long) to the record."""
+    if not ids:
+        return
+    new = set(ids)
+    rows = [r for r in _shown_rows(root, session) if r[0] not in new]
+    rows += [(i, now) for i in dict.fromkeys(ids)]
+    with suppress(OSError, ValueError):
+        # no fsync: a crash may cost this per-session cache (an entry shown again), never memory
+        write_private(_shown_path(root, session),
+                      "".join(f"{i} {at}\n" for i, at in rows[-MAX_IDS:]), durable=False)
+
+
+def reset(root: StrPath, session: str) -> None:
+    """Forget what this session was shown (its context starts afresh); keep at most
+    :data:`MAX_SESSIONS` records."""
+    path = _shown_path(root, session)
+    with suppress(OSError, ValueError):
+        os.unlink(path)
+    folder = os.path.dirname(path)
+    with suppress(OSError, ValueError):
+        private_dir(folder)
+        with os.scandir(folder) as found:
+            files = sorted((e.stat().st_mtime_ns, e.path) for e in found
+                           if e.name.endswith(".txt") and e.is_file(follow_symlinks=False))
+        for _, old in files[: max(len(files) - MAX_SESSIONS + 1, 0)]:
+            os.unlink(old)
+
+
+def rules_shown(mems: list[MemoryLike | None], text: str) -> list[str]:
+    """The ids of the standing rules of ``mems`` that ``text`` shows whole (a rule cut to
+    fit the session start is not shown: a prompt it matches gets it whole)."""
+    from .digest import RULES_SHARD, _rule_line
+
+    out = []
+    for mem in mems:
+        if mem is None or RULES_SHARD not in mem.shards:
+            continue
+        with suppress(Exception):
+            for e in mem.entries(RULES_SHARD):
+                if _rule_line(e, 1 << 30, False) in text:
+                    out.append(e.id)
+    return out

@@ -181,7 +181,7 @@ def _global_now(known: tuple[tuple[str, int, int], Memory] | None,
     """The global store as it is now, keyed by its folder's identity: ``known`` while that
     is the same folder; a store deleted and made again is another folder, another Memory
     (nothing it cached outlives its folder); None while there is none."""
-    g = open_global()
+    g = open_global(facade=True)  # the page's store: the facade (a reader is not one)
     if g is None:
         return None
     if TYPE_CHECKING:  # layers.FACADE holds the facade's class: a Memory

@@ -35,6 +35,8 @@ TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
     from typing import Any, Final, NamedTuple
+
+    from ._retriever import Retriever
 else:
     from ._record import NamedTuple
 
@@ -582,7 +584,12 @@ def render_index(status: Status, max_tokens: int, *, layer: str = "project") -> 
 
 
 class Summaries(Folder):
-    """The memory folder with what is known of its files (see the module's docstring)."""
+    """The memory folder with what is known of its files (see the module's docstring): what
+    the layers open to read (:func:`lean_memory.globalstore.reader_at`; ADR 0050), the
+    ``Memory`` facade adding the writes."""
+
+    # the retrievers a caller gave (the facade's ``retrievers=``), None for the configured
+    _retrievers: list[Retriever] | None = None
 
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
         super().__init__(root)

@@ -39,7 +39,7 @@ differ by 10-70 %: there it lands near the costlier ``cl100k_base`` count.
 
 from __future__ import annotations
 
-from ._lazyre import lazy
+from ._record import lazy
 
 TYPE_CHECKING = False  # typing's own costs an import; re is imported on a pattern's first use
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from ._protocols import MemoryLike
+    from ._protocols import MemoryLike, Writable
     from .fsutil import StrPath
 
 _CACHE_NAME = "withheld.marshal"
@@ -470,7 +470,7 @@ def shown_index(mem: MemoryLike, verdicts: Verdicts | None = None) -> str:
     return mem.render_index(mem.status())  # the store's own (the global one says so)
 
 
-def read_shown(mem: MemoryLike, shard: str | None = None, *,
+def read_shown(mem: Writable, shard: str | None = None, *,
                archive: bool = False) -> tuple[str, list[str]]:
     """What ``get`` prints: INDEX.md (``shard`` None) or a shard file, withholding as above."""
     mem._require_init()

@@ -42,6 +42,14 @@ def test_the_fast_reader_takes_the_usual_command_lines() -> None:
                  ["hook", "user-prompt-submit"], ["--root", "/tmp/r", "get", "--json"]):
         fast = cli._fast_args(argv)
         assert fast is not None and vars(fast) == _argparse(argv), argv
-    # argparse takes every positional from their first run: the rest is an error
-    assert _argparse(["put", "quirks", "--new", "text"]) is None
-    assert cli._fast_args(["put", "quirks", "--new", "text"]) is None
+    # positionals between options fill in order, as a person writes them ("put quirks
+    # --title T text" was "unrecognized arguments: text"): both readers agree
+    for argv in (["put", "quirks", "--new", "text"],
+                 ["put", "quirks", "--title", "T", "the text", "--tag", "a"],
+                 ["put", "--title", "T", "quirks", "-"]):
+        fast = cli._fast_args(argv)
+        assert fast is not None and vars(fast) == _argparse(argv), argv
+    assert _argparse(["put", "quirks", "--title", "T", "the text"])["text"] == "the text"
+    # one word too many is still an error, in either place
+    assert _argparse(["put", "quirks", "a", "--new", "b"]) is None
+    assert cli._fast_args(["put", "quirks", "a", "--new", "b"]) is None

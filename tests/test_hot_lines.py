@@ -36,24 +36,26 @@ pytestmark = pytest.mark.skipif(
     os.name == "nt", reason="a POSIX venv layout (bin/python) and /bin/sh run the lines here")
 
 # The modules of ours each hot path may load (ADR 0038). `lean_memory.` left off.
-CORE = {"", "_hash", "_lazyre", "_record", "_stem", "bm25", "cli", "commands",
-        "commands._common", "config", "errors", "folder", "format", "fsutil", "index",
-        "search", "sessionlog", "store", "summaries", "tokens", "withhold", "layers",
+CORE = {"", "_hash", "_record", "_stem", "bm25", "cli", "config", "errors", "folder", "format",
+        "fsutil", "index", "search", "sessionlog", "summaries", "tokens", "withhold", "layers",
         "globalstore"}  # where the layers live: split from layers for the put (ADR 0040)
+# Not `store`: the hot lines read through a Summaries, never the facade; not `commands` nor
+# `commands._common`: the CLI's own names live in cli; `_lazyre` is in _record (ADR 0050).
 # `get` answers through recall, the one entry point over the layers (ADR 0034), which
 # reads JSON without `json` (_jsonc); never learn, digest or the scanner.
-QUERY = CORE | {"commands._memory", "commands.get", "recall", "_jsonc"}
+QUERY = CORE | {"commands", "commands._common", "commands._memory", "commands.get", "recall",
+                "_jsonc"}
 # The hook: its command (hooks: not agents, whose setup half only `init` needs), the digest of
-# the layers, the ask kept (prompthook, _askrecord: not learn, whose matcher and distiller a
-# prompt never runs), JSON without `json` (_jsonc), the logger's hook (_listeners), whether
-# Claude Code's plugin answers instead (claude_code), what this session was shown already
-# (payonce), the prompt's typos mended against the memory's words (typos: the digest's gate
-# calibrates with it too), whether the scanner could find anything in the prompt kept as an
-# ask (_secret_gate: the rule table's keywords written out; ADR 0039), the command lines of
-# ours that claude_code recognises and the warm-up's start (spawn: os calls only).
+# the layers, the ask kept and what this session was shown already (prompthook, _askrecord:
+# not learn, whose matcher and distiller a prompt never runs; pay-once is prompthook's), JSON
+# without `json` (_jsonc), the logger's hook (_listeners), whether Claude Code's plugin
+# answers instead (claude_code), the prompt's typos mended against the memory's words (typos:
+# the digest's gate calibrates with it too), whether the scanner could find anything in the
+# prompt kept as an ask (_secret_gate: the rule table's keywords written out; ADR 0039), the
+# command lines of ours that claude_code recognises and the warm-up's start (spawn: os calls
+# only).
 HOOK = CORE | {"hooks", "recall", "digest", "prompthook", "_askrecord",
-               "_jsonc", "_listeners", "claude_code", "payonce", "typos", "_secret_gate",
-               "spawn"}
+               "_jsonc", "_listeners", "claude_code", "typos", "_secret_gate", "spawn"}
 # Session start: the start's own blocks (learn: the quiet sessions folded, the last one's
 # open lines, proposals).
 START = HOOK | {"learn"}

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from lean_memory import fsutil, payonce, sessionlog
+from lean_memory import fsutil, sessionlog
+from lean_memory import prompthook as payonce
 
 from .conftest import ROOT
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import lean_memory
-from lean_memory import payonce
+from lean_memory import prompthook as payonce
 from lean_memory.learn import hook_text
 
 RULE = "Run the core package tests with npm test -w core, never the whole suite."

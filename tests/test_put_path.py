@@ -251,7 +251,7 @@ import re._compiler as rc  # imported here: the put's own imports are not what i
 real = rc.compile
 def compile(p, flags=0):
     f = sys._getframe(1)
-    while f and f.f_code.co_filename.endswith(("re/__init__.py", "_lazyre.py")):
+    while f and f.f_code.co_filename.endswith(("re/__init__.py", "_record.py")):  # _record.lazy
         f = f.f_back
     compiled.append(f.f_code.co_filename.rsplit("/", 1)[-1] if f else "?")
     return real(p, flags)

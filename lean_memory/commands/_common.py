@@ -1,35 +1,20 @@
-"""What every command shares and the CLI's entry needs too: the program name, the usage
-error, the one way to write to stderr, and the ``--json`` writers. Imports nothing heavy:
-``cli`` loads it for every command."""
+"""What every command shares: the program name, the usage error and the one way to write to
+stderr (:mod:`lean_memory.cli`'s, named here too), and the ``--json`` writers. ``cli`` does
+not load this module: a prompt's hook loads neither it nor its package (ADR 0050)."""
 
 from __future__ import annotations
 
 import sys
 
-from ..errors import LeanMemoryError, redact_message
+from ..cli import PROG, UsageError, say, say_error
+
+__all__ = ["PROG", "UsageError", "dump", "entry_json", "read_stdin", "say", "say_error"]
 
 TYPE_CHECKING = False  # not typing's: the hot commands never import typing
 if TYPE_CHECKING:
     from typing import Any, TextIO
 
     from ..format import Entry
-
-PROG = "lean-memory"
-
-
-class UsageError(LeanMemoryError):
-    """Bad command-line usage."""
-
-
-def say(message: str) -> None:
-    """The one way the CLI writes to stderr: one line, redacted (it may quote user input)."""
-    line = " ".join(redact_message(message).split())
-    sys.stderr.write(f"{PROG}: {redact_message(line)}\n")  # joined lines: check again
-
-
-def say_error(message: str) -> None:
-    say(f"error: {message}")
-
 
 def entry_json(entry: Entry) -> dict[str, Any]:
     """The stable ``--json`` shape of an entry."""

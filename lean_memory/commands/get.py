@@ -9,7 +9,7 @@ from ..layers import GLOBAL, LAYERS, PROJECT, LayerHit, render
 from ..recall import THIS_STORE, injected, search
 from ..withhold import count_note, live_entries, read_shown, superseders
 from ._common import PROG, UsageError, dump, entry_json, say
-from ._memory import memory, status_json
+from ._memory import memory, reader, status_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,8 +17,12 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import TextIO
 
+    from .._protocols import MemoryLike
+
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
+    if args.query is not None and args.digest is None:
+        return _query(reader(args), args, out)  # reads only: no facade (ADR 0050)
     mem = memory(args)
     if args.k < 1:
         raise UsageError("-k must be at least 1")
@@ -29,26 +33,6 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             out.write(mem.digest(args.digest, include_archive=archive, layers=THIS_STORE))
         else:
             out.write(injected(mem, args.digest, include_archive=archive))
-        return 0
-    if args.query is not None:
-        shards = (args.shard,) if args.shard else None
-        scope = True if args.archive else archive
-        found = search(mem, args.query, k=args.k, shards=shards, include_archive=scope,
-                       session=getattr(args, "session", None),
-                       layers=THIS_STORE if own else LAYERS)  # --global: that store alone
-        withheld, notes = found.withheld, found.notes
-        hits = [LayerHit(GLOBAL, h.hit) for h in found.hits] if own else found.hits
-        note_withheld(withheld)
-        if notes:  # searched without a retriever: one line, BM25 answered
-            say("note: " + "; ".join(notes))
-        if args.json:
-            dump([{**entry_json(h.hit.entry), "score": round(h.hit.score, 6),
-                   "archived": h.hit.archived, "layer": h.layer} for h in hits], out)
-        else:
-            out.write(render(hits) if hits and (own or any(h.layer != PROJECT for h in hits))
-                      else _plain(hits))
-            if not hits:
-                say("no entry matches the query")
         return 0
     if args.shard is None:
         if args.json:
@@ -66,6 +50,33 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         out.write(text)
         n = len(ids)
     note_withheld(n)
+    return 0
+
+
+def _query(mem: MemoryLike, args: argparse.Namespace, out: TextIO) -> int:
+    """``get --query``: the entries that match, over the layers."""
+    if args.k < 1:
+        raise UsageError("-k must be at least 1")
+    archive = False if args.no_archive else None  # None: the config's search_archive
+    own = getattr(args, "global_", False)  # --global: that layer alone
+    shards = (args.shard,) if args.shard else None
+    scope = True if args.archive else archive
+    found = search(mem, args.query, k=args.k, shards=shards, include_archive=scope,
+                   session=getattr(args, "session", None),
+                   layers=THIS_STORE if own else LAYERS)  # --global: that store alone
+    withheld, notes = found.withheld, found.notes
+    hits = [LayerHit(GLOBAL, h.hit) for h in found.hits] if own else found.hits
+    note_withheld(withheld)
+    if notes:  # searched without a retriever: one line, BM25 answered
+        say("note: " + "; ".join(notes))
+    if args.json:
+        dump([{**entry_json(h.hit.entry), "score": round(h.hit.score, 6),
+               "archived": h.hit.archived, "layer": h.layer} for h in hits], out)
+    else:
+        out.write(render(hits) if hits and (own or any(h.layer != PROJECT for h in hits))
+                  else _plain(hits))
+        if not hits:
+            say("no entry matches the query")
     return 0
 
 
