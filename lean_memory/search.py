@@ -530,25 +530,45 @@ def _index_entries(mem: MemoryLike, name: str, archived: bool, sig: tuple[int, i
 def _lazy_index(counts: list[TermCounts], k1: float, b: float) -> BM25Index:
     """The index of a part left unjudged (never written, ADR 0051): a term's postings are
     gathered from the counts when a query first looks it up (a cold query looks up a few),
-    the same postings ``BM25Index.from_counts`` builds for every term."""
+    the same postings ``BM25Index.from_counts`` builds for every term. Past
+    :data:`_LAZY_LOOKUPS` terms (typo mending, the digest's calibration probe many) those
+    postings are built once, for every term."""
     docs: list[int] = []
     tfs: list[float] = []
+    built: list[_Segment] = []
+
+    def whole() -> _Segment:
+        if not built:
+            built.append(_Segment.of(counts))
+        return built[0]
 
     def find(term: str) -> tuple[int, int] | None:
         start = len(docs)
-        for number, (tf, _) in enumerate(counts):
-            freq = tf.get(term)
-            if freq is not None:
-                docs.append(number)
-                tfs.append(freq)
+        if built or len(looked) >= _LAZY_LOOKUPS:
+            got = whole().postings(term)
+            if got is not None:
+                docs.extend(got[0])
+                tfs.extend(got[1])
+        else:
+            looked.append(term)
+            for number, (tf, _) in enumerate(counts):
+                freq = tf.get(term)
+                if freq is not None:
+                    docs.append(number)
+                    tfs.append(freq)
         return (start, len(docs)) if len(docs) > start else None
 
     def fetch(start: int, end: int) -> tuple[Sequence[int], Sequence[float]]:
         return docs[start:end], tfs[start:end]
 
-    segment = LazySegment(find, fetch, lambda: _Segment.of(counts),
-                          [length for _, length in counts])
+    looked: list[str] = []
+    segment = LazySegment(find, fetch, whole, [length for _, length in counts])
     return BM25Index([segment], k1=k1, b=b, title_weight=_TITLE_WEIGHT)
+
+
+# An unjudged part's terms gathered one at a time (a pass over its counts each), after which
+# it builds every term's postings at once (ADR 0051): a query looks up a dozen.
+_LAZY_LOOKUPS = 32
 
 
 # Unknown verdicts a load scans itself (a put's tail, a compaction, a small merge): its parts

@@ -54,6 +54,7 @@ def no_spawn(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     the warm-up recorded, not started (the test runs it in-process)."""
     started: list[object] = []
     monkeypatch.setattr(search, "_SCAN_NOW", 0)
+    monkeypatch.setattr(search, "_LAZY_LOOKUPS", 3)  # both ways of gathering postings
     monkeypatch.setattr(search, "_start_warming",
                         lambda mem, then=True: started.append(then) or True)
     return started
