@@ -13,6 +13,7 @@ import itertools
 import json
 import shutil
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lean_memory
+from lean_memory import format as fmt
 from lean_memory import search
 from lean_memory.mcp_server import Server
 
@@ -204,3 +206,38 @@ def test_a_fresh_clone_shows_no_credential_on_any_read_path(tmp_path: Path) -> N
         _no_secret_in_cache(mem)
     finally:
         _settle(mem)
+
+
+class _Everything:
+    """A plugin retriever that ranks every entry it is given, the leaky ones first if it
+    could see them: fusion must never give it one."""
+
+    name = "all"
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def rank(self, query: str, entries: Sequence[fmt.Entry], k: int) -> list[tuple[str, float]]:
+        self.seen += [e.id for e in entries]
+        ordered = sorted(entries, key=lambda e: not e.id.startswith("aaaa"))
+        return [(e.id, 1.0 / (i + 1)) for i, e in enumerate(ordered[:k])]
+
+
+def test_fusion_on_a_cold_memory_never_sees_or_returns_a_withheld_entry(
+        tmp_path: Path, no_spawn: list[object]) -> None:
+    """Catches: the fused path taking the unjudged mask (a plugin retriever given, or
+    returning, an entry that holds a credential), or counting withheld ones otherwise than
+    the BM25 path does."""
+    from lean_memory.bm25 import BM25
+
+    _ranked_memory(tmp_path)
+    for k in (2, 4):
+        plugin = _Everything()
+        mem = lean_memory.Memory(tmp_path, retrievers=[BM25(), plugin])
+        _cold(mem)
+        found = search.find(mem, "redis deploy", k=k)
+        assert plugin.seen and not any(i.startswith("aaaa") for i in plugin.seen)
+        assert found.hits and all(h.entry.id.startswith("bbbb") for h in found.hits)
+        assert found.withheld == min(k, 3)
+        for h in found.hits:
+            _absent("a fused hit", repr(h))
