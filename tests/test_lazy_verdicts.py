@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,7 +25,8 @@ from lean_memory import search
 from lean_memory.mcp_server import Server
 
 from .conftest import run_cli
-from .test_readside import SECRETS, _absent, _append, _entry
+from .test_hook_warmup import _warmed
+from .test_readside import SECRETS, _absent, _append, _entry, json_hits
 
 WORDS = ["redis", "deploy", "windows", "socket", "port", "timeout", "cache", "docker",
          "token", "key"]
@@ -147,15 +147,6 @@ def _large_leaky(root: Path) -> lean_memory.Memory:
     return mem
 
 
-def _settle(mem: lean_memory.Memory) -> None:
-    """Wait for a background warm-up the CLI started (it writes into the memory's cache)."""
-    marker = mem.cache_dir / "search.warming"
-    for _ in range(600):
-        if not marker.exists():
-            return
-        time.sleep(0.1)
-
-
 def test_a_fresh_clone_shows_no_credential_on_any_read_path(tmp_path: Path) -> None:
     """Catches: a fresh clone's `get --query` (plain, --json), digest, prompt hook or MCP
     search showing an entry whose verdict was not known yet, or writing its words into the
@@ -169,24 +160,18 @@ def test_a_fresh_clone_shows_no_credential_on_any_read_path(tmp_path: Path) -> N
     finally:
         corpus.close()
     try:
-        r = run_cli("get", "--query", query, "-k", "5", "--json", cwd=mem.root)
-        assert r.returncode == 0
-        _absent("--json stdout", r.stdout)
-        _absent("--json stderr", r.stderr)
-        hits = json.loads(r.stdout)
-        assert hits and not any(h["id"].startswith("aaaa") for h in hits)
-        assert b"3 entries withheld" in r.stderr
-        _settle(mem)
+        hits, stderr = json_hits(mem.root, query, "-k", "5")
+        assert b"3 entries withheld" in stderr
+        _warmed(mem)
         _no_secret_in_cache(mem)
-        again = run_cli("get", "--query", query, "-k", "5", "--json", cwd=mem.root)
-        assert json.loads(again.stdout) == hits and b"3 entries withheld" in again.stderr
+        assert json_hits(mem.root, query, "-k", "5") == (hits, stderr)
         for run in (("get", "--query", query), ("get", "--digest", query)):
             _cold(mem)
             r = run_cli(*run, cwd=mem.root)
             assert r.returncode == 0
             _absent(" ".join(run[:2]), r.stdout + r.stderr)
             assert b"withheld" in r.stdout + r.stderr
-            _settle(mem)
+            _warmed(mem)
         _cold(mem)
         r = run_cli("hook", "user-prompt-submit", cwd=mem.root, stdin=json.dumps({
             "hook_event_name": "UserPromptSubmit", "cwd": str(mem.root),
@@ -194,7 +179,7 @@ def test_a_fresh_clone_shows_no_credential_on_any_read_path(tmp_path: Path) -> N
         assert r.returncode == 0
         _absent("hook stdout", r.stdout)
         _absent("hook stderr", r.stderr)
-        _settle(mem)
+        _warmed(mem)
         _cold(mem)
         reply = Server(lambda: lean_memory.Memory(mem.root)).handle({
             "jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -202,10 +187,10 @@ def test_a_fresh_clone_shows_no_credential_on_any_read_path(tmp_path: Path) -> N
         assert reply is not None
         _absent("MCP search", json.dumps(reply))
         assert "withheld" in json.dumps(reply)
-        _settle(mem)
+        _warmed(mem)
         _no_secret_in_cache(mem)
     finally:
-        _settle(mem)
+        _warmed(mem)
 
 
 class _Everything:

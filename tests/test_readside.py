@@ -113,15 +113,20 @@ def test_get_query_skips_and_says_so(leaky: lean_memory.Memory) -> None:
     assert "Redis timeout on windows" in out and "Redis deploy failed" in out
     assert "aaaa000" not in out
     assert b"4 entries withheld: they hold a credential" in r.stderr
-    r = run_cli("get", "--query", "redis deploy windows token key admin", "--json",
-                cwd=leaky.root)
+    _, stderr = json_hits(leaky.root, "redis deploy windows token key admin")
+    assert b"withheld" in stderr
+    _cache_files(leaky)
+
+
+def json_hits(root: Path, query: str, *args: str) -> tuple[list[dict[str, object]], bytes]:
+    """`get --query --json`'s hits (none withheld, no secret in its output) and stderr."""
+    r = run_cli("get", "--query", query, *args, "--json", cwd=root)
     assert r.returncode == 0
     _absent("--json stdout", r.stdout)
     _absent("--json stderr", r.stderr)
-    hits = json.loads(r.stdout)
-    assert hits and not any(h["id"].startswith("aaaa") for h in hits)
-    assert b"withheld" in r.stderr
-    _cache_files(leaky)
+    hits: list[dict[str, object]] = json.loads(r.stdout)
+    assert hits and not any(str(h["id"]).startswith("aaaa") for h in hits)
+    return hits, r.stderr
 
 
 def test_get_query_counts_only_withheld_entries_that_match(leaky: lean_memory.Memory) -> None:
