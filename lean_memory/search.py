@@ -551,17 +551,16 @@ def _lazy_index(counts: list[TermCounts], k1: float, b: float) -> BM25Index:
                 tfs.extend(got[1])
         else:
             looked.append(term)
-            for number, (tf, _) in enumerate(counts):
-                freq = tf.get(term)
-                if freq is not None:
-                    docs.append(number)
-                    tfs.append(freq)
+            numbers = [n for n, tf in enumerate(dicts) if term in tf]
+            docs.extend(numbers)
+            tfs.extend([dicts[n][term] for n in numbers])
         return (start, len(docs)) if len(docs) > start else None
 
     def fetch(start: int, end: int) -> tuple[Sequence[int], Sequence[float]]:
         return docs[start:end], tfs[start:end]
 
     looked: list[str] = []
+    dicts = [tf for tf, _ in counts]
     segment = LazySegment(find, fetch, whole, [length for _, length in counts])
     return BM25Index([segment], k1=k1, b=b, title_weight=_TITLE_WEIGHT)
 
