@@ -692,6 +692,8 @@ def _load(mem: MemoryLike, *, fresh: bool = False, deadline: float | None = None
                     found[i] = [kept[1]]  # built unjudged by this process (the hook's
                     # digest loads the corpus again after its query)
                 continue
+            if _UNWRITTEN:  # written since (the warm-up): the process's copy goes
+                _UNWRITTEN.pop(_part_path(mem, name, archived), None)
             opened.append(base)
             if base.sig == sig:
                 found[i] = [base]
