@@ -403,6 +403,16 @@ def fresh_clone(warm_root: Path, where: Path, hooks: tuple[list[str], list[str]]
             "second_ms": second_s * 1e3, "second_matches": MATCHES in second}
 
 
+def settle(root: Path, timeout: float) -> None:
+    """Untimed: wait for the background warm-up a run started (a query that met parts it
+    could not judge whole leaves them to it, ADR 0051), so that the next run finds the
+    index the warm-up writes, and no warm-up competes with the timed runs for the CPU."""
+    marker = root / ".agents" / "memory" / ".cache" / "search.warming"
+    t0 = time.perf_counter()
+    while marker.exists() and time.perf_counter() - t0 < timeout:
+        time.sleep(0.05)
+
+
 # -- one size -----------------------------------------------------------------------------------
 
 
@@ -487,6 +497,7 @@ def measure_size(n: int, runs: int, work: Path, vpy: str, bm25_py: str | None,
             case.max_runs = min(runs, 3)
             continue
         check_output(case, env, timeout)
+        settle(case.cwd, timeout)
         if case.key in {"warm", "common", "hook", "hook_codex", "shard", "status"} \
                 and not case.failed:
             check_output(case, env, timeout)
@@ -497,6 +508,7 @@ def measure_size(n: int, runs: int, work: Path, vpy: str, bm25_py: str | None,
             if case.reps == 1 and not case.failed and (case.max_runs is None
                                                        or i < case.max_runs):
                 run_once(case, i, launcher, timeout)
+                settle(case.cwd, timeout)
         for j in range(SH_REPS):  # in pairs, the order alternating: drift hits both alike
             for case in paired if j % 2 == 0 else paired[::-1]:
                 if not case.failed:
