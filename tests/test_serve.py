@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from hypothesis import given, settings
@@ -405,12 +405,23 @@ def test_port_in_use_is_one_line_exit_2(mem: lean_memory.Memory) -> None:
     assert r.stderr.count("\n") == 1 and f"port {port}" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_cli_serve_prints_a_usable_address(mem: lean_memory.Memory) -> None:
-    """Catches a `serve` command that prints no usable address. (How fast it starts is a
-    figure for bench/, not a verdict here: a loaded machine would decide it.)"""
-    proc = subprocess.Popen([sys.executable, "-m", "lean_memory", "--root", str(mem.root),
-                             "serve", "--port", "0"], stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+class _Served(NamedTuple):
+    address: str  # the address `serve` printed
+    login: int  # the status of a GET of that address (its token: 303 to the page)
+    get: Callable[[str], tuple[int, str]]  # a GET of a path with the run's cookie
+
+
+@contextmanager
+def _cli_serve(*args: str, cwd: Path | None = None,
+               env: dict[str, str] | None = None) -> Iterator[_Served]:
+    """The real ``lean-memory ARGS serve --port 0`` in a process (``ARGS`` before the
+    command: ``--root DIR``; ``--global`` after it is one of them too), logged in with the
+    token of the address it prints."""
+    before = [a for a in args if a != "--global"]
+    after = ["--global"] if "--global" in args else []
+    proc = subprocess.Popen([sys.executable, "-m", "lean_memory", *before, "serve", *after,
+                             "--port", "0"], cwd=cwd, stdout=subprocess.PIPE, text=True,
+                            env=env or {**os.environ, "PYTHONPATH": str(ROOT)})
     try:
         assert proc.stdout is not None
         line = ""
@@ -418,14 +429,35 @@ def test_cli_serve_prints_a_usable_address(mem: lean_memory.Memory) -> None:
             line = proc.stdout.readline()
             assert line, "serve exited without printing an address"
         address = line.strip()
-        assert address.startswith("http://127.0.0.1:") and "token=" in address
         port = int(address.split(":")[2].split("/")[0])
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
         conn.request("GET", address.split(str(port), 1)[1])
-        assert conn.getresponse().status == 303
+        r = conn.getresponse()
+        cookie = r.getheader("Set-Cookie", "").split(";")[0]
+        r.read()
+        conn.close()
+
+        def get(path: str) -> tuple[int, str]:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            try:
+                conn.request("GET", path, headers={"Cookie": cookie})
+                r = conn.getresponse()
+                return r.status, r.read().decode()
+            finally:
+                conn.close()
+
+        yield _Served(address, r.status, get)
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_cli_serve_prints_a_usable_address(mem: lean_memory.Memory) -> None:
+    """Catches a `serve` command that prints no usable address. (How fast it starts is a
+    figure for bench/, not a verdict here: a loaded machine would decide it.)"""
+    with _cli_serve("--root", str(mem.root)) as served:
+        assert served.address.startswith("http://127.0.0.1:") and "token=" in served.address
+        assert served.login == 303
 
 
 # -- the renderer -----------------------------------------------------------------------
@@ -612,31 +644,11 @@ def test_cli_serve_global_shows_your_own_memory_alone(tmp_path: Path) -> None:
                           "I use uv, never pip", "--title", "uv not pip"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
     assert put.returncode == 0, put.stderr
-    proc = subprocess.Popen([sys.executable, "-m", "lean_memory", "serve", "--global",
-                             "--port", "0"], cwd=tmp_path, stdout=subprocess.PIPE, text=True,
-                            env=env)
-    try:
-        assert proc.stdout is not None
-        line = ""
-        while "http://" not in line:
-            line = proc.stdout.readline()
-            assert line, "serve --global exited without printing an address"
-        address = line.strip()
-        port = int(address.split(":")[2].split("/")[0])
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        conn.request("GET", address.split(str(port), 1)[1])
-        r = conn.getresponse()
-        cookie = r.getheader("Set-Cookie", "").split(";")[0]
-        r.read()
-        conn.request("GET", "/shard/global/seed", headers={"Cookie": cookie})
-        page = conn.getresponse().read().decode()
-        assert "uv not pip" in page
-        conn.request("GET", "/", headers={"Cookie": cookie})
-        overview = conn.getresponse().read().decode()
+    with _cli_serve("--global", cwd=tmp_path, env=env) as served:
+        status, page = served.get("/shard/global/seed")
+        assert status == 200 and "uv not pip" in page
+        overview = served.get("/")[1]
         assert "global" in overview and "project memory" not in overview
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def test_browser_phone_width_has_no_horizontal_overflow(served: tuple[App, FakeLoop],
@@ -861,41 +873,6 @@ def test_the_overview_says_one_live_entry_not_one_live_entries(tmp_path: Path) -
 # -- the global layer comes and goes while serving ----------------------------------------
 
 
-@contextmanager
-def _cli_serve(root: Path) -> Iterator[Callable[[str], tuple[int, str]]]:
-    """The real ``lean-memory serve`` of ``root`` (this test's environment) in a process:
-    a GET of a path on it, with the run's cookie, as (status, body)."""
-    proc = subprocess.Popen([sys.executable, "-m", "lean_memory", "--root", str(root), "serve",
-                             "--port", "0"], stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
-    try:
-        assert proc.stdout is not None
-        line = ""
-        while "http://" not in line:
-            line = proc.stdout.readline()
-            assert line, "serve exited without printing an address"
-        address = line.strip()
-        port = int(address.split(":")[2].split("/")[0])
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        conn.request("GET", address.split(str(port), 1)[1])
-        r = conn.getresponse()
-        cookie = r.getheader("Set-Cookie", "").split(";")[0]
-        r.read()
-        conn.close()
-
-        def get(path: str) -> tuple[int, str]:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-            try:
-                conn.request("GET", path, headers={"Cookie": cookie})
-                r = conn.getresponse()
-                return r.status, r.read().decode()
-            finally:
-                conn.close()
-
-        yield get
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def _global_with(title: str) -> Path:
@@ -931,7 +908,8 @@ def test_serve_follows_the_global_store_while_running(tmp_path: Path, at_start: 
         if shown is not None:
             assert shown in history
 
-    with _cli_serve(mem.root) as get:
+    with _cli_serve("--root", str(mem.root)) as served:
+        get = served.get
         pages(get, "Answer in British English" if at_start else None)
         if first is not None:
             shutil.rmtree(first)
