@@ -132,3 +132,18 @@ def loopback(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     # shutdown() waits for the next poll: 10 ms, not the default 0.5 s per test
     with serving(server, poll_interval=0.01):
         yield f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def spy_quick(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """What each ``Memory._put_quick`` returned from now on (None: the quick put declined and
+    the general put ran)."""
+    results: list[object] = []
+    real = lean_memory.Memory._put_quick
+
+    def spy(self: lean_memory.Memory, *args: object, **kwargs: object) -> object:
+        out = real(self, *args, **kwargs)  # type: ignore[arg-type]
+        results.append(out)
+        return out
+
+    monkeypatch.setattr(lean_memory.Memory, "_put_quick", spy)
+    return results

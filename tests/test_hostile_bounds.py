@@ -21,7 +21,7 @@ from lean_memory import InvalidEntry, LeanMemoryError, Memory, fsutil
 from lean_memory import format as fmt
 from lean_memory.merge import merge_shards
 
-from .conftest import ROOT, run_cli
+from .conftest import ROOT, run_cli, spy_quick
 
 JOURNAL = "compaction.journal"
 
@@ -217,19 +217,6 @@ def _check_whole(mem: Memory, puts: list[str]) -> None:
     assert bodies[len(_BODIES):] == puts  # none lost, none swallowed a heading
 
 
-def _spy_quick(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    results: list[object] = []
-    real = Memory._put_quick
-
-    def spy(self: Memory, *args: object, **kwargs: object) -> object:
-        out = real(self, *args, **kwargs)  # type: ignore[arg-type]
-        results.append(out)
-        return out
-
-    monkeypatch.setattr(Memory, "_put_quick", spy)
-    return results
-
-
 def test_a_quick_put_never_splices_an_edit_in_place(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """An editor saving the shard in place between the quick put's read of its end and the
@@ -248,7 +235,7 @@ def test_a_quick_put_never_splices_an_edit_in_place(tmp_path: Path,
         real_copy(src, dst, length)
 
     monkeypatch.setattr(fsutil, "_copy_head", copy)
-    quick = _spy_quick(monkeypatch)
+    quick = spy_quick(monkeypatch)
     stored = mem.put_entry("insights", "a new fact about the lint hook", new=True)
     assert quick == [None]  # the quick path ran, saw the change and gave way
     _check_whole(Memory(tmp_path), ["a new fact about the lint hook"])
@@ -294,7 +281,7 @@ def test_quick_puts_racing_an_editor_thread_never_splice(tmp_path: Path,
         real_copy(src, dst, length)
 
     monkeypatch.setattr(fsutil, "_copy_head", copy)
-    quick = _spy_quick(monkeypatch)
+    quick = spy_quick(monkeypatch)
     thread = threading.Thread(target=editor, daemon=True)
     thread.start()
     puts = [f"round {r}: the proxy of stage {r} times out after a retry" for r in range(12)]

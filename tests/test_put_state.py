@@ -15,7 +15,7 @@ import pytest
 from lean_memory import Memory, dedup, fsutil, summaries
 from lean_memory import format as fmt
 
-from .conftest import snapshot
+from .conftest import snapshot, spy_quick
 from .test_put_path import plain
 
 DATE = "2026-03-04"
@@ -76,7 +76,8 @@ def test_every_id_is_found_and_no_other(tmp_path: Path, monkeypatch: pytest.Monk
     assert not any(i in state.ids for i in ("", "zz", ids.pop().upper(), "\n"))
 
 
-def test_a_new_id_taken_in_another_shard_is_not_reused(tmp_path: Path) -> None:
+def test_a_new_id_taken_in_another_shard_is_not_reused(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """Guards the uniqueness of ids across shards on the quick put: an id written by hand
     in one shard equal to the id a put in another shard would take first must make that
     put take the next one (the put reads only its own shard's part of the put state)."""
@@ -92,17 +93,8 @@ def test_a_new_id_taken_in_another_shard_is_not_reused(tmp_path: Path) -> None:
     mem = Memory(tmp_path)
     state = mem._load_state()
     assert state is not None and clash in state.ids
-    quick: list[object] = []
-    real = Memory._put_quick
-
-    def spy(self: Memory, *args: object, **kwargs: object) -> object:
-        done = real(self, *args, **kwargs)  # type: ignore[arg-type]
-        quick.append(done)
-        return done
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(Memory, "_put_quick", spy)
-        entry = mem.put_entry("quirks", text, title=title, date=DATE)
+    quick = spy_quick(monkeypatch)
+    entry = mem.put_entry("quirks", text, title=title, date=DATE)
     assert quick and quick[0] is not None  # the quick put wrote it
     assert entry.id != clash
     assert entry.id == fmt.new_id("quirks", title, text, DATE, {clash})
