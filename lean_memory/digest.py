@@ -30,7 +30,7 @@ from ._hash import blake2b
 from .bm25 import TOKENIZER_VERSION, tokenize
 from .errors import LeanMemoryError, QueryError
 from .fsutil import dump_record, file_signature, load_record
-from .search import Hit, _indexed_body, _main_text, find, load_corpus, warm_later
+from .search import Hit, _indexed_body, _main_text, clean_top, find, load_corpus, warm_later
 from .summaries import render_index
 from .tokens import estimate_tokens
 from .typos import _STRIP, mend  # _STRIP: what around a prompt word is not part of it
@@ -460,7 +460,9 @@ def _probe_coverages(mem: MemoryLike,
     corpus = load_corpus(mem)
     try:
         index = corpus.index
-        allowed = corpus.allowed(mem.shards, mem.config.search_archive)
+        # the search's own walk: only the candidates are judged for credentials, so a fresh
+        # clone's calibration does not scan the whole memory (ADR 0051)
+        eligible = corpus.eligible(mem.shards, mem.config.search_archive)
         queries = [mend(probe, index.df) for probe in PROBES]
         words = list(dict.fromkeys(t for q in queries for t in tokenize(q)))
         plain = unknown_weight(sum(1 for t in words if index.df(t)) / max(len(words), 1))
@@ -469,7 +471,7 @@ def _probe_coverages(mem: MemoryLike,
             if deadline is not None and time.monotonic() > deadline:
                 raise _OutOfTime
             hits = []
-            for n, score in index.top(query, GATE_TOP, allowed=allowed, newer=corpus.dates):
+            for n, score in clean_top(corpus, query, GATE_TOP, eligible, corpus.dates)[0]:
                 shard, archived = corpus.where(n)
                 hit = Hit(corpus.entry(n), shard, score, archived)
                 if not _placeholder(hit.entry):

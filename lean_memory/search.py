@@ -1077,7 +1077,7 @@ def _search(mem: MemoryLike, corpus: Corpus, query: str, k: int, names: Sequence
         sources, notes = jobs(c.retrievers, mem)
     eligible = corpus.eligible(names, include_archive)
     if not any(job for _, job in sources):  # BM25 alone: the hot path, nothing else
-        fused, withheld = _walk(corpus, query, k, eligible, order)
+        fused, withheld = clean_top(corpus, query, k, eligible, order)
         return _found(corpus, fused, k, query, withheld, notes, lazy=lazy)
     allowed = corpus.allowed(names, include_archive)  # every entry judged: fusion needs it
 
@@ -1102,7 +1102,7 @@ def _search(mem: MemoryLike, corpus: Corpus, query: str, k: int, names: Sequence
     fused, more = fuse(query, k, sources, Fusion.of(c, [name for name, _ in sources]),
                        bm25=bm25, numbers=numbers, entries=lambda ns: [corpus.entry(n) for n in ns],
                        timeout_ms=c.retriever_timeout_ms, base=base)
-    withheld = _walk(corpus, query, k, eligible, order)[1]
+    withheld = clean_top(corpus, query, k, eligible, order)[1]
     return _found(corpus, fused, k, query, withheld, [*notes, *more], base, lazy=lazy)
 
 
@@ -1113,8 +1113,8 @@ def _given(r: Any) -> Job:
     return Job(getattr(r, "name", "?"), lambda _deadline: r)
 
 
-def _walk(corpus: Corpus, query: str, k: int, eligible: bytearray,
-          order: Sequence[str]) -> tuple[list[tuple[int, float]], int]:
+def clean_top(corpus: Corpus, query: str, k: int, eligible: bytearray,
+              order: Sequence[str]) -> tuple[list[tuple[int, float]], int]:
     """The first ``k`` entries that hold no credential in BM25's ranking of the ``eligible``
     ones (withheld ones included), and how many withheld entries are among its first ``k``.
     The ranking is read ``k`` at first, then twice as deep while too few are clean: the same

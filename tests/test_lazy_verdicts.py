@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import lean_memory
 from lean_memory import format as fmt
-from lean_memory import search
+from lean_memory import digest, search, withhold
 from lean_memory.mcp_server import Server
 
 from .conftest import run_cli
@@ -226,3 +226,26 @@ def test_fusion_on_a_cold_memory_never_sees_or_returns_a_withheld_entry(
         assert found.withheld == min(k, 3)
         for h in found.hits:
             _absent("a fused hit", repr(h))
+
+
+def test_the_gate_calibration_of_a_fresh_clone_judges_its_candidates_alone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gate's calibration ran its probes over the whole memory's mask, which judged
+    every entry: a fresh 100k clone's session start paid the whole scan again (5 s). It
+    walks the ranking as a query does: the same bar as after every verdict is known, with
+    a fraction of the entries scanned."""
+    mem = _large_leaky(tmp_path)
+    n_entries = sum(1 for _ in mem.entries())
+    scanned: list[int] = []
+    real = withhold.Verdicts.holding
+
+    def holding(self: withhold.Verdicts, texts: Sequence[str]) -> list[bool]:
+        scanned.append(len(texts))
+        return real(self, texts)
+
+    monkeypatch.setattr(withhold.Verdicts, "holding", holding)
+    monkeypatch.setattr(search, "_start_warming", lambda mem, then=True: True)
+    cold = digest._probe_coverages(lean_memory.Memory(mem.root))
+    assert 0 < sum(scanned) < n_entries // 2
+    search._warm(lean_memory.Memory(mem.root))  # every verdict known
+    assert digest._probe_coverages(lean_memory.Memory(mem.root)) == cold
