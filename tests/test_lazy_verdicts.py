@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import lean_memory
-from lean_memory import format as fmt
 from lean_memory import digest, search, withhold
+from lean_memory import format as fmt
 from lean_memory.mcp_server import Server
 
 from .conftest import run_cli
