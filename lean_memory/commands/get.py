@@ -21,13 +21,13 @@ if TYPE_CHECKING:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    if args.query is not None and args.digest is None:
-        return _query(reader(args), args, out)  # reads only: no facade (ADR 0050)
-    mem = memory(args)
     if args.k < 1:
         raise UsageError("-k must be at least 1")
     archive = False if args.no_archive else None  # None: the config's search_archive
     own = getattr(args, "global_", False)  # --global: that layer alone
+    if args.query is not None and args.digest is None:  # reads only: no facade (ADR 0050)
+        return _query(reader(args), args, archive, own, out)
+    mem = memory(args)
     if args.digest is not None:  # the prompt hook's block, byte for byte (ADR 0034)
         if own:
             out.write(mem.digest(args.digest, include_archive=archive, layers=THIS_STORE))
@@ -53,12 +53,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _query(mem: MemoryLike, args: argparse.Namespace, out: TextIO) -> int:
-    """``get --query``: the entries that match, over the layers."""
-    if args.k < 1:
-        raise UsageError("-k must be at least 1")
-    archive = False if args.no_archive else None  # None: the config's search_archive
-    own = getattr(args, "global_", False)  # --global: that layer alone
+def _query(mem: MemoryLike, args: argparse.Namespace, archive: bool | None, own: bool,
+           out: TextIO) -> int:
+    """``get --query``: the entries that match, over the layers (``own``: that one alone)."""
     shards = (args.shard,) if args.shard else None
     scope = True if args.archive else archive
     found = search(mem, args.query, k=args.k, shards=shards, include_archive=scope,
