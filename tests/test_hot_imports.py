@@ -17,11 +17,14 @@ import lean_memory
 PACKAGE_ROOT = str(Path(lean_memory.__file__).resolve().parent.parent)
 # Runs ``python -m lean_memory ARGS`` and prints the modules it loaded, as the process exits.
 WRAPPER = """
-import atexit, runpy, sys
+import atexit, os, runpy, sys
 sys.path.insert(0, {root!r})
 def loaded():
     sys.stderr.write("\\nMODULES " + " ".join(sys.modules) + "\\n")  # in load order
-atexit.register(loaded)
+    sys.stderr.flush()
+atexit.register(loaded)  # an error's exit
+end = os._exit  # cli.run's: the process ends there, without atexit (ADR 0054)
+os._exit = lambda code: (loaded(), end(code))
 sys.argv = ["lean_memory", *sys.argv[1:]]
 runpy.run_module("lean_memory", run_name="__main__", alter_sys=True)
 """

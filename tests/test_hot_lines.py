@@ -103,7 +103,9 @@ def report():
 
 if OUT:
     sys.meta_path.insert(0, Watch)
-    atexit.register(report)
+    atexit.register(report)  # an error's exit
+    end = os._exit  # cli.run's: the process ends there, without atexit (ADR 0054)
+    os._exit = lambda code: (report(), end(code))
 """
 PROMPT_MATCH = "why did the deploy fail with ECONNREFUSED"
 PROMPT_NONE = "zebra quantum marmalade"

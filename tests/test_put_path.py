@@ -240,13 +240,16 @@ PACKAGE_ROOT = str(Path(store.__file__).resolve().parent.parent)
 # Runs ``python -m lean_memory ARGS``, noting the modules loaded and the file of every
 # caller that compiled a regex (format.py and tokens.py still do, for now).
 WRAPPER = """
-import atexit, runpy, sys
+import atexit, os, runpy, sys
 sys.path.insert(0, {root!r})
 compiled = []
 def loaded():
     sys.stderr.write("\\nCOMPILED " + " ".join(compiled))
     sys.stderr.write("\\nMODULES " + " ".join(sys.modules) + "\\n")
-atexit.register(loaded)
+    sys.stderr.flush()
+atexit.register(loaded)  # an error's exit
+end = os._exit  # cli.run's: the process ends there, without atexit (ADR 0054)
+os._exit = lambda code: (loaded(), end(code))
 import re._compiler as rc  # imported here: the put's own imports are not what is checked
 real = rc.compile
 def compile(p, flags=0):
