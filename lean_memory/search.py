@@ -23,6 +23,7 @@ returned are the same.
 
 from __future__ import annotations
 
+import _thread
 import os
 import time
 from bisect import bisect_right
@@ -55,13 +56,12 @@ from .index import Corrupt, Part, read_part, write_part
 from .summaries import grown_from, hidden_ids
 from .withhold import Verdicts, header
 
-# Inside functions on purpose: the retriever plugins (retrievers, logging, importlib), a time
-# limit (contextvars), a warm-up (spawn), dedup and typos load only when a query needs them
+# Inside functions on purpose: the retriever plugins (retrievers, logging, importlib), a
+# warm-up (spawn), dedup and typos load only when a query needs them
 # (tests/test_query_path.py, test_hot_lines.py).
 TYPE_CHECKING = False  # typing's own costs an import; so does .retrievers (typing, Protocol)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence
-    from contextvars import ContextVar
     from typing import Any, BinaryIO
 
     from ._protocols import MemoryLike
@@ -894,10 +894,11 @@ def _is_cached_bm25(r: Any, mem: MemoryLike) -> bool:
             and r.title_weight == _TITLE_WEIGHT)
 
 
-# time_limit's context variable, made by its first use (``contextvars`` is an import a
-# query does without): (deadline, warm-up), warm-up False for none, True for the index
-# alone, else the function to run after it. dict.setdefault: two threads get the same one.
-_LIMIT: dict[str, ContextVar[tuple[float, bool | Callable[[Any], None]] | None]] = {}
+# time_limit's limits, by thread (what a ContextVar would hold, without ``contextvars``: an
+# import of ~0.5 M instructions a prompt's hook did without; lean_memory runs no asyncio):
+# (deadline, warm-up), warm-up False for none, True for the index alone, else the function
+# to run after it.
+_LIMITS: dict[int, tuple[float, bool | Callable[[Any], None]]] = {}
 # A warm-up marker older than this is left over from a crash: another warm-up may start.
 _WARMING_STALE_S = 600.0
 
@@ -915,16 +916,16 @@ def time_limit(seconds: float, *,
     itself starts that process as well, once it has its answer."""
     if callable(warm) and not _warm_target(warm):
         raise ValueError("warm must be a module-level function of lean_memory")
-    var = _LIMIT.get("var")
-    if var is None:
-        from contextvars import ContextVar
-
-        var = _LIMIT.setdefault("var", ContextVar("lean_memory_search_limit", default=None))
-    token = var.set((time.monotonic() + max(seconds, 0.0), warm))
+    thread = _thread.get_ident()
+    outer = _LIMITS.get(thread)
+    _LIMITS[thread] = (time.monotonic() + max(seconds, 0.0), warm)
     try:
         yield
     finally:
-        var.reset(token)
+        if outer is None:
+            _LIMITS.pop(thread, None)
+        else:
+            _LIMITS[thread] = outer
 
 
 def warm_later(mem: MemoryLike) -> bool:
@@ -932,8 +933,7 @@ def warm_later(mem: MemoryLike) -> bool:
     background warm-up: for a cache the caller could not build in its share of the time
     (the gate's calibration of a large memory), which the warm-up builds without a limit.
     False when no such limit is set or a warm-up runs already."""
-    var = _LIMIT.get("var")
-    limit = None if var is None else var.get()
+    limit = _LIMITS.get(_thread.get_ident())
     if limit is None or not callable(limit[1]):
         return False
     return _start_warming(mem, limit[1])
@@ -1024,8 +1024,7 @@ def find(mem: MemoryLike, query: str, *, k: int = 5, shards: Sequence[str] | Non
         mem._shard_file(name)  # validates the name
     warm: bool | Callable[[Any], None] = False
     deadline = None if budget_s is None else time.monotonic() + budget_s
-    var = _LIMIT.get("var")
-    limit = None if var is None else var.get()
+    limit = _LIMITS.get(_thread.get_ident())
     if deadline is None and limit is not None:
         deadline, warm = limit
     try:

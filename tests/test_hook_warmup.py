@@ -165,6 +165,35 @@ def test_the_warm_up_runs_only_functions_of_lean_memory_by_name() -> None:
         pass
 
 
+def test_a_time_limit_holds_in_its_own_thread_and_block_only(tmp_path: Path) -> None:
+    """``time_limit`` is kept by thread (ADR 0054: not a ContextVar): another thread's
+    queries have no limit, a nested block's limit ends with it, and the outer one holds
+    again after it."""
+    import threading
+
+    from lean_memory import search
+
+    mem = _memory(tmp_path / "m")
+    seen: list[object] = []
+
+    def other() -> None:
+        seen.append(search._LIMITS.get(threading.get_ident()))
+        seen.append(search.find(mem, PROMPT, k=1).ready)
+
+    with time_limit(0.0):  # already past: a query that must index gives up at once
+        for p in mem.cache_dir.iterdir():
+            p.unlink()
+        worker = threading.Thread(target=other)
+        worker.start()
+        worker.join()
+        outer = search._LIMITS[threading.get_ident()]
+        with time_limit(30.0):
+            assert search._LIMITS[threading.get_ident()][0] > outer[0]
+        assert search._LIMITS[threading.get_ident()] == outer
+    assert seen == [None, True]
+    assert threading.get_ident() not in search._LIMITS
+
+
 def test_a_put_during_the_warm_ups_status_keeps_its_put_state(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Caught: ``status`` (the warm-up's, seconds long at 100k entries) wrote its put state

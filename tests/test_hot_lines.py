@@ -70,7 +70,9 @@ STDLIB_OFF = {"json", "re", "pathlib", "typing", "dataclasses", "threading", "su
               "datetime", "argparse", "urllib.parse", "inspect", "logging", "tomllib",
               "functools", "contextlib", "types", "collections", "array",
               # SHA-256 makes entry ids (a put, a hand-written entry): loaded on first use
-              "_sha256", "_sha2", "hashlib"}
+              "_sha256", "_sha2", "hashlib",
+              # search.time_limit keeps its limits by thread (ADR 0054)
+              "contextvars"}
 STDLIB_OFF_QUERY = STDLIB_OFF  # the plain (non --json) query
 
 # The reporter a `.pth` line imports at start: at exit it appends the process's argv, its
