@@ -90,9 +90,17 @@ def _cut(text: str, limit: int) -> str:
 def bound_text(prompt: str) -> str:
     """A prompt as an ask keeps it: credentials cut out (first), then at most
     :data:`MAX_ASK_BYTES` of UTF-8, cut at white space."""
+    last = _BOUND[0]
+    if last[0] == prompt:  # the hook keeps the ask, then logs what it injected: one scan
+        return last[1]
     # lone surrogates (JSON may carry them) could never be written as UTF-8
     text = prompt.encode("utf-8", "replace").decode("utf-8").replace("\x00", "")
-    return _cut(redact(_cut(text, _SCAN_BYTES)), MAX_ASK_BYTES)
+    kept = _cut(redact(_cut(text, _SCAN_BYTES)), MAX_ASK_BYTES)
+    _BOUND[0] = (prompt, kept)  # one tuple: a thread never reads another prompt's half
+    return kept
+
+
+_BOUND: list[tuple[str, str]] = [("", "")]  # the last prompt and its text (ADR 0056)
 
 
 def _label(value: str) -> str:

@@ -440,3 +440,12 @@ class _Lazy:
 def lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile(pattern, flags)``, done when the pattern is first used."""
     return _Lazy(pattern, flags)  # type: ignore[return-value]
+
+
+# Who hears a retriever's note (a retriever searched without, and why): the agent hook logs
+# them. Here (ADR 0056), not in a module of its own (each costs a prompt ~0.5 M instructions
+# to load) nor in :mod:`lean_memory.retrievers`, whose typing and plugin machinery the
+# built-in BM25's path never loads: every process of ours has this module.
+if TYPE_CHECKING:
+    from collections.abc import Callable
+listeners: list[Callable[[str], None]] = []

@@ -20,8 +20,8 @@ import sys
 import time
 
 from ._jsonc import loads, string
-from ._listeners import listeners
-from .claude_code import stands_down
+from ._record import listeners
+from .cli import _load
 from .digest import RULES_SHARD, warm_rules
 from .errors import LeanMemoryError, quoted
 from .folder import _find_root, pure_path
@@ -51,6 +51,11 @@ EVENTS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubm
 QUIET_EVENTS = {"session-end": "SessionEnd"}
 HOOKS = {**EVENTS, **QUIET_EVENTS}
 END_TIMEOUT = 1.0  # seconds; Claude Code gives a SessionEnd hook about 1.5 s before exiting
+# Whether the plugin stands down (ADR 0035) is read from Claude Code's settings only when the
+# plugin's launcher started this hook (claude_code.PLUGIN_ENV set to 1): the settings hooks
+# `init` writes never load the module that reads them, nor spawn's command lines (ADR 0056).
+PLUGIN_ENV = "LEAN_MEMORY_PLUGIN"
+STANDS_DOWN = "lean_memory.claude_code:stands_down"
 
 # -- the hook command -----------------------------------------------------------------
 
@@ -238,7 +243,8 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
             payload = _read_input(stdin)
             read.append(payload)
             # run by the plugin while settings hooks of ours serve: nothing (ADR 0035)
-            box.append("" if stands_down(payload, event) else ANSWERS[event](event, root, payload))
+            box.append("" if _stands_down(payload, event)
+                       else ANSWERS[event](event, root, payload))
         except BaseException as exc:  # fail open, whatever happened
             box.append(exc)
         finally:
@@ -263,6 +269,15 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
     if result:
         _write(event, out, result)
     return 0
+
+
+def _stands_down(payload: Any, event: str) -> bool:
+    """:func:`lean_memory.claude_code.stands_down`, its module loaded (through
+    :data:`STANDS_DOWN`) only for a hook the plugin's launcher runs."""
+    if os.environ.get(PLUGIN_ENV) != "1":
+        return False
+    stands_down: Callable[[Any, str], bool] = _load(STANDS_DOWN)
+    return stands_down(payload, event)
 
 
 def _write(event: str, out: Any, text: str) -> None:

@@ -85,14 +85,17 @@ def _parse(text: str) -> list[R.Ask]:
     return out
 
 
-def record(project: MemoryLike, session: str, prompt: str, at: str | None = None) -> R.Ask | None:
+def record(project: MemoryLike, session: str, prompt: str, at: str | None = None, *,
+           home: str | None = None) -> R.Ask | None:
     """Keep ``prompt`` as an ask of ``session`` (scanned, bounded, deterministic id); None
     when capture is off, the prompt is empty or the same ask is already kept. A session
     holds at most :data:`asks.MAX_ASKS_PER_SESSION` asks: the latest. Appends and the
-    rewrite at the cap hold one lock, so racing prompts lose no ask."""
+    rewrite at the cap hold one lock, so racing prompts lose no ask. ``home``: the
+    project's session layer (``sessionlog._session_home``), when the caller has it."""
     if not project.config.capture_asks:
         return None
-    home = _session_home(project._root)  # its last part is the project's key
+    if home is None:
+        home = _session_home(project._root)  # its last part is the project's key
     ask = R.make_ask(session, prompt, at or now_utc(), project=os.path.basename(home))
     if ask is None:
         return None
@@ -127,9 +130,12 @@ def hook_blocks(project: MemoryLike, event: str, payload: dict[str, Any], prompt
     check_project(project)
     session = payload.get("session_id")
     session = session if isinstance(session, str) and session else None
+    # the session layer's folder, worked out once a prompt (a realpath and a hash: ADR 0056)
+    home: str | None = None
     if act and event == "UserPromptSubmit" and session and prompt.strip():
         with suppress(Exception):
-            record(project, session, prompt)
+            home = _session_home(project._root)
+            record(project, session, prompt, home=home)
     source = payload.get("source")
     source = source if isinstance(source, str) else None
 
@@ -152,11 +158,13 @@ def hook_blocks(project: MemoryLike, event: str, payload: dict[str, Any], prompt
                          rules_shown([open_global(), project], text), now)
         return [*blocks, *extras]
     shown: list[str] = []
+    if home is None:
+        home = _session_home(project._root)
     blocks = digest_blocks(project, prompt, budget_tokens=budget - used,
                            include_archive=include_archive, rules=False,
-                           seen=seen(project._root, session, now), shown=shown)
+                           seen=seen(project._root, session, now, home=home), shown=shown)
     if act:
-        note(project._root, session, shown, now)
+        note(project._root, session, shown, now, home=home)
     return [*blocks, *extras]
 
 
@@ -169,11 +177,12 @@ RESTATE_BYTES = 400_000  # ~100k tokens of transcript: past that, an id is shown
 RESETS = frozenset({"startup", "clear", "compact"})  # SessionStart sources: a fresh context
 
 
-def _shown_path(root: StrPath, session: str) -> str:
+def _shown_path(root: StrPath, session: str, home: str | None = None) -> str:
     sid = R.clean_session_id(session)
     name = sid if R.plain_name(sid, "_-") else \
         "h-" + blake2b(sid.encode(), digest_size=8).hexdigest()
-    return os.path.join(_session_home(root), SHOWN_DIR, name + ".txt")
+    return os.path.join(_session_home(root) if home is None else home, SHOWN_DIR,
+                        name + ".txt")
 
 
 def transcript_bytes(payload: dict[str, object]) -> int:
@@ -187,31 +196,33 @@ def transcript_bytes(payload: dict[str, object]) -> int:
         return 0
 
 
-def _shown_rows(root: StrPath, session: str) -> list[tuple[str, int]]:
+def _shown_rows(root: StrPath, session: str, home: str | None = None) -> list[tuple[str, int]]:
     out = []
     with suppress(OSError, ValueError):
-        for line in read_private(_shown_path(root, session), 256 * 1024).splitlines():
+        for line in read_private(_shown_path(root, session, home), 256 * 1024).splitlines():
             entry_id, _, at = line.partition(" ")
             if entry_id and at.isdigit():
                 out.append((entry_id, int(at)))
     return out
 
 
-def seen(root: StrPath, session: str, now: int) -> set[str]:
-    """The ids this session was shown and still has in its context."""
-    return {i for i, at in _shown_rows(root, session) if 0 <= now - at < RESTATE_BYTES}
+def seen(root: StrPath, session: str, now: int, *, home: str | None = None) -> set[str]:
+    """The ids this session was shown and still has in its context (``home``: the
+    project's session layer, when the caller has it)."""
+    return {i for i, at in _shown_rows(root, session, home) if 0 <= now - at < RESTATE_BYTES}
 
 
-def note(root: StrPath, session: str, ids: list[str], now: int) -> None:
+def note(root: StrPath, session: str, ids: list[str], now: int, *,
+         home: str | None = None) -> None:
     """Add ``ids`` (shown when the transcript was ``now`` bytes long) to the record."""
     if not ids:
         return
     new = set(ids)
-    rows = [r for r in _shown_rows(root, session) if r[0] not in new]
+    rows = [r for r in _shown_rows(root, session, home) if r[0] not in new]
     rows += [(i, now) for i in dict.fromkeys(ids)]
     with suppress(OSError, ValueError):
         # no fsync: a crash may cost this per-session cache (an entry shown again), never memory
-        write_private(_shown_path(root, session),
+        write_private(_shown_path(root, session, home),
                       "".join(f"{i} {at}\n" for i, at in rows[-MAX_IDS:]), durable=False)
 
 

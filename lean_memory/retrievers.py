@@ -82,7 +82,7 @@ def _start(target: Callable[[], None]) -> None:
 
 
 # Called with each note (a retriever skipped, and why); the agent hook logs them.
-from ._listeners import listeners  # noqa: E402
+from ._record import listeners  # noqa: E402
 
 
 def _debug(message: str) -> None:

@@ -1039,7 +1039,7 @@ def find(mem: MemoryLike, query: str, *, k: int = 5, shards: Sequence[str] | Non
     # after the index are likely cold too.
     built = bool(corpus._data)
     if mend:
-        from .typos import mend as mended
+        from .digest import mend as mended
 
         query = mended(query, corpus.index.df)
     try:

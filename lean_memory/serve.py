@@ -41,7 +41,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from . import recall
+from . import recall, recall_sheet
 from .dedup import main_text, said_again_part
 from .errors import LeanMemoryError, QueryError
 from .format import parse_count
@@ -323,7 +323,7 @@ def _injected_line(app: App) -> str:
     mem, own = _project(app)
     if own:
         return ""
-    start, before = recall.injected_tokens(mem, app.budget_tokens)  # status's figure
+    start, before = recall_sheet.injected_tokens(mem, app.budget_tokens)  # status's figure
     worst = max(start, before)
     warn = (f' <span class="over">Over the {app.budget_tokens:,}-token digest budget.</span>'
             if worst > app.budget_tokens else "")
@@ -558,8 +558,8 @@ def page_context(app: App, prompt: str) -> str:
         return _page(app, "Context budget", form + "<p class=\"muted\">Your global memory "
                      "rides inside each project's blocks: open the page of a project.</p>")
     budget = app.budget_tokens
-    parts = recall.context(mem, prompt if prompt.strip() else None, budget)
-    rows = recall.sheet(mem, parts, budget, entries=_cached(app))
+    parts = recall_sheet.context(mem, prompt if prompt.strip() else None, budget)
+    rows = recall_sheet.sheet(mem, parts, budget, entries=_cached(app))
     links = {PROJECT, GLOBAL} & {n for n, _ in app.layers}
 
     def entry(r: dict[str, Any]) -> str:
@@ -667,7 +667,7 @@ def _injection_log(app: App) -> str:
     mem, own = _project(app)
     if own:
         return ""
-    found = recall.injections(mem, entries=_cached(app))
+    found = recall_sheet.injections(mem, entries=_cached(app))
     if not found:
         return ('<p class="muted">Nothing noted yet: the prompt hook notes here which '
                 "entries it injected before each prompt.</p>")

@@ -46,19 +46,18 @@ CORE = {"", "_hash", "_record", "_stem", "bm25", "cli", "config", "errors", "fol
 QUERY = CORE | {"commands", "commands._common", "commands._memory", "commands.get", "recall",
                 "_jsonc"}
 # The hook: its command (hooks: not agents, whose setup half only `init` needs), the digest of
-# the layers, the ask kept and what this session was shown already (prompthook, _askrecord:
-# not learn, whose matcher and distiller a prompt never runs; pay-once is prompthook's), JSON
-# without `json` (_jsonc), the logger's hook (_listeners), whether Claude Code's plugin
-# answers instead (claude_code), the prompt's typos mended against the memory's words (typos:
-# the digest's gate calibrates with it too), whether the scanner could find anything in the
-# prompt kept as an ask (_secret_gate: the rule table's keywords written out; ADR 0039), the
-# command lines of ours that claude_code recognises and the warm-up's start (spawn: os calls
-# only).
-HOOK = CORE | {"hooks", "recall", "digest", "prompthook", "_askrecord",
-               "_jsonc", "_listeners", "claude_code", "typos", "_secret_gate", "spawn"}
+# the layers (digest: the prompt's typos mended against the memory's words too, ADR 0056), the
+# ask kept and what this session was shown already (prompthook, _askrecord: not learn, whose
+# matcher and distiller a prompt never runs; pay-once is prompthook's), JSON without `json`
+# (_jsonc), whether the scanner could find anything in the prompt kept as an ask (_secret_gate:
+# the rule table's keywords written out; ADR 0039). Not claude_code (whether the plugin stands
+# down: read only when the plugin's launcher runs the hook) nor spawn (the warm-up's start
+# loads it when it starts one), nor typos or _listeners, folded into digest and _record
+# (ADR 0056).
+HOOK = CORE | {"hooks", "recall", "digest", "prompthook", "_askrecord", "_jsonc", "_secret_gate"}
 # Session start: the start's own blocks (learn: the quiet sessions folded, the last one's
 # open lines, proposals).
-START = HOOK | {"learn"}
+START = HOOK | {"learn", "spawn"}  # learn's git and background processes
 # A prompt naming no keyword of any rule is kept unscanned (the gate is the scan's answer
 # there: tests/test_secret_gate.py); a match's main text comes from format, not dedup.
 NO_MATCH = HOOK

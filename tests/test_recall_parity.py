@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 import lean_memory
-from lean_memory import learn, recall
+from lean_memory import learn, recall, recall_sheet
 from lean_memory.commands.serve import page_proposals
 from lean_memory.layers import GLOBAL, OVERRIDES, PROJECT, SESSION, global_memory
 from lean_memory.mcp_server import Server
@@ -175,7 +175,7 @@ def test_every_client_gets_what_the_agent_gets(world: dict[str, Any], page: App)
         assert shown.pres == [block], prompt
         # the context sheet: `context --json` and the page's table, row by row
         rows = json.loads(cli(root, "context", prompt, "--json"))
-        assert rows == recall.sheet(mem, recall.context(mem, prompt, 1200), 1200)
+        assert rows == recall_sheet.sheet(mem, recall_sheet.context(mem, prompt, 1200), 1200)
         table = parse(request(page, f"/context?q={prompt.replace(' ', '+')}")[2])
         cells = [(int(r[0].replace(",", "")), r[1], r[2], r[3], link)
                  for r, link in zip(table.rows, table.row_links, strict=True) if len(r) == 5]

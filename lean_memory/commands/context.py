@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from .._listeners import listeners
+from .._record import listeners
 from ..embedcmd import SKIPPED, last_skip
-from ..recall import context, hook_budget, sheet
+from ..recall import hook_budget
+from ..recall_sheet import context, sheet
 from ..tokens import estimate_tokens
 from ._common import dump
 from ._memory import memory, skip_line

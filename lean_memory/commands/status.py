@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..errors import LeanMemoryError
-from ..recall import hook_budget, injected_tokens
+from ..recall import hook_budget
+from ..recall_sheet import injected_tokens
 from ._common import PROG, dump
 from ._memory import memory, retrievers_json, skip_line, status_json
 
