@@ -24,6 +24,7 @@ import os
 
 from ._jsonc import loads
 from .fsutil import MAX_CONFIG_BYTES, read_text
+from .hooks import PLUGIN_ENV  # set to 1 by the plugin's launcher (scripts/lean-memory)
 from .spawn import ENTRY, sh_quote
 
 TYPE_CHECKING = False  # typing's own costs an import (this runs in the plugin's hooks)
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 
 PLUGIN = "lean-memory"  # the plugin's name (.claude-plugin/plugin.json)
 INIT_COMMAND = "/lean-memory:memory-init"  # commands/memory-init.md: the plugin runs `init`
-PLUGIN_ENV = "LEAN_MEMORY_PLUGIN"  # set to 1 by the plugin's launcher (scripts/lean-memory)
 # The project's settings files Claude Code reads, most specific first.
 PROJECT_SETTINGS = (".claude/settings.local.json", ".claude/settings.json")
 

@@ -95,8 +95,8 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-# -- typos (here since ADR 0056: a module of its own cost every prompt ~0.5 M instructions to
-# load; :mod:`lean_memory.typos` names them still) ------------------------------------------
+# -- typos (here since ADR 0056, its only caller before every prompt: a module of its own
+# cost every prompt ~0.5 M instructions to load) -------------------------------------------
 # One typo in a longer word, mended against the memory's own vocabulary (ADR 0030).
 #
 # A prompt word of at least :data:`MIN_LETTERS` letters that the memory has never seen
@@ -698,7 +698,7 @@ class _Matches:
         self.k = k
         # lazy: of dozens of hits the packing shows a few; the rest are never parsed
         found = find(self.mem, self.query, k=k, shards=self.shards,
-                     include_archive=self.include_archive, mend=True, lazy=True)
+                     include_archive=self.include_archive, mend=mend, lazy=True)
         self.hits = [h for h in found.hits if not _placeholder(h.entry)]
         self.withheld = found.withheld
         self.complete = len(found.hits) < k or k >= MAX_FETCH

@@ -52,9 +52,9 @@ QUIET_EVENTS = {"session-end": "SessionEnd"}
 HOOKS = {**EVENTS, **QUIET_EVENTS}
 END_TIMEOUT = 1.0  # seconds; Claude Code gives a SessionEnd hook about 1.5 s before exiting
 # Whether the plugin stands down (ADR 0035) is read from Claude Code's settings only when the
-# plugin's launcher started this hook (claude_code.PLUGIN_ENV set to 1): the settings hooks
+# plugin's launcher started this hook (PLUGIN_ENV set to 1): the settings hooks
 # `init` writes never load the module that reads them, nor spawn's command lines (ADR 0056).
-PLUGIN_ENV = "LEAN_MEMORY_PLUGIN"
+PLUGIN_ENV = "LEAN_MEMORY_PLUGIN"  # the plugin's launcher (scripts/lean-memory) sets it to 1
 STANDS_DOWN = "lean_memory.claude_code:stands_down"
 
 # -- the hook command -----------------------------------------------------------------

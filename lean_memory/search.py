@@ -57,7 +57,8 @@ from .summaries import grown_from, hidden_ids
 from .withhold import Verdicts, header
 
 # Inside functions on purpose: the retriever plugins (retrievers, logging, importlib), a
-# warm-up (spawn), dedup and typos load only when a query needs them
+# warm-up (spawn) and dedup load only when a query needs them (the digest hands its typo
+# mending in: `find(mend=)`)
 # (tests/test_query_path.py, test_hot_lines.py).
 TYPE_CHECKING = False  # typing's own costs an import; so does .retrievers (typing, Protocol)
 if TYPE_CHECKING:
@@ -994,11 +995,13 @@ def search(mem: MemoryLike, query: str, *, k: int = 5, shards: Sequence[str] | N
 
 def find(mem: MemoryLike, query: str, *, k: int = 5, shards: Sequence[str] | None = None,
          include_archive: bool | None = None, budget_s: float | None = None,
-         mend: bool = False, lazy: bool = False) -> Found:
+         mend: Callable[[str, Callable[[str], int]], str] | None = None,
+         lazy: bool = False) -> Found:
     """:func:`search`, and how many withheld entries the query would have returned.
 
-    With ``mend``, a word the memory has never seen is first replaced by the one a typo
-    away that it holds (:func:`lean_memory.typos.mend`; the digest's search, ADR 0030).
+    With ``mend`` (the digest's :func:`lean_memory.digest.mend`, ADR 0030), the query is
+    first mended against the memory's words (``mend(query, df)``): a word the memory has
+    never seen is replaced by the one a typo away that it holds.
 
     With ``lazy``, hits past the first :data:`_EAGER` are parsed when their entry is first
     read (their text is read, and checked, here): for a caller that asks for many and reads
@@ -1038,10 +1041,8 @@ def find(mem: MemoryLike, query: str, *, k: int = 5, shards: Sequence[str] | Non
     # Parts indexed here (a fresh clone, a shard rewritten): the caches the warm-up builds
     # after the index are likely cold too.
     built = bool(corpus._data)
-    if mend:
-        from .digest import mend as mended
-
-        query = mended(query, corpus.index.df)
+    if mend is not None:
+        query = mend(query, corpus.index.df)
     try:
         return _search(mem, corpus, query, k, names, include_archive, lazy)
     except (_Stale, Corrupt):

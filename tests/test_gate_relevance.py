@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import lean_memory
 from lean_memory import digest as dg
-from lean_memory import typos
+from lean_memory import digest as typos  # the mending lives in digest (ADR 0056)
 
 ENTRIES = [
     ("conventions", "Run the tests of one package with npm test -w core."),
@@ -95,7 +95,7 @@ def test_one_typo_still_finds_the_entry(mem: lean_memory.Memory, typo: str, want
 
 
 def damerau(a: str, b: str) -> int:
-    """Optimal string alignment distance (the oracle, written apart from typos.py)."""
+    """Optimal string alignment distance (the oracle, written apart from digest.py's mending)."""
     d = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
     for i in range(len(a) + 1):
         d[i][0] = i

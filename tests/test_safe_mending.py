@@ -7,12 +7,12 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lean_memory import typos
+from lean_memory import digest as typos  # the mending lives in digest (ADR 0056)
 from lean_memory.bm25 import tokenize
 
 
 def osa(a: str, b: str) -> int:
-    """Optimal string alignment distance (the oracle, written apart from typos.py)."""
+    """Optimal string alignment distance (the oracle, written apart from digest.py's mending)."""
     d = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
     for i in range(1, len(a) + 1):
         for j in range(1, len(b) + 1):
