@@ -6,7 +6,8 @@ session layer is ``<data>/lean-memory/projects/<slug>-<hash of its real path>/``
 local, never in a folder that is committed. Its files are readable by their owner only and
 never opened through a link.
 
-**The write log.** Every entry a memory stores (a put, a correction, an edit, the memory
+**The write log** (its lines written and read by :mod:`lean_memory.writelog`; its place and
+bound here). Every entry a memory stores (a put, a correction, an edit, the memory
 tool's writes) is noted with the time in ``writes.jsonl`` of that memory's session layer:
 what a distilled session "decided" is what was written between its first ask and its end
 (:mod:`lean_memory.learn`). One JSON line a write: ``{"at", "id", "shard", "title"}``, no
@@ -27,10 +28,8 @@ from .fsutil import _parent
 
 TYPE_CHECKING = False  # typing's own import costs the hot path
 if TYPE_CHECKING:
-    from collections.abc import Iterable
     from pathlib import Path
 
-    from .format import Entry
     from .fsutil import StrPath
 
 WRITES = "writes.jsonl"
@@ -155,40 +154,6 @@ def now_utc() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def _is_personal(root: StrPath) -> bool:
-    """Whether ``root`` is a store of the session layer itself (its summaries): those
-    writes are not decisions of a session."""
-    projects = os.path.realpath(os.path.join(_data_home(), "lean-memory", "projects"))
-    real = os.path.realpath(root)
-    return real == projects or real.startswith(projects.rstrip(os.sep) + os.sep)
-
-
-def _write_line(at: str, entry_id: str, shard: str, title: str) -> str:
-    """One line of the write log, as ``json.dumps({...}, ensure_ascii=False,
-    sort_keys=True)`` writes it, through json's own string encoder (``_jsonc``): no ``json``
-    (and its ``re``) imported on every put."""
-    from ._jsonc import string
-
-    at, entry_id, shard, title = (string(v, False) for v in (at, entry_id, shard, title))
-    return f'{{"at": {at}, "id": {entry_id}, "shard": {shard}, "title": {title}}}\n'
-
-
-def note_writes(root: StrPath, entries: Iterable[Entry], *, enabled: bool = True) -> None:
-    """Note ``entries`` as written now to the memory at ``root``; never raises."""
-    if not enabled:
-        return
-    try:
-        if _is_personal(root):
-            return
-        at = now_utc()
-        lines = "".join(_write_line(at, e.id, e.shard, e.title) for e in entries)
-        if not lines:
-            return
-        append_bounded(os.path.join(_session_home(root), WRITES), lines)
-    except Exception:  # a write is never lost for the sake of its note
-        return
-
-
 def append_bounded(path: StrPath, lines: str, limit: int = MAX_LOG_BYTES) -> None:
     """Append ``lines`` to the private log at ``path``; past ``limit`` bytes the older
     half of its lines is dropped."""
@@ -196,19 +161,3 @@ def append_bounded(path: StrPath, lines: str, limit: int = MAX_LOG_BYTES) -> Non
     if os.stat(path).st_size > limit:
         kept = read_private(path).splitlines(keepends=True)
         write_private(path, "".join(kept[len(kept) // 2:]))
-
-
-def load_writes(root: StrPath) -> list[tuple[str, str, str, str]]:
-    """The writes noted for the memory at ``root``: (at, id, shard, title), in time order."""
-    from ._jsonc import loads
-
-    out = []
-    for line in read_private(os.path.join(_session_home(root), WRITES)).splitlines():
-        try:
-            d = loads(line)
-            row = (d["at"], d["id"], d["shard"], d["title"])
-        except (ValueError, TypeError, KeyError, AttributeError):
-            continue
-        if all(isinstance(x, str) for x in row):
-            out.append(row)
-    return sorted(out)
