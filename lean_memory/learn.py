@@ -78,12 +78,12 @@ from .sessionlog import (
     _data_home,
     _session_home,
     append_private,
+    load_writes,
     now_utc,
     private_dir,
     write_private,
 )
 from .spawn import detached, git
-from .writelog import load_writes
 
 # Inside functions on purpose: json, datetime, the matcher (asks) and the scanner
 # serve distill, match and propose only; a session start imports this module (ADR 0039).

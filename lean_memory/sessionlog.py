@@ -6,13 +6,13 @@ session layer is ``<data>/lean-memory/projects/<slug>-<hash of its real path>/``
 local, never in a folder that is committed. Its files are readable by their owner only and
 never opened through a link.
 
-**The write log** (its lines written and read by :mod:`lean_memory.writelog`; its place and
-bound here). Every entry a memory stores (a put, a correction, an edit, the memory
-tool's writes) is noted with the time in ``writes.jsonl`` of that memory's session layer:
-what a distilled session "decided" is what was written between its first ask and its end
-(:mod:`lean_memory.learn`). One JSON line a write: ``{"at", "id", "shard", "title"}``, no
-entry text (the memory holds it; a forgotten entry is not kept here). Noting never fails
-a write: any error is swallowed. Bounded: past :data:`MAX_LOG_BYTES` the older half goes.
+**The write log** (written by :mod:`lean_memory.writelog`, read here). Every entry a memory
+stores (a put, a correction, an edit, the memory tool's writes) is noted with the time in
+``writes.jsonl`` of that memory's session layer: what a distilled session "decided" is what
+was written between its first ask and its end (:mod:`lean_memory.learn`). One JSON line a
+write: ``{"at", "id", "shard", "title"}``, no entry text (the memory holds it; a forgotten
+entry is not kept here). Noting never fails a write: any error is swallowed. Bounded: past
+:data:`MAX_LOG_BYTES` the older half goes.
 """
 
 from __future__ import annotations
@@ -161,3 +161,19 @@ def append_bounded(path: StrPath, lines: str, limit: int = MAX_LOG_BYTES) -> Non
     if os.stat(path).st_size > limit:
         kept = read_private(path).splitlines(keepends=True)
         write_private(path, "".join(kept[len(kept) // 2:]))
+
+
+def load_writes(root: StrPath) -> list[tuple[str, str, str, str]]:
+    """The writes noted for the memory at ``root``: (at, id, shard, title), in time order."""
+    from ._jsonc import loads
+
+    out = []
+    for line in read_private(os.path.join(_session_home(root), WRITES)).splitlines():
+        try:
+            d = loads(line)
+            row = (d["at"], d["id"], d["shard"], d["title"])
+        except (ValueError, TypeError, KeyError, AttributeError):
+            continue
+        if all(isinstance(x, str) for x in row):
+            out.append(row)
+    return sorted(out)

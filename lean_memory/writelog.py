@@ -1,17 +1,17 @@
-"""The write log of a memory's session layer: each entry a put (a correction, an edit, the
-memory tool's writes) stored, noted with the time; read back by :mod:`lean_memory.learn`
-for what a distilled session "decided" (ADR 0022, 0023). Where it lives and its bound are
-:mod:`lean_memory.sessionlog`'s; the lines are written and read here, off the hot paths
-(ADR 0057).
+"""The write log's writer: each entry a put (a correction, an edit, the memory tool's
+writes) stored, noted with the time in its memory's session layer (ADR 0022, 0023). Where
+the log lives, its bound and its reader (:func:`lean_memory.sessionlog.load_writes`, for
+:mod:`lean_memory.learn`, which a session start loads) are :mod:`lean_memory.sessionlog`'s;
+the writer is here, off the hot paths (ADR 0057).
 """
 
 from __future__ import annotations
 
 import os
 
-from .sessionlog import WRITES, _data_home, _session_home, append_bounded, now_utc, read_private
+from .sessionlog import WRITES, _data_home, _session_home, append_bounded, now_utc
 
-TYPE_CHECKING = False  # typing's own import costs an import
+TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -51,19 +51,3 @@ def note_writes(root: StrPath, entries: Iterable[Entry], *, enabled: bool = True
         append_bounded(os.path.join(_session_home(root), WRITES), lines)
     except Exception:  # a write is never lost for the sake of its note
         return
-
-
-def load_writes(root: StrPath) -> list[tuple[str, str, str, str]]:
-    """The writes noted for the memory at ``root``: (at, id, shard, title), in time order."""
-    from ._jsonc import loads
-
-    out = []
-    for line in read_private(os.path.join(_session_home(root), WRITES)).splitlines():
-        try:
-            d = loads(line)
-            row = (d["at"], d["id"], d["shard"], d["title"])
-        except (ValueError, TypeError, KeyError, AttributeError):
-            continue
-        if all(isinstance(x, str) for x in row):
-            out.append(row)
-    return sorted(out)

@@ -8,7 +8,7 @@ import os
 
 from ..errors import quoted
 from ..globalstore import check_project, global_memory, memory_at
-from .get import global_asked, no_global
+from . import global_asked, no_global
 
 TYPE_CHECKING = False  # not typing's: the hot commands never import typing
 if TYPE_CHECKING:

@@ -8,18 +8,17 @@ from __future__ import annotations
 import sys
 
 from ..cli import PROG, UsageError, _load, say
-from ..errors import NotInitialized
 from ..globalstore import _global_root, check_project, open_global, reader_at
 from ..layers import GLOBAL, LAYERS, PROJECT, LayerHit, render
 from ..recall import THIS_STORE, search
 from ..search import render_hits
 from ..withhold import count_note
+from . import global_asked, no_global
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
-    from pathlib import Path
     from typing import TextIO
 
     from .._protocols import MemoryLike
@@ -87,18 +86,3 @@ def reader(args: argparse.Namespace) -> MemoryLike:
     if g is None:
         raise no_global(reader_at(_global_root()).dir)  # or its LayerError
     return g
-
-
-def global_asked(args: argparse.Namespace, project: bool) -> bool:
-    """Whether the command acts on the global store (``--global``, unless ``project``)."""
-    if getattr(args, "global_", False) and not project:
-        if args.root:
-            raise UsageError("give --global or --root, not both")
-        return True
-    return False
-
-
-def no_global(folder: Path) -> NotInitialized:
-    # not the library's "run `lean-memory init`": that makes a project's memory
-    return NotInitialized(f"no global memory at {folder}: `lean-memory init --global` "
-                          "creates it (a `put --global` too)")
