@@ -54,9 +54,9 @@ from .dedup import main_text
 from .errors import LeanMemoryError, NotInitialized, ShardError
 from .folder import COMPACTION_JOURNAL as JOURNAL
 from .fsutil import MAX_CACHE_BYTES, atomic_write, read_bounded, sealed, unsealed
+from .shown import checked_item
 from .summaries import Summary
 from .tokens import estimate_tokens
-from .withhold import checked_item
 
 if TYPE_CHECKING:
     from ._protocols import MemoryLike

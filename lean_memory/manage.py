@@ -16,8 +16,8 @@ from ._record import replace
 from .errors import InvalidEntry, LeanMemoryError, SecretFound, quoted
 from .folder import MAX_TAGS, MAX_TAGS_CHARS, TOO_MANY_TAGS, check_date, today
 from .fsutil import atomic_write
-from .sessionlog import note_writes
 from .tokens import estimate_tokens
+from .writelog import note_writes
 
 if TYPE_CHECKING:
     from ._protocols import MemoryLike

@@ -52,8 +52,9 @@ from .learn import listing_head, listing_line, propose, waiting
 from .manage import find_entry, forget, list_entries, replace_entry
 from .recall import search
 from .search import render_hits
+from .shown import masked
 from .store import Memory
-from .withhold import count_note, masked
+from .withhold import count_note
 
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")  # newest first
 MAX_LINE = 4 * 1024 * 1024  # bytes; an entry is at most 1 MB, so a real message fits

@@ -57,9 +57,9 @@ from .learn import listing_head, listing_line, propose, waiting
 from .manage import archive_entries
 from .notes import as_entries
 from .secrets import scan_text
-from .sessionlog import note_writes
+from .shown import PREAMBLE_WITHHELD, notice, shown_path, withheld_spans
 from .tokens import estimate_tokens
-from .withhold import PREAMBLE_WITHHELD, notice, shown_path, withheld_spans
+from .writelog import note_writes
 
 if TYPE_CHECKING:
     from .format import Entry, Shard

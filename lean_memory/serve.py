@@ -21,7 +21,7 @@ It is a server on someone's machine, and a cloned repository's shards are hostil
 * every byte of memory is escaped (:mod:`lean_memory.html`), and every response sends a
   strict Content-Security-Policy (no script at all; the stylesheet is served from here);
 * entries that hold a credential are withheld exactly as ``list``/``show`` withhold them
-  (:func:`lean_memory.withhold.masked`); search and digests withhold on their own.
+  (:func:`lean_memory.shown.masked`); search and digests withhold on their own.
 
 Reads go through the public :class:`~lean_memory.Memory` API and :mod:`lean_memory.recall`,
 so concurrent puts are seen whole or not at all (the store's atomic writes).
@@ -51,8 +51,8 @@ from .html import render
 from .layers import GLOBAL, PROJECT, open_global
 from .recall import hook_budget
 from .sessionlog import _session_home
+from .shown import TITLE_WITHHELD, masked
 from .tokens import estimate_tokens
-from .withhold import TITLE_WITHHELD, masked
 
 if TYPE_CHECKING:
     from ._protocols import MemoryLike

@@ -6,12 +6,13 @@ session layer is ``<data>/lean-memory/projects/<slug>-<hash of its real path>/``
 local, never in a folder that is committed. Its files are readable by their owner only and
 never opened through a link.
 
-**The write log.** Every entry a memory stores (a put, a correction, an edit, the memory
-tool's writes) is noted with the time in ``writes.jsonl`` of that memory's session layer:
-what a distilled session "decided" is what was written between its first ask and its end
-(:mod:`lean_memory.learn`). One JSON line a write: ``{"at", "id", "shard", "title"}``, no
-entry text (the memory holds it; a forgotten entry is not kept here). Noting never fails
-a write: any error is swallowed. Bounded: past :data:`MAX_LOG_BYTES` the older half goes.
+**The write log** (written by :mod:`lean_memory.writelog`, read here). Every entry a memory
+stores (a put, a correction, an edit, the memory tool's writes) is noted with the time in
+``writes.jsonl`` of that memory's session layer: what a distilled session "decided" is what
+was written between its first ask and its end (:mod:`lean_memory.learn`). One JSON line a
+write: ``{"at", "id", "shard", "title"}``, no entry text (the memory holds it; a forgotten
+entry is not kept here). Noting never fails a write: any error is swallowed. Bounded: past
+:data:`MAX_LOG_BYTES` the older half goes.
 """
 
 from __future__ import annotations
@@ -27,10 +28,8 @@ from .fsutil import _parent
 
 TYPE_CHECKING = False  # typing's own import costs the hot path
 if TYPE_CHECKING:
-    from collections.abc import Iterable
     from pathlib import Path
 
-    from .format import Entry
     from .fsutil import StrPath
 
 WRITES = "writes.jsonl"
@@ -153,40 +152,6 @@ def append_private(path: StrPath, line: str) -> None:
 
 def now_utc() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def _is_personal(root: StrPath) -> bool:
-    """Whether ``root`` is a store of the session layer itself (its summaries): those
-    writes are not decisions of a session."""
-    projects = os.path.realpath(os.path.join(_data_home(), "lean-memory", "projects"))
-    real = os.path.realpath(root)
-    return real == projects or real.startswith(projects.rstrip(os.sep) + os.sep)
-
-
-def _write_line(at: str, entry_id: str, shard: str, title: str) -> str:
-    """One line of the write log, as ``json.dumps({...}, ensure_ascii=False,
-    sort_keys=True)`` writes it, through json's own string encoder (``_jsonc``): no ``json``
-    (and its ``re``) imported on every put."""
-    from ._jsonc import string
-
-    at, entry_id, shard, title = (string(v, False) for v in (at, entry_id, shard, title))
-    return f'{{"at": {at}, "id": {entry_id}, "shard": {shard}, "title": {title}}}\n'
-
-
-def note_writes(root: StrPath, entries: Iterable[Entry], *, enabled: bool = True) -> None:
-    """Note ``entries`` as written now to the memory at ``root``; never raises."""
-    if not enabled:
-        return
-    try:
-        if _is_personal(root):
-            return
-        at = now_utc()
-        lines = "".join(_write_line(at, e.id, e.shard, e.title) for e in entries)
-        if not lines:
-            return
-        append_bounded(os.path.join(_session_home(root), WRITES), lines)
-    except Exception:  # a write is never lost for the sake of its note
-        return
 
 
 def append_bounded(path: StrPath, lines: str, limit: int = MAX_LOG_BYTES) -> None:

@@ -175,7 +175,7 @@ class Memory(Summaries):
             hits = self.search(query, k=k, shards=(shard,) if shard else None)
             return render(hits) if any(h.layer != PROJECT for h in hits) else \
                 render_hits([h.hit for h in hits])
-        from .withhold import read_shown  # an entry holding a credential is withheld
+        from .shown import read_shown  # an entry holding a credential is withheld
 
         return read_shown(self, shard)[0]
 
@@ -304,7 +304,7 @@ class Memory(Summaries):
         # its verdict for the search that indexes it next; a failure only costs speed
         with suppress(OSError, LeanMemoryError):
             record_put(self, [stored.raw])
-        from .sessionlog import note_writes  # when, for "decided during the session"
+        from .writelog import note_writes  # when, for "decided during the session"
 
         note_writes(self._root, [stored], enabled=self.config.capture_asks)
         if "ollama" in self.config.retrievers:  # its vector, off this call's path (ADR 0019)

@@ -12,7 +12,7 @@ import lean_memory
 from lean_memory.bm25 import BM25Index, documents_terms
 from lean_memory.errors import SecretFound
 from lean_memory.search import _indexed_body, _is_cached_bm25
-from lean_memory.withhold import read_shown
+from lean_memory.shown import read_shown
 
 from .conftest import run_cli
 

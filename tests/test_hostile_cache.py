@@ -28,7 +28,7 @@ import pytest
 
 import lean_memory
 from lean_memory import format as fmt
-from lean_memory import fsutil, withhold
+from lean_memory import fsutil, shown, withhold
 from lean_memory.config import Config
 
 from .conftest import git
@@ -171,7 +171,7 @@ def test_committed_withholding_caches_withhold_nothing_less(
         origin: Path, tmp_path: Path, attacker: Callable[[], None]) -> None:
     """Bug: ``withheld.marshal`` and ``verdicts.marshal`` are keyed by content hashes anyone
     can compute, so a committed pair saying "holds nothing" showed the entry's token."""
-    from lean_memory.withhold import read_shown
+    from lean_memory.shown import read_shown
 
     mem = lean_memory.Memory(origin)
     read_shown(mem, "quirks")
@@ -191,7 +191,7 @@ def test_a_committed_spans_cache_does_not_unwithhold(origin: Path, tmp_path: Pat
     text = mem.read_text(mem.shard_path("quirks"))
     bad = [withhold.content_key(e.raw) for e in fmt.parse(text, "quirks").entries
            if e.id == LEAK_ID]
-    assert fsutil.dump_record(mem.cache_dir / "withheld-spans.marshal", withhold._SPANS_VERSION,
+    assert fsutil.dump_record(mem.cache_dir / "withheld-spans.marshal", shown._SPANS_VERSION,
                               ({withhold.content_key(text): [bad, []]},))
     attacker()
     _commit_cache(origin)
@@ -204,7 +204,7 @@ def test_caches_of_a_predicted_signature_decide_nothing(
     """Bug: the search index parts (their list of withheld entries), stats, status and put
     state were believed whenever their shard signature matched: with it predicted, a part
     built as if nothing were withheld returned the token to a query."""
-    from lean_memory.withhold import read_shown
+    from lean_memory.shown import read_shown
 
     clone = _clone(origin, tmp_path / "a")
     mem = lean_memory.Memory(clone)

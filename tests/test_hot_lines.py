@@ -42,9 +42,11 @@ CORE = {"", "_hash", "_record", "_stem", "bm25", "cli", "config", "errors", "fol
 # Not `store`: the hot lines read through a Summaries, never the facade; not `commands` nor
 # `commands._common`: the CLI's own names live in cli; `_lazyre` is in _record (ADR 0050).
 # `get` answers through recall, the one entry point over the layers (ADR 0034), which
-# reads JSON without `json` (_jsonc); never learn, digest or the scanner.
-QUERY = CORE | {"commands", "commands._common", "commands._memory", "commands.get", "recall",
-                "_jsonc"}
+# reads JSON without `json` (_jsonc); never learn, digest or the scanner. Not
+# `commands._common`, `commands._memory`, `commands.get_shown` (get's other forms) nor `shown`
+# (a file or entry as the other commands show it): the query's own code is in commands.get
+# and withhold (ADR 0057).
+QUERY = CORE | {"commands", "commands.get", "recall", "_jsonc"}
 # The hook: its command (hooks: not agents, whose setup half only `init` needs), the digest of
 # the layers (digest: the prompt's typos mended against the memory's words too, ADR 0056), the
 # ask kept and what this session was shown already (prompthook, _askrecord: not learn, whose

@@ -313,11 +313,12 @@ def test_decided_is_what_was_written_during_the_session(project: Path, home: dic
     """Catches: "decided" taken as every entry dated within the session's days (an entry
     written that morning before the session, or by the next session, counted), global
     writes left out, or a write log kept inside the repository."""
-    from lean_memory import sessionlog
+    from lean_memory import sessionlog, writelog
     from lean_memory.layers import global_memory
 
     clock = {"now": ""}
     monkeypatch.setattr(sessionlog, "now_utc", lambda: clock["now"])
+    monkeypatch.setattr(writelog, "now_utc", lambda: clock["now"])  # the write log's writer
     monkeypatch.setattr(learn, "now_utc", lambda: clock["now"])
 
     def put(at: str, shard: str, text: str, mem: lean_memory.Memory | None = None) -> str:
@@ -353,10 +354,11 @@ def test_a_session_that_ended_decided_only_until_its_end(project: Path, home: di
                                                          ) -> None:
     """Catches: SessionEnd's time not bounding the window, or a window that depends on
     anything but the files (the same files give the same window and entries)."""
-    from lean_memory import sessionlog
+    from lean_memory import sessionlog, writelog
 
     clock = {"now": "2026-01-05T15:05:00Z"}
     monkeypatch.setattr(sessionlog, "now_utc", lambda: clock["now"])
+    monkeypatch.setattr(writelog, "now_utc", lambda: clock["now"])  # the write log's writer
     monkeypatch.setattr(learn, "now_utc", lambda: clock["now"])
     mem = lean_memory.Memory(project)
     learn.record(mem, "s3", "document the retry policy of the uploader", "2026-01-05T15:00:00Z")

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lean_memory import Memory, dedup, fsutil, secrets, sessionlog, store, summaries
+from lean_memory import Memory, dedup, fsutil, secrets, sessionlog, store, summaries, writelog
 
 # Characters near every boundary the checks draw: controls, C1, surrogates, spaces, marks.
 EDGES = st.sampled_from(
@@ -88,7 +88,7 @@ def test_temp_names_made_are_temp_names(tmp_path: Path) -> None:
 @given(st.lists(TEXT, min_size=4, max_size=4))
 def test_write_log_line_equals_json(fields: list[str]) -> None:
     at, entry_id, shard, title = fields
-    assert sessionlog._write_line(at, entry_id, shard, title) == json.dumps(
+    assert writelog._write_line(at, entry_id, shard, title) == json.dumps(
         {"at": at, "id": entry_id, "shard": shard, "title": title},
         ensure_ascii=False, sort_keys=True) + "\n"
 
@@ -262,7 +262,7 @@ rc.compile = compile
 sys.argv = ["lean_memory", *sys.argv[1:]]
 runpy.run_module("lean_memory", run_name="__main__", alter_sys=True)
 """
-MINE = {"store.py", "secrets.py", "_secret_rules.py", "sessionlog.py", "dedup.py",
+MINE = {"store.py", "secrets.py", "_secret_rules.py", "sessionlog.py", "writelog.py", "dedup.py",
         "fsutil.py"}
 # The search's modules: a put writes no index, so it loads none of them (issue 36: store
 # reached globalstore's few names through layers, which imports the search: ~3 ms a put).

@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 import lean_memory
 from lean_memory import format as fmt
-from lean_memory.withhold import Verdicts, content_key, notice, read_shown
+from lean_memory.shown import notice, read_shown
+from lean_memory.withhold import Verdicts, content_key
 
 
 def _token(prefix: str, n: int, seed: int) -> str:

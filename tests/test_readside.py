@@ -26,7 +26,8 @@ from lean_memory import format as fmt
 from lean_memory.bm25 import BM25Index, documents_terms
 from lean_memory.fsutil import CACHE_PREFIX
 from lean_memory.secrets import scan_text
-from lean_memory.withhold import Verdicts, read_shown
+from lean_memory.shown import read_shown
+from lean_memory.withhold import Verdicts
 
 from .conftest import run_cli
 

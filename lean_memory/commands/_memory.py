@@ -1,27 +1,20 @@
-"""The memory a command acts on, and its status as ``--json`` shows it (``get``, ``status``)."""
+"""The memory a command acts on, and its status as ``--json`` shows it (``get``, ``status``);
+``get --query`` reads through :func:`lean_memory.commands.get.reader`, so that a query
+loads neither this module nor ``commands._common`` (ADR 0057)."""
 
 from __future__ import annotations
 
 import os
 
-from ..errors import NotInitialized, quoted
-from ..globalstore import (
-    _global_root,
-    check_project,
-    global_memory,
-    memory_at,
-    open_global,
-    reader_at,
-)
-from ._common import UsageError
+from ..errors import quoted
+from ..globalstore import check_project, global_memory, memory_at
+from . import global_asked, no_global
 
 TYPE_CHECKING = False  # not typing's: the hot commands never import typing
 if TYPE_CHECKING:
     import argparse
-    from pathlib import Path
     from typing import Any
 
-    from .._protocols import MemoryLike
     from ..store import Memory  # built through globalstore.FACADE: the query never loads it
 
 
@@ -30,40 +23,15 @@ def memory(args: argparse.Namespace, *, project: bool = False) -> Memory:
     put or init; when missing, an error naming ``init --global``) unless ``project`` (where
     `--global` says where to write, not what to read), else the project's, which may never
     be the global store (ADR 0022)."""
-    if _global(args, project):
+    if global_asked(args, project):
         g = global_memory(create=args.command == "put")
         if args.command not in ("put", "init") and not os.path.isdir(g.dir):
-            raise _no_global(g.dir)
+            raise no_global(g.dir)
     else:
         g = check_project(memory_at(args.root))
     if TYPE_CHECKING:  # globalstore.FACADE holds the facade's class: a Memory
         assert isinstance(g, Memory)
     return g
-
-
-def reader(args: argparse.Namespace) -> MemoryLike:
-    """:func:`memory` to read (``get --query``): the facade's module stays unloaded (ADR
-    0050)."""
-    if not _global(args, False):
-        return check_project(reader_at(args.root))
-    g = open_global()
-    if g is None:
-        raise _no_global(reader_at(_global_root()).dir)  # or its LayerError
-    return g
-
-
-def _global(args: argparse.Namespace, project: bool) -> bool:
-    if getattr(args, "global_", False) and not project:
-        if args.root:
-            raise UsageError("give --global or --root, not both")
-        return True
-    return False
-
-
-def _no_global(folder: Path) -> NotInitialized:
-    # not the library's "run `lean-memory init`": that makes a project's memory
-    return NotInitialized(f"no global memory at {folder}: `lean-memory init --global` "
-                          "creates it (a `put --global` too)")
 
 
 def status_json(mem: Memory) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..manage import list_entries
-from ..withhold import masked
+from ..shown import masked
 from ._common import dump, entry_json
 from ._memory import memory
 from .get import note_withheld

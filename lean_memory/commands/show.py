@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..manage import find_entry
-from ..withhold import masked
+from ..shown import masked
 from ._common import dump, entry_json
 from ._memory import memory
 from .get import note_withheld
