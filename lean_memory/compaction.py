@@ -54,7 +54,7 @@ from .dedup import main_text
 from .errors import LeanMemoryError, NotInitialized, ShardError
 from .folder import COMPACTION_JOURNAL as JOURNAL
 from .fsutil import MAX_CACHE_BYTES, atomic_write, read_bounded, sealed, unsealed
-from .summaries import Summary
+from .putstate import Summary
 from .tokens import estimate_tokens
 from .withhold import checked_item
 

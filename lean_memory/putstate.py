@@ -16,7 +16,7 @@ import os
 
 from . import format as fmt
 from ._hash import blake2b
-from ._record import suppress
+from ._record import Record, suppress
 from .errors import LeanMemoryError
 from .folder import DESCRIPTIONS, GLOBAL_DESCRIPTIONS
 from .fsutil import (
@@ -34,19 +34,18 @@ from .fsutil import (
 from .summaries import (
     _TAIL_VERSION,
     COST_KEY,
+    COST_RAW,
     COST_SIG,
+    COST_TOKENS,
     LINK_ID,
     LINK_TARGET,
-    STATS_VERSION,
     Cost,
     Link,
-    ShardStatus,
     Signature,
-    Status,
     Summaries,
-    Summary,
     _stats_file,
     hidden_ids,
+    normalize,
 )
 from .tokens import estimate_tokens
 
@@ -57,6 +56,8 @@ if TYPE_CHECKING:
 else:
     from ._record import NamedTuple
 
+# 4: said-again signatures of ADR 0014; 5: a header (signature, entries), tails
+STATS_VERSION = "lean_memory.stats/5"
 # 4: a sealed meta, the sets (ids, per shard its keys and sigs) read a chunk at a time
 _STATE_VERSION = "lean_memory.put-state/4"
 _STATE_TAIL_VERSION = "lean_memory.put-state-tail/2"
@@ -68,6 +69,91 @@ _DIGEST = 16
 _FIRST_READ = 1 << 16  # the put state file's first read: its tag, meta length and meta
 _HEX = "0123456789abcdef"
 MAX_DESCRIPTION = 90  # characters of a shard's description INDEX.md shows
+
+
+class ShardStatus(Record):
+    """One shard's row of the status and of INDEX.md."""
+
+    _fields = ("name", "description", "entries", "superseded", "tokens")
+    __slots__ = _fields
+    name: str
+    description: str
+    entries: int  # live entries
+    superseded: int
+    tokens: int
+
+    def __init__(self, name: str, description: str, entries: int, superseded: int,
+                 tokens: int) -> None:
+        self._init(name, description, entries, superseded, tokens)
+
+
+class Status(Record):
+    """The memory's shards, token total, budget and compaction threshold."""
+
+    _fields = ("shards", "total_tokens", "token_budget", "compact_threshold")
+    __slots__ = _fields
+    shards: tuple[ShardStatus, ...]
+    total_tokens: int
+    token_budget: int
+    compact_threshold: int
+
+    def __init__(self, shards: tuple[ShardStatus, ...], total_tokens: int, token_budget: int,
+                 compact_threshold: int) -> None:
+        self._init(shards, total_tokens, token_budget, compact_threshold)
+
+    @property
+    def compaction_due(self) -> bool:
+        return self.total_tokens > self.compact_threshold
+
+    @property
+    def entries(self) -> int:
+        return sum(s.entries for s in self.shards)
+
+
+def text_digest(text: str) -> bytes:
+    """The 8-byte digest the summaries keep of a text."""
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+
+
+class Summary(NamedTuple):
+    """What INDEX.md, status and put need of a shard, cached by file signature."""
+
+    description: str
+    tokens: int
+    links: tuple[Link, ...]
+    costs: tuple[Cost, ...] = ()
+    hand: int = 0  # entries without a metadata line (a write must stamp them)
+    preamble_tokens: int = 0
+
+    @classmethod
+    def of(cls, shard: fmt.Shard, known: Summary | None = None, *,
+           signatures: bool = False) -> Summary:
+        """Summarise ``shard``, re-estimating only entries ``known`` has not seen; with
+        ``signatures``, also compute the near-duplicate signatures still missing."""
+        from .dedup import main_text, signature
+
+        memo = {c[COST_RAW]: c for c in known.costs} if known is not None else {}
+        costs = []
+        for e in shard.entries:
+            raw_key = text_digest(e.raw)
+            cost = memo.get(raw_key)
+            if cost is None:
+                cost = (raw_key, estimate_tokens(e.raw),
+                        text_digest(normalize(main_text(e.text))), None)
+            if signatures and cost[COST_SIG] is None:
+                cost = (*cost[:COST_SIG], signature(e.text))
+            costs.append(cost)
+        preamble = estimate_tokens(shard.preamble)
+        return cls(shard.description, preamble + sum(c[COST_TOKENS] for c in costs),
+                   tuple((e.id, e.date or "", e.supersedes or "") for e in shard.entries),
+                   tuple(costs), sum(1 for e in shard.entries if not e.has_meta), preamble)
+
+    def appended(self, links: Sequence[Link], costs: Sequence[Cost], tokens: int,
+                 preamble_tokens: int, relast: Cost | None) -> Summary:
+        """This summary with entries appended (``relast``: the new cost of its last)."""
+        kept = self.costs if relast is None else (*self.costs[:-1], relast)
+        return self._replace(tokens=tokens, links=(*self.links, *links),
+                             costs=(*kept, *costs), preamble_tokens=preamble_tokens)
 
 
 # Records read by name. Those never marshalled nor compared are plain classes with slots:

@@ -39,7 +39,17 @@ from .fsutil import (
     same_bytes,
 )
 from .globalstore import FACADE, PROJECT
-from .putstate import Appended, Head, PutState, StaleState, Summarized
+from .putstate import (
+    Appended,
+    Head,
+    PutState,
+    ShardStatus,
+    StaleState,
+    Status,
+    Summarized,
+    Summary,
+    text_digest,
+)
 from .summaries import (
     COST_KEY,
     COST_RAW,
@@ -47,13 +57,9 @@ from .summaries import (
     LINK_ID,
     LINK_TARGET,
     Link,
-    ShardStatus,
     Signature,
-    Status,
-    Summary,
     hidden_ids,
     normalize,
-    text_digest,
 )
 from .tokens import estimate_tokens
 from .withhold import record_put

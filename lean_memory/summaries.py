@@ -1,11 +1,12 @@
-"""What a reader of the memory is: its folder (:mod:`lean_memory.folder`) and the types of
-what is known of its files without reading them (per shard file its :class:`Summary`, the
-:class:`Status` and its rows), with the few functions the hot paths call (:func:`hidden_ids`,
-:func:`grown_from`, :func:`normalize`).
+"""What a reader of the memory is (:class:`Summaries`): its folder (:mod:`lean_memory.folder`)
+and what is known of its files without reading them, as far as the hot paths need it: the
+shapes of a summary's records (:data:`Link`, :data:`Cost`) and the few functions the warm
+query and the prompt call (:func:`hidden_ids`, :func:`grown_from`, :func:`normalize`).
 
-The code that reads and writes those summaries (the stats files, the put state, the status,
-INDEX.md) is :mod:`lean_memory.putstate`: neither the warm query nor a prompt runs it while
-its caches hold (ADR 0055). A :class:`Summaries` reaches it through one documented hook,
+The code of those summaries, and their types (per shard file its ``Summary``, the
+``Status`` and its rows; the stats files, the put state, INDEX.md), is
+:mod:`lean_memory.putstate`: neither the warm query nor a prompt runs it while its caches
+hold (ADR 0055). A :class:`Summaries` reaches it through one documented hook,
 :meth:`Summaries._code`, the first time one of its slow paths is called; the ``Memory``
 facade (:mod:`lean_memory.store`) derives from its class.
 
@@ -17,16 +18,13 @@ from __future__ import annotations
 
 import os
 
-from ._hash import blake2b
-from ._record import Record
 from .folder import Folder
 from .fsutil import load_record
-from .tokens import estimate_tokens
 
 TYPE_CHECKING = False  # typing's own costs an import
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
-    from typing import Final, NamedTuple, Protocol
+    from typing import Any, Final, Protocol
 
     from . import format as fmt
     from ._retriever import Retriever
@@ -37,10 +35,8 @@ if TYPE_CHECKING:
 
         Summarized: type[Summaries]
 
-        def render_index(self, status: Status, max_tokens: int, *,
+        def render_index(self, status: Any, max_tokens: int, *,
                          layer: str = "project") -> str: ...
-else:
-    from ._record import NamedTuple
 
 Signature = tuple[int, int, int]  # fsutil.file_signature
 Link = tuple[str, str, str]  # per entry: (id, date, supersedes), "" when none
@@ -56,100 +52,12 @@ COST_TOKENS: Final = 1
 COST_KEY: Final = 2
 COST_SIG: Final = 3
 
-# 4: said-again signatures of ADR 0014; 5: a header (signature, entries), tails
-STATS_VERSION = "lean_memory.stats/5"
 _TAIL_VERSION = "lean_memory.stats-tail/3"  # 3: steps (ADR 0040)
-
-
-class ShardStatus(Record):
-    """One shard's row of the status and of INDEX.md."""
-
-    _fields = ("name", "description", "entries", "superseded", "tokens")
-    __slots__ = _fields
-    name: str
-    description: str
-    entries: int  # live entries
-    superseded: int
-    tokens: int
-
-    def __init__(self, name: str, description: str, entries: int, superseded: int,
-                 tokens: int) -> None:
-        self._init(name, description, entries, superseded, tokens)
-
-
-class Status(Record):
-    """The memory's shards, token total, budget and compaction threshold."""
-
-    _fields = ("shards", "total_tokens", "token_budget", "compact_threshold")
-    __slots__ = _fields
-    shards: tuple[ShardStatus, ...]
-    total_tokens: int
-    token_budget: int
-    compact_threshold: int
-
-    def __init__(self, shards: tuple[ShardStatus, ...], total_tokens: int, token_budget: int,
-                 compact_threshold: int) -> None:
-        self._init(shards, total_tokens, token_budget, compact_threshold)
-
-    @property
-    def compaction_due(self) -> bool:
-        return self.total_tokens > self.compact_threshold
-
-    @property
-    def entries(self) -> int:
-        return sum(s.entries for s in self.shards)
 
 
 def normalize(text: str) -> str:
     """Case- and whitespace-insensitive form used to spot an entry said again."""
     return " ".join(text.casefold().split())
-
-
-def text_digest(text: str) -> bytes:
-    """The 8-byte digest the summaries keep of a text."""
-    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-
-
-class Summary(NamedTuple):
-    """What INDEX.md, status and put need of a shard, cached by file signature."""
-
-    description: str
-    tokens: int
-    links: tuple[Link, ...]
-    costs: tuple[Cost, ...] = ()
-    hand: int = 0  # entries without a metadata line (a write must stamp them)
-    preamble_tokens: int = 0
-
-    @classmethod
-    def of(cls, shard: fmt.Shard, known: Summary | None = None, *,
-           signatures: bool = False) -> Summary:
-        """Summarise ``shard``, re-estimating only entries ``known`` has not seen; with
-        ``signatures``, also compute the near-duplicate signatures still missing."""
-        from .dedup import main_text, signature
-
-        memo = {c[COST_RAW]: c for c in known.costs} if known is not None else {}
-        costs = []
-        for e in shard.entries:
-            raw_key = text_digest(e.raw)
-            cost = memo.get(raw_key)
-            if cost is None:
-                cost = (raw_key, estimate_tokens(e.raw),
-                        text_digest(normalize(main_text(e.text))), None)
-            if signatures and cost[COST_SIG] is None:
-                cost = (*cost[:COST_SIG], signature(e.text))
-            costs.append(cost)
-        preamble = estimate_tokens(shard.preamble)
-        return cls(shard.description, preamble + sum(c[COST_TOKENS] for c in costs),
-                   tuple((e.id, e.date or "", e.supersedes or "") for e in shard.entries),
-                   tuple(costs), sum(1 for e in shard.entries if not e.has_meta), preamble)
-
-    def appended(self, links: Sequence[Link], costs: Sequence[Cost], tokens: int,
-                 preamble_tokens: int, relast: Cost | None) -> Summary:
-        """This summary with entries appended (``relast``: the new cost of its last)."""
-        kept = self.costs if relast is None else (*self.costs[:-1], relast)
-        return self._replace(tokens=tokens, links=(*self.links, *links),
-                             costs=(*kept, *costs), preamble_tokens=preamble_tokens)
-
 
 
 def _stats_file(cache: str, key: str, *, tail: bool = False) -> str:
@@ -180,9 +88,10 @@ def hidden_ids(links: Iterable[Link]) -> set[str]:
 
 
 
-def render_index(status: Status, max_tokens: int, *, layer: str = "project") -> str:
-    """The text of INDEX.md for ``status`` (:func:`lean_memory.putstate.render_index`, where
-    the code lives: the digest renders it only when its cache of the overview is stale)."""
+def render_index(status: Any, max_tokens: int, *, layer: str = "project") -> str:
+    """The text of INDEX.md for ``status``, a ``putstate.Status``: that module's
+    :func:`~lean_memory.putstate.render_index`, where the code lives (the digest renders it
+    only when its cache of the overview is stale)."""
     code: Code = __import__(CODE, fromlist=("render_index",))
     return code.render_index(status, max_tokens, layer=layer)
 
@@ -197,7 +106,9 @@ class Summaries(Folder):
     the layers open to read (:func:`lean_memory.globalstore.reader_at`; ADR 0050). The
     methods below are the slow paths: each gives the reader the summaries' code
     (:meth:`_code`) and calls it; :class:`lean_memory.putstate.Summarized` defines them all
-    and the ``Memory`` facade derives from it."""
+    and the ``Memory`` facade derives from it. The types they take and give (``Status``,
+    ``Summary``) live there too: ``Any`` here, the callers hold a reader as a
+    :class:`~lean_memory._protocols.MemoryLike`, which names them."""
 
     # the retrievers a caller gave (the facade's ``retrievers=``), None for the configured
     _retrievers: list[Retriever] | None = None
@@ -229,27 +140,27 @@ class Summaries(Folder):
         return self.correction_links()
 
     def _summaries(self, fresh: Mapping[str, fmt.Shard], *, archive: bool = False,
-                   signatures: bool = False) -> dict[str, Summary]:
+                   signatures: bool = False) -> dict[str, Any]:
         self._code()
         return self._summaries(fresh, archive=archive, signatures=signatures)
 
-    def _status_of(self, summaries: Mapping[str, Summary],
-                   archived: Mapping[str, Summary] | None = None) -> Status:
+    def _status_of(self, summaries: Mapping[str, Any],
+                   archived: Mapping[str, Any] | None = None) -> Any:
         self._code()
         return self._status_of(summaries, archived)
 
-    def status(self) -> Status:
+    def status(self) -> Any:
         """The memory's shards, token total, budget and compaction threshold."""
         self._code()
         return self.status()
 
     def write_index(self, fresh: Mapping[str, fmt.Shard | str], *,
-                    signatures: bool = False) -> Status:
+                    signatures: bool = False) -> Any:
         """Rewrite INDEX.md if it changed and return the status it shows."""
         self._code()
         return self.write_index(fresh, signatures=signatures)
 
-    def render_index(self, status: Status) -> str:
+    def render_index(self, status: Any) -> str:
         """The text of INDEX.md for ``status``."""
         self._code()
         return self.render_index(status)

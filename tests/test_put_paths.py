@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from lean_memory import Memory, putstate, store
 from lean_memory import format as fmt
-from lean_memory.summaries import COST_SIG, Summary
+from lean_memory.putstate import Summary
+from lean_memory.summaries import COST_SIG
 
 from .conftest import run_cli, snapshot
 from .test_put_path import plain

@@ -117,7 +117,7 @@ def _tamper(mem: Memory, region: int, record: bytes, other: bytes) -> None:
     body[offset + spot:offset + spot + len(record)] = other
     chunk = putstate._CHUNK
     first = spot // chunk * chunk
-    new_digest = summaries.blake2b(bytes(body[offset + first:offset + min(first + chunk, length)]),
+    new_digest = putstate.blake2b(bytes(body[offset + first:offset + min(first + chunk, length)]),
                                    digest_size=16).digest()
     i = spot // chunk
     digests = digests[:16 * i] + new_digest + digests[16 * (i + 1):]
@@ -154,7 +154,7 @@ def test_a_tampered_set_of_the_put_state_is_not_trusted(tmp_path: Path, where: s
             state = mem._load_state()
             assert state is not None
             at = mem.shards.index("quirks")
-            key = summaries.text_digest(summaries.normalize(text))
+            key = putstate.text_digest(summaries.normalize(text))
             sig = dedup.signature(text)
             assert state.heads[at].keys.has(key) and state.heads[at].sigs.has(sig)
             for region, record in ((2 * at, key), (2 * at + 1, sig)):

@@ -92,7 +92,7 @@ def test_the_command_line_ends_without_the_teardown(root: Path) -> None:
 def test_summaries_round_trip_through_pickle() -> None:
     import pickle
 
-    from lean_memory.summaries import Summary
+    from lean_memory.putstate import Summary
 
     s = Summary("d", 3, (("a", "", ""),))
     assert pickle.loads(pickle.dumps(s)) == s and s.costs == () and s.hand == 0
