@@ -174,7 +174,6 @@ class Appended:
         self.cost = cost
 
 
-
 class Known:
     """A shard file's summary and the signature it is valid for."""
 
@@ -512,7 +511,6 @@ def _parsed_links(text: str, name: str) -> list[Link]:
     return [(e.id, e.date or "", e.supersedes or "") for e in fmt.parse(text, name).entries]
 
 
-
 def _short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 1].rstrip() + "…"
@@ -552,7 +550,6 @@ def render_index(status: Status, max_tokens: int, *, layer: str = "project") -> 
             f"INDEX.md would be ~{size} tokens, over max_index_tokens={max_tokens}; "
             "use fewer shards or shorter shard descriptions")
     return text
-
 
 
 class Summarized(Summaries):

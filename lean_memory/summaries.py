@@ -87,7 +87,6 @@ def hidden_ids(links: Iterable[Link]) -> set[str]:
             if target and target in dates and not dates[target] > date}
 
 
-
 def render_index(status: Any, max_tokens: int, *, layer: str = "project") -> str:
     """The text of INDEX.md for ``status``, a ``putstate.Status``: that module's
     :func:`~lean_memory.putstate.render_index`, where the code lives (the digest renders it
