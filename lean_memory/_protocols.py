@@ -22,8 +22,9 @@ if TYPE_CHECKING:
     from ._retriever import Retriever
     from .config import Config
     from .fsutil import StrPath
+    from .putstate import Status, Summary
     from .secrets import Allowlist
-    from .summaries import Link, Status, Summary
+    from .summaries import Link
 
 
 class MemoryLike(Protocol):

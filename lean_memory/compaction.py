@@ -54,8 +54,8 @@ from .dedup import main_text
 from .errors import LeanMemoryError, NotInitialized, ShardError
 from .folder import COMPACTION_JOURNAL as JOURNAL
 from .fsutil import MAX_CACHE_BYTES, atomic_write, read_bounded, sealed, unsealed
+from .putstate import Summary
 from .shown import checked_item
-from .summaries import Summary
 from .tokens import estimate_tokens
 
 if TYPE_CHECKING:

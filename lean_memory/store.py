@@ -39,25 +39,27 @@ from .fsutil import (
     same_bytes,
 )
 from .globalstore import FACADE, PROJECT
+from .putstate import (
+    Appended,
+    Head,
+    PutState,
+    ShardStatus,
+    StaleState,
+    Status,
+    Summarized,
+    Summary,
+    text_digest,
+)
 from .summaries import (
     COST_KEY,
     COST_RAW,
     COST_TOKENS,
     LINK_ID,
     LINK_TARGET,
-    Appended,
-    Head,
     Link,
-    PutState,
-    ShardStatus,
     Signature,
-    StaleState,
-    Status,
-    Summaries,
-    Summary,
     hidden_ids,
     normalize,
-    text_digest,
 )
 from .tokens import estimate_tokens
 from .withhold import record_put
@@ -152,7 +154,7 @@ class Put:
         self.status = status
 
 
-class Memory(Summaries):
+class Memory(Summarized):
     """A memory rooted at ``root``: ``<root>/.agents/memory`` and its config."""
 
     def __init__(self, root: str | os.PathLike[str] | None = None, *,

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lean_memory
-from lean_memory import agents, summaries
+from lean_memory import agents, putstate
 from lean_memory import format as fmt
 from lean_memory.summaries import hidden_ids
 
@@ -66,7 +66,7 @@ def test_a_memory_with_no_correction_parses_no_shard_for_the_links(
     for p in mem.cache_dir.iterdir():
         p.unlink()
     parsed: list[str] = []
-    monkeypatch.setattr(summaries, "_parsed_links",
+    monkeypatch.setattr(putstate, "_parsed_links",
                         lambda text, name: parsed.append(name) or [])  # type: ignore[func-returns-value]
     fresh = lean_memory.Memory(mem.root)
     assert fresh.superseded_ids() == set() and fresh.correction_links() == ()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lean_memory import Memory, layers
-from lean_memory.summaries import ShardStatus, Status, render_index
+from lean_memory.putstate import ShardStatus, Status, render_index
 
 
 @pytest.fixture

@@ -153,7 +153,7 @@ def test_the_rules_cache_reads_no_links_while_no_shard_file_changed(
         tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     import lean_memory
     from lean_memory.digest import digest
-    from lean_memory.summaries import Summaries
+    from lean_memory.putstate import Summarized
 
     mem = lean_memory.Memory(tmp_path)
     mem.init()
@@ -161,13 +161,13 @@ def test_the_rules_cache_reads_no_links_while_no_shard_file_changed(
     mem.put_entry("failures", "The deploy failed: the socket timeout was too short.")
     first = digest(lean_memory.Memory(tmp_path), "why did the deploy fail")
     reads: list[int] = []
-    real = Summaries.correction_links
+    real = Summarized.correction_links
 
     def counted(self: Any) -> Any:
         reads.append(1)
         return real(self)
 
-    monkeypatch.setattr(Summaries, "correction_links", counted)
+    monkeypatch.setattr(Summarized, "correction_links", counted)
     assert digest(lean_memory.Memory(tmp_path), "why did the deploy fail") == first
     assert reads == []  # nothing changed: the links were not read
     mem.put_entry("failures", "The build failed: the cache was cold.")

@@ -27,8 +27,8 @@ RULE = "Always run the linters before committing"
 SLOW_INDEX = "import lean_memory.search as s; s._BUILD_BYTES_PER_S = 1; "
 # As on a loaded machine at 100k entries: working out the correction links from every
 # shard file takes longer than the hook's whole time limit.
-SLOW_LINKS = ("import time, lean_memory.summaries as m; _all = m.Summaries._all_links; "
-              "m.Summaries._all_links = lambda self: (time.sleep(60), _all(self))[1]; ")
+SLOW_LINKS = ("import time, lean_memory.putstate as m; _all = m.Summarized._all_links; "
+              "m.Summarized._all_links = lambda self: (time.sleep(60), _all(self))[1]; ")
 
 
 def _links_done(path: Path) -> str:
@@ -202,20 +202,20 @@ def test_a_put_during_the_warm_ups_status_keeps_its_put_state(
     mem = _memory(tmp_path / "m")
     for p in mem.cache_dir.iterdir():
         p.unlink()
-    from lean_memory.summaries import Summaries
+    from lean_memory.putstate import Summarized
 
-    real = Summaries._status
+    real = Summarized._status
 
-    def slow(self: Summaries, *args: object, **kw: object) -> object:
+    def slow(self: Summarized, *args: object, **kw: object) -> object:
         st = real(self, *args, **kw)  # type: ignore[arg-type]
         other = lean_memory.Memory(mem.root)
         other.put_entry("failures", "a put while the warm-up works", date="2026-01-06")
         assert other._load_state() is not None
         return st
 
-    monkeypatch.setattr(Summaries, "_status", slow)
+    monkeypatch.setattr(Summarized, "_status", slow)
     lean_memory.Memory(mem.root).status()
-    monkeypatch.setattr(Summaries, "_status", real)
+    monkeypatch.setattr(Summarized, "_status", real)
     assert lean_memory.Memory(mem.root)._load_state() is not None
 
 

@@ -41,6 +41,9 @@ CORE = {"", "_hash", "_record", "_stem", "bm25", "cli", "config", "errors", "fol
         "globalstore"}  # where the layers live: split from layers for the put (ADR 0040)
 # Not `store`: the hot lines read through a Summaries, never the facade; not `commands` nor
 # `commands._common`: the CLI's own names live in cli; `_lazyre` is in _record (ADR 0050).
+# Not `putstate`: the summaries' code (stats files, put state, status, INDEX.md), which a
+# reader loads only on a slow path (a stale cache) or for a status (ADR 0055).
+NEVER = {"store", "putstate"}
 # `get` answers through recall, the one entry point over the layers (ADR 0034), which
 # reads JSON without `json` (_jsonc); never learn, digest or the scanner. Not
 # `commands._common`, `commands._memory`, `commands.get_shown` (get's other forms) nor `shown`
@@ -59,7 +62,8 @@ QUERY = CORE | {"commands", "commands.get", "recall", "_jsonc"}
 HOOK = CORE | {"hooks", "recall", "digest", "prompthook", "_askrecord", "_jsonc", "_secret_gate"}
 # Session start: the start's own blocks (learn: the quiet sessions folded, the last one's
 # open lines, proposals).
-START = HOOK | {"learn", "spawn"}  # learn's git and background processes
+START = HOOK | {"learn", "spawn", "putstate"}  # learn's git and background processes;
+# putstate: the overview is the status (ADR 0055)
 # A prompt naming no keyword of any rule is kept unscanned (the gate is the scan's answer
 # there: tests/test_secret_gate.py); a match's main text comes from format, not dedup.
 NO_MATCH = HOOK
@@ -242,6 +246,7 @@ def test_the_warm_query_line_loads_only_the_allow_list(setup: Setup) -> None:
 def test_the_allow_lists_name_real_modules() -> None:
     """A renamed module would leave a stale name that allows nothing: each must exist."""
     root = Path(lean_memory.__file__).parent
+    assert not NEVER & (CORE | QUERY | HOOK)  # pinned off the prompt's and the query's path
     for name in MATCH | QUERY:
         path = root.joinpath(*name.split(".")) if name else root
         assert path.with_suffix(".py").is_file() or (path / "__init__.py").is_file(), name

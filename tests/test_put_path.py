@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lean_memory import Memory, dedup, fsutil, secrets, sessionlog, store, summaries, writelog
+from lean_memory import Memory, dedup, fsutil, putstate, secrets, sessionlog, store, writelog
 
 # Characters near every boundary the checks draw: controls, C1, surrogates, spaces, marks.
 EDGES = st.sampled_from(
@@ -189,15 +189,15 @@ def test_content_words_and_main_text_equal_the_regex_version(text: str) -> None:
 # -- what a put writes grows with its entry, not with the memory --------------------------
 
 
-def plain(state: summaries.PutState) -> tuple[object, ...]:
+def plain(state: putstate.PutState) -> tuple[object, ...]:
     """``state`` with its sets read out (sorted), lines a quick put counts left out: what a
     fresh build must equal (the sets are read from the file before it is rewritten)."""
     return (*state[:3], sorted(state.ids), *state[4:5],
-            [(*h[:6], sorted(summaries._split(h.keys.whole(), 8)),
-              sorted(summaries._split(h.sigs.whole(), 16)), h.unsigned) for h in state.heads])
+            [(*h[:6], sorted(putstate._split(h.keys.whole(), 8)),
+              sorted(putstate._split(h.sigs.whole(), 16)), h.unsigned) for h in state.heads])
 
 
-def _fresh_state(root: Path) -> summaries.PutState | None:
+def _fresh_state(root: Path) -> putstate.PutState | None:
     again = Memory(root)
     live = again._summaries({})
     again._links(live)
@@ -208,7 +208,7 @@ def _fresh_state(root: Path) -> summaries.PutState | None:
 @pytest.mark.parametrize("tail_max", [0, 2, 1000])
 def test_quick_puts_append_to_the_put_state_tail(tmp_path: Path, tail_max: int,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(summaries, "_STATE_TAIL_MAX", tail_max)
+    monkeypatch.setattr(putstate, "_STATE_TAIL_MAX", tail_max)
     mem = Memory(tmp_path)
     mem.init()
     mem.put_entry("seed", "The first entry names the cache folder.", date="2026-01-01")
@@ -344,13 +344,13 @@ def test_a_quick_put_reads_no_stats_file_its_tail_describes(
         Memory(tmp_path).put_entry("quirks", f"Tool {i} needs the flag --frozen-{i} in CI.",
                                    date="2026-01-02")
     read: list[str] = []
-    real = summaries.read_cache
+    real = putstate.read_cache
 
     def spy(path: str, root: object = None) -> bytes | None:
         read.append(os.path.basename(path))
         return real(path, root)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(summaries, "read_cache", spy)
+    monkeypatch.setattr(putstate, "read_cache", spy)
     Memory(tmp_path).put_entry("quirks", "A fourth tool wants a pinned lockfile version.",
                                date="2026-01-03")
     assert "stats-live-quirks.marshal" not in read, read

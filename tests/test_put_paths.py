@@ -10,9 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lean_memory import Memory, store, summaries
+from lean_memory import Memory, putstate, store
 from lean_memory import format as fmt
-from lean_memory.summaries import COST_SIG, Summary
+from lean_memory.putstate import Summary
+from lean_memory.summaries import COST_SIG
 
 from .conftest import run_cli, snapshot
 from .test_put_path import plain
@@ -92,7 +93,7 @@ def test_the_put_state_and_stats_tails_match_a_fresh_summary(
     here) and the put state must say what summarising the shards afresh says. Catches: a
     put state that disagrees with a fresh summary, in every example (none returns early)."""
     with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
-        mp.setattr(summaries, "_TAIL_MAX", tail_max)
+        mp.setattr(putstate, "_TAIL_MAX", tail_max)
         root = Path(tmp)
         run(root, ops)
         mem = Memory(root)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lean_memory import Memory, dedup, fsutil, summaries
+from lean_memory import Memory, dedup, fsutil, putstate, summaries
 from lean_memory import format as fmt
 
 from .conftest import snapshot, spy_quick
@@ -60,7 +60,7 @@ def test_every_id_is_found_and_no_other(tmp_path: Path, monkeypatch: pytest.Monk
     """Guards the chunked id set: with chunks of a few records, every id of the shard files
     is in the put state and no other id of their form is (a wrong fence or bisection
     would miss an id, and a new entry would take it again)."""
-    monkeypatch.setattr(summaries, "_CHUNK", 16)  # 4 ids a chunk: many chunks
+    monkeypatch.setattr(putstate, "_CHUNK", 16)  # 4 ids a chunk: many chunks
     mem = _memory(tmp_path, 40)
     _rebuild(mem)
     mem.put_entry("quirks", "One more, in the put state's tail.", date=DATE)
@@ -115,9 +115,9 @@ def _tamper(mem: Memory, region: int, record: bytes, other: bytes) -> None:
     blob = bytes(body[offset:offset + length])
     spot = next(i for i in range(0, len(blob), len(record)) if blob[i:i + len(record)] == record)
     body[offset + spot:offset + spot + len(record)] = other
-    chunk = summaries._CHUNK
+    chunk = putstate._CHUNK
     first = spot // chunk * chunk
-    new_digest = summaries.blake2b(bytes(body[offset + first:offset + min(first + chunk, length)]),
+    new_digest = putstate.blake2b(bytes(body[offset + first:offset + min(first + chunk, length)]),
                                    digest_size=16).digest()
     i = spot // chunk
     digests = digests[:16 * i] + new_digest + digests[16 * (i + 1):]
@@ -133,7 +133,7 @@ def first_read(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     """Both ways a chunk is read: from the bytes read with the meta (a small memory), or
     from the file by offset (a large one)."""
     if request.param == "read by offset":
-        monkeypatch.setattr(summaries, "_FIRST_READ", 64)
+        monkeypatch.setattr(putstate, "_FIRST_READ", 64)
 
 
 @pytest.mark.parametrize("where", ["body", "meta"])
@@ -154,7 +154,7 @@ def test_a_tampered_set_of_the_put_state_is_not_trusted(tmp_path: Path, where: s
             state = mem._load_state()
             assert state is not None
             at = mem.shards.index("quirks")
-            key = summaries.text_digest(summaries.normalize(text))
+            key = putstate.text_digest(summaries.normalize(text))
             sig = dedup.signature(text)
             assert state.heads[at].keys.has(key) and state.heads[at].sigs.has(sig)
             for region, record in ((2 * at, key), (2 * at + 1, sig)):
@@ -198,8 +198,8 @@ def test_the_put_state_after_many_puts_is_a_fresh_build(
     """Guards the tail and the rewrite of the chunked put state: after puts to several
     shards (some said again, some hand edits between them), the state a put loads holds
     what a put state built afresh from the files holds, and every id of the files."""
-    monkeypatch.setattr(summaries, "_STATE_TAIL_MAX", tail_max)
-    monkeypatch.setattr(summaries, "_CHUNK", 32)
+    monkeypatch.setattr(putstate, "_STATE_TAIL_MAX", tail_max)
+    monkeypatch.setattr(putstate, "_CHUNK", 32)
     mem = _memory(tmp_path, 9)
     for i in range(12):
         shard = ("quirks", "insights", "failures")[i % 3]

@@ -92,7 +92,7 @@ def test_the_command_line_ends_without_the_teardown(root: Path) -> None:
 def test_summaries_round_trip_through_pickle() -> None:
     import pickle
 
-    from lean_memory.summaries import Summary
+    from lean_memory.putstate import Summary
 
     s = Summary("d", 3, (("a", "", ""),))
     assert pickle.loads(pickle.dumps(s)) == s and s.costs == () and s.hand == 0
@@ -136,7 +136,8 @@ def test_superseded_ids_read_no_summary_when_nothing_is_superseded(
     """``get SHARD`` marks superseded entries: with a valid put state that names no
     correction, nothing is superseded and no shard's summary is read (at 10k entries, the
     six summaries were 2/3 of a warm ``get SHARD``). With a correction: as before."""
-    from lean_memory.summaries import Summaries, hidden_ids
+    from lean_memory.putstate import Summarized
+    from lean_memory.summaries import hidden_ids
 
     mem = lean_memory.Memory(tmp_path)
     mem.init()
@@ -145,13 +146,13 @@ def test_superseded_ids_read_no_summary_when_nothing_is_superseded(
                       date="2026-01-02")
     mem.status()  # the put state
     reads: list[str] = []
-    real = Summaries._stat
+    real = Summarized._stat
 
-    def counted(self: Summaries, key: str) -> object:
+    def counted(self: Summarized, key: str) -> object:
         reads.append(key)
         return real(self, key)
 
-    monkeypatch.setattr(Summaries, "_stat", counted)
+    monkeypatch.setattr(Summarized, "_stat", counted)
     fresh = lean_memory.Memory(tmp_path)
     assert fresh.superseded_ids() == set() == hidden_ids(fresh._all_links())
     reads.clear()

@@ -20,7 +20,7 @@ import lean_memory
 from lean_memory import format as fmt
 from lean_memory.cli import main
 from lean_memory.fsutil import dump_record
-from lean_memory.summaries import Summaries
+from lean_memory.putstate import Summarized
 
 ROWS = "put-state.rows.marshal"
 _COUNTER = itertools.count()
@@ -57,10 +57,10 @@ def _memory(tmp_path: Path) -> lean_memory.Memory:
 
 
 def _no_put_state(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(self: Summaries) -> None:
+    def refuse(self: Summarized) -> None:
         raise AssertionError("the put state was read")
 
-    monkeypatch.setattr(Summaries, "_load_state", refuse)
+    monkeypatch.setattr(Summarized, "_load_state", refuse)  # readers' and the facade's
 
 
 def test_status_reads_the_rows_record_alone(tmp_path: Path,
@@ -126,7 +126,7 @@ def test_a_rows_record_sealed_by_someone_else_is_ignored(
     """A record committed or planted under another key (false rows, right signatures)."""
     mem = _memory(tmp_path)
     want = _slow(mem.root, tmp_path)
-    s = Summaries(mem.root)
+    s = Summarized(mem.root)
     sigs = tuple(lean_memory.fsutil.file_signature(p) for _, p in s._state_keys())
     false_rows = tuple(("forged", 999, 0, 1) for _ in s.shards)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "someone-else"))
@@ -155,7 +155,7 @@ def test_a_rows_record_of_another_shape_is_ignored(tmp_path: Path, rows: object,
     internal error, never its rows."""
     mem = _memory(tmp_path)
     want = _slow(mem.root, tmp_path)
-    s = Summaries(mem.root)
+    s = Summarized(mem.root)
     sigs = tuple(lean_memory.fsutil.file_signature(p) for _, p in s._state_keys())
     assert dump_record(mem.cache_dir / ROWS, "lean_memory.put-state-rows/1",
                        (s.shards, sigs, rows, links))
@@ -165,7 +165,7 @@ def test_a_rows_record_of_another_shape_is_ignored(tmp_path: Path, rows: object,
 def test_a_rows_record_of_other_shards_is_ignored(tmp_path: Path) -> None:
     mem = _memory(tmp_path)
     want = _slow(mem.root, tmp_path)
-    s = Summaries(mem.root)
+    s = Summarized(mem.root)
     sigs = tuple(lean_memory.fsutil.file_signature(p) for _, p in s._state_keys())
     rows = marshal.loads(marshal.dumps(tuple(("x", 5, 0, 9) for _ in s.shards)))
     assert dump_record(mem.cache_dir / ROWS, "lean_memory.put-state-rows/1",
@@ -203,3 +203,45 @@ def test_status_equals_the_slow_path_on_random_memories(
             path.write_text(mem.read_text(path).replace(rules[n % len(rules)].raw, "", 1),
                             encoding="utf-8")
         assert _answers(mem.root) == _slow(mem.root, tmp_path)
+
+
+SLOW_PATHS = ["status", "superseded_ids", "correction_links", "index", "summaries", "render"]
+
+
+@pytest.mark.parametrize("path", SLOW_PATHS)
+@pytest.mark.parametrize("cached", [True, False])
+def test_a_reader_answers_its_slow_paths_as_the_facade(tmp_path: Path, path: str,
+                                                       cached: bool) -> None:
+    """A reader (``globalstore.reader_at``) holds none of the summaries' code (ADR 0055):
+    its first slow path gives it that code (``Summaries._code``) and answers as the facade
+    does, with and without the caches."""
+    from lean_memory import summaries
+    from lean_memory.globalstore import reader_at
+
+    mem = _memory(tmp_path)
+    old = mem.entries("failures")[0]
+    mem.put_entry("failures", "The deploy step failed on a full disk.", supersedes=old.id)
+    if not cached:
+        shutil.rmtree(mem.cache_dir)
+
+    def ask(m: lean_memory.Memory | summaries.Summaries) -> object:
+        if path == "status":
+            return m.status()
+        if path == "superseded_ids":
+            return m.superseded_ids()
+        if path == "correction_links":
+            return m.correction_links()
+        if path == "index":
+            return m.write_index({}), (m.index_path).read_text(encoding="utf-8")
+        if path == "summaries":
+            live = m._summaries({})
+            return live, m._status_of(live)
+        return m.render_index(m.status()), summaries.render_index(m.status(), 9999)
+
+    reader = reader_at(mem.root)
+    assert type(reader) is summaries.Summaries
+    got = ask(reader)  # type: ignore[arg-type]
+    assert type(reader) is Summarized
+    assert got == ask(lean_memory.Memory(mem.root))
+    if path == "superseded_ids":
+        assert got == {old.id}

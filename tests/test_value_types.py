@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import lean_memory
 from lean_memory._record import Record
-from lean_memory.summaries import ShardStatus
+from lean_memory.putstate import ShardStatus
 
 
 def _entry(**changes: object) -> lean_memory.Entry:
