@@ -789,14 +789,36 @@ class BM25Index:
         heavy terms hold, once their bound is under ``theta``. The documents left are scored
         exactly (:meth:`_exact`: the same float operations as :meth:`score`, in the same
         order). Tried only when the query has a rare term (1/_RARE of the documents) and a
-        heavy one; given up when the bound does not settle or too many documents are left
-        to look up (then it would cost more than it saves).
+        heavy one. When the bound does not settle or too many documents are left to look
+        up, the heavy term that can add the most moves to the light side and the split is
+        tried again (a word in every entry adds almost nothing: a query repeating it beside
+        a common one settles once the common one is scored with the light terms, ADR
+        0054), while the postings scored stay fewer than all of the query's; then None.
         """
         n_docs = self.n_docs
-        heavy = [t for t in terms if t[2] * _HEAVY > n_docs]
+        # the heavy terms, the one that can add the least first
+        heavy = sorted((t for t in terms if t[2] * _HEAVY > n_docs), key=lambda t: t[0] * t[1])
         light = [t for t in terms if t[2] * _HEAVY <= n_docs]
         if not heavy or not any(t[2] * _RARE <= n_docs for t in light):
             return None
+        everything = sum(t[2] for t in terms)
+        scored = 0  # postings accumulated over the tries
+        while heavy:
+            scored += sum(t[2] for t in light)
+            if scored >= everything:
+                return None
+            found = self._settled(terms, light, heavy, k, allowed)
+            if found is not None:
+                return found
+            heavy = heavy[:-1]
+            light = [t for t in terms if not any(t is h for h in heavy)]  # query order
+        return None
+
+    def _settled(self, terms: Sequence[_Term], light: Sequence[_Term],
+                 heavy: Sequence[_Term], k: int,
+                 allowed: Container[int] | bytes | bytearray | None
+                 ) -> list[tuple[int, float]] | None:
+        """:meth:`_pruned` with this split, or None where it does not settle."""
         pools = self._pools(*self._accumulate(light), allowed)
         if sum(len(local) for _, _, local in pools) < k:
             return None

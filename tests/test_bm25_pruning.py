@@ -7,7 +7,9 @@ from __future__ import annotations
 import functools
 import math
 import random
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -120,3 +122,30 @@ def test_maxscore_settles_on_a_query_with_a_rare_term() -> None:
         assert index.top(query, 5, allowed=allowed, newer=newer) == \
             _textbook_top(counts, query, 5, allowed, newer)
     assert index._pruned(index._query_terms("import token method option"), 5, allowed) is None
+
+
+def test_maxscore_settles_when_a_common_term_moves_to_the_light_side(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A word every entry holds, repeated, beside a word half of them hold and a rare one
+    (the bench's hook prompt, ADR 0054): with both common words set aside the bound does not
+    settle, so the one that can add the most is scored with the light terms, and the split
+    settles; the ranking is exhaustive BM25's."""
+    docs = [(f"note {i}", "import " + ("move " if i % 2 else "") + ("schema " if i % 5 == 0
+             else "") + ("zebra " if i % 97 == 0 else "") + f"w{i % 50}") for i in range(800)]
+    counts = documents_terms(docs)
+    index = BM25Index.from_counts(counts)
+    allowed = b"\x01" * len(docs)
+    newer = [""] * len(docs)
+    query = "import import import schema import move zebra"
+    tried: list[int] = []
+    settled = BM25Index._settled
+
+    def spy(self: BM25Index, terms: Any, light: Any, heavy: Any, k: int, allowed: Any) -> Any:
+        tried.append(len(heavy))
+        return settled(self, terms, light, heavy, k, allowed)
+
+    monkeypatch.setattr(BM25Index, "_settled", spy)
+    assert index._pruned(index._query_terms(query), 17, allowed) is not None
+    assert tried == [2, 1]
+    assert index.top(query, 17, allowed=allowed, newer=newer) == \
+        _textbook_top(counts, query, 17, allowed, newer)
