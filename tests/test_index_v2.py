@@ -248,7 +248,7 @@ def test_the_search_cache_format_is_layout_2(mem: lean_memory.Memory) -> None:
     mem.search("docker")
     data = (mem.cache_dir / "search-live-quirks.idx").read_bytes()
     meta = marshal.loads(data[CACHE_PREFIX + 8:])
-    assert meta[0] == PART_FORMAT == "lean_memory.index/4"
+    assert meta[0] == PART_FORMAT == "lean_memory.index/5"
     corpus = search_module._load(mem)
     try:
         assert corpus.index.n_docs == 1
