@@ -88,7 +88,7 @@ _REGIONS = ("lengths", "spans", "lines", "ids", "dates", "dict", "starts", "docs
             "keys", "supersedes")  # fmt: skip
 (_LENGTHS, _SPANS, _LINES, _IDS, _DATES, _DICT, _STARTS, _DOCS, _TFS, _KEYS,
  _SUPERSEDES) = range(len(_REGIONS))  # fmt: skip
-_META_FIELDS = 18
+_META_FIELDS = 19
 # The typecodes ``lengths``, ``docs`` and ``tfs`` may be stored with, and their widths.
 _WIDTHS = {"B": 1, "H": 2, "I": 4, "d": 8}
 _WHOLE = (("B", 1 << 8), ("H", 1 << 16), ("I", 1 << 32))
@@ -267,6 +267,7 @@ def encode_part(header: list[Any], part: Part) -> tuple[bytes, int]:
         at, "\n".join(first for first, _ in blocks), _packed("I", bounds), digests,
         part.digest, None if part.base is None else list(part.base), key is not None,
         length_code + doc_code + tf_code,
+        _packed("I", list(accumulate((len(first) + 1 for first, _ in blocks), initial=0))),
     ])  # fmt: skip
     return b"".join((len(meta).to_bytes(8, "little"), meta, body)), 8 + len(meta)
 
@@ -483,14 +484,17 @@ def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_
             and meta[1] == header):
         return None
     (_, _, name, archived, sig, n, n_terms, n_postings, total, withheld, regions, firsts,
-     bounds_raw, digests, digest, base_sig, private, codes) = meta
+     bounds_raw, digests, digest, base_sig, private, codes, firsts_raw) = meta
     if not (isinstance(codes, str) and len(codes) == 3 and codes[1] != "d"
             and all(code in _WIDTHS for code in codes)):
         return None
     length_code, doc_code, tf_code = codes[0], codes[1], codes[2]
     body_size = size - at
     bounds = _unpacked("I", bounds_raw)
-    firsts = firsts.split("\n") if n_terms else []
+    # where each block's first term starts in ``firsts`` (joined by newlines): a term's
+    # block is found by bisecting them there, not splitting a list of them all
+    firsts_at = _unpacked("I", firsts_raw)
+    n_blocks = len(firsts_at) - 1
     tf_width = _WIDTHS[tf_code]
     expected = {_LENGTHS: _WIDTHS[length_code] * n, _SPANS: 16 * n, _LINES: 4 * n,
                 _STARTS: 4 * (n_terms + 1), _DOCS: _WIDTHS[doc_code] * n_postings,
@@ -500,7 +504,9 @@ def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_
             and all(0 <= x <= y for x, y in pairwise(regions))
             and all(regions[r + 1] - regions[r] == w for r, w in expected.items())
             and regions[_KEYS + 1] - regions[_KEYS] in (0, 16 * n)
-            and len(firsts) == -(-n_terms // BLOCK) and len(bounds) == len(firsts) + 1
+            and n_blocks == -(-n_terms // BLOCK) and len(bounds) == n_blocks + 1
+            and isinstance(firsts, str) and firsts_at[0] == 0
+            and firsts_at[-1] == len(firsts) + (n_blocks > 0)
             and bounds[0] == 0 and bounds[-1] == regions[_DICT + 1] - regions[_DICT]
             and len(digests) == _DIGEST * -(-body_size // CHUNK)
             and all(0 <= i < n for i in withheld) and isinstance(private, bool)):
@@ -520,8 +526,12 @@ def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_
             got = look(_private(term, key))
         return got
 
+    def first(block: int) -> str:
+        """The first term of dictionary block ``block``."""
+        return firsts[firsts_at[block]:firsts_at[block + 1] - 1]  # type: ignore[no-any-return]
+
     def look(term: str) -> tuple[int, int] | None:
-        block = bisect_right(firsts, term) - 1
+        block = bisect_right(range(n_blocks), term, key=first) - 1
         if block < 0:
             return None
         terms = body.read(dict_at + bounds[block], dict_at + bounds[block + 1])
