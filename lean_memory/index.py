@@ -528,7 +528,7 @@ def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_
 
     def first(block: int) -> str:
         """The first term of dictionary block ``block``."""
-        return firsts[firsts_at[block]:firsts_at[block + 1] - 1]  # type: ignore[no-any-return]
+        return firsts[firsts_at[block]:firsts_at[block + 1] - 1]
 
     def look(term: str) -> tuple[int, int] | None:
         block = bisect_right(range(n_blocks), term, key=first) - 1
