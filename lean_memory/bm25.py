@@ -622,9 +622,9 @@ class BM25Index:
         return scores
 
     def _accumulate(self, terms: Sequence[_Term]
-                    ) -> tuple[dict[int, list[float]], dict[int, Collection[int]]]:
-        """Per segment: its documents' scores (a list indexed by local number), and the
-        documents the query touched.
+                    ) -> tuple[dict[int, _Acc], dict[int, Collection[int]]]:
+        """Per segment: its documents' scores (indexed by local number), and the documents
+        the query touched.
 
         Every float operation is the one of the formula below, in the same order, term by
         term in query order. (The same loops as ``map`` chains over ``operator`` functions
@@ -636,8 +636,13 @@ class BM25Index:
         segments = self._segments
         # When the query's postings in a segment outnumber its documents, each document's
         # length normalisation is computed once for all of them and shared by the terms
-        # (else computed per posting: the same bits, less work).
-        accs: dict[int, list[float]] = {}
+        # (else computed per posting: the same bits, less work). Else the scores are kept in
+        # a dict of the documents touched, which are then its keys: no list over all the
+        # documents, no set of the postings (at 100k, a warm query's largest allocations).
+        # A first weight is added to 0.0 either way: the same bits.
+        accs: dict[int, _Acc] = {}
+        sparse: dict[int, dict[int, float]] = {}
+        dense: dict[int, list[float]] = {}
         lists: dict[int, list[Sequence[int]]] = {}
         norms: dict[int, list[float]] = {}
         postings: dict[int, int] = {}
@@ -649,26 +654,32 @@ class BM25Index:
         for qtf, idf, _, found in terms:
             for j, (docs, tfs) in found.items():
                 lengths = segments[j].lengths
-                acc = accs.get(j)
+                if postings[j] < len(lengths):
+                    scores = sparse.get(j)
+                    if scores is None:
+                        scores = accs[j] = sparse[j] = {}
+                    get = scores.get
+                    for doc, f in zip(docs, tfs, strict=True):
+                        w = idf * f / (f + k1 * (one_b + b * lengths[doc] / avgdl))
+                        scores[doc] = get(doc, 0.0) + (w if qtf == 1 else qtf * w)
+                    continue
+                acc = dense.get(j)
                 if acc is None:
-                    acc = accs[j] = [0.0] * len(lengths)
+                    acc = accs[j] = dense[j] = [0.0] * len(lengths)
                     lists[j] = []
                 lists[j].append(docs)
                 norm = norms.get(j)
-                if norm is None and postings[j] >= len(lengths):
-                    norm = norms[j] = [k1 * (one_b + b * n / avgdl) for n in lengths]
                 if norm is None:
-                    for doc, f in zip(docs, tfs, strict=True):
-                        w = idf * f / (f + k1 * (one_b + b * lengths[doc] / avgdl))
-                        acc[doc] += w if qtf == 1 else qtf * w
-                elif qtf == 1:
+                    norm = norms[j] = [k1 * (one_b + b * n / avgdl) for n in lengths]
+                if qtf == 1:
                     for doc, f in zip(docs, tfs, strict=True):
                         acc[doc] += idf * f / (f + norm[doc])
                 else:
                     for doc, f in zip(docs, tfs, strict=True):
                         acc[doc] += qtf * (idf * f / (f + norm[doc]))
         touched: dict[int, Collection[int]] = {
-            j: docs[0] if len(docs) == 1 else set().union(*docs) for j, docs in lists.items()}
+            j: sparse[j] if j in sparse else lists[j][0] if len(lists[j]) == 1
+            else set().union(*lists[j]) for j in accs}
         return accs, touched
 
     def _query_terms(self, query: str) -> list[_Term]:
@@ -758,12 +769,12 @@ class BM25Index:
             items.sort(key=_score_key, reverse=True)
         return items[:k]
 
-    def _pools(self, accs: dict[int, list[float]], touched: dict[int, Collection[int]],
+    def _pools(self, accs: dict[int, _Acc], touched: dict[int, Collection[int]],
                allowed: Container[int] | bytes | bytearray | None
-               ) -> list[tuple[int, list[float], Collection[int]]]:
+               ) -> list[tuple[int, _Acc, Collection[int]]]:
         """(base, scores, allowed documents touched) of each segment the query touched."""
         bases = self._bases
-        pools: list[tuple[int, list[float], Collection[int]]] = []
+        pools: list[tuple[int, _Acc, Collection[int]]] = []
         for j, local in touched.items():
             base = bases[j]
             if isinstance(allowed, bytes | bytearray):
@@ -913,6 +924,8 @@ _RARE = 64
 if TYPE_CHECKING:
     _Term = tuple[int, float, int, dict[int, tuple[Sequence[int], Sequence[float]]]]
     """A query term: (qtf, idf, df, its postings by segment number)."""
+    _Acc = list[float] | dict[int, float]
+    """A segment's scores by local document number: a list, or a dict of those touched."""
 
 
 def _total_length(segments: Sequence[_Segment]) -> float:

@@ -12,17 +12,24 @@ changed in any byte a query reads, is never believed: the part is rebuilt.
 
 The body's regions, little-endian, in this order (``_REGIONS``):
 
-* ``lengths``: each document's length (f64; every query needs them all);
+* ``lengths``: each document's length (every query needs them all);
 * ``spans``, ``lines``: each entry's byte start and end in its file (i64) and first line (i32);
 * ``ids``, ``dates``: (n + 1) u32 offsets, then the UTF-8 strings ("" for no date);
 * ``dict``: the sorted terms, in blocks of ``BLOCK`` joined by newlines (UTF-8); the meta
   holds each block's first term and byte offset, so a term is found by bisecting the
   first terms in memory, then the one block read;
 * ``starts``: (terms + 1) i32: term i's postings are ``[starts[i], starts[i + 1])``;
-* ``docs``, ``tfs``: the postings, document numbers (i32) and raw frequencies (f64);
+* ``docs``, ``tfs``: the postings, document numbers and raw frequencies;
 * ``keys``: what each entry's indexed text hashes to (16 bytes each), read only when the
   part is rebuilt (a withheld entry's counts are never reused: see below);
 * ``supersedes``: marshal list, read only when the superseded entries are worked out again.
+
+``lengths``, ``docs`` and ``tfs`` are stored in the narrowest unsigned type (u8, u16, u32)
+that holds each of their numbers exactly, else as f64 (lengths, frequencies: a title
+weight that is not a whole number); the meta names the types (``_WIDTHS``). The numbers
+read back are those written, so are the scores, bit for bit; a query reads 3 bytes a
+posting where it read 12, a fourth of the lengths, and the digests of a body half the
+size (at 100k entries: ADR 0053).
 
 Every entry is indexed with its real counts, withheld or not (ADR 0051: withheld is a mask
 applied at query time). No credential's text may reach a cache, so only a part whose
@@ -69,7 +76,8 @@ if TYPE_CHECKING:
 
     from .fsutil import StrPath
 
-PART_FORMAT = "lean_memory.index/4"  # 4: every entry counted, withheld terms hashed (0051)
+# 4: every entry counted, withheld terms hashed (0051); 5: lengths, docs, tfs narrow (0053)
+PART_FORMAT = "lean_memory.index/5"
 CHUNK = 2048  # bytes of body per digest: a query checks what it reads, ~1 kB a term
 BLOCK = 64  # terms per dictionary block
 _DIGEST = 16
@@ -80,7 +88,10 @@ _REGIONS = ("lengths", "spans", "lines", "ids", "dates", "dict", "starts", "docs
             "keys", "supersedes")  # fmt: skip
 (_LENGTHS, _SPANS, _LINES, _IDS, _DATES, _DICT, _STARTS, _DOCS, _TFS, _KEYS,
  _SUPERSEDES) = range(len(_REGIONS))  # fmt: skip
-_META_FIELDS = 17
+_META_FIELDS = 19
+# The typecodes ``lengths``, ``docs`` and ``tfs`` may be stored with, and their widths.
+_WIDTHS = {"B": 1, "H": 2, "I": 4, "d": 8}
+_WHOLE = (("B", 1 << 8), ("H", 1 << 16), ("I", 1 << 32))
 _PRIVATE = "\x01"  # starts a hashed term: no token holds a control character
 _SMALL = 1 << 18  # a body up to this size is read whole (a small memory's parts)
 _FIRST_READ = 1 << 16  # the first read of a part: the tag, the meta length and most metas
@@ -172,6 +183,17 @@ def _strings(values: Sequence[str]) -> bytes:
     return _packed("I", offsets) + b"".join(blobs)
 
 
+def _narrow(values: Sequence[Any], typecode: str) -> tuple[str, bytes]:
+    """``values`` (of ``typecode``: "I" or "d") packed in the narrowest unsigned type that
+    holds each of them exactly, and its typecode; as ``typecode`` if none does."""
+    high = max(values, default=0)
+    if min(values, default=0) >= 0 and (typecode != "d" or all(map(float.is_integer, values))):
+        for code, limit in _WHOLE:
+            if high < limit:
+                return code, _packed(code, list(map(int, values)))
+    return typecode, _packed(typecode, values)
+
+
 def chunk_digests(body: bytes, chunk: int | None = None) -> bytes:
     """The BLAKE2b digest of every ``chunk`` bytes of ``body``, as :class:`_Body` checks
     them (the vector cache's body too, with its own chunk size)."""
@@ -228,18 +250,24 @@ def encode_part(header: list[Any], part: Part) -> tuple[bytes, int]:
     bounds = array("I", [0])
     bounds.extend(accumulate(len(blob) for _, blob in blocks))
     keys = b"".join(key or _NO_KEY for key in part.keys or ())
-    regions = [state["lengths"], _packed("q", part.spans), _packed("i", part.lines),
+    lengths = _unpacked("d", state["lengths"])
+    (length_code, lengths_raw), (doc_code, docs_raw), (tf_code, tfs_raw) = (
+        _narrow(lengths, "d"), _narrow(_unpacked("i", state["docs"]), "I"),
+        _narrow(_unpacked("d", state["tfs"]), "d"))
+    regions = [lengths_raw, _packed("q", part.spans), _packed("i", part.lines),
                _strings(part.ids), _strings(part.dates), b"".join(b for _, b in blocks),
-               state["offsets"], state["docs"], state["tfs"], keys,
+               state["offsets"], docs_raw, tfs_raw, keys,
                marshal.dumps(list(part.supersedes))]  # fmt: skip
     body = b"".join(regions)
     at = list(accumulate(map(len, regions), initial=0))
     digests = chunk_digests(body)
     meta = marshal.dumps([
         PART_FORMAT, header, part.name, part.archived, list(part.sig), part.n, len(terms),
-        len(state["docs"]) // 4, math.fsum(_unpacked("d", state["lengths"])), part.withheld,
+        len(state["docs"]) // 4, math.fsum(lengths), part.withheld,
         at, "\n".join(first for first, _ in blocks), _packed("I", bounds), digests,
         part.digest, None if part.base is None else list(part.base), key is not None,
+        length_code + doc_code + tf_code,
+        _packed("I", list(accumulate((len(first) + 1 for first, _ in blocks), initial=0))),
     ])  # fmt: skip
     return b"".join((len(meta).to_bytes(8, "little"), meta, body)), 8 + len(meta)
 
@@ -456,18 +484,29 @@ def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_
             and meta[1] == header):
         return None
     (_, _, name, archived, sig, n, n_terms, n_postings, total, withheld, regions, firsts,
-     bounds_raw, digests, digest, base_sig, private) = meta
+     bounds_raw, digests, digest, base_sig, private, codes, firsts_raw) = meta
+    if not (isinstance(codes, str) and len(codes) == 3 and codes[1] != "d"
+            and all(code in _WIDTHS for code in codes)):
+        return None
+    length_code, doc_code, tf_code = codes[0], codes[1], codes[2]
     body_size = size - at
     bounds = _unpacked("I", bounds_raw)
-    firsts = firsts.split("\n") if n_terms else []
-    expected = {_LENGTHS: 8 * n, _SPANS: 16 * n, _LINES: 4 * n, _STARTS: 4 * (n_terms + 1),
-                _DOCS: 4 * n_postings, _TFS: 8 * n_postings}
+    # where each block's first term starts in ``firsts`` (joined by newlines): a term's
+    # block is found by bisecting them there, not splitting a list of them all
+    firsts_at = _unpacked("I", firsts_raw)
+    n_blocks = len(firsts_at) - 1
+    tf_width = _WIDTHS[tf_code]
+    expected = {_LENGTHS: _WIDTHS[length_code] * n, _SPANS: 16 * n, _LINES: 4 * n,
+                _STARTS: 4 * (n_terms + 1), _DOCS: _WIDTHS[doc_code] * n_postings,
+                _TFS: tf_width * n_postings}
     if not (isinstance(regions, list) and len(regions) == len(_REGIONS) + 1
             and regions[0] == 0 and regions[-1] == body_size
             and all(0 <= x <= y for x, y in pairwise(regions))
             and all(regions[r + 1] - regions[r] == w for r, w in expected.items())
             and regions[_KEYS + 1] - regions[_KEYS] in (0, 16 * n)
-            and len(firsts) == -(-n_terms // BLOCK) and len(bounds) == len(firsts) + 1
+            and n_blocks == -(-n_terms // BLOCK) and len(bounds) == n_blocks + 1
+            and isinstance(firsts, str) and firsts_at[0] == 0
+            and firsts_at[-1] == len(firsts) + (n_blocks > 0)
             and bounds[0] == 0 and bounds[-1] == regions[_DICT + 1] - regions[_DICT]
             and len(digests) == _DIGEST * -(-body_size // CHUNK)
             and all(0 <= i < n for i in withheld) and isinstance(private, bool)):
@@ -476,7 +515,8 @@ def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_
     if private and key is None:
         return None
     body = _Body(f, at, body_size, digests)
-    lengths = _unpacked("d", body.read(regions[_LENGTHS], regions[_LENGTHS + 1]))
+    lengths = _unpacked(length_code, body.read(regions[_LENGTHS], regions[_LENGTHS + 1]))
+    doc_width = _WIDTHS[doc_code]
     dict_at, starts_at = regions[_DICT], regions[_STARTS]
     docs_at, tfs_at = regions[_DOCS], regions[_TFS]
 
@@ -486,8 +526,12 @@ def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_
             got = look(_private(term, key))
         return got
 
+    def first(block: int) -> str:
+        """The first term of dictionary block ``block``."""
+        return firsts[firsts_at[block]:firsts_at[block + 1] - 1]
+
     def look(term: str) -> tuple[int, int] | None:
-        block = bisect_right(firsts, term) - 1
+        block = bisect_right(range(n_blocks), term, key=first) - 1
         if block < 0:
             return None
         terms = body.read(dict_at + bounds[block], dict_at + bounds[block + 1])
@@ -502,8 +546,11 @@ def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_
         return start, end
 
     def fetch(start: int, end: int) -> tuple[Sequence[int], Sequence[float]]:
-        docs = _unpacked("i", body.read(docs_at + 4 * start, docs_at + 4 * end))
-        tfs = _unpacked("d", body.read(tfs_at + 8 * start, tfs_at + 8 * end))
+        # whole frequencies come back as ints: every score takes the same float operations
+        # on the same values (an int is converted exactly), so the same bits
+        docs = _unpacked(doc_code, body.read(docs_at + doc_width * start,
+                                             docs_at + doc_width * end))
+        tfs = _unpacked(tf_code, body.read(tfs_at + tf_width * start, tfs_at + tf_width * end))
         return docs, tfs
 
     def whole() -> _Segment:
@@ -514,9 +561,11 @@ def _read(f: BinaryIO, name: str, header: list[Any], k1: float, b: float, title_
         if len(terms) != n_terms or offsets[0] != 0 or offsets[-1] != n_postings:
             raise Corrupt("inconsistent search index")
         docs, tfs = fetch(0, n_postings)
+        # floats, as built: the counts a rebuild reuses are those it would have counted
+        tfs, floats = list(map(float, tfs)), list(map(float, lengths))
         if key is None:
-            return _Segment(terms, offsets, docs, tfs, lengths)
-        hidden = _Hidden(terms, offsets, docs, tfs, lengths)
+            return _Segment(terms, offsets, docs, tfs, floats)
+        hidden = _Hidden(terms, offsets, docs, tfs, floats)
         hidden.key = key
         return hidden
 

@@ -149,3 +149,26 @@ def test_maxscore_settles_when_a_common_term_moves_to_the_light_side(
     assert tried == [2, 1]
     assert index.top(query, 17, allowed=allowed, newer=newer) == \
         _textbook_top(counts, query, 17, allowed, newer)
+
+
+def test_sparse_and_dense_segments_score_like_the_textbook() -> None:
+    """A segment the query's postings touch sparsely keeps its scores in a dict of the
+    documents touched, a dense one in a list over all of them (ADR 0053): both rank and
+    score as exhaustive BM25, bit for bit, with masks and ties. Catches: a first weight
+    added to something else than 0.0, a touched document lost or counted twice."""
+    rng = random.Random(53)
+    docs = [_doc(rng) for _ in range(300)]
+    counts = documents_terms(docs)
+    index = BM25Index.merge([BM25Index.from_counts(counts[:150]),
+                             BM25Index.from_counts(counts[150:])])
+    allowed = bytes(int(i % 5 != 0) for i in range(len(docs)))
+    newer = [DATES[i % 3] for i in range(len(docs))]
+    kinds = set()
+    for query in ("rare0 rare1 mid2", "import token", "mid3 mid3 rare2 option",
+                  "rare4 mid1 mid5 import"):
+        accs, _ = index._accumulate(index._query_terms(query))
+        kinds.update(type(acc) for acc in accs.values())
+        for k in (1, 5, 40):
+            assert index.top(query, k, allowed=allowed, newer=newer) == \
+                _textbook_top(counts, query, k, allowed, newer)
+    assert kinds == {dict, list}

@@ -248,9 +248,110 @@ def test_the_search_cache_format_is_layout_2(mem: lean_memory.Memory) -> None:
     mem.search("docker")
     data = (mem.cache_dir / "search-live-quirks.idx").read_bytes()
     meta = marshal.loads(data[CACHE_PREFIX + 8:])
-    assert meta[0] == PART_FORMAT == "lean_memory.index/4"
+    assert meta[0] == PART_FORMAT == "lean_memory.index/5"
     corpus = search_module._load(mem)
     try:
         assert corpus.index.n_docs == 1
     finally:
         corpus.close()
+
+
+def _meta_and_body(path: Path) -> tuple[list[Any], bytes]:
+    data = path.read_bytes()[CACHE_PREFIX:]
+    size = int.from_bytes(data[:8], "little")
+    return marshal.loads(data[8:8 + size]), data[8 + size:]
+
+
+@pytest.mark.parametrize(("title_weight", "body", "codes"), [
+    (2.0, "docker cache", "BBB"),  # whole numbers under 256: a byte each
+    (2.0, "docker " * 300, "HBH"),  # a frequency of 300, a length of 300: two bytes
+    (1.5, "docker cache", "dBd"),  # a title weight of 1.5: lengths and frequencies f64
+])
+def test_lengths_docs_and_tfs_are_stored_in_the_narrowest_exact_type(
+        tmp_path: Path, title_weight: float, body: str, codes: str) -> None:
+    """Format 5 (ADR 0053): each of lengths, docs and tfs in the narrowest unsigned type
+    that holds every one of its numbers exactly, else f64; read back, the postings, the
+    lengths, the counts (floats, as built) and every score are the built ones, bit for bit.
+    Catches: a frequency or length rounded or wrapped into a narrow type, a width taken
+    from the wrong region, counts reused as ints."""
+    docs = [("note", f"{body} w{i % 7} windows" if i % 3 else "retry lock")
+            for i in range(40)]
+    params = {**PARAMS, "title_weight": title_weight}
+    index = BM25Index.from_counts(documents_terms(docs, title_weight=title_weight),
+                                  **params)
+    n = len(docs)
+    built = Part("quirks", False, (n, 2, 3), [f"id{i}" for i in range(n)], [""] * n,
+                 [""] * n, array("q", range(2 * n)), array("i", range(n)), [], index,
+                 [bytes(16)] * n)
+    where = tmp_path / "search-live-quirks.idx"
+    assert write_part(where, tmp_path, HEADER, built)
+    meta, _ = _meta_and_body(where)
+    assert meta[0] == PART_FORMAT and meta[17] == codes
+    for full in (False, True):
+        part = read_part(where, tmp_path, HEADER, full=full, **params)
+        assert part is not None
+        try:
+            _same(part, built)
+            counts = part.index.counts()
+            assert counts == built.index.counts()
+            assert all(type(f) is float for tf, length in counts
+                       for f in (*tf.values(), length))
+            for query in ("docker", "windows retry", "w3 cache lock", "note"):
+                assert part.index.top(query, 50) == built.index.top(query, 50)
+                assert part.index.score(query) == built.index.score(query)
+        finally:
+            part.close()
+
+
+@pytest.mark.parametrize("region", ["lengths", "docs", "tfs", "dict"])
+def test_a_byte_changed_in_a_narrow_region_is_caught_not_believed(
+        tmp_path: Path, region: str) -> None:
+    """A byte flipped (the seal left intact) in the lengths (read at open), the postings'
+    documents or frequencies or a dictionary block (read when a query looks a term up):
+    the part is refused, or the read raises Corrupt; it never answers. Catches: a narrow
+    region read without its chunks' digests checked."""
+    from lean_memory import index as index_module
+
+    built = _built(tmp_path, 300)
+    where = tmp_path / "search-live-quirks.idx"
+    assert write_part(where, tmp_path, HEADER, built)
+    meta, body = _meta_and_body(where)
+    assert meta[17] == "BHB"
+    at = index_module._REGIONS.index(region)
+    start, end = meta[10][at:at + 2]
+    assert end > start
+    data = bytearray(where.read_bytes())
+    offset = len(data) - len(body) + (start + end) // 2
+    data[offset] ^= 0x01
+    where.write_bytes(bytes(data))
+    part = read_part(where, tmp_path, HEADER, **PARAMS)
+    if region == "lengths":
+        assert part is None  # every query reads them: checked at open
+        return
+    assert part is not None
+    try:
+        with pytest.raises(Corrupt):
+            for word in WORDS:
+                part.index.top(word, 5)
+            part.index.counts()
+    finally:
+        part.close()
+
+
+def test_a_meta_whose_first_terms_are_misplaced_is_refused(tmp_path: Path) -> None:
+    """The meta names where each dictionary block's first term starts (format 5): offsets
+    that do not end where the first terms do are refused, even under a valid seal."""
+    built = _built(tmp_path)
+    where = tmp_path / "search-live-quirks.idx"
+    assert write_part(where, tmp_path, HEADER, built)
+    assert read_part(where, tmp_path, HEADER, **PARAMS) is not None
+
+    def shifted(meta: list[Any], body: bytearray) -> bytearray:
+        offsets = array("I")
+        offsets.frombytes(meta[18])
+        offsets[-1] += 1
+        meta[18] = offsets.tobytes()
+        return body
+
+    _rewrite(where, shifted)
+    assert read_part(where, tmp_path, HEADER, **PARAMS) is None
