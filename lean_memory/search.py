@@ -1102,7 +1102,9 @@ def _search(mem: MemoryLike, corpus: Corpus, query: str, k: int, names: Sequence
     fused, more = fuse(query, k, sources, Fusion.of(c, [name for name, _ in sources]),
                        bm25=bm25, numbers=numbers, entries=lambda ns: [corpus.entry(n) for n in ns],
                        timeout_ms=c.retriever_timeout_ms, base=base)
-    withheld = clean_top(corpus, query, k, eligible, order)[1]
+    # How many withheld entries BM25 alone would have shown: none when no eligible entry is
+    # withheld (almost every memory), without ranking the memory a second time.
+    withheld = 0 if allowed == eligible else clean_top(corpus, query, k, eligible, order)[1]
     return _found(corpus, fused, k, query, withheld, [*notes, *more], base, lazy=lazy)
 
 

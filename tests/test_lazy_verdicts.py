@@ -14,6 +14,7 @@ import json
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -226,6 +227,31 @@ def test_fusion_on_a_cold_memory_never_sees_or_returns_a_withheld_entry(
         assert found.withheld == min(k, 3)
         for h in found.hits:
             _absent("a fused hit", repr(h))
+
+
+def test_fusion_without_withheld_entries_ranks_the_memory_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no eligible entry withheld, the fused path's withheld count is 0 without a second
+    BM25 ranking of the whole memory (it doubled the semantic extra's cost at 100k, ADR
+    0054); with one, the count still comes from BM25's own first k."""
+    from lean_memory.bm25 import BM25, BM25Index
+
+    mem = lean_memory.Memory(tmp_path)
+    mem.init()
+    for i in range(6):
+        mem.put_entry("insights", f"Redis deploy note {i}: restart the worker after the flush.")
+    calls: list[int] = []
+    real = BM25Index.top
+
+    def counted(self: BM25Index, *args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(BM25Index, "top", counted)
+    found = search.find(lean_memory.Memory(tmp_path, retrievers=[BM25(), _Everything()]),
+                        "redis deploy", k=3)
+    assert len(found.hits) == 3 and found.withheld == 0
+    assert len(calls) == 1
 
 
 def test_the_gate_calibration_of_a_fresh_clone_judges_its_candidates_alone(
