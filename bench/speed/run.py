@@ -709,7 +709,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     ap.add_argument("--sizes", default=None, help="comma-separated, e.g. 1k,10k,100k (default)")
     ap.add_argument("--runs", type=int, default=11,
-                    help="timed runs per command (default 11; 100k uses about half)")
+                    help="timed runs per command (default 11; the cold cases at 100k: 3)")
     ap.add_argument("--quick", action="store_true",
                     help="quick run: 1k and 10k only (unless --sizes), 3 timed runs")
     ap.add_argument("--wall", action="store_true",
@@ -759,8 +759,7 @@ def main() -> None:
             f"{launcher.floor_kib / 1024:.1f} MiB"
         try:
             for n in sizes:
-                n_runs = runs if n < LARGE or args.quick else max(3, (runs // 2) | 1)
-                results[n] = measure_size(n, n_runs, work, vpy,
+                results[n] = measure_size(n, runs, work, vpy,
                                           args.bm25_python if has_bm25 else None, args.timeout,
                                           launcher, lines, (swap, swap_env))
         finally:
