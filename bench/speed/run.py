@@ -629,7 +629,11 @@ def summarise(results: dict[int, dict[str, Case]]) -> dict[int, dict[str, float]
     for n, cases in results.items():
         meds = {k: median(c.ms) for k, c in cases.items() if c.ms and not c.failed}
         if "import" in meds and "pass" in meds:
-            meds["import"] -= meds["pass"]
+            # the median of each round's difference (the two run one after the other): a
+            # difference of two medians moved by a millisecond from run to run, twice the goal
+            imports, passes = cases["import"].ms, cases["pass"].ms
+            meds["import"] = median([a - b for a, b in zip(imports, passes, strict=False)]) \
+                if len(imports) == len(passes) else meds["import"] - meds["pass"]
         # Codex's line over Claude's: the median of the swapped lines' paired differences
         claude, codex = cases.get("hook_sh"), cases.get("hook_codex_sh")
         if claude and codex and claude.ms and len(claude.ms) == len(codex.ms) \
