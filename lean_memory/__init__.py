@@ -7,9 +7,10 @@ This file and ``__main__.py`` must run on old Pythons (3.8 at least): ``python -
 lean_memory`` from a clone reaches them first, and they say which Python is needed.
 """
 
-from __future__ import annotations
-
-# Not typing.TYPE_CHECKING: importing typing would cost more than all of this module.
+# No `from __future__ import annotations`: it imports the __future__ module, a third of what
+# `import lean_memory` costs; the annotations below are strings instead (an old Python must
+# still read this file). Not typing.TYPE_CHECKING: importing typing would cost more than all
+# of this module.
 TYPE_CHECKING = False
 
 __version__ = "0.2.0"
@@ -82,7 +83,7 @@ if TYPE_CHECKING:
     from .tokens import estimate_tokens
 
 
-def _require_python(version: tuple[int, ...] | None = None) -> None:
+def _require_python(version: "tuple[int, ...] | None" = None) -> None:
     """Exit 2 with one line when this Python is older than ``MIN_PYTHON``: the modules
     behind the commands use newer syntax and modules, and would fail one by one."""
     import sys
@@ -95,7 +96,7 @@ def _require_python(version: tuple[int, ...] | None = None) -> None:
         raise SystemExit(2)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> "Any":
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'lean_memory' has no attribute {name!r}")
@@ -106,5 +107,5 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-def __dir__() -> list[str]:
+def __dir__() -> "list[str]":
     return sorted([*globals(), *__all__])
