@@ -16,7 +16,7 @@ import os
 import sys
 
 from ._record import suppress
-from .claude_code import our_hook, plugin_enabled, via_plugin
+from .claude_code import our_hook, plugin_enabled
 from .digest import RULES_SHARD
 from .errors import LeanMemoryError
 from .fsutil import MAX_CONFIG_BYTES, atomic_write, check_target, ensure_dir, read_text
@@ -44,6 +44,7 @@ from .hooks import (  # noqa: F401
     hook_output,
     hook_timeout,
     run_hook,
+    via_plugin,
     warm_up,
 )
 from .recall import CONTEXT_LIMIT, hook_budget, injected  # noqa: F401 (as before)

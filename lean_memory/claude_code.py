@@ -24,7 +24,7 @@ import os
 
 from ._jsonc import loads
 from .fsutil import MAX_CONFIG_BYTES, read_text
-from .hooks import PLUGIN_ENV  # set to 1 by the plugin's launcher (scripts/lean-memory)
+from .hooks import via_plugin  # whether the plugin's launcher started this process
 from .spawn import ENTRY, sh_quote
 
 TYPE_CHECKING = False  # typing's own costs an import (this runs in the plugin's hooks)
@@ -41,11 +41,6 @@ def config_dir() -> str:
     """Claude Code's user folder: ``CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
     given = os.environ.get("CLAUDE_CONFIG_DIR", "")
     return given if os.path.isabs(given) else os.path.join(os.path.expanduser("~"), ".claude")
-
-
-def via_plugin() -> bool:
-    """Whether this process was started by the plugin's launcher."""
-    return os.environ.get(PLUGIN_ENV) == "1"
 
 
 def _load(path: str) -> Any:

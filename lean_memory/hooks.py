@@ -271,10 +271,15 @@ def run_hook(event: str, root: str | None, stdin: Any, out: Any) -> int:
     return 0
 
 
+def via_plugin() -> bool:
+    """Whether this process was started by the plugin's launcher (:data:`PLUGIN_ENV`)."""
+    return os.environ.get(PLUGIN_ENV) == "1"
+
+
 def _stands_down(payload: Any, event: str) -> bool:
     """:func:`lean_memory.claude_code.stands_down`, its module loaded (through
     :data:`STANDS_DOWN`) only for a hook the plugin's launcher runs."""
-    if os.environ.get(PLUGIN_ENV) != "1":
+    if not via_plugin():
         return False
     stands_down: Callable[[Any, str], bool] = _load(STANDS_DOWN)
     return stands_down(payload, event)

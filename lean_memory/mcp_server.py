@@ -37,7 +37,7 @@ from typing import IO, Any
 from . import __version__
 from . import format as fmt
 from ._record import replace
-from .claude_code import INIT_COMMAND, via_plugin
+from .claude_code import INIT_COMMAND
 from .errors import (
     InvalidEntry,
     LeanMemoryError,
@@ -47,6 +47,7 @@ from .errors import (
     redact_message,
 )
 from .folder import check_date
+from .hooks import via_plugin
 from .layers import PROJECT, check_project, render
 from .learn import listing_head, listing_line, propose, waiting
 from .manage import find_entry, forget, list_entries, replace_entry
