@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from ._jsonc import string
 from .sessionlog import WRITES, _data_home, _session_home, append_bounded, now_utc
 
 TYPE_CHECKING = False  # typing's own costs an import
@@ -31,8 +32,6 @@ def _write_line(at: str, entry_id: str, shard: str, title: str) -> str:
     """One line of the write log, as ``json.dumps({...}, ensure_ascii=False,
     sort_keys=True)`` writes it, through json's own string encoder (``_jsonc``): no ``json``
     (and its ``re``) imported on every put."""
-    from ._jsonc import string
-
     at, entry_id, shard, title = (string(v, False) for v in (at, entry_id, shard, title))
     return f'{{"at": {at}, "id": {entry_id}, "shard": {shard}, "title": {title}}}\n'
 
